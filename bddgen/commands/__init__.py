@@ -1,0 +1,1 @@
+"""One module per CLI command group; cli.py only finds and dispatches them."""

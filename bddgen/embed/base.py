@@ -1,0 +1,62 @@
+"""The embedder interface and the deterministic hashing embedder used by tests."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Protocol, Sequence
+
+import numpy as np
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+class Embedder(Protocol):
+    """Maps texts to L2-normalised float32 vectors of a fixed dimension."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def normalise(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (vectors / norms).astype(np.float32)
+
+
+class HashingEmbedder:
+    """Bag of word unigrams and bigrams hashed into `dimension` signed buckets: fast, no model.
+
+    Texts that share words are close, so retrieval and selection tests behave sensibly.
+    """
+
+    def __init__(self, dimension: int = 384) -> None:
+        self._dimension = dimension
+
+    @property
+    def name(self) -> str:
+        return f"hashing-{self._dimension}"
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def _bucket(self, feature: str) -> tuple[int, float]:
+        digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+        value = int.from_bytes(digest, "little")
+        return value % self._dimension, 1.0 if (value >> 63) & 1 else -1.0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            tokens = _TOKEN.findall(text.lower())
+            features = tokens + [f"{a} {b}" for a, b in zip(tokens, tokens[1:])]
+            for feature in features:
+                index, sign = self._bucket(feature)
+                out[row, index] += sign
+        return normalise(out)

@@ -1,0 +1,71 @@
+"""The small exception hierarchy; every error carries the exit code the CLI uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class BddgenError(Exception):
+    """Base of every error bddgen reports to the user (exit code 2: input, config or usage)."""
+
+    exit_code: int = 2
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in an input: where it is and what to do about it."""
+
+    location: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message}"
+
+
+class InputError(BddgenError):
+    """One or more problems in user-supplied files; lists every problem, not only the first."""
+
+    def __init__(self, problems: list[Problem] | Problem | str, title: str = "invalid input") -> None:
+        if isinstance(problems, str):
+            problems = [Problem("input", problems)]
+        elif isinstance(problems, Problem):
+            problems = [problems]
+        self.problems: list[Problem] = list(problems)
+        self.title = title
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        lines = [f"{self.title} ({len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}):"]
+        lines += [f"  {p}" for p in self.problems]
+        return "\n".join(lines)
+
+
+class ConfigError(BddgenError):
+    """A bad setting in bddgen.toml, [tool.bddgen], BDDGEN_* or a flag."""
+
+
+class BackendUnavailableError(BddgenError):
+    """A model backend cannot be used here (missing package, missing key, bad file)."""
+
+
+@dataclass
+class LMOutputError(BddgenError):
+    """The LM did not return what the task asked for after every retry; keeps the raw text."""
+
+    task: str
+    raw_text: str
+    reason: str
+    attempts: int = 1
+    exit_code: int = field(default=2)
+
+    def __str__(self) -> str:
+        snippet = self.raw_text if len(self.raw_text) < 400 else self.raw_text[:400] + "…"
+        return (
+            f"task {self.task!r}: the model's reply was unusable after {self.attempts} attempt(s): "
+            f"{self.reason}\n  raw reply: {snippet!r}\n"
+            "  Try a stronger model (see `bddgen lm --help`) or raise [lm] max_retries."
+        )
+
+
+class AssistantError(BddgenError):
+    """The assistant under test failed: transport error, timeout or unusable reply."""

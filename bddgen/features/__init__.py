@@ -1,0 +1,1 @@
+"""The .feature format: the step vocabulary, the reader and the writer."""

@@ -1,0 +1,28 @@
+"""A .feature file as data: the spec, why it was selected, and its conversations."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bddgen.specs import Conversation, Spec
+
+
+class FeatureDocument(BaseModel):
+    """One spec's file. `edited` is true when a person changed it since bddgen wrote it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    spec: Spec
+    rationale: list[str] = Field(default_factory=list, description="Feature description lines.")
+    tags: list[str] = Field(default_factory=list, description="Feature tags beyond @spec and the source tag.")
+    conversations: list[Conversation] = Field(default_factory=list)
+    path: str = ""
+    edited: bool = False
+    form: Literal["rule", "scenario"] = Field(
+        default="rule", description="How the spec was written: in a Rule description or as a plain Scenario."
+    )
+
+    def conversation(self, conversation_id: str) -> Conversation | None:
+        return next((c for c in self.conversations if c.id == conversation_id), None)

@@ -1,0 +1,123 @@
+"""Render a FeatureDocument as Gherkin and write it without clobbering a person's edits."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from bddgen.errors import InputError, Problem
+from bddgen.features.document import FeatureDocument
+from bddgen.features.vocabulary import quote
+from bddgen.specs import CANNOT_ANSWER, Conversation, QueryType, Spec
+
+HEADER_PREFIX = "# bddgen:"
+
+
+def body_hash(body: str) -> str:
+    """Hash of everything below the header line, ignoring trailing whitespace."""
+    return hashlib.sha256(body.rstrip().encode("utf-8")).hexdigest()[:12]
+
+
+def _spec_lines(spec: Spec, indent: str) -> list[str]:
+    lines: list[str] = []
+    for keyword, parts in (("Given", spec.given), ("When", spec.when), ("Then", spec.then)):
+        for i, part in enumerate(parts):
+            lines.append(f"{indent}{keyword if i == 0 else 'And'} {quote(part)}")
+    return lines
+
+
+def _turn_comment(number: int, turn_type: QueryType, doc_ids: list[str], exact_op: str | None) -> str:
+    fields = [f"turn {number}", turn_type.value]
+    if doc_ids:
+        fields.append("docs: " + ", ".join(doc_ids))
+    if exact_op:
+        fields.append(f"exact: {exact_op}")
+    return " | ".join(fields)
+
+
+def _conversation_lines(conv: Conversation) -> list[str]:
+    tags = ["@conversation", f"@conv:{conv.id}"]
+    if conv.chain:
+        tags += [f"@docs:{','.join(conv.chain)}", f"@chain-length:{len(conv.chain)}"]
+    if conv.locked:
+        tags.append("@locked")
+    tags += [t for t in conv.tags if t not in tags]
+    lines = ["", f"    {' '.join(tags)}", f"    Scenario: {quote(conv.title)}"]
+    for number, turn in enumerate(conv.turns, start=1):
+        exact_op = f"{turn.exact.operation} {turn.exact.table_id}" if turn.exact else None
+        lines.append(f"      # {_turn_comment(number, turn.query_type, turn.doc_ids, exact_op)}")
+        lines.append(f'      When the user asks "{quote(turn.question)}"')
+        if turn.answer.strip() == CANNOT_ANSWER:
+            lines.append("      Then the assistant should say it cannot answer")
+        else:
+            lines.append(f'      Then the answer should agree with "{quote(turn.answer)}"')
+        if turn.exact is not None:
+            lines.append(f'      And the answer should contain "{quote(turn.exact.value)}"')
+    lines.append("      Then the conversation should satisfy the spec")
+    return lines
+
+
+def render_body(doc: FeatureDocument) -> str:
+    """The Gherkin below the header line."""
+    source_tag = "@generated" if doc.spec.source == "generated" else "@hand-written"
+    tags = ["@spec", source_tag] + [t for t in doc.tags if t not in ("@spec", "@generated", "@hand-written")]
+    lines = [" ".join(tags), f"Feature: {quote(doc.spec.title)}"]
+    lines += [f"  {quote(line)}" for line in doc.rationale if line.strip()]
+    lines += ["", f"  Rule: {quote(doc.spec.title)}"]
+    lines += _spec_lines(doc.spec, "    ")
+    for conv in doc.conversations:
+        lines += _conversation_lines(conv)
+    return "\n".join(lines) + "\n"
+
+
+def render_feature(doc: FeatureDocument) -> str:
+    """The whole file: a header line carrying spec id, source and the body's hash, then the body."""
+    body = render_body(doc)
+    header = f"{HEADER_PREFIX} spec={doc.spec.id} source={doc.spec.source} hash={body_hash(body)}"
+    return f"{header}\n{body}"
+
+
+def read_header(text: str) -> dict[str, str]:
+    """key=value pairs of the header line ({} when there is none)."""
+    first = text.split("\n", 1)[0]
+    if not first.startswith(HEADER_PREFIX):
+        return {}
+    pairs = (item.split("=", 1) for item in first[len(HEADER_PREFIX):].split() if "=" in item)
+    return {k: v for k, v in pairs}
+
+
+def is_edited(text: str) -> bool:
+    """True when the file has no bddgen header or its body changed since bddgen wrote it."""
+    header = read_header(text)
+    if "hash" not in header:
+        return True
+    body = text.split("\n", 1)[1] if "\n" in text else ""
+    return body_hash(body) != header["hash"]
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write via a temporary file and rename, so an interruption never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_feature(path: Path, doc: FeatureDocument, *, force: bool = False, allow_edited: bool = False) -> None:
+    """Write `doc` to `path`. A file a person edited is refused unless `force` or `allow_edited`.
+
+    `allow_edited` is for stages that read the file first and carry its edits into `doc`.
+    """
+    if path.exists() and not (force or allow_edited) and is_edited(path.read_text(encoding="utf-8")):
+        raise InputError(
+            Problem(str(path), "edited by a person since bddgen wrote it; not overwritten (use --force to replace it)"),
+            title="refusing to overwrite",
+        )
+    atomic_write(path, render_feature(doc))

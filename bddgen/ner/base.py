@@ -1,0 +1,55 @@
+"""The entity-recogniser interface and a deterministic regex recogniser for tests."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol, Sequence
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A named entity with its character span in the source text."""
+
+    text: str
+    label: str
+    start: int
+    end: int
+
+
+class EntityRecognizer(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def extract(self, text: str) -> list[Entity]: ...
+
+    def extract_many(self, texts: Sequence[str]) -> list[list[Entity]]: ...
+
+
+_SENTENCE_STARTERS = {"The", "A", "An", "In", "On", "At", "He", "She", "It", "They", "His", "Her", "Its", "After", "Before", "During", "When", "This", "That", "With", "As", "By", "For", "From", "Of", "To", "Under"}
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|the|de|van|von|and|&)?\s*[A-Z][\w'’-]*)*")
+_YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+
+
+class RegexRecognizer:
+    """Capitalised word runs as ENTITY and four-digit years as DATE. Deterministic; for tests."""
+
+    @property
+    def name(self) -> str:
+        return "regex"
+
+    def extract(self, text: str) -> list[Entity]:
+        found: list[Entity] = []
+        for match in _CAPITALISED_RUN.finditer(text):
+            words = match.group(0).split()
+            start = match.start()
+            while words and words[0] in _SENTENCE_STARTERS:
+                start = text.index(words[1], start) if len(words) > 1 else match.end()
+                words = words[1:]
+            if words and (len(words) > 1 or len(words[0]) > 3):
+                found.append(Entity(" ".join(words), "ENTITY", start, match.end()))
+        found += [Entity(m.group(0), "DATE", m.start(), m.end()) for m in _YEAR.finditer(text)]
+        return sorted(found, key=lambda e: e.start)
+
+    def extract_many(self, texts: Sequence[str]) -> list[list[Entity]]:
+        return [self.extract(t) for t in texts]

@@ -1,0 +1,66 @@
+"""What a run produces: one record per judged turn, and the run's metadata."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bddgen.specs import QueryType
+
+
+class Verdict(str, Enum):
+    """PASS and FAIL are judged; ERROR means the assistant could not be asked (transport, timeout, garbage)."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    ERROR = "ERROR"
+
+
+class TurnResult(BaseModel):
+    """One line of a run's results.jsonl. Turn 0 with query_type None is the conversation-level
+    'should satisfy the spec' check."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    feature: str = Field(description="Path of the .feature file, relative to the project root.")
+    spec_id: str
+    scenario: str = Field(description="Scenario name.")
+    conversation_id: str
+    turn: int = Field(ge=0, description="1-based turn number; 0 for the whole-conversation check.")
+    query_type: QueryType | None = None
+    question: str = ""
+    expected: str = ""
+    answer: str = ""
+    verdict: Verdict
+    feedback: str = ""
+    error_category: str = Field(default="", description="e.g. multi-document, coreference, retrieval, wrong tool or order.")
+    score: int | None = Field(default=None, description="Judge score 1-5 when an LLM judged.")
+    checks: list[str] = Field(default_factory=list, description="Deterministic checks applied, e.g. exact, abstention.")
+    latency: float = Field(default=0.0, ge=0, description="Seconds the assistant took.")
+    documents: list[str] = Field(default_factory=list, description="Documents of the conversation's chain.")
+    contexts: list[str] = Field(default_factory=list, description="Context ids or snippets the assistant reported.")
+    repeat: int = Field(default=1, ge=1)
+
+
+class RunMetadata(BaseModel):
+    """run.json: what ran against what."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    assistant: str
+    assistant_kind: str
+    lm_model: str = ""
+    judge_model: str = ""
+    started: str
+    finished: str = ""
+    code_revision: str = ""
+    bddgen_version: str = ""
+    features: list[str] = Field(default_factory=list)
+    tags: str = ""
+    limit: int | None = None
+    jobs: int = 1
+    repeat: int = 1
+    settings: dict = Field(default_factory=dict, description="The effective settings (no secrets).")

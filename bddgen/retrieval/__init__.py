@@ -1,0 +1,1 @@
+"""Retrieval over a corpus: hybrid dense + BM25 search per document kind."""

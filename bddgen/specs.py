@@ -1,0 +1,149 @@
+"""Typed data crossing the generate → select → implement → run stages."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Spec(_Strict):
+    """A behaviour specification: a title plus Given / When / Then lines (And folded in)."""
+
+    id: str = Field(description="Stable id: slug of the title plus a short content hash.")
+    title: str = Field(min_length=1)
+    given: list[str] = Field(min_length=1)
+    when: list[str] = Field(min_length=1)
+    then: list[str] = Field(min_length=1)
+    source: Literal["generated", "hand-written"] = "generated"
+    focus: str = ""
+
+    @staticmethod
+    def make_id(title: str, given: list[str], when: list[str], then: list[str]) -> str:
+        body = "\n".join([title, *given, *when, *then])
+        return f"{slugify(title)[:48]}-{hashlib.sha256(body.encode()).hexdigest()[:6]}"
+
+    @classmethod
+    def create(
+        cls,
+        title: str,
+        given: list[str],
+        when: list[str],
+        then: list[str],
+        source: Literal["generated", "hand-written"] = "generated",
+        focus: str = "",
+    ) -> "Spec":
+        return cls(
+            id=cls.make_id(title, given, when, then),
+            title=title,
+            given=given,
+            when=when,
+            then=then,
+            source=source,
+            focus=focus,
+        )
+
+    def as_text(self) -> str:
+        """The spec as one string (used for embedding and prompts)."""
+        lines = [self.title]
+        lines += [f"Given {g}" for g in self.given]
+        lines += [f"When {w}" for w in self.when]
+        lines += [f"Then {t}" for t in self.then]
+        return "\n".join(lines)
+
+
+def slugify(text: str) -> str:
+    """Lower-case ASCII slug for file names and ids."""
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug or "spec"
+
+
+class CandidateSet(_Strict):
+    """The output of `bddgen generate` (candidates.json)."""
+
+    candidates: list[Spec] = Field(default_factory=list)
+    rejections: dict[str, int] = Field(default_factory=dict, description="Rejected drafts counted by reason.")
+    target: int = Field(default=0, description="How many candidates were asked for (m).")
+
+
+class SelectedSpec(_Strict):
+    """One spec kept by the selector, with why it was kept."""
+
+    spec: Spec
+    rank: int = Field(ge=1, description="1-based position in the greedy order.")
+    gain: float = Field(description="Marginal objective gain when it was added.")
+    documents: list[str] = Field(default_factory=list, description="Relevant document ids.")
+    new_documents: int = Field(default=0, description="Documents it covered that earlier picks did not.")
+    preselected: bool = Field(default=False, description="A hand-written spec that entered as already chosen.")
+
+
+class Selection(_Strict):
+    """The output of `bddgen select` (selection.json)."""
+
+    method: Literal["greedy", "random", "max-min"] = "greedy"
+    k: int
+    pool_size: int
+    objective: float
+    selected: list[SelectedSpec]
+
+
+class QueryType(str, Enum):
+    """What a conversation turn asks, following the multi-turn RAG test taxonomy."""
+
+    SINGLE_DOC = "SINGLE-DOC"
+    MULTI_DOC = "MULTI-DOC"
+    PRE_FILLER = "PRE-FILLER"
+    FILLER = "FILLER"
+    SYNTHESIS = "SYNTHESIS"
+    UNANSWERABLE = "UNANSWERABLE"
+
+
+CANNOT_ANSWER = "CANNOTANSWER"
+
+
+class ExactExpectation(_Strict):
+    """An answer computed from a table, checkable without an LLM."""
+
+    table_id: str
+    operation: Literal["lookup", "count", "max", "min", "sum", "compare"]
+    value: str = Field(min_length=1, description="The exact value the answer must contain.")
+    detail: str = Field(default="", description="How the value was computed (column, filter).")
+
+
+class Turn(_Strict):
+    """One question of a conversation with its reference answer."""
+
+    question: str = Field(min_length=1)
+    answer: str = Field(min_length=1, description=f"Reference answer, or {CANNOT_ANSWER}.")
+    query_type: QueryType
+    doc_ids: list[str] = Field(default_factory=list)
+    theme_relation: str = ""
+    exact: ExactExpectation | None = None
+
+
+class Conversation(_Strict):
+    """A multi-turn conversation grounded in one document chain."""
+
+    id: str
+    title: str = Field(min_length=1)
+    turns: list[Turn] = Field(min_length=1)
+    chain: list[str] = Field(default_factory=list, description="Document ids of the chain, in order.")
+    locked: bool = Field(default=False, description="@locked: never touched by bddgen.")
+    tags: list[str] = Field(default_factory=list, description="Extra tags a person added.")
+
+    @property
+    def doc_ids(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for d in self.chain:
+            seen.setdefault(d, None)
+        for t in self.turns:
+            for d in t.doc_ids:
+                seen.setdefault(d, None)
+        return list(seen)

@@ -1,0 +1,44 @@
+"""Shared fixtures: demo corpora, an isolated project folder, and the offline fakes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CORPORA = REPO / "corpora"
+
+
+@pytest.fixture
+def sports_corpus() -> Path:
+    return CORPORA / "sports"
+
+
+@pytest.fixture
+def airline_corpus() -> Path:
+    return CORPORA / "airline"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No BDDGEN_* settings or API keys leak in from the developer's shell."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("BDDGEN_") or name.endswith("_API_KEY"):
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("ANONYMIZED_TELEMETRY", "False")
+
+
+@pytest.fixture
+def copy_corpus(tmp_path: Path):
+    """Copy a demo corpus into tmp_path so a test may break it."""
+
+    def _copy(name: str) -> Path:
+        target = tmp_path / f"corpus-{name}"
+        shutil.copytree(CORPORA / name, target)
+        return target
+
+    return _copy
