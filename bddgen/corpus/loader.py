@@ -1,0 +1,106 @@
+"""Load a corpus folder: system.yaml, text/*.md, tables/*.csv|json, policies/*.md, *.jsonl."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bddgen.corpus.readers import AnyDocument, Read, csv_table, json_table, jsonl_documents, markdown_document, read_model, read_yaml
+from bddgen.errors import InputError, Problem
+from bddgen.models import Corpus, SystemDescription
+
+SYSTEM_FILE = "system.yaml"
+FOLDER_SUFFIXES: dict[str, tuple[str, ...]] = {"text": (".md",), "tables": (".csv", ".json", ".yaml"), "policies": (".md",)}
+"""Sub-folder -> the file types it may hold (a table's .yaml is the sidecar of its .csv)."""
+
+
+def _visible_files(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
+    """Files of a corpus sub-folder in name order; anything bddgen would not read is a problem."""
+    if not folder.is_dir():
+        return []
+    allowed = FOLDER_SUFFIXES[folder.name]
+    files: list[Path] = []
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        location = entry.relative_to(root).as_posix()
+        if entry.is_dir():
+            problems.append(Problem(location, f"sub-folders are not read; move its files into {folder.name}/"))
+        elif entry.suffix not in allowed:
+            problems.append(Problem(location, f"not read: {folder.name}/ holds {', '.join('*' + s for s in allowed)} files"))
+        else:
+            files.append(entry)
+    return files
+
+
+def _read_system(root: Path) -> tuple[SystemDescription | None, list[Problem]]:
+    path = root / SYSTEM_FILE
+    if not path.is_file():
+        return None, [Problem(SYSTEM_FILE, "missing: describe the assistant (name, purpose, ...) in system.yaml; `bddgen init` writes a template")]
+    try:
+        system = read_model(SystemDescription, read_yaml(path, SYSTEM_FILE), SYSTEM_FILE)
+    except InputError as exc:
+        return None, exc.problems
+    return system, []  # type: ignore[return-value]
+
+
+def _read_documents(root: Path, problems: list[Problem]) -> tuple[list[Read], int]:
+    """Every document file's result, and how many document files there were."""
+    results: list[Read] = []
+    count = 0
+    for kind, folder in (("text", "text"), ("policy", "policies")):
+        for path in _visible_files(root / folder, root, problems):
+            count += 1
+            location = path.relative_to(root).as_posix()
+            results.append(markdown_document(path, location, f"{folder}/{path.stem}", kind))
+    tables = _visible_files(root / "tables", root, problems)
+    stems_with_csv = {p.stem for p in tables if p.suffix == ".csv"}
+    for path in tables:
+        location = path.relative_to(root).as_posix()
+        if path.suffix == ".yaml":
+            if path.stem not in stems_with_csv:
+                problems.append(Problem(location, f"a table sidecar without tables/{path.stem}.csv; rename or remove it"))
+            continue
+        count += 1
+        if path.suffix == ".csv":
+            sidecar = path.with_suffix(".yaml")
+            results.append(csv_table(path, location, f"tables/{path.stem}", sidecar if sidecar.is_file() else None))
+        else:
+            results.append(json_table(path, location, f"tables/{path.stem}"))
+    for path in sorted(root.glob("*.jsonl")):
+        count += 1
+        results.append(jsonl_documents(path, path.name))
+    return results, count
+
+
+def _duplicate_problems(documents: list[AnyDocument]) -> list[Problem]:
+    first_source: dict[str, str] = {}
+    problems: list[Problem] = []
+    for document in documents:
+        if document.id in first_source:
+            problems.append(
+                Problem(document.source, f"duplicate document id {document.id!r}, also in {first_source[document.id]}; rename one of them")
+            )
+        else:
+            first_source[document.id] = document.source
+    return problems
+
+
+def load_corpus(path: Path) -> Corpus:
+    """The corpus in folder `path`; InputError listing every problem of every file otherwise."""
+    root = Path(path)
+    title = f"invalid corpus {path}"
+    if not root.is_dir():
+        raise InputError(Problem(str(path), "no such folder: give the folder holding system.yaml"), title=title)
+    system, problems = _read_system(root)
+    results, file_count = _read_documents(root, problems)
+    documents = [document for found, _ in results for document in found]
+    for _, file_problems in results:
+        problems += file_problems
+    problems += _duplicate_problems(documents)
+    if file_count == 0:
+        problems.append(
+            Problem(str(path), "no documents: add text/*.md, tables/*.csv or *.json, policies/*.md, or *.jsonl files")
+        )
+    if problems or system is None:
+        raise InputError(problems, title=title)
+    return Corpus(root=str(root.resolve()), system=system, documents=documents)

@@ -1,0 +1,214 @@
+"""Read one corpus file into documents; each reader reports every problem of its file.
+
+Readers return `(documents, problems)`: a file with problems yields no document (a JSONL file
+still yields its good lines), so the loader can go on and report the problems of every file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any, Union
+
+import yaml
+from pydantic import BaseModel
+
+from bddgen.corpus.formats import DOCUMENT_MODELS, TableFile, TableSidecar
+from bddgen.corpus.validation import json_pointer, schema_problems
+from bddgen.errors import InputError, Problem
+from bddgen.models import PolicyDocument, TableDocument, TextDocument
+
+AnyDocument = Union[TextDocument, TableDocument, PolicyDocument]
+Read = tuple[list[AnyDocument], list[Problem]]
+
+
+def read_utf8(path: Path, location: str) -> str:
+    """The file's text (a UTF-8 BOM is dropped); InputError naming line and byte offset otherwise."""
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            Problem(
+                f"{location}:{line}",
+                f"not UTF-8: byte 0x{raw[exc.start]:02X} at byte offset {exc.start}; "
+                "save the file with UTF-8 encoding",
+            )
+        ) from exc
+
+
+def read_yaml(path: Path, location: str) -> Any:
+    """Parsed YAML; InputError naming the line of a syntax error."""
+    text = read_utf8(path, location)
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{location}:{mark.line + 1}" if mark is not None else location
+        column = f" (column {mark.column + 1})" if mark is not None else ""
+        raise InputError(Problem(where, f"invalid YAML: {exc.problem or exc.context}{column}")) from exc
+    except yaml.YAMLError as exc:
+        raise InputError(Problem(location, f"invalid YAML: {exc}")) from exc
+
+
+def read_model(model: type[BaseModel], data: Any, location: str) -> BaseModel:
+    """`data` as `model` after checking it against the model's JSON Schema."""
+    problems = schema_problems(model, data, location)
+    if problems:
+        raise InputError(problems)
+    return model.model_validate(data)
+
+
+def humanize(stem: str) -> str:
+    """A title from a file name: `award_winners` -> "Award winners"."""
+    words = stem.replace("_", " ").replace("-", " ").split()
+    text = " ".join(words)
+    return text[:1].upper() + text[1:]
+
+
+def markdown_document(path: Path, location: str, doc_id: str, kind: str) -> Read:
+    """A text or policy document: title from the first line `# Title`, passage from the rest."""
+    try:
+        text = read_utf8(path, location)
+    except InputError as exc:
+        return [], exc.problems
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return [], [Problem(location, "empty document: write a '# Title' line and the text below it, or delete the file")]
+    heading = lines[first].strip()
+    title = heading[2:].strip().rstrip("#").strip() if heading.startswith("# ") else ""
+    if not title:
+        return [], [Problem(f"{location}:{first + 1}", "missing title: the first line must be a '# Title' heading")]
+    passage = "\n".join(lines[first + 1 :]).strip()
+    if not passage:
+        return [], [Problem(f"{location}:{first + 1}", f"empty document: no text below the title {title!r}")]
+    model = DOCUMENT_MODELS[kind]
+    return [model(id=doc_id, title=title, passage=passage, source=location)], []
+
+
+def header_problems(headers: list[str]) -> list[str]:
+    """Blank or repeated column names (a table's columns are looked up by name)."""
+    found = [f"column {i} has no name" for i, name in enumerate(headers, 1) if not name.strip()]
+    repeated = sorted({name for name in headers if name.strip() and headers.count(name) > 1})
+    found += [f"column name {name!r} appears more than once" for name in repeated]
+    return found
+
+
+def csv_table(path: Path, location: str, doc_id: str, sidecar: Path | None) -> Read:
+    """A table from a CSV file with a header row; title and description from its YAML sidecar."""
+    problems: list[Problem] = []
+    title, description = humanize(path.stem), ""
+    if sidecar is not None:
+        side_location = f"{Path(location).parent.as_posix()}/{sidecar.name}"
+        try:
+            meta = read_model(TableSidecar, read_yaml(sidecar, side_location), side_location)
+            title, description = meta.title, meta.description  # type: ignore[attr-defined]
+        except InputError as exc:
+            problems += exc.problems
+    try:
+        text = read_utf8(path, location)
+    except InputError as exc:
+        return [], problems + exc.problems
+    reader = csv.reader(io.StringIO(text, newline=""))
+    numbered: list[tuple[int, list[str]]] = []
+    start = 1
+    try:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                numbered.append((start, row))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        return [], problems + [Problem(f"{location}:{reader.line_num}", f"invalid CSV: {exc}")]
+    if not numbered:
+        return [], problems + [Problem(location, "empty document: write a header row and at least one data row")]
+    (header_line, headers), body = numbered[0], numbered[1:]
+    problems += [Problem(f"{location}:{header_line}", message) for message in header_problems(headers)]
+    if not body:
+        problems.append(Problem(location, "empty table: a header row but no data rows"))
+    problems += [
+        Problem(f"{location}:{line}", f"expected {len(headers)} columns as in the header row, got {len(row)}")
+        for line, row in body
+        if len(row) != len(headers)
+    ]
+    if problems:
+        return [], problems
+    table = TableDocument(
+        id=doc_id, title=title, description=description, headers=headers, rows=[row for _, row in body], source=location
+    )
+    return [table], []
+
+
+def _table_shape_problems(table: TableDocument, location: str) -> list[Problem]:
+    """Header and row-length problems of a table read from JSON, as JSON pointers."""
+    found = [Problem(location, f"/headers: {message}") for message in header_problems(table.headers)]
+    if not table.rows:
+        found.append(Problem(location, "/rows: empty table: add at least one row"))
+    found += [
+        Problem(location, f"{json_pointer(['rows', i])}: expected {len(table.headers)} cells as in headers, got {len(row)}")
+        for i, row in enumerate(table.rows)
+        if len(row) != len(table.headers)
+    ]
+    return found
+
+
+def _parse_json(text: str, location: str, line: int | None = None) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"{location}:{line if line is not None else exc.lineno}"
+        raise InputError(Problem(where, f"invalid JSON: {exc.msg} (column {exc.colno})")) from exc
+
+
+def json_table(path: Path, location: str, doc_id: str) -> Read:
+    """A table from tables/<name>.json: an object with title, description, headers and rows."""
+    try:
+        data = read_model(TableFile, _parse_json(read_utf8(path, location), location), location)
+    except InputError as exc:
+        return [], exc.problems
+    table = TableDocument(id=doc_id, source=location, **data.model_dump())
+    problems = _table_shape_problems(table, location)
+    return ([], problems) if problems else ([table], [])
+
+
+def jsonl_documents(path: Path, location: str) -> Read:
+    """Documents of a bulk-import JSONL file: one JSON object per line, `kind` says which model."""
+    try:
+        text = read_utf8(path, location)
+    except InputError as exc:
+        return [], exc.problems
+    documents: list[AnyDocument] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{location}:{number}"
+        try:
+            record = _parse_json(line, location, number)
+        except InputError as exc:
+            problems += exc.problems
+            continue
+        if not isinstance(record, dict):
+            problems.append(Problem(where, "/: expected a JSON object with a 'kind'"))
+            continue
+        kind = record.get("kind")
+        if kind not in DOCUMENT_MODELS:
+            reason = "required" if "kind" not in record else f"unknown kind {kind!r}"
+            problems.append(Problem(where, f"/kind: {reason}; one of: {', '.join(DOCUMENT_MODELS)}"))
+            continue
+        record = {**record, "source": where}
+        try:
+            document = read_model(DOCUMENT_MODELS[kind], record, where)
+        except InputError as exc:
+            problems += exc.problems
+            continue
+        shape = _table_shape_problems(document, where) if isinstance(document, TableDocument) else []
+        problems += shape
+        if not shape:
+            documents.append(document)  # type: ignore[arg-type]
+    if not documents and not problems:
+        problems.append(Problem(location, "empty document: no records; write one JSON object per line"))
+    return documents, problems

@@ -1,0 +1,43 @@
+"""Corpus statistics: documents by kind, table rows, words."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, Field
+
+from bddgen.models import Corpus
+
+_WORD = re.compile(r"\w+")
+
+
+class TableStats(BaseModel):
+    id: str
+    title: str
+    rows: int
+    columns: int
+
+
+class CorpusStats(BaseModel):
+    """What a corpus holds (`bddgen corpus stats --json` prints this object)."""
+
+    documents: int = Field(description="All documents.")
+    text: int = Field(description="Text documents.")
+    table: int = Field(description="Table documents.")
+    policy: int = Field(description="Policy documents.")
+    table_rows: int = Field(description="Rows of all tables.")
+    words: int = Field(description="Words in the titles and passages of text and policy documents.")
+    tables: list[TableStats] = Field(default_factory=list, description="Rows and columns of each table.")
+
+
+def corpus_stats(corpus: Corpus) -> CorpusStats:
+    prose = corpus.texts + corpus.policies
+    return CorpusStats(
+        documents=len(corpus.documents),
+        text=len(corpus.texts),
+        table=len(corpus.tables),
+        policy=len(corpus.policies),
+        table_rows=sum(len(t.rows) for t in corpus.tables),
+        words=sum(len(_WORD.findall(d.as_text())) for d in prose),
+        tables=[TableStats(id=t.id, title=t.title, rows=len(t.rows), columns=len(t.headers)) for t in corpus.tables],
+    )

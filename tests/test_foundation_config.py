@@ -1,0 +1,72 @@
+"""Settings: defaults < file < BDDGEN_* environment < overrides, [tool.bddgen], unknown keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bddgen.config import Settings, find_project_root, load_settings
+from bddgen.errors import ConfigError
+from bddgen.project import Project
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_precedence_defaults_file_environment_overrides(tmp_path: Path) -> None:
+    write(tmp_path / "bddgen.toml", 'seed = 1\n[lm]\nmodel = "from-file"\ntemperature = 0.7\n')
+    environ = {"BDDGEN_SEED": "2", "BDDGEN_LM__MODEL": "from-env"}
+
+    assert load_settings(None, environ={}).seed == Settings().seed == 0
+    from_file = load_settings(tmp_path, environ={})
+    assert (from_file.seed, from_file.lm.model, from_file.lm.temperature) == (1, "from-file", 0.7)
+    from_env = load_settings(tmp_path, environ=environ)
+    assert (from_env.seed, from_env.lm.model, from_env.lm.temperature) == (2, "from-env", 0.7)
+    flags = load_settings(tmp_path, overrides={"seed": 3, "lm": {"model": "from-flag"}}, environ=environ)
+    assert (flags.seed, flags.lm.model, flags.lm.temperature) == (3, "from-flag", 0.7)
+
+
+def test_environment_values_parse_as_toml_or_plain_strings(tmp_path: Path) -> None:
+    settings = load_settings(
+        tmp_path,
+        environ={"BDDGEN_SELECT__ALPHA": "0.25", "BDDGEN_RUN__ASSISTANT": "my-bot", "BDDGEN_GENERATE__FOCUSES": '["a", "b"]'},
+    )
+    assert (settings.select.alpha, settings.run.assistant, settings.generate.focuses) == (0.25, "my-bot", ["a", "b"])
+
+
+def test_tool_bddgen_in_pyproject(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", '[project]\nname = "x"\n\n[tool.bddgen]\ncorpus = "docs"\n\n[tool.bddgen.select]\nk = 12\n')
+    (tmp_path / "sub").mkdir()
+    assert find_project_root(tmp_path / "sub") == tmp_path.resolve()
+    project = Project.discover(start=tmp_path / "sub")
+    assert project.settings.select.k == 12
+    assert project.corpus_path == (tmp_path / "docs").resolve()
+
+
+def test_bddgen_toml_wins_over_pyproject(tmp_path: Path) -> None:
+    write(tmp_path / "pyproject.toml", "[tool.bddgen]\nseed = 5\n")
+    write(tmp_path / "bddgen.toml", "seed = 6\n")
+    assert load_settings(tmp_path, environ={}).seed == 6
+
+
+def test_unknown_key_names_the_key_and_the_nearest_valid_one(tmp_path: Path) -> None:
+    config = write(tmp_path / "bddgen.toml", '[lm]\nmodle = "x"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_settings(tmp_path, environ={})
+    message = str(caught.value)
+    assert str(config) in message
+    assert "unknown setting 'lm.modle'" in message and "did you mean 'lm.model'?" in message
+
+
+def test_unknown_environment_key_is_reported(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"environment \(BDDGEN_\*\): unknown setting 'sede'; did you mean 'seed'\?"):
+        load_settings(tmp_path, environ={"BDDGEN_SEDE": "1"})
+
+
+def test_invalid_value_names_the_setting(tmp_path: Path) -> None:
+    write(tmp_path / "bddgen.toml", "[select]\nk = 0\n")
+    with pytest.raises(ConfigError, match=r"select\.k: Input should be greater than or equal to 1"):
+        load_settings(tmp_path, environ={})
