@@ -48,6 +48,14 @@ def _validation_problem(text: str, schema: dict[str, Any], finish_reason: str) -
     return data, None
 
 
+_ECHO_LIMIT = 2000
+
+
+def _echo(text: str) -> str:
+    """The invalid reply as shown back to the model: cut, so a runaway reply cannot overflow the context."""
+    return text if len(text) <= _ECHO_LIMIT else text[:_ECHO_LIMIT] + " …(cut)"
+
+
 class LanguageModel:
     """The only way stage code talks to an LLM; it never knows which backend it has."""
 
@@ -122,7 +130,7 @@ class LanguageModel:
                 attempt_request,
                 messages=attempt_request.messages
                 + (
-                    Message("assistant", response.text),
+                    Message("assistant", _echo(response.text)),
                     Message(
                         "user",
                         f"That reply was invalid: {problem}. Reply again with one JSON object only that matches the schema.",
