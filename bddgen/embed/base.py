@@ -12,7 +12,12 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 
 
 class Embedder(Protocol):
-    """Maps texts to L2-normalised float32 vectors of a fixed dimension."""
+    """Maps texts to L2-normalised float32 vectors of a fixed dimension.
+
+    `embed` is for documents and specs (passages). A model with a separate query form (e5's
+    "query: " prefix) adds `embed_queries(texts)`; callers embed search queries with the
+    function `embed_queries(embedder, texts)`, which falls back to `embed`.
+    """
 
     @property
     def name(self) -> str: ...
@@ -21,6 +26,12 @@ class Embedder(Protocol):
     def dimension(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Embed search queries the way the model wants; `embed` for models without a query form."""
+    method = getattr(embedder, "embed_queries", None)
+    return method(texts) if callable(method) else embedder.embed(texts)
 
 
 def normalise(vectors: np.ndarray) -> np.ndarray:

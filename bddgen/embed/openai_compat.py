@@ -1,0 +1,82 @@
+"""Embeddings from any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp server)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+import numpy as np
+
+from bddgen.config import EmbedderSettings
+from bddgen.embed.base import normalise
+from bddgen.errors import BackendUnavailableError, ConfigError
+
+KNOWN_DIMENSIONS = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
+TIMEOUT_SECONDS = 120.0
+
+
+class OpenAIEmbedder:
+    """Calls `/embeddings`; the API key is read from the environment and never logged or stored."""
+
+    def __init__(self, model: str, base_url: str = "", api_key_env: str = "OPENAI_API_KEY") -> None:
+        if not model:
+            raise ConfigError(
+                "[embedder] backend = 'openai' needs a model name: set [embedder] model, "
+                "e.g. 'text-embedding-3-small' or the name your server serves"
+            )
+        self._model = model
+        self._base_url = base_url
+        self._api_key_env = api_key_env
+        self._dimension = KNOWN_DIMENSIONS.get(model)
+        self._client: Any = None
+
+    @classmethod
+    def from_settings(cls, settings: EmbedderSettings) -> "OpenAIEmbedder":
+        return cls(settings.model, settings.base_url, settings.api_key_env)
+
+    @property
+    def name(self) -> str:
+        where = self._base_url.rstrip("/") or "api.openai.com"
+        return f"openai:{where}:{self._model}"
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self._dimension = int(self.embed(["dimension probe"]).shape[1])
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self._dimension or 0), dtype=np.float32)
+        import openai
+
+        try:
+            reply = self._connect().embeddings.create(model=self._model, input=list(texts))
+        except openai.APIError as exc:
+            raise BackendUnavailableError(
+                f"embedding request to {self.name} failed: {type(exc).__name__}: {getattr(exc, 'message', exc)}. "
+                "Check [embedder] base_url and model, and that the server is running."
+            ) from exc
+        rows = sorted(reply.data, key=lambda item: item.index)
+        vectors = normalise(np.asarray([row.embedding for row in rows], dtype=np.float32))
+        self._dimension = int(vectors.shape[1])
+        return vectors
+
+    def _connect(self) -> Any:
+        if self._client is None:
+            import openai
+
+            key = os.environ.get(self._api_key_env, "")
+            if not key and not self._base_url:
+                raise BackendUnavailableError(
+                    f"no API key for OpenAI embeddings: set the environment variable {self._api_key_env}, "
+                    "or point [embedder] base_url at a local OpenAI-compatible server"
+                )
+            self._client = openai.OpenAI(
+                api_key=key or "not-needed", base_url=self._base_url or None, timeout=TIMEOUT_SECONDS
+            )
+        return self._client

