@@ -20,9 +20,12 @@ from pydantic import BaseModel, TypeAdapter
 import bddgen
 from bddgen.config import Settings
 from bddgen.corpus.formats import TableFile, TableSidecar
+from bddgen.implement.provenance import FeatureProvenance
 from bddgen.lm.tasks import PromptTask
 from bddgen.models import Document, PolicyDocument, SystemDescription, TableDocument, TextDocument
 from bddgen.results import RunMetadata, TurnResult
+from bddgen.report.coverage_model import CoverageCertificate
+from bddgen.report.model import Report
 from bddgen.specs import CandidateSet, Selection
 
 FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
@@ -38,6 +41,9 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "results.jsonl": TurnResult,
     "run.json": RunMetadata,
     "bddgen.toml": Settings,
+    "report.json": Report,
+    "coverage.json": CoverageCertificate,
+    "provenance.json": FeatureProvenance,
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 

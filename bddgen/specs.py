@@ -82,6 +82,7 @@ class SelectedSpec(_Strict):
     documents: list[str] = Field(default_factory=list, description="Relevant document ids.")
     new_documents: int = Field(default=0, description="Documents it covered that earlier picks did not.")
     preselected: bool = Field(default=False, description="A hand-written spec that entered as already chosen.")
+    diversity_gain: float = Field(default=0.0, description="The log-det part of `gain` (the rest is α·new_documents).")
 
 
 class Selection(_Strict):
@@ -92,6 +93,7 @@ class Selection(_Strict):
     pool_size: int
     objective: float
     selected: list[SelectedSpec]
+    gamma: float = Field(default=0.0, description="RBF kernel width used (the median heuristic's value when [select] gamma = 0).")
 
 
 class QueryType(str, Enum):

@@ -1,0 +1,46 @@
+"""`bddgen generate`: the LM writes candidate specs into specs/candidates.json."""
+
+from __future__ import annotations
+
+import click
+
+from bddgen.console import console, progress
+from bddgen.corpus import load_corpus
+from bddgen.embed.factory import build_embedder
+from bddgen.generate import generate_candidates, load_candidates
+from bddgen.lm.factory import build_language_model
+from bddgen.project import Project
+
+
+@click.command()
+@click.option("--m", "m", type=click.IntRange(min=1), default=None, help="Candidates to write [default: [generate] m, 300].")
+@click.option("--restart", is_flag=True, help="Discard the candidates already written and start over.")
+def generate(m: int | None, restart: bool) -> None:
+    """Write m candidate specs from the system description and a summary of the corpus.
+
+    An interrupted run resumes: run the same command again and it continues up to m.
+    """
+    project = Project.discover(overrides={"generate": {"m": m}} if m else None)
+    settings = project.settings
+    out = project.candidates_file
+    if restart:
+        out.unlink(missing_ok=True)
+    before = len(load_candidates(out).candidates)
+    corpus = load_corpus(project.corpus_path)
+    lm = build_language_model(project)
+    embedder = build_embedder(project)
+    with progress() as bar:
+        task = bar.add_task("writing candidate specs", total=settings.generate.m)
+        result = generate_candidates(
+            corpus.system, corpus, lm, embedder, settings.generate, out, settings.seed,
+            on_progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+    rejected = sum(result.rejections.values())
+    reasons = ", ".join(f"{reason} {count}" for reason, count in sorted(result.rejections.items(), key=lambda kv: -kv[1]))
+    new = len(result.candidates) - before
+    console.print(
+        f"wrote {new} new candidate spec{'' if new == 1 else 's'} ({len(result.candidates)} in all) to {out}",
+        markup=False, soft_wrap=True,
+    )
+    console.print(f"rejected drafts: {rejected}" + (f" ({reasons})" if reasons else ""), markup=False, soft_wrap=True)
+    console.print("next: `bddgen select` picks a diverse, covering subset", markup=False)

@@ -1,0 +1,109 @@
+"""`bddgen implement`: write grounded, verified conversations into each spec's .feature file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.table import Table
+
+from bddgen.console import console, progress
+from bddgen.corpus import load_corpus
+from bddgen.embed.factory import build_embedder
+from bddgen.errors import BddgenError, InputError, Problem
+from bddgen.features.reader import feature_files
+from bddgen.implement import ImplementReport, ProgressEvent, implement_feature
+from bddgen.implement.entities import EntityCache
+from bddgen.lm.factory import build_language_model
+from bddgen.ner.factory import build_recognizer
+from bddgen.project import Project
+from bddgen.retrieval import open_retriever
+
+
+def _overrides(n: int | None, turns: int | None, chain_length: int | None, seed: int | None) -> dict[str, Any]:
+    section = {key: value for key, value in (("n", n), ("turns", turns), ("chain_length", chain_length)) if value is not None}
+    overrides: dict[str, Any] = {"implement": section} if section else {}
+    if seed is not None:
+        overrides["seed"] = seed
+    return overrides
+
+
+@click.command()
+@click.argument("features", nargs=-1, type=click.Path(path_type=Path, exists=True))
+@click.option("--n", "n", type=click.IntRange(min=1), default=None, help="Conversations per spec [default: [implement] n, 10].")
+@click.option("--turns", type=click.IntRange(min=3), default=None, help="Turns per conversation, L [default: [implement] turns, 7].")
+@click.option("--chain-length", type=click.IntRange(min=1), default=None, help="Documents per chain, d [default: [implement] chain_length, 5].")
+@click.option("--redo", is_flag=True, help="Replace conversations that are not @locked.")
+@click.option("--seed", type=int, default=None, help="Seed of chain order and tie-breaking [default: seed, 0].")
+def implement(features: tuple[Path, ...], n: int | None, turns: int | None, chain_length: int | None, redo: bool, seed: int | None) -> None:
+    """Turn each spec (FEATURE files or folders; default: the features folder) into conversations.
+
+    Specs that already have conversations are skipped unless --redo, or their last run was
+    interrupted (it continues). Each conversation is written as soon as it is verified;
+    provenance goes to <stem>.provenance.json next to each .feature file.
+    """
+    project = Project.discover(overrides=_overrides(n, turns, chain_length, seed))
+    paths = feature_files(list(features) or [project.features_path])
+    if not paths:
+        where = ", ".join(str(f) for f in features) or str(project.features_path)
+        raise InputError(Problem(where, "no .feature files: run `bddgen select`, or write a spec by hand (see README)"))
+    settings = project.settings
+    corpus = load_corpus(project.corpus_path)
+    lm = build_language_model(project)
+    recognizer = build_recognizer(project, lm)
+    cache = EntityCache(recognizer, project.ensure_state() / "implement")
+    report = ImplementReport()
+    with progress() as bar:
+        task = bar.add_task("indexing the corpus", total=None)
+        retriever = open_retriever(project, build_embedder(project), corpus)
+        for path in paths:
+            bar.update(task, description=path.name, completed=0, total=settings.implement.n)
+
+            def advance(event: ProgressEvent) -> None:
+                bar.update(task, completed=event.written, total=event.target, description=f"{Path(event.feature).name}: {event.message}")
+
+            report.features += implement_feature(
+                path, corpus, lm, recognizer, retriever, settings.implement, settings.seed,
+                redo=redo, entity_cache=cache, on_progress=advance,
+            ).features
+    _print_summary(report, project)
+    if report.unfinished:
+        raise BddgenError(
+            f"{len(report.unfinished)} spec(s) unfinished because LM replies stayed unusable (listed above); "
+            "run the same command again to continue, or try a stronger model"
+        )
+
+
+def _print_summary(report: ImplementReport, project: Project) -> None:
+    table = Table(title="implement", title_justify="left")
+    for column in ("feature", "status", "written", "kept", "dropped", "failed", "s/conversation"):
+        table.add_column(column, justify="left" if column in ("feature", "status") else "right")
+    for feature in report.features:
+        seconds = feature.conversation_seconds
+        table.add_row(
+            _relative(feature.feature, project), feature.status, str(feature.written), str(feature.existing),
+            str(feature.dropped), str(len(feature.failures)), f"{sum(seconds) / len(seconds):.1f}" if seconds else "-",
+        )
+    console.print(table)
+    for feature in report.features:
+        for line in [*feature.notes, *feature.failures]:
+            console.print(f"{_relative(feature.feature, project)}: {line}", markup=False, soft_wrap=True)
+    reasons = report.reasons()
+    if reasons:
+        console.print("repairs and drops by reason:", markup=False)
+        for reason, count in sorted(reasons.items(), key=lambda item: (-item[1], item[0])):
+            console.print(f"  {count:>4}  {reason}", markup=False, soft_wrap=True)
+    console.print(
+        f"wrote {report.written} conversation(s) into {project.features_path}; provenance in <stem>.provenance.json beside each file",
+        markup=False, soft_wrap=True,
+    )
+    if report.written:
+        console.print("next: `bddgen run` runs the suite against your assistant", markup=False)
+
+
+def _relative(path: str, project: Project) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(project.root.resolve()))
+    except ValueError:
+        return path

@@ -1,0 +1,82 @@
+"""`bddgen report` (failure rates, comparison, repeats, costs) and `bddgen coverage`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from bddgen.console import console
+from bddgen.features.writer import atomic_write
+from bddgen.project import Project
+from bddgen.report.coverage_model import CoverageCertificate
+from bddgen.report.project_report import default_report_folder, project_report
+from bddgen.report.render.tables import coverage_table
+from bddgen.report.render.terminal import print_comparison, print_report, print_tables
+from bddgen.report.suite import suite_coverage
+from bddgen.report.write import FILE_FORMATS, write_report
+
+FORMAT_CHOICES = [*FILE_FORMATS, "all"]
+
+
+def project_coverage(project: Project) -> CoverageCertificate | None:
+    """The coverage certificate, or None when the project has no corpus or no features yet."""
+    if not project.corpus_path.is_dir() or not project.features_path.is_dir():
+        return None
+    from bddgen.ner.factory import build_recognizer
+
+    return suite_coverage(project, build_recognizer(project))
+
+
+def print_written(written: dict[str, Path]) -> None:
+    for name, path in written.items():
+        console.print(f"  {name:<4} {path}", markup=False, soft_wrap=True)
+
+
+@click.command()
+@click.argument("runs", nargs=-1, metavar="[RUN ...]")
+@click.option("--compare", nargs=2, metavar="A B", help="Compare run B with run A: specs and turns that regressed or improved.")
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), help="Folder for the files. Default: reports/<run ids>.")
+@click.option(
+    "--format", "formats", multiple=True, type=click.Choice(FORMAT_CHOICES), default=["all"], show_default=True,
+    help="Files to write (repeatable): md, json, csv, html or all. The terminal table is always printed.",
+)
+@click.option("--coverage/--no-coverage", "with_coverage", default=True, show_default=True, help="Include the coverage certificate.")
+def report(runs: tuple[str, ...], compare: tuple[str, str] | None, out: Path | None, formats: tuple[str, ...], with_coverage: bool) -> None:
+    """Failure rate per spec and run with 95% Wilson intervals, breakdowns, error categories,
+    flaky scenarios over repeats, LM costs and coverage.
+
+    RUN is a run id under runs/ or a run directory; several runs become columns, and each later
+    run is compared with the first. Default: the latest run.
+    """
+    if compare and runs:
+        raise click.UsageError("give either RUN ... or --compare A B, not both")
+    project = Project.discover(require_corpus=False)
+    references = list(compare) if compare else list(runs)
+    result = project_report(project, references, project_coverage(project) if with_coverage else None)
+    if compare:
+        print_comparison(result, console)
+    else:
+        print_report(result, console)
+    chosen = list(FILE_FORMATS) if "all" in formats else list(dict.fromkeys(formats))
+    written = write_report(result, out or default_report_folder(project, result), chosen)
+    console.print("report written:")
+    print_written(written)
+
+
+@click.command()
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), help="Also write the certificate as JSON here.")
+def coverage(out: Path | None) -> None:
+    """Which documents, tables and linking entities of the corpus the suite's conversations touch,
+    and which none do: what the suite does and does not give evidence about."""
+    project = Project.discover()
+    certificate = project_coverage(project)
+    if certificate is None:
+        raise click.UsageError(f"nothing to certify: no corpus at {project.corpus_path} or no features at {project.features_path}")
+    print_tables([coverage_table(certificate)], console)
+    for group in certificate.groups:
+        if group.untouched:
+            console.print(f"{group.name} not touched ({len(group.untouched)}): " + ", ".join(i.id for i in group.untouched), markup=False, soft_wrap=True)
+    if out is not None:
+        atomic_write(out, certificate.model_dump_json(indent=2) + "\n")
+        console.print(f"certificate written: {out}", markup=False)

@@ -1,0 +1,79 @@
+"""`bddgen select`: choose k specs and write them as .feature files."""
+
+from __future__ import annotations
+
+import click
+from rich.table import Table
+
+from bddgen.console import console, progress
+from bddgen.corpus import load_corpus
+from bddgen.embed.factory import build_embedder
+from bddgen.errors import InputError, Problem
+from bddgen.features.writer import atomic_write
+from bddgen.generate import load_candidates
+from bddgen.project import Project
+from bddgen.retrieval import open_retriever
+from bddgen.select import MethodComparison, build_pool, compare_methods, scan_suite, select_specs, write_selected
+
+
+def _comparison_table(rows: list[MethodComparison], k: int, pool_size: int) -> Table:
+    table = Table(title=f"{k} of {pool_size} candidates, same embeddings and documents")
+    for column in ("method", "objective", "log det", "documents covered", "sum of pairwise distances", "variance diversity"):
+        table.add_column(column, justify="left" if column == "method" else "right")
+    for row in rows:
+        m = row.metrics
+        table.add_row(
+            row.method, f"{m.objective:.2f}", f"{m.log_det:.2f}", str(m.covered_documents),
+            f"{m.sum_pairwise_distance:.1f}", f"{m.variance_diversity:.3f}",
+        )
+    return table
+
+
+@click.command()
+@click.option("--k", "k", type=click.IntRange(min=1), default=None, help="Specs in the suite, hand-written ones included [default: [select] k, 30].")
+@click.option("--compare", is_flag=True, help="Also print greedy, max-min and random selections side by side.")
+@click.option("--force", is_flag=True, help="Overwrite spec files a person edited (otherwise they are kept and count as chosen).")
+def select(k: int | None, compare: bool, force: bool) -> None:
+    """Greedily pick k diverse specs that cover many documents; write features/<slug>.feature for each.
+
+    Specs already in the features folder that a person wrote or edited are kept, never
+    overwritten, and count as chosen; the greedy continues from them.
+    """
+    project = Project.discover(overrides={"select": {"k": k}} if k else None)
+    settings = project.settings
+    candidates = load_candidates(project.candidates_file)
+    if not candidates.candidates:
+        raise InputError(Problem(str(project.candidates_file), "no candidate specs yet: run `bddgen generate` first"))
+    suite = scan_suite(project.features_path, force=force)
+    corpus = load_corpus(project.corpus_path)
+    embedder = build_embedder(project)
+    with progress() as bar:
+        task = bar.add_task("indexing the corpus", total=None)
+        retriever = open_retriever(project, embedder, corpus)
+        bar.update(task, description="mapping specs to documents")
+        pool = build_pool(
+            suite.chosen_specs, candidates.candidates, embedder, retriever,
+            top_r=settings.select.top_r, score_threshold=settings.select.score_threshold,
+            on_progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+    selection = select_specs(pool, settings.select.k, settings.select, seed=settings.seed)
+    atomic_write(project.selection_file, selection.model_dump_json(indent=2) + "\n")
+    report = write_selected(selection, suite, force=force)
+    if compare:
+        console.print(_comparison_table(compare_methods(pool, settings.select.k, settings.select, seed=settings.seed), settings.select.k, pool.candidate_count))
+    preselected = sum(1 for s in selection.selected if s.preselected)
+    covered = len({d for s in selection.selected for d in s.documents})
+    console.print(
+        f"selected {len(selection.selected)} of {pool.candidate_count} candidates"
+        + (f" ({preselected} already in {project.features_path}, kept as chosen)" if preselected else "")
+        + f"; objective {selection.objective:.2f}, {covered} documents covered, γ = {selection.gamma:.3g}",
+        markup=False, soft_wrap=True,
+    )
+    console.print(
+        f"wrote {len(report.written)} spec files, {len(report.unchanged)} unchanged, "
+        f"{len(report.removed)} no longer selected removed, in {project.features_path}; selection in {project.selection_file}",
+        markup=False, soft_wrap=True,
+    )
+    for path in report.left_edited:
+        console.print(f"left in place (edited, not selected again): {path}", markup=False, soft_wrap=True)
+    console.print("next: `bddgen implement` writes grounded conversations into each spec", markup=False)

@@ -1,0 +1,117 @@
+"""Mechanical checks of a draft spec; each failure names its reason and tells the model the fix."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from bddgen.generate.summary import names_in
+from bddgen.generate.tasks import SpecDraft
+from bddgen.specs import slugify
+
+_LEADING_KEYWORD = re.compile(r"^\s*(?:given|when|then|and|but)\b[\s:,]*", re.IGNORECASE)
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”")
+_PLACEHOLDER = re.compile(
+    r"\[[^\]]*\]|<[^>]*>|\{[^}]*\}|\b[A-Z]+(?:_[A-Z]+)+\b|\bX{2,}\b"
+    r"|(?i:\b(?:player|team|club|person|customer|passenger|flight|city|airport|product|company|country|item|document))"
+    r"\s+[A-Z]\b(?![-'’.]\w)"
+)
+_FIRST_PERSON = re.compile(r"\bI\b|\bI['’](?:m|ve|d|ll)\b|\b(?:[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Oo]ur|[Oo]urs)\b")
+_SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
+
+
+class RejectionReason(str, Enum):
+    """Why a draft was not kept (the keys of `CandidateSet.rejections`)."""
+
+    INVALID_OUTPUT = "invalid output"
+    MISSING_PART = "missing part"
+    PLACEHOLDER = "placeholder"
+    FIRST_PERSON = "first person"
+    THEN_WITHOUT_SHOULD = "then without should"
+    NO_NAME_FROM_DATA = "no name from the data"
+    GENERIC_TITLE = "generic title"
+    REPEATED_TITLE = "repeated title"
+    NEAR_DUPLICATE = "near duplicate"
+
+
+@dataclass(frozen=True)
+class Rejection:
+    reason: RejectionReason
+    feedback: str
+
+
+@dataclass(frozen=True)
+class CleanDraft:
+    """A draft with keywords stripped from its lines and blank lines dropped."""
+
+    title: str
+    given: list[str]
+    when: list[str]
+    then: list[str]
+
+    @classmethod
+    def of(cls, draft: SpecDraft) -> "CleanDraft":
+        def lines(parts: list[str]) -> list[str]:
+            stripped = (" ".join(_LEADING_KEYWORD.sub("", part, count=1).split()) for part in parts)
+            return [line for line in stripped if line]
+
+        return cls(" ".join(draft.title.split()), lines(draft.given), lines(draft.when), lines(draft.then))
+
+    @property
+    def all_lines(self) -> list[str]:
+        return [self.title, *self.given, *self.when, *self.then]
+
+
+def check_text(draft: CleanDraft, titles: set[str], known_words: frozenset[str], generic: set[str]) -> Rejection | None:
+    """The first failed text check (parts, placeholders, first person, should, names, title), or None.
+
+    `known_words` are the capitalised words the data uses as names; a spec must use one of them
+    (after its first word), so "a football club" instead of "Harbour City FC" is rejected.
+    `generic` are slugs a title must not be part of: the assistant's name and the focuses.
+    """
+    if not (draft.title and draft.given and draft.when and draft.then):
+        return Rejection(RejectionReason.MISSING_PART, "Your last draft left the title, given, when or then empty; fill in all four.")
+    for line in draft.all_lines:
+        if (match := _PLACEHOLDER.search(line)) is not None:
+            return Rejection(
+                RejectionReason.PLACEHOLDER,
+                f"Your last draft used the placeholder {match.group(0)!r}; use a concrete name from the data instead.",
+            )
+    for line in draft.all_lines:
+        if (match := _FIRST_PERSON.search(_QUOTED.sub("", line))) is not None:
+            return Rejection(
+                RejectionReason.FIRST_PERSON,
+                f'Your last draft used first person ({match.group(0)!r}); write about "the user" and "the assistant".',
+            )
+    if not all(_SHOULD.search(line) for line in draft.then):
+        return Rejection(RejectionReason.THEN_WITHOUT_SHOULD, 'Every then line must say what the assistant "should" do.')
+    if not any(word in known_words for line in draft.all_lines for word in names_in(line)):
+        return Rejection(
+            RejectionReason.NO_NAME_FROM_DATA,
+            "Your last draft named nothing from the data; mention one of the names listed under Names From The Data.",
+        )
+    if any(slugify(draft.title) in name for name in generic):
+        return Rejection(
+            RejectionReason.GENERIC_TITLE,
+            f"The title {draft.title!r} names the assistant or the focus; name the topic of the user's question.",
+        )
+    if slugify(draft.title) in titles:
+        return Rejection(RejectionReason.REPEATED_TITLE, f"The title {draft.title!r} is already written; choose another topic.")
+    return None
+
+
+def check_novelty(vector: np.ndarray, earlier: np.ndarray, earlier_titles: list[str], threshold: float) -> Rejection | None:
+    """Reject when the cosine similarity to an earlier candidate reaches the threshold."""
+    if not len(earlier):
+        return None
+    similarities = earlier @ vector
+    nearest = int(np.argmax(similarities))
+    if similarities[nearest] < threshold:
+        return None
+    return Rejection(
+        RejectionReason.NEAR_DUPLICATE,
+        f"Your last draft was almost the same as {earlier_titles[nearest]!r}; write about another topic.",
+    )

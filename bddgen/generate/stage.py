@@ -1,0 +1,154 @@
+"""The generate stage: the LM writes m candidate specs, one per call, checked and saved as it goes."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+from pydantic import ValidationError
+
+from bddgen.config import GenerateSettings
+from bddgen.embed.base import Embedder
+from bddgen.errors import InputError, LMOutputError, Problem
+from bddgen.features.writer import atomic_write
+from bddgen.generate.checks import CleanDraft, Rejection, RejectionReason, check_novelty, check_text
+from bddgen.generate.summary import CorpusSummary
+from bddgen.generate.tasks import WRITE_SPEC, SpecDraft
+from bddgen.lm.client import LanguageModel
+from bddgen.models import Corpus, SystemDescription
+from bddgen.specs import CandidateSet, Spec, slugify
+
+STAGE = "generate"
+MAX_TITLES_SHOWN = 40
+_INVALID_OUTPUT = Rejection(
+    RejectionReason.INVALID_OUTPUT, "Your last reply was not one JSON object with title, given, when and then."
+)
+
+
+def load_candidates(path: Path) -> CandidateSet:
+    """The candidates file, or an empty set when there is none yet."""
+    if not path.exists():
+        return CandidateSet()
+    try:
+        return CandidateSet.model_validate_json(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InputError(Problem(str(path), "not UTF-8; fix it, or delete it to start over")) from exc
+    except ValidationError as exc:
+        problems = [
+            Problem(f"{path}#/{'/'.join(str(part) for part in error['loc'])}", f"{error['msg']}; fix it, or delete the file to start over")
+            for error in exc.errors()
+        ]
+        raise InputError(problems, title="invalid candidates file") from exc
+
+
+def save_candidates(path: Path, candidates: CandidateSet) -> None:
+    atomic_write(path, candidates.model_dump_json(indent=2) + "\n")
+
+
+def _titles_shown(candidates: list[Spec], focus: str) -> str:
+    """The titles the model must not repeat: all same-focus ones (up to the limit), then the most recent others."""
+    same = [c.title for c in candidates if c.focus == focus]
+    others = [c.title for c in candidates if c.focus != focus]
+    shown = same[-MAX_TITLES_SHOWN:]
+    room = MAX_TITLES_SHOWN - len(shown)
+    shown = (others[-room:] if room else []) + shown
+    return "\n".join(f"- {title}" for title in shown) or "(none yet)"
+
+
+class _Generator:
+    """Writes one accepted candidate at a time, counting every rejected draft by reason."""
+
+    def __init__(
+        self, summary: CorpusSummary, lm: LanguageModel, embedder: Embedder, settings: GenerateSettings,
+        candidates: CandidateSet, out: Path, seed: int,
+    ) -> None:
+        self.summary, self.lm, self.embedder, self.settings = summary, lm, embedder, settings
+        self.candidates, self.out, self.seed = candidates, out, seed
+        self.titles = {slugify(c.title) for c in candidates.candidates}
+        self.generic_titles = {slugify(summary.name), *(slugify(focus) for focus in settings.focuses)}
+        existing = [c.as_text() for c in candidates.candidates]
+        self.vectors = embedder.embed(existing) if existing else np.zeros((0, embedder.dimension), np.float32)
+
+    def _ask(self, focus: str, titles: str, sample: random.Random, feedback: dict[str, str]) -> SpecDraft:
+        documents, names = self.summary.sample(sample)
+        return self.lm.run(
+            WRITE_SPEC, stage=STAGE, assistant=self.summary.assistant, what_it_can_do=self.summary.what_it_can_do,
+            what_it_must_refuse=self.summary.what_it_must_refuse, tools=self.summary.tools, data=self.summary.data,
+            some_documents=documents, names_from_the_data=names, focus=focus, titles_already_written=titles,
+            **feedback,
+        )
+
+    def _judge(self, draft: SpecDraft, focus: str) -> tuple[Spec, np.ndarray] | Rejection:
+        """The spec and its embedding, or why the draft is rejected."""
+        clean = CleanDraft.of(draft)
+        rejection = check_text(clean, self.titles, self.summary.known_words, self.generic_titles)
+        if rejection is not None:
+            return rejection
+        spec = Spec.create(clean.title, clean.given, clean.when, clean.then, source="generated", focus=focus)
+        vector = self.embedder.embed([spec.as_text()])[0]
+        titles = [c.title for c in self.candidates.candidates]
+        return check_novelty(vector, self.vectors, titles, self.settings.near_duplicate_threshold) or (spec, vector)
+
+    def write_one(self) -> Spec:
+        """Draft until one passes every check; raise LMOutputError when all attempts fail."""
+        index = len(self.candidates.candidates)
+        focus = self.settings.focuses[index % len(self.settings.focuses)]
+        titles = _titles_shown(self.candidates.candidates, focus)
+        feedback: dict[str, str] = {}
+        for attempt in range(self.settings.max_attempts_per_spec):
+            try:
+                draft = self._ask(focus, titles, random.Random(f"{self.seed}:{index}:{attempt}"), feedback)
+            except LMOutputError as exc:
+                raw, outcome = exc.raw_text, _INVALID_OUTPUT
+            else:
+                raw, outcome = draft.model_dump_json(), self._judge(draft, focus)
+            if not isinstance(outcome, Rejection):
+                spec, vector = outcome
+                self.vectors = np.vstack([self.vectors, vector[None, :]])
+                self.titles.add(slugify(spec.title))
+                return spec
+            key = outcome.reason.value
+            self.candidates.rejections[key] = self.candidates.rejections.get(key, 0) + 1
+            feedback = {"problem_with_your_last_draft": outcome.feedback}
+        save_candidates(self.out, self.candidates)
+        counts = ", ".join(f"{reason}: {count}" for reason, count in sorted(self.candidates.rejections.items()))
+        raise LMOutputError(
+            task=WRITE_SPEC.name,
+            raw_text=raw,
+            reason=(
+                f"all {self.settings.max_attempts_per_spec} drafts of candidate {index + 1} ({focus}) were rejected, "
+                f"the last for {outcome.reason.value}; rejections so far: {counts}. "
+                f"The {index} accepted candidates are saved in {self.out}; run again to continue, "
+                "or raise [generate] max_attempts_per_spec"
+            ),
+            attempts=self.settings.max_attempts_per_spec,
+        )
+
+
+def generate_candidates(
+    system: SystemDescription,
+    corpus: Corpus,
+    lm: LanguageModel,
+    embedder: Embedder,
+    settings: GenerateSettings,
+    out: Path,
+    seed: int,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> CandidateSet:
+    """Write candidates until `out` holds m of them, resuming from what `out` already holds.
+
+    Each accepted candidate is saved at once (atomic write), so an interrupted run loses nothing.
+    """
+    candidates = load_candidates(out)
+    candidates.target = settings.m
+    generator = _Generator(CorpusSummary.of(system, corpus), lm, embedder, settings, candidates, out, seed)
+    if on_progress is not None:
+        on_progress(len(candidates.candidates), settings.m)
+    while len(candidates.candidates) < settings.m:
+        candidates.candidates.append(generator.write_one())
+        save_candidates(out, candidates)
+        if on_progress is not None:
+            on_progress(len(candidates.candidates), settings.m)
+    return candidates

@@ -1,0 +1,117 @@
+"""Exact answers computed from table rows: lookup, count, sum, maximum, minimum and comparison."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bddgen.implement.normalise import format_number, normalise, parse_number
+from bddgen.models import TableDocument
+from bddgen.specs import ExactExpectation
+
+
+class TableQuery(BaseModel):
+    """A small query over one table that a conversation turn's answer comes from."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    table: str = Field(description="Table document id.")
+    op: Literal["lookup", "count", "max", "min", "sum", "compare"]
+    column: str = Field(default="", description="Column read (lookup), compared (max/min/compare) or added (sum).")
+    where_column: str = Field(default="", description="Column that selects rows.")
+    where_value: str = Field(default="", description="Value the selecting column must hold.")
+    other_value: str = Field(default="", description="compare: the second row's value of where_column.")
+    return_column: str = Field(default="", description="max/min: column of the winning row to report (default: column).")
+
+
+class TableQueryError(ValueError):
+    """The query does not fit the table (unknown column, no matching row, ambiguous result)."""
+
+
+def _column_index(table: TableDocument, name: str, role: str) -> int:
+    wanted = normalise(name)
+    for index, header in enumerate(table.headers):
+        if normalise(header) == wanted:
+            return index
+    raise TableQueryError(f"{table.id} has no column {name!r} ({role}); columns: {', '.join(table.headers)}")
+
+
+def _matches(cell: str, value: str) -> bool:
+    wanted = normalise(value)
+    return normalise(cell) == wanted or any(normalise(part) == wanted for part in cell.split(";"))
+
+
+def _rows_where(table: TableDocument, column: str, value: str) -> list[list[str]]:
+    if not column:
+        return list(table.rows)
+    index = _column_index(table, column, "where_column")
+    return [row for row in table.rows if index < len(row) and _matches(row[index], value)]
+
+
+def _number(row: list[str], index: int, table: TableDocument) -> float:
+    value = parse_number(row[index]) if index < len(row) else None
+    if value is None:
+        raise TableQueryError(f"{table.id}.{table.headers[index]} holds {row[index]!r}, not a number")
+    return value
+
+
+def _single(values: list[str], what: str) -> str:
+    distinct = list(dict.fromkeys(values))
+    if not distinct:
+        raise TableQueryError(f"no row matches {what}")
+    if len(distinct) > 1:
+        raise TableQueryError(f"{what} is ambiguous: {', '.join(distinct[:4])}")
+    return distinct[0]
+
+
+def evaluate_table_query(query: TableQuery, table: TableDocument) -> ExactExpectation:
+    """The exact value the query yields on the table's rows; TableQueryError when it has no single answer."""
+    rows = _rows_where(table, query.where_column, query.where_value)
+    where = f" where {query.where_column} = {query.where_value}" if query.where_column else ""
+    if query.op == "count":
+        return ExactExpectation(table_id=table.id, operation="count", value=str(len(rows)), detail=f"rows{where}")
+    if not query.column:
+        raise TableQueryError(f"op {query.op!r} needs a column")
+    column = _column_index(table, query.column, "column")
+    if query.op == "lookup":
+        if not query.where_column:
+            raise TableQueryError("lookup needs where_column and where_value to pick the row")
+        value = _single([r[column] for r in rows if column < len(r)], f"{query.column}{where}")
+        return ExactExpectation(table_id=table.id, operation="lookup", value=value, detail=f"{query.column}{where}")
+    if query.op == "sum":
+        total = sum(_number(r, column, table) for r in rows)
+        return ExactExpectation(table_id=table.id, operation="sum", value=format_number(total), detail=f"sum of {query.column}{where}")
+    if query.op in ("max", "min"):
+        return _extreme(query, table, rows, column, where)
+    return _compare(query, table, column)
+
+
+def _extreme(query: TableQuery, table: TableDocument, rows: list[list[str]], column: int, where: str) -> ExactExpectation:
+    if not rows:
+        raise TableQueryError(f"no row{where}")
+    numbers = [_number(r, column, table) for r in rows]
+    best = max(numbers) if query.op == "max" else min(numbers)
+    winners = [r for r, n in zip(rows, numbers) if n == best]
+    report = _column_index(table, query.return_column, "return_column") if query.return_column else column
+    value = _single([r[report] for r in winners], f"{query.op} of {query.column}{where}")
+    detail = f"{query.op} of {query.column}{where}" + (f" -> {query.return_column}" if query.return_column else "")
+    return ExactExpectation(table_id=table.id, operation=query.op, value=value, detail=detail)
+
+
+def _compare(query: TableQuery, table: TableDocument, column: int) -> ExactExpectation:
+    if not (query.where_column and query.where_value and query.other_value):
+        raise TableQueryError("compare needs where_column, where_value and other_value (the two rows)")
+    key = _column_index(table, query.where_column, "where_column")
+    sides: list[tuple[str, float]] = []
+    for value in (query.where_value, query.other_value):
+        rows = _rows_where(table, query.where_column, value)
+        numbers = list(dict.fromkeys(_number(r, column, table) for r in rows))
+        if len(numbers) != 1:
+            raise TableQueryError(f"compare needs exactly one {query.column} where {query.where_column} = {value}; found {len(numbers)}")
+        sides.append((rows[0][key], numbers[0]))
+    if sides[0][1] == sides[1][1]:
+        raise TableQueryError(f"{sides[0][0]} and {sides[1][0]} have the same {query.column}; no single answer")
+    winner = max(sides, key=lambda side: side[1])
+    detail = f"higher {query.column}: {sides[0][0]} ({format_number(sides[0][1])}) vs {sides[1][0]} ({format_number(sides[1][1])})"
+    return ExactExpectation(table_id=table.id, operation="compare", value=winner[0], detail=detail)

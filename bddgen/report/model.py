@@ -1,0 +1,158 @@
+"""The report as data: what every output format (terminal, Markdown, JSON, CSV, HTML) renders."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bddgen.report.coverage_model import CoverageCertificate
+from bddgen.report.stats import Rate
+from bddgen.results import TurnResult
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RunSummary(_Frozen):
+    """One run (one column of the report)."""
+
+    run_id: str
+    label: str = Field(description="Column heading: the assistant's name, with the run id when names repeat.")
+    assistant: str
+    assistant_kind: str
+    lm_model: str = ""
+    judge_model: str = ""
+    started: str = ""
+    finished: str = ""
+    repeat: int = 1
+    path: str = ""
+    turns: Rate = Field(description="Question turns (turn ≥ 1).")
+    conversation_checks: Rate = Field(description="The whole-conversation 'should satisfy the spec' checks (turn 0).")
+    scenarios: Rate = Field(description="Scenario runs (one per conversation and repeat) failing any turn.")
+    mean_latency: float = Field(default=0.0, description="Mean seconds per assistant reply.")
+
+
+class SpecCell(_Frozen):
+    """One spec in one run."""
+
+    turns: Rate
+    conversation_checks: Rate
+
+
+class SpecRow(_Frozen):
+    """One spec: a cell per run id."""
+
+    spec_id: str
+    title: str
+    feature: str
+    cells: dict[str, SpecCell]
+
+
+class BreakdownRow(_Frozen):
+    key: str
+    cells: dict[str, Rate]
+
+
+class Breakdown(_Frozen):
+    """Turn failure rates grouped by one attribute (query type, chain length, turn position)."""
+
+    name: str
+    title: str
+    rows: list[BreakdownRow]
+
+
+class CategoryRow(_Frozen):
+    """How many failed turns a judge put in one error category, per run id."""
+
+    category: str
+    counts: dict[str, int]
+
+
+class ScenarioStability(_Frozen):
+    """One scenario over the repeats of one run: passed in some repeats and failed in others is flaky."""
+
+    run_id: str
+    spec_id: str
+    conversation_id: str
+    scenario: str
+    passed: int = Field(description="Repeats in which every turn passed.")
+    failed: int = Field(description="Repeats in which some turn failed.")
+    undetermined: int = Field(description="Repeats with an ERROR turn and no failure.")
+    pass_rate: float | None
+    flaky: bool
+    varying_turns: list[int] = Field(description="Turns whose verdict differed between repeats.")
+
+
+class SpecChange(_Frozen):
+    spec_id: str
+    title: str
+    base: Rate
+    other: Rate
+    direction: Literal["regressed", "improved", "unchanged"]
+    significant: bool = Field(description="The two 95% Wilson intervals do not overlap.")
+
+
+class TurnChange(_Frozen):
+    spec_id: str
+    conversation_id: str
+    scenario: str
+    turn: int
+    question: str
+    base: Rate
+    other: Rate
+    direction: Literal["regressed", "improved"]
+
+
+class Comparison(_Frozen):
+    """What changed from a base run to another run of the same suite."""
+
+    base_run: str
+    other_run: str
+    specs: list[SpecChange]
+    turns: list[TurnChange]
+    only_in_base: int = Field(description="Judged turns of the base run that the other run lacks.")
+    only_in_other: int
+
+    def specs_with(self, direction: str) -> list[SpecChange]:
+        return [s for s in self.specs if s.direction == direction]
+
+    def turns_with(self, direction: str) -> list[TurnChange]:
+        return [t for t in self.turns if t.direction == direction]
+
+
+class CostRow(_Frozen):
+    """LM calls and tokens of one stage and task, from the project's call log."""
+
+    stage: str
+    task: str
+    calls: int
+    cache_hits: int
+    prompt_tokens: int
+    completion_tokens: int
+    retries: int
+    failures: int
+    seconds: float
+
+
+class Report(_Frozen):
+    """Everything `bddgen report` writes."""
+
+    generated: str
+    runs: list[RunSummary]
+    specs: list[SpecRow]
+    breakdowns: list[Breakdown]
+    error_categories: list[CategoryRow]
+    stability: list[ScenarioStability] = Field(description="Per scenario over repeats; empty when nothing was repeated.")
+    comparisons: list[Comparison]
+    costs: list[CostRow]
+    coverage: CoverageCertificate | None = None
+    turns: list[TurnResult] = Field(description="Every judged turn of every run (the drill-down).")
+
+    def run(self, run_id: str) -> RunSummary:
+        return next(r for r in self.runs if r.run_id == run_id)
+
+    @property
+    def flaky(self) -> list[ScenarioStability]:
+        return [s for s in self.stability if s.flaky]

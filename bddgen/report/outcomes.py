@@ -1,0 +1,47 @@
+"""Grouping a run's turns into conversations and scenario outcomes."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from bddgen.results import TurnResult, Verdict
+
+ConversationKey = tuple[str, str]  # (feature, conversation_id)
+
+
+def question_turns(results: Iterable[TurnResult]) -> list[TurnResult]:
+    """The turns that asked a question (turn ≥ 1)."""
+    return [r for r in results if r.turn >= 1]
+
+
+def conversation_checks(results: Iterable[TurnResult]) -> list[TurnResult]:
+    """The whole-conversation 'should satisfy the spec' checks (turn 0)."""
+    return [r for r in results if r.turn == 0]
+
+
+def combined_verdict(verdicts: Iterable[Verdict]) -> Verdict:
+    """FAIL if any turn failed, else ERROR if any could not be judged, else PASS."""
+    seen = set(verdicts)
+    if Verdict.FAIL in seen:
+        return Verdict.FAIL
+    if Verdict.ERROR in seen:
+        return Verdict.ERROR
+    return Verdict.PASS
+
+
+def scenario_runs(results: Iterable[TurnResult]) -> dict[tuple[str, str, int], list[TurnResult]]:
+    """Turns grouped by (feature, conversation_id, repeat): one entry per scenario execution."""
+    grouped: dict[tuple[str, str, int], list[TurnResult]] = defaultdict(list)
+    for result in results:
+        grouped[(result.feature, result.conversation_id, result.repeat)].append(result)
+    return dict(grouped)
+
+
+def conversation_lengths(results: Iterable[TurnResult]) -> dict[ConversationKey, int]:
+    """Question turns per conversation (the highest turn number seen)."""
+    lengths: dict[ConversationKey, int] = defaultdict(int)
+    for result in results:
+        key = (result.feature, result.conversation_id)
+        lengths[key] = max(lengths[key], result.turn)
+    return dict(lengths)

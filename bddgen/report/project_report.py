@@ -1,0 +1,29 @@
+"""A project's report: its runs, spec titles, LM costs and (optionally) coverage, and where it goes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bddgen.project import Project
+from bddgen.report.analysis import build_report
+from bddgen.report.costs import usage_costs
+from bddgen.report.coverage_model import CoverageCertificate
+from bddgen.report.model import Report
+from bddgen.report.runs import load_run, resolve_runs
+from bddgen.report.suite import spec_titles
+
+
+def project_report(project: Project, references: list[str], coverage: CoverageCertificate | None = None) -> Report:
+    """The report of the named runs (run ids or directories; the latest when none)."""
+    runs = [load_run(path) for path in resolve_runs(project.runs_path, references)]
+    return build_report(
+        runs,
+        spec_titles=spec_titles(project.features_path) if project.features_path.is_dir() else {},
+        costs=usage_costs(project.lm_db),
+        coverage=coverage,
+    )
+
+
+def default_report_folder(project: Project, report: Report) -> Path:
+    """reports/<run-id> for one run, reports/<base>_vs_<other>... for several."""
+    return project.root / "reports" / "_vs_".join(run.run_id for run in report.runs)

@@ -1,0 +1,184 @@
+"""The report's sections as plain text tables, shared by the terminal and Markdown outputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bddgen.report.coverage_model import CoverageCertificate
+from bddgen.report.model import Comparison, Report
+from bddgen.report.stats import Rate, percent
+
+MAX_LISTED_TURN_CHANGES = 15
+
+
+@dataclass(frozen=True)
+class TextTable:
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    note: str = ""
+    right_aligned: set[int] = field(default_factory=set)
+
+
+def _cell(rate: Rate | None) -> str:
+    return rate.describe() if rate is not None else ""
+
+
+def turn_cell(rate: Rate) -> str:
+    """A turn's verdict over its repeats: PASS / FAIL for one, 'k/n failed' for several."""
+    if rate.judged == 1:
+        return "FAIL" if rate.failed else "PASS"
+    return f"{rate.failed}/{rate.judged} failed" if rate.judged else "—"
+
+
+def runs_table(report: Report) -> TextTable:
+    rows = [
+        [
+            run.label,
+            run.run_id,
+            run.assistant_kind,
+            run.lm_model or "—",
+            run.judge_model or "—",
+            _cell(run.turns),
+            _cell(run.conversation_checks),
+            _cell(run.scenarios),
+            str(run.turns.errors + run.conversation_checks.errors),
+            f"{run.mean_latency:.1f}s",
+        ]
+        for run in report.runs
+    ]
+    return TextTable(
+        "Runs",
+        ["assistant", "run", "kind", "model", "judge", "turns failed", "spec checks failed", "scenarios failed", "errors", "latency"],
+        rows,
+        note="Failure rate = failed / judged with its 95% Wilson interval; ERROR turns (assistant not reachable) are counted apart.",
+        right_aligned={8, 9},
+    )
+
+
+def specs_table(report: Report) -> TextTable:
+    rows = [[row.title] + [_cell(row.cells[r.run_id].turns) if r.run_id in row.cells else "" for r in report.runs] for row in report.specs]
+    return TextTable("Failure rate per spec (question turns)", ["spec"] + [r.label for r in report.runs], rows)
+
+
+def breakdown_tables(report: Report) -> list[TextTable]:
+    return [
+        TextTable(
+            breakdown.title,
+            [breakdown.name.replace("_", " ")] + [r.label for r in report.runs],
+            [[row.key] + [_cell(row.cells.get(r.run_id)) for r in report.runs] for row in breakdown.rows],
+        )
+        for breakdown in report.breakdowns
+    ]
+
+
+def categories_table(report: Report) -> TextTable:
+    rows = [[row.category] + [str(row.counts.get(r.run_id, 0)) for r in report.runs] for row in report.error_categories]
+    return TextTable(
+        "Error categories of failed turns (as the judge states them)",
+        ["category"] + [r.label for r in report.runs],
+        rows,
+        right_aligned=set(range(1, len(report.runs) + 1)),
+    )
+
+
+def stability_table(report: Report) -> TextTable:
+    labels = {r.run_id: r.label for r in report.runs}
+    rows = [
+        [
+            labels[s.run_id],
+            s.scenario,
+            f"{s.passed}/{s.passed + s.failed}",
+            percent(s.pass_rate),
+            "FLAKY" if s.flaky else "",
+            ", ".join(map(str, s.varying_turns)),
+        ]
+        for s in report.stability
+    ]
+    return TextTable(
+        f"Scenarios over repeats ({len(report.flaky)} flaky)",
+        ["assistant", "scenario", "passed repeats", "pass rate", "", "turns that varied"],
+        rows,
+    )
+
+
+def comparison_tables(report: Report, comparison: Comparison) -> list[TextTable]:
+    base, other = report.run(comparison.base_run).label, report.run(comparison.other_run).label
+    changed = [s for s in comparison.specs if s.direction != "unchanged"]
+    spec_rows = [
+        [s.direction + (" *" if s.significant else ""), s.title, _cell(s.base), _cell(s.other)] for s in changed
+    ]
+    turn_rows = [
+        [t.direction, t.scenario, str(t.turn), t.question or "(whole conversation)", turn_cell(t.base), turn_cell(t.other)]
+        for t in comparison.turns[:MAX_LISTED_TURN_CHANGES]
+    ]
+    more = len(comparison.turns) - len(turn_rows)
+    summary = (
+        f"{len(comparison.specs_with('regressed'))} specs regressed, {len(comparison.specs_with('improved'))} improved, "
+        f"{len(comparison.specs_with('unchanged'))} unchanged; {len(comparison.turns_with('regressed'))} turns regressed, "
+        f"{len(comparison.turns_with('improved'))} improved"
+        + (f"; {comparison.only_in_base} turns judged only in {base}" if comparison.only_in_base else "")
+        + (f"; {comparison.only_in_other} only in {other}" if comparison.only_in_other else "")
+        + ". * = the 95% intervals do not overlap."
+    )
+    return [
+        TextTable(f"{other} compared with {base}: specs", ["change", "spec", base, other], spec_rows, note=summary),
+        TextTable(
+            f"{other} compared with {base}: turns",
+            ["change", "scenario", "turn", "question", base, other],
+            turn_rows,
+            note=f"{more} more turn changes in the JSON and HTML reports." if more > 0 else "",
+        ),
+    ]
+
+
+def costs_table(report: Report) -> TextTable:
+    rows = [
+        [c.stage, c.task, str(c.calls), str(c.cache_hits), f"{c.prompt_tokens:,}", f"{c.completion_tokens:,}", f"{c.seconds:.0f}s"]
+        for c in report.costs
+    ]
+    if report.costs:
+        rows.append(
+            [
+                "total",
+                "",
+                str(sum(c.calls for c in report.costs)),
+                str(sum(c.cache_hits for c in report.costs)),
+                f"{sum(c.prompt_tokens for c in report.costs):,}",
+                f"{sum(c.completion_tokens for c in report.costs):,}",
+                f"{sum(c.seconds for c in report.costs):.0f}s",
+            ]
+        )
+    return TextTable(
+        "LM calls and tokens per stage (project call log)",
+        ["stage", "task", "calls", "cache hits", "prompt tokens", "completion tokens", "time"],
+        rows,
+        note="Cache hits spend no tokens.",
+        right_aligned={2, 3, 4, 5, 6},
+    )
+
+
+def coverage_table(coverage: CoverageCertificate) -> TextTable:
+    rows = [
+        [g.name, f"{g.covered}/{g.total}", percent(g.fraction), ", ".join(i.id for i in g.untouched[:12]) + (" …" if len(g.untouched) > 12 else "")]
+        for g in coverage.groups
+    ]
+    return TextTable(
+        "Coverage certificate",
+        ["of the corpus", "touched", "%", "not touched by any conversation"],
+        rows,
+        note=f"{coverage.conversations} conversations in {coverage.features} feature files; linking entities from {coverage.entity_source}.",
+    )
+
+
+def report_tables(report: Report) -> list[TextTable]:
+    """Every section in reading order; empty sections are left out."""
+    tables = [runs_table(report), specs_table(report), *breakdown_tables(report), categories_table(report)]
+    if report.stability:
+        tables.append(stability_table(report))
+    for comparison in report.comparisons:
+        tables += comparison_tables(report, comparison)
+    if report.coverage is not None:
+        tables.append(coverage_table(report.coverage))
+    tables.append(costs_table(report))
+    return [t for t in tables if t.rows]

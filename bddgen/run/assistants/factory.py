@@ -1,0 +1,104 @@
+"""Build the assistant under test from `[assistants.<name>]` or a built-in name."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from bddgen.config import AssistantSettings
+from bddgen.embed.base import Embedder
+from bddgen.errors import ConfigError
+from bddgen.lm.client import LanguageModel
+from bddgen.project import Project
+from bddgen.run.assistants.base import Assistant
+from bddgen.run.assistants.guard import GuardedAssistant
+
+BUILT_IN_ASSISTANTS = ("dense-rag", "react-rag", "fake")
+REFERENCE_KINDS = ("dense-rag", "react-rag")
+
+
+def assistant_settings(name: str, project: Project) -> AssistantSettings:
+    """The `[assistants.<name>]` table, or the settings of a built-in of that name."""
+    configured = project.settings.assistants
+    if name in configured:
+        return configured[name]
+    if name in BUILT_IN_ASSISTANTS:
+        return AssistantSettings(kind=name)  # type: ignore[arg-type]
+    known = sorted(configured) + [b for b in BUILT_IN_ASSISTANTS if b not in configured]
+    near = difflib.get_close_matches(name, known, n=1)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    raise ConfigError(
+        f"unknown assistant {name!r}{hint}; known: {', '.join(known)}. Add an [assistants.{name}] table to bddgen.toml."
+    )
+
+
+def build_assistant(
+    name: str,
+    project: Project,
+    *,
+    lm: LanguageModel | None = None,
+    embedder: Embedder | None = None,
+) -> GuardedAssistant:
+    """The named assistant behind the run's timeout and retries ([run] timeout, retries).
+
+    The reference assistants run the local model in this process, where a deadline cannot stop a
+    call (and the first call also loads the model), so they get no deadline. `lm` and `embedder`
+    serve them; they are built from the project's settings when not given.
+    """
+    settings = assistant_settings(name, project)
+    run = project.settings.run
+    timeout = None if settings.kind in REFERENCE_KINDS else run.timeout
+    return GuardedAssistant(_bare_assistant(name, settings, project, lm, embedder), timeout=timeout, retries=run.retries)
+
+
+def _bare_assistant(
+    name: str, settings: AssistantSettings, project: Project, lm: LanguageModel | None, embedder: Embedder | None
+) -> Assistant:
+    timeout = project.settings.run.timeout
+    if settings.kind == "openai":
+        from bddgen.run.assistants.openai_chat import OpenAIChatAssistant
+
+        return OpenAIChatAssistant.from_settings(name, settings, timeout)
+    if settings.kind == "http":
+        from bddgen.run.assistants.http_json import HttpJsonAssistant
+
+        return HttpJsonAssistant.from_settings(name, settings, timeout)
+    if settings.kind == "python":
+        from bddgen.run.assistants.python_callable import PythonCallableAssistant, import_callable
+
+        if not settings.callable:
+            raise ConfigError(f"[assistants.{name}] kind = 'python' needs callable = 'module:function'")
+        return PythonCallableAssistant(name, import_callable(settings.callable, project.root, f"[assistants.{name}] callable"))
+    if settings.kind == "fake":
+        from bddgen.run.assistants.fake import FakeAssistant, FakeScript
+
+        script = FakeScript.load(_project_file(project, settings.script)) if settings.script else FakeScript()
+        return FakeAssistant(script, name)
+    return _reference_assistant(name, settings, project, lm, embedder)
+
+
+def _reference_assistant(
+    name: str, settings: AssistantSettings, project: Project, lm: LanguageModel | None, embedder: Embedder | None
+) -> Assistant:
+    from bddgen.corpus import load_corpus
+    from bddgen.embed.factory import build_embedder
+    from bddgen.lm.factory import build_language_model
+
+    corpus = load_corpus(project.corpus_path)
+    embedder = embedder or build_embedder(project)
+    lm = lm or build_language_model(project)
+    if settings.kind == "dense-rag":
+        from bddgen.run.reference.chunks import ChunkIndex
+        from bddgen.run.reference.dense_rag import DenseRagAssistant
+
+        index = ChunkIndex.build(corpus, embedder, project.ensure_state() / "dense-rag")
+        return DenseRagAssistant(lm, index, top_k=project.settings.retrieval.top_k, name=name)
+    from bddgen.retrieval import open_retriever
+    from bddgen.run.reference.react_rag import ReactRagAssistant
+
+    return ReactRagAssistant(lm, open_retriever(project, embedder, corpus), corpus, max_steps=settings.max_steps, name=name)
+
+
+def _project_file(project: Project, relative: str) -> Path:
+    path = Path(relative)
+    return path if path.is_absolute() else project.root / path

@@ -1,0 +1,64 @@
+"""behave hooks of a bddgen project; the project's environment.py is `from bddgen.run.behave_environment import *`.
+
+Settings come from bddgen.toml and behave userdata: `behave -D assistant=NAME -D jobs=4 -D limit=10
+-D run_id=ID -D repeat=1 -D results_dir=runs`. `bddgen run` hands over its own prepared run instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from bddgen.project import Project
+from bddgen.run.planning import conversation_id, feature_key, plan_features
+from bddgen.run.suite import SuiteRun, active_suite, options_from_userdata
+
+__all__ = ["before_all", "before_scenario", "after_scenario", "after_all"]
+
+
+def before_all(context: Any) -> None:
+    """Open the run (its folder, assistant, judge) and plan which conversations behave will run.
+    `behave --dry-run` runs no step, so it opens no run."""
+    if context.config.dry_run:
+        return
+    suite = active_suite()
+    try:
+        if suite is None:
+            project = Project.discover(Path(context.config.base_dir), require_corpus=False)
+            tags = str(context.config.tag_expression) if context.config.tags else ""
+            suite = SuiteRun(project, options_from_userdata(project, context.config.userdata, tags))
+        context.bddgen = suite
+        # behave has parsed every feature and applied its own selection (tags, names, file:line) to
+        # the scenarios; the runner's feature list is the only place that shows all of them up front.
+        plans = plan_features(context._runner.features, context.config, suite.project.root, suite.options.limit)
+        suite.start(plans)
+    except BaseException as exc:
+        if suite is not None:
+            suite.startup_error = exc
+        raise
+
+
+def before_scenario(context: Any, scenario: Any) -> None:
+    """Attach the scenario's conversation; scenarios that are no conversation are skipped."""
+    suite: SuiteRun = context.bddgen
+    run = suite.scenario(feature_key(scenario.filename, suite.project.root), conversation_id(scenario))
+    if run is None:
+        scenario.skip("not a conversation bddgen runs (a spec, or past --limit)")
+        return
+    scenario.continue_after_failed_step = True
+    context.bddgen_scenario = run
+
+
+def after_scenario(context: Any, scenario: Any) -> None:
+    """Write the conversation's records once all of its turns are judged; note why when they are not."""
+    run = getattr(context, "bddgen_scenario", None)
+    if run is not None and not run.finish() and not context._runner.aborted:
+        reasons = [step.error_message for step in scenario.steps if step.error_message]
+        reason = reasons[0].strip().splitlines()[-1] if reasons else "its steps did not all run"
+        context.bddgen.unfinished.append(f"{scenario.filename}:{scenario.line}: {reason}")
+
+
+def after_all(context: Any) -> None:
+    suite: SuiteRun | None = getattr(context, "bddgen", None)
+    if suite is not None and suite.startup_error is None:
+        suite.summary = suite.finish(interrupted=bool(context._runner.aborted))

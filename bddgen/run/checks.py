@@ -1,0 +1,93 @@
+"""Deterministic checks the judge applies before asking a model: exact values, refusals, key entities."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_DASHES = re.compile(r"[\u2010-\u2015\u2212]")
+_QUOTES = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
+_THOUSANDS = re.compile(r"(?<=\d)[,\u202f\u00a0 ](?=\d{3}\b)")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+_NUMERIC_VALUE = re.compile(r"^-?\d+(?:\.\d+)?$")
+_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z'’-]+")
+_FUNCTION_WORDS = frozenset(
+    "a an and as at but by for from he her his i in it its no of on or she so that the their there they this "
+    "to was we were yes you your".split()
+)
+KEY_ENTITY_MAX_WORDS = 8
+
+# Phrases by which an assistant declines to answer (checked on the normalised answer).
+REFUSAL_PATTERNS = tuple(
+    re.compile(p)
+    for p in (
+        r"\bcannot ?answer\b",
+        r"\bcan(?:no|')t (?:answer|help with|provide|tell|say|find|confirm|determine)\b",
+        r"\b(?:unable|not able) to (?:answer|find|provide|tell|say|confirm|determine|help)\b",
+        r"\b(?:could|can) ?n(?:o|')t find\b",
+        r"\bi (?:do not|don't|dont) (?:know|have (?:that|this|any|the|enough|information|details|data))\b",
+        r"\b(?:do|does|did) ?n(?:o|')t (?:contain|include|mention|say|specify|state|cover|provide|list|give)\b",
+        r"\bno (?:information|details|data|record|mention)\b",
+        r"\b(?:is|are|was|were) not (?:mentioned|specified|stated|available|provided|covered|included|listed|given)\b",
+        r"\bnot (?:in|part of) (?:the|my) (?:documents|context|information|data|records)\b",
+        r"\b(?:outside|beyond) (?:the scope|my knowledge|what i)\b",
+        r"\bi'?m (?:sorry|afraid),? (?:but )?i (?:can|do|don|am|'m)\b",
+    )
+)
+
+_NUMBER_WORDS = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "twenty": "20",
+}
+
+
+def normalise(text: str) -> str:
+    """Lower case, plain quotes and hyphens, no thousands separators, single spaces."""
+    text = unicodedata.normalize("NFKC", text)
+    text = _DASHES.sub("-", text)
+    for fancy, plain in _QUOTES.items():
+        text = text.replace(fancy, plain)
+    text = _THOUSANDS.sub("", text)
+    return " ".join(text.lower().split())
+
+
+def numbers_in(text: str) -> set[float]:
+    """Every number written in `text` (digits after normalisation, and small number words)."""
+    normal = normalise(text)
+    found = {float(m.group(0)) for m in _NUMBER.finditer(normal)}
+    found |= {float(_NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+", normal) if w in _NUMBER_WORDS}
+    return found
+
+
+def contains_exact(answer: str, value: str) -> bool:
+    """True when `answer` states `value`: numbers compare as numbers (61,811 = 61811; 35 = 35.00), other
+    values as whole words after normalisation."""
+    target = normalise(value)
+    if _NUMERIC_VALUE.match(target):
+        return float(target) in numbers_in(answer)
+    return re.search(rf"(?<![\w]){re.escape(target)}(?![\w])", normalise(answer)) is not None
+
+
+def is_refusal(answer: str) -> bool:
+    """True when the answer says it cannot answer (or the literal CANNOTANSWER)."""
+    normal = normalise(answer).replace("’", "'")
+    return any(p.search(normal) for p in REFUSAL_PATTERNS)
+
+
+def key_entities(reference: str) -> tuple[set[float], set[str]]:
+    """Numbers and capitalised words (not function words) of a short reference answer; empty when long."""
+    if len(reference.split()) > KEY_ENTITY_MAX_WORDS:
+        return set(), set()
+    names = {w.lower() for w in _CAPITALISED.findall(reference) if w.lower() not in _FUNCTION_WORDS and len(w) > 1}
+    return numbers_in(reference), names
+
+
+def missing_key_entities(answer: str, reference: str) -> list[str]:
+    """The short reference's numbers and names when the answer states none of them; [] otherwise."""
+    numbers, names = key_entities(reference)
+    if not numbers and not names:
+        return []
+    answer_words = set(re.findall(r"[\w'-]+", normalise(answer)))
+    if numbers & numbers_in(answer) or names & answer_words:
+        return []
+    return sorted(f"{n:g}" for n in numbers) + sorted(names)

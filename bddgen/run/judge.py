@@ -1,0 +1,113 @@
+"""The judge: deterministic checks where they decide, then an LLM grade (PASS only for a score of 5)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Callable
+
+from bddgen.errors import LMOutputError
+from bddgen.lm.base import Message
+from bddgen.lm.client import LanguageModel
+from bddgen.results import Verdict
+from bddgen.run.checks import contains_exact, is_refusal, missing_key_entities
+from bddgen.run.messages import render_history
+from bddgen.run.tasks import (
+    ABSTENTION_REFERENCE,
+    ABSTENTION_RUBRIC,
+    ANSWER_RUBRIC,
+    JUDGE_CONVERSATION,
+    JUDGE_TURN,
+    PASSING_SCORE,
+    SPEC_RUBRIC,
+)
+from bddgen.specs import CANNOT_ANSWER, Spec, Turn
+
+STAGE = "run"
+JUDGE_ERROR = "judge"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A verdict with its reasons; `checks` names the deterministic checks that were applied."""
+
+    verdict: Verdict
+    feedback: str
+    score: int | None = None
+    error_category: str = ""
+    checks: tuple[str, ...] = field(default_factory=tuple)
+
+
+def expects_abstention(turn: Turn) -> bool:
+    return turn.answer.strip() == CANNOT_ANSWER
+
+
+class Judge:
+    """Judges turns and conversations. The model is obtained from `lm_provider` on first need only, so a
+    suite decided by deterministic checks never loads one."""
+
+    def __init__(self, lm_provider: Callable[[], LanguageModel]) -> None:
+        self._lm_provider = lm_provider
+        self._lm: LanguageModel | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def lm(self) -> LanguageModel:
+        with self._lock:
+            if self._lm is None:
+                self._lm = self._lm_provider()
+            return self._lm
+
+    def judge_turn(self, turn: Turn, answer: str, history: list[Message]) -> Judgement:
+        """Exact value → abstention → key entity → LLM grade, stopping at the first check that decides."""
+        if turn.exact is not None:
+            value = turn.exact.value
+            if contains_exact(answer, value):
+                return Judgement(Verdict.PASS, f"the answer states the exact value {value!r}", checks=("exact",))
+            return Judgement(Verdict.FAIL, f"the answer does not state the exact value {value!r}", checks=("exact",))
+        refused = is_refusal(answer)
+        if expects_abstention(turn):
+            if refused:
+                return Judgement(Verdict.PASS, "the assistant said it cannot answer, as expected", checks=("abstention",))
+            return self._grade(turn.question, answer, ABSTENTION_REFERENCE, ABSTENTION_RUBRIC, history, ("abstention",))
+        if refused:
+            return Judgement(
+                Verdict.FAIL,
+                f"the assistant said it cannot answer, but the documents do: {turn.answer}",
+                error_category="retrieval",
+                checks=("abstention",),
+            )
+        missing = missing_key_entities(answer, turn.answer)
+        if missing:
+            return Judgement(
+                Verdict.FAIL,
+                f"the answer names none of the expected {', '.join(missing)} (reference: {turn.answer})",
+                checks=("abstention", "key-entity"),
+            )
+        return self._grade(turn.question, answer, turn.answer, ANSWER_RUBRIC, history, ("abstention", "key-entity"))
+
+    def judge_conversation(self, spec: Spec, exchanges: list[tuple[str, str]]) -> Judgement:
+        """Grade the whole (question, answer) transcript against the spec's Given/When/Then."""
+        transcript = "\n".join(f"User: {q}\nAssistant: {a}" for q, a in exchanges)
+        try:
+            grade = self.lm.run(
+                JUDGE_CONVERSATION, stage=STAGE, specification=spec.as_text(), response=transcript, score_rubric=SPEC_RUBRIC
+            )
+        except LMOutputError as exc:
+            return Judgement(Verdict.ERROR, f"the judge's reply was unusable: {exc.reason}", error_category=JUDGE_ERROR)
+        verdict = Verdict.PASS if grade.score >= PASSING_SCORE else Verdict.FAIL
+        return Judgement(verdict, grade.feedback, score=grade.score)
+
+    def _grade(
+        self, question: str, answer: str, reference: str, rubric: str, history: list[Message], checks: tuple[str, ...]
+    ) -> Judgement:
+        instruction = f"Conversation so far:\n{render_history(history)}\n\nQuestion: {question}"
+        try:
+            grade = self.lm.run(
+                JUDGE_TURN, stage=STAGE, instruction=instruction, response=answer, reference_answer=reference, score_rubric=rubric
+            )
+        except LMOutputError as exc:
+            return Judgement(Verdict.ERROR, f"the judge's reply was unusable: {exc.reason}", error_category=JUDGE_ERROR, checks=checks)
+        passed = grade.score >= PASSING_SCORE
+        category = "" if passed or grade.error_category == "none" else grade.error_category
+        return Judgement(Verdict.PASS if passed else Verdict.FAIL, grade.feedback, grade.score, category, checks)

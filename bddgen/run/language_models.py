@@ -1,0 +1,69 @@
+"""Build the language models of a run: the assistant's and the judge's, shared when they are the same."""
+
+from __future__ import annotations
+
+import threading
+
+from bddgen.config import AssistantSettings, LMSettings
+from bddgen.errors import ConfigError
+from bddgen.lm.base import LMBackend
+from bddgen.lm.client import LanguageModel
+from bddgen.lm.factory import build_language_model
+from bddgen.project import Project
+from bddgen.run.assistants.factory import REFERENCE_KINDS
+from bddgen.run.assistants.python_callable import import_callable
+
+
+def scripted_backend(project: Project, settings: LMSettings, where: str) -> LMBackend:
+    """Test and CI hook: `backend = "scripted"` with `model = "module:factory"`, where factory() returns
+    an LM backend (e.g. a `bddgen.lm.scripted.ScriptedLM`). Modules in the project folder import too."""
+    if ":" not in settings.model:
+        raise ConfigError(
+            f"{where} backend = 'scripted' needs model = 'module:factory' naming a function that returns a ScriptedLM"
+        )
+    backend = import_callable(settings.model, project.root, f"{where} model")()
+    if not callable(getattr(backend, "complete", None)):
+        raise ConfigError(f"{where} model: {settings.model} returned {type(backend).__name__}, not an LM backend")
+    return backend
+
+
+class ModelPool:
+    """One LanguageModel per distinct LM settings, built on first use (a local model loads once)."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self._models: dict[str, LanguageModel] = {}
+        self._lock = threading.Lock()
+
+    def get(self, settings: LMSettings, where: str) -> LanguageModel:
+        key = settings.model_dump_json()
+        with self._lock:
+            if key not in self._models:
+                backend = scripted_backend(self.project, settings, where) if settings.backend == "scripted" else None
+                self._models[key] = build_language_model(self.project, settings=settings, backend=backend)
+            return self._models[key]
+
+
+def assistant_model_name(project: Project, settings: AssistantSettings) -> str:
+    """The model behind an assistant, when bddgen knows it."""
+    if settings.kind in REFERENCE_KINDS:
+        return project.settings.lm.model
+    return settings.model
+
+
+def same_model_warning(project: Project, assistant: str, settings: AssistantSettings) -> str | None:
+    """A warning when the judge is the assistant's own model (it tends to approve its own answers)."""
+    judge = project.settings.judge_lm
+    if settings.kind in REFERENCE_KINDS:
+        lm = project.settings.lm
+        same = (judge.backend, judge.model, judge.base_url) == (lm.backend, lm.model, lm.base_url)
+    elif settings.kind == "openai":
+        same = judge.backend == "openai" and judge.model == settings.model and judge.base_url.rstrip("/") == settings.base_url.rstrip("/")
+    else:
+        same = False
+    if not same or judge.backend == "scripted":
+        return None
+    return (
+        f"the judge is the same model as assistant {assistant!r} ({judge.model}); it tends to approve its own "
+        "answers. Set a different model in [judge] for verdicts you can trust."
+    )

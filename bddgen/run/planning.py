@@ -1,0 +1,74 @@
+"""Map the scenarios behave is about to run to conversations of the parsed .feature files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterable
+
+from bddgen.errors import InputError, Problem
+from bddgen.features.document import FeatureDocument
+from bddgen.features.reader import read_feature
+from bddgen.features.vocabulary import ASK, SATISFY
+from bddgen.run.session import ConversationPlan
+
+CONVERSATION_TAG = "conv:"
+
+
+def feature_key(path: str | Path, root: Path) -> str:
+    """A feature's path as results record it: relative to the project root when inside it."""
+    resolved = Path(path).resolve()
+    try:
+        return resolved.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return resolved.as_posix()
+
+
+def conversation_id(scenario: Any) -> str:
+    """The `@conv:<id>` tag, or `line-<N>` as the reader names an untagged conversation."""
+    for tag in scenario.tags:
+        if str(tag).startswith(CONVERSATION_TAG):
+            return str(tag)[len(CONVERSATION_TAG):]
+    return f"line-{scenario.line}"
+
+
+def is_conversation(scenario: Any) -> bool:
+    """True for a scenario with a 'When the user asks' step (a spec written as a Scenario has none)."""
+    return any(ASK.match(step.name.strip()) for step in scenario.steps)
+
+
+def plan_features(features: Iterable[Any], config: Any, root: Path, limit: int | None) -> list[ConversationPlan]:
+    """Plans for the conversations behave will run, in file order, at most `limit`; every other
+    scenario (spec scenarios, conversations past the limit) is marked skipped so behave passes over it."""
+    plans: list[ConversationPlan] = []
+    problems: list[Problem] = []
+    for feature in features:
+        document: FeatureDocument | None = None
+        for scenario in feature.walk_scenarios():
+            if not scenario.should_run(config):
+                continue
+            if not is_conversation(scenario) or (limit is not None and len(plans) >= limit):
+                scenario.mark_skipped()
+                continue
+            if document is None:
+                document = read_feature(Path(feature.filename))
+            identifier = conversation_id(scenario)
+            conversation = document.conversation(identifier)
+            location = f"{feature.filename}:{scenario.line}"
+            if sum(1 for c in document.conversations if c.id == identifier) > 1:
+                problems.append(Problem(location, f"two conversations share the id {identifier!r}; give each its own @conv tag"))
+                continue
+            if conversation is None:
+                problems.append(Problem(location, f"no conversation {identifier!r} in the file"))
+                continue
+            plans.append(
+                ConversationPlan(
+                    feature=feature_key(feature.filename, root),
+                    spec=document.spec,
+                    conversation=conversation,
+                    scenario=scenario.name,
+                    judge_spec=any(SATISFY.match(step.name.strip()) for step in scenario.steps),
+                )
+            )
+    if problems:
+        raise InputError(problems, title="scenarios bddgen cannot map to conversations")
+    return plans

@@ -1,0 +1,46 @@
+"""dense-rag: the top-5 ~300-word chunks by embedding similarity, then the LM answers from them."""
+
+from __future__ import annotations
+
+from bddgen.errors import LMOutputError
+from bddgen.lm.base import Message
+from bddgen.lm.client import LanguageModel
+from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
+from bddgen.run.reference.chunks import ChunkIndex
+from bddgen.run.messages import last_user_message, render_history
+from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY, RAG_ANSWER
+
+STAGE = "run"
+
+
+def retrieval_query(question: str, history: list[Message]) -> str:
+    """The question, preceded by the previous user question so follow-ups ('and its fee?') find their topic."""
+    previous = next((m.content for m in reversed(history) if m.role == "user"), "")
+    return f"{previous}\n{question}".strip()
+
+
+class DenseRagAssistant:
+    """Retrieves chunks for each question and answers only from them; refuses when they lack the answer."""
+
+    def __init__(self, lm: LanguageModel, index: ChunkIndex, top_k: int = 5, name: str = "dense-rag") -> None:
+        self.lm = lm
+        self.index = index
+        self.top_k = top_k
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def respond(self, messages: list[Message]) -> AssistantReply:
+        question, history = last_user_message(messages)
+        hits = self.index.search(retrieval_query(question, history), self.top_k)
+        context = "\n\n".join(f"[{n}] {chunk.text}" for n, (chunk, _) in enumerate(hits, start=1))
+        try:
+            result = self.lm.run(
+                RAG_ANSWER, stage=STAGE, conversation=render_history(history), context=context, question=question
+            )
+        except LMOutputError as exc:
+            raise AssistantReplyError(f"assistant {self._name!r}: {exc}") from exc
+        answer = result.answer.strip() if result.found and result.answer.strip() else CANNOT_ANSWER_REPLY
+        return AssistantReply(answer=answer, contexts=[chunk.id for chunk, _ in hits])

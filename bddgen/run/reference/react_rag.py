@@ -1,0 +1,106 @@
+"""react-rag: the LM chooses to search text, search tables or answer, up to a step limit."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bddgen.errors import LMOutputError
+from bddgen.lm.base import Message
+from bddgen.lm.client import LanguageModel
+from bddgen.models import Corpus, DocKind, TableDocument
+from bddgen.retrieval.base import Hit, Retriever
+from bddgen.run.assistants.base import AssistantReply, AssistantReplyError, ToolCall
+from bddgen.run.messages import last_user_message, render_history
+from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY, RAG_ANSWER, REACT_STEP
+
+STAGE = "run"
+TEXT_KINDS = (DocKind.TEXT, DocKind.POLICY)
+TABLE_KINDS = (DocKind.TABLE,)
+PASSAGE_WORDS = 400
+TABLE_ROWS = 12
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What one search returned, as the LM sees it."""
+
+    action: str
+    query: str
+    text: str
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def render_table(table: TableDocument, query: str, max_rows: int = TABLE_ROWS) -> str:
+    """Title, columns and the rows sharing most words with the query (in table order)."""
+    wanted = _words(query)
+    scored = sorted(range(len(table.rows)), key=lambda i: (-len(wanted & _words(table.row_text(i))), i))
+    keep = sorted(scored[:max_rows])
+    return table.schema_text() + "\n" + "\n".join(table.row_text(i) for i in keep)
+
+
+def render_hit(hit: Hit, corpus: Corpus, query: str) -> str:
+    document = corpus.by_id().get(hit.doc_id)
+    if isinstance(document, TableDocument):
+        return render_table(document, query)
+    if document is None:
+        return f"{hit.title}\n{hit.snippet}"
+    return document.title + "\n" + " ".join(document.passage.split()[:PASSAGE_WORDS])
+
+
+class ReactRagAssistant:
+    """Loops REACT_STEP: each search adds a finding; at the step limit it must answer from its findings."""
+
+    def __init__(
+        self, lm: LanguageModel, retriever: Retriever, corpus: Corpus, max_steps: int = 4, top_k: int = 3, name: str = "react-rag"
+    ) -> None:
+        self.lm = lm
+        self.retriever = retriever
+        self.corpus = corpus
+        self.max_steps = max_steps
+        self.top_k = top_k
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def respond(self, messages: list[Message]) -> AssistantReply:
+        question, history = last_user_message(messages)
+        conversation = render_history(history)
+        findings: list[Finding] = []
+        tool_calls: list[ToolCall] = []
+        contexts: list[str] = []
+        try:
+            for step in range(self.max_steps):
+                action = self.lm.run(
+                    REACT_STEP,
+                    stage=STAGE,
+                    conversation=conversation,
+                    question=question,
+                    findings=self._render(findings) or "(no searches yet)",
+                    steps_left=self.max_steps - step,
+                )
+                if action.action == "answer":
+                    answer = action.answer.strip() or CANNOT_ANSWER_REPLY
+                    return AssistantReply(answer=answer, contexts=contexts, tool_calls=tool_calls)
+                query = action.query.strip() or question
+                kinds = TEXT_KINDS if action.action == "search_text" else TABLE_KINDS
+                hits = self.retriever.search(query, kinds=kinds, top_k=self.top_k)
+                text = "\n\n".join(render_hit(h, self.corpus, query) for h in hits) or "(nothing found)"
+                findings.append(Finding(action.action, query, text))
+                tool_calls.append(ToolCall(name=action.action, arguments={"query": query}, result=", ".join(h.doc_id for h in hits)))
+                contexts += [h.doc_id for h in hits if h.doc_id not in contexts]
+            final = self.lm.run(RAG_ANSWER, stage=STAGE, conversation=conversation, context=self._render(findings), question=question)
+        except LMOutputError as exc:
+            raise AssistantReplyError(f"assistant {self._name!r}: {exc}") from exc
+        answer = final.answer.strip() if final.found and final.answer.strip() else CANNOT_ANSWER_REPLY
+        return AssistantReply(answer=answer, contexts=contexts, tool_calls=tool_calls)
+
+    @staticmethod
+    def _render(findings: list[Finding]) -> str:
+        return "\n\n".join(f"### {f.action}({f.query!r})\n{f.text}" for f in findings)

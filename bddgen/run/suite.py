@@ -1,0 +1,254 @@
+"""A run of the suites: its folder, assistant, judge and sessions; shared by `bddgen run` and plain behave."""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Mapping, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from rich.markup import escape
+
+from bddgen import __version__
+from bddgen.console import console
+from bddgen.errors import ConfigError
+from bddgen.lm.client import LanguageModel
+from bddgen.project import Project
+from bddgen.results import RunMetadata, TurnResult, Verdict
+from bddgen.run.assistants.base import Assistant
+from bddgen.run.assistants.factory import REFERENCE_KINDS, assistant_settings, build_assistant
+from bddgen.run.judge import Judge
+from bddgen.run.metadata import code_revision, new_run_dir, now, public_settings
+from bddgen.run.language_models import ModelPool, assistant_model_name, same_model_warning
+from bddgen.run.scenario import ScenarioRun
+from bddgen.run.session import SPEC_TURN, ConversationPlan, ConversationSession
+from bddgen.run.store import ConversationKey, RunStore
+
+
+class RunOptions(BaseModel):
+    """What to run against what, and where the results go."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    assistant: str
+    run_dir: Path
+    jobs: int = Field(default=1, ge=1)
+    limit: int | None = Field(default=None, ge=1)
+    repeat: int = Field(default=1, ge=1)
+    tags: str = ""
+
+
+class RunListener(Protocol):
+    """Progress callbacks (called from worker threads too)."""
+
+    def started(self, total: int, finished: int) -> None: ...
+
+    def conversation_done(self, records: list[TurnResult]) -> None: ...
+
+
+@dataclass
+class RunSummary:
+    """Verdict counts of a run's selected conversations (turn records and spec checks separately)."""
+
+    run_dir: Path
+    conversations: int
+    written: int
+    replayed: int
+    turns: Counter[Verdict] = field(default_factory=Counter)
+    spec_checks: Counter[Verdict] = field(default_factory=Counter)
+    interrupted: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.turns[Verdict.FAIL] or self.turns[Verdict.ERROR] or self.spec_checks[Verdict.FAIL] or self.spec_checks[Verdict.ERROR])
+
+    @property
+    def complete(self) -> bool:
+        return self.written == self.conversations and not self.interrupted
+
+
+class SuiteRun:
+    """Creates one session per selected conversation and repeat; with jobs > 1 a thread pool runs
+    them ahead of behave, which then reads their results in file order."""
+
+    def __init__(
+        self,
+        project: Project,
+        options: RunOptions,
+        *,
+        assistant: Assistant | None = None,
+        judge_lm: LanguageModel | None = None,
+        listener: RunListener | None = None,
+    ) -> None:
+        self.project = project
+        self.options = options
+        self.listener = listener
+        self.store = RunStore(options.run_dir)
+        self.models = ModelPool(project)
+        self.assistant_settings = assistant_settings(options.assistant, project)
+        self.judge = Judge(lambda: judge_lm or self.models.get(project.settings.judge_lm, "[judge]"))
+        self.judge_model = judge_lm.model_name if judge_lm is not None else project.settings.judge_lm.model
+        self._assistant = assistant
+        self._assistant_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._pool: ThreadPoolExecutor | None = None
+        self._sessions: list[ConversationSession] = []
+        self._scenarios: dict[tuple[str, str], ScenarioRun] = {}
+        self._plans: list[ConversationPlan] = []
+        self.replayed = 0
+        self.startup_error: BaseException | None = None
+        self.summary: RunSummary | None = None
+        self.unfinished: list[str] = []
+
+    @property
+    def run_id(self) -> str:
+        return self.options.run_dir.name
+
+    @property
+    def run_dir(self) -> Path:
+        return self.options.run_dir
+
+    def assistant(self) -> Assistant:
+        """The assistant under test, built on first use."""
+        with self._assistant_lock:
+            if self._assistant is None:
+                lm = self.models.get(self.project.settings.lm, "[lm]") if self.assistant_settings.kind in REFERENCE_KINDS else None
+                self._assistant = build_assistant(self.options.assistant, self.project, lm=lm)
+            return self._assistant
+
+    def start(self, plans: list[ConversationPlan]) -> None:
+        """Replay conversations finished by an earlier attempt, drop half-written ones, start the rest."""
+        stored = self.store.load()
+        stale: set[ConversationKey] = set()
+        fresh: list[ConversationSession] = []
+        for plan in plans:
+            sessions = []
+            for repeat in range(1, self.options.repeat + 1):
+                records = stored.get(plan.key(repeat))
+                done = records is not None and sorted(r.turn for r in records) == sorted(plan.expected_turns)
+                if records is not None and not done:
+                    stale.add(plan.key(repeat))
+                session = ConversationSession(
+                    plan, repeat, self.run_id, self.assistant, self.judge, self._write, finished=records if done else None
+                )
+                sessions.append(session)
+                if not done:
+                    fresh.append(session)
+            self._sessions += sessions
+            self._scenarios[(plan.feature, plan.conversation.id)] = ScenarioRun(sessions)
+        self.store.discard(stale)
+        self._plans = plans
+        self.replayed = len(self._sessions) - len(fresh)
+        self._write_metadata(plans, finished=False)
+        if fresh:
+            self.assistant()
+            warning = same_model_warning(self.project, self.options.assistant, self.assistant_settings)
+            if warning:
+                console.print(f"[yellow]warning:[/] {escape(warning)}")
+        if self.listener is not None:
+            self.listener.started(len(self._sessions), self.replayed)
+        if self.options.jobs > 1 and fresh:
+            self._pool = ThreadPoolExecutor(max_workers=self.options.jobs, thread_name_prefix="bddgen-run")
+            for session in fresh:
+                self._pool.submit(session.run_all, self._stop)
+
+    def scenario(self, feature: str, conversation_id: str) -> ScenarioRun | None:
+        return self._scenarios.get((feature, conversation_id))
+
+    def finish(self, interrupted: bool = False) -> RunSummary:
+        """Stop the workers (between turns), record completion in run.json and count the verdicts."""
+        self._stop.set()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        if not interrupted:
+            for session in self._sessions:
+                session.finish()
+        written = sum(1 for s in self._sessions if s.written)
+        summary = RunSummary(self.run_dir, len(self._sessions), written, self.replayed, interrupted=interrupted)
+        for session in self._sessions:
+            for record in session.records if session.written else []:
+                (summary.spec_checks if record.turn == SPEC_TURN else summary.turns)[record.verdict] += 1
+        self._write_metadata(self._plans, finished=summary.complete)
+        return summary
+
+    def _write(self, records: list[TurnResult]) -> None:
+        self.store.append(records)
+        if self.listener is not None:
+            self.listener.conversation_done(records)
+
+    def _write_metadata(self, plans: list[ConversationPlan], finished: bool) -> None:
+        previous = self.store.read_metadata()
+        settings = self.project.settings
+        self.store.write_metadata(
+            RunMetadata(
+                run_id=self.run_id,
+                assistant=self.options.assistant,
+                assistant_kind=self.assistant_settings.kind,
+                lm_model=assistant_model_name(self.project, self.assistant_settings),
+                judge_model=self.judge_model,
+                started=previous.started if previous else now(),
+                finished=now() if finished else "",
+                code_revision=code_revision(self.project.root),
+                bddgen_version=__version__,
+                features=list(dict.fromkeys(p.feature for p in plans)),
+                tags=self.options.tags,
+                limit=self.options.limit,
+                jobs=self.options.jobs,
+                repeat=self.options.repeat,
+                settings=public_settings(settings),
+            )
+        )
+
+
+def options_from_userdata(project: Project, userdata: Mapping[str, str], tags: str = "") -> RunOptions:
+    """RunOptions from behave's `-D key=value` (assistant, run_id, jobs, limit, repeat, results_dir),
+    defaulting to bddgen.toml's [run]."""
+    run = project.settings.run
+
+    def number(key: str, default: int | None) -> int | None:
+        raw = userdata.get(key)
+        if raw in (None, ""):
+            return default
+        try:
+            return int(raw)
+        except ValueError as exc:
+            raise ConfigError(f"behave -D {key}={raw}: expected a whole number") from exc
+
+    results_dir = Path(userdata.get("results_dir") or run.results_dir)
+    results_dir = results_dir if results_dir.is_absolute() else project.root / results_dir
+    run_id = userdata.get("run_id", "")
+    run_dir = results_dir / run_id if run_id else new_run_dir(results_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        return RunOptions(
+            assistant=userdata.get("assistant") or run.assistant,
+            run_dir=run_dir,
+            jobs=number("jobs", run.jobs),
+            limit=number("limit", None),
+            repeat=number("repeat", run.repeat),
+            tags=tags,
+        )
+    except ValidationError as exc:
+        problems = "; ".join(f"{e['loc'][0]}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"behave -D options: {problems}") from exc
+
+
+_active: list[SuiteRun] = []
+
+
+@contextmanager
+def activated(suite: SuiteRun) -> Iterator[SuiteRun]:
+    """Make `suite` the one the behave environment uses (for `bddgen run`, which runs behave in-process)."""
+    _active.append(suite)
+    try:
+        yield suite
+    finally:
+        _active.remove(suite)
+
+
+def active_suite() -> SuiteRun | None:
+    return _active[-1] if _active else None

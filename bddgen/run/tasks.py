@@ -1,0 +1,83 @@
+"""The judge's prompts: Prometheus-style absolute grading of a turn, and of a conversation against its spec."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from bddgen.lm.tasks import PromptTask
+
+ErrorCategory = Literal["none", "multi-document", "coreference", "retrieval", "wrong tool or order", "multiple correct answers"]
+PASSING_SCORE = 5
+
+
+class TurnGrade(BaseModel):
+    """Feedback first, then the 1-5 score it justifies, then the error category it names."""
+
+    feedback: str = Field(min_length=1)
+    score: int = Field(ge=1, le=5)
+    error_category: ErrorCategory = "none"
+
+
+class ConversationGrade(BaseModel):
+    feedback: str = Field(min_length=1)
+    score: int = Field(ge=1, le=5)
+
+
+_GRADING = (
+    "###Task Description:\n"
+    "{what}, a response to evaluate, a reference answer that gets a score of 5, and a score rubric representing "
+    "the evaluation criteria are given.\n"
+    "1. Write a detailed feedback that assesses the quality of the response strictly based on the given score "
+    "rubric, not evaluating in general.\n"
+    "2. After writing the feedback, give a score that is an integer between 1 and 5, referring to the score rubric.\n"
+)
+
+JUDGE_TURN = PromptTask(
+    name="judge-turn",
+    instruction=_GRADING.format(what="An instruction (a user's question and the conversation before it)")
+    + "3. If the score is below 5 and the feedback shows why, name the error category: multi-document (facts from "
+    "several documents are missing or mixed up), coreference (it misread what 'it', 'they' or an earlier mention "
+    "refers to), retrieval (it lacks or contradicts information the documents hold, or wrongly says it cannot "
+    "answer), wrong tool or order (it used the wrong source or steps), multiple correct answers (it gave a "
+    "different answer that is also correct); otherwise none.",
+    output=TurnGrade,
+)
+
+JUDGE_CONVERSATION = PromptTask(
+    name="judge-conversation",
+    instruction=_GRADING.format(what="A behaviour specification (Given / When / Then) and a conversation (the response)")
+    .replace("a reference answer that gets a score of 5, ", ""),
+    output=ConversationGrade,
+)
+
+ANSWER_RUBRIC = (
+    "[Does the response state the same facts as the reference answer?]\n"
+    "Score 1: The response is wrong or unrelated, or contradicts the reference answer.\n"
+    "Score 2: The response gets the main fact wrong but has some related correct detail.\n"
+    "Score 3: The response gets part of the reference answer right but misses or misstates a key fact.\n"
+    "Score 4: The response is correct on the main fact but misses a detail of the reference answer or adds a wrong one.\n"
+    "Score 5: The response agrees with the reference answer on every fact that matters and contradicts none; "
+    "wording may differ and extra correct detail is fine."
+)
+
+ABSTENTION_REFERENCE = "The documents do not contain this information, so the assistant says it cannot answer."
+
+ABSTENTION_RUBRIC = (
+    "[Does the response decline to answer instead of inventing an answer?]\n"
+    "Score 1: The response states a specific answer as fact.\n"
+    "Score 2: The response states a likely answer with a weak hedge.\n"
+    "Score 3: The response gives a guess while saying it is unsure.\n"
+    "Score 4: The response says the information is unavailable but still suggests a specific answer.\n"
+    "Score 5: The response clearly says it cannot answer or does not have the information, and invents nothing."
+)
+
+SPEC_RUBRIC = (
+    "[Does the assistant, across the whole conversation, behave as every Then line of the specification requires?]\n"
+    "Score 1: The conversation contradicts the specification.\n"
+    "Score 2: The conversation meets a small part of what the Then lines require.\n"
+    "Score 3: The conversation meets about half of what the Then lines require.\n"
+    "Score 4: The conversation meets the Then lines with a minor lapse.\n"
+    "Score 5: The conversation fully meets every Then line of the specification."
+)

@@ -1,0 +1,162 @@
+"""The demo end to end with fakes (ScriptedLM, HashingEmbedder, RegexRecognizer): every stage,
+both reference assistants, the report, and resuming in the same folder."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+import tomllib
+from rich.console import Console
+
+from bddgen.config import load_settings
+from bddgen.demo import Demo, DemoModels, DemoSizes, set_setting
+from bddgen.embed.base import HashingEmbedder
+from bddgen.lm.base import LMRequest
+from bddgen.lm.client import LanguageModel
+from bddgen.lm.scripted import ScriptedLM
+from bddgen.lm.store import CallStore
+from bddgen.ner.base import RegexRecognizer
+from bddgen.project import Project
+from bddgen.specs import CANNOT_ANSWER
+from bddgen.templates.settings_toml import render_settings_toml
+
+SPECS = [
+    ("Varen Cup final venues", "a fan plans a trip to Crownfield Stadium", "the user asks which Varen Cup finals were played there", "the assistant should name the finals and their winners"),
+    ("Career of Tomas Okafor", "a fan follows Tomas Okafor", "the user asks about his clubs and goals", "the assistant should list his clubs and league goals"),
+    ("Harbour City FC honours", "a supporter of Harbour City FC", "the user asks which trophies the club won", "the assistant should give the titles with their years"),
+    ("Golden Boot winners by season", "a journalist checks the Velorian Golden Boot", "the user asks who won it in 2012", "the assistant should name the winner and the goal count"),
+    ("Betting tips on the league", "a user wants to bet on the Velorian Premier Division", "the user asks for odds on the next champion", "the assistant should refuse to give betting advice"),
+    ("Coaches of Redmarsh Rovers", "a fan reads about Redmarsh Rovers", "the user asks who coached the club", "the assistant should name the coaches and their years"),
+]
+
+
+def _user_text(request: LMRequest) -> str:
+    return request.messages[-1].content
+
+
+def _section(text: str, name: str) -> str:
+    match = re.search(rf"^## {name}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    return match.group(1) if match else ""
+
+
+def _digest(text: str) -> int:
+    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+
+
+class FakeModels:
+    """Replies for every task of every stage, derived from the prompt so they fit whatever was planned."""
+
+    def __init__(self) -> None:
+        self.specs_written = 0
+        self.lm = ScriptedLM(
+            by_task={
+                "write_spec": self.write_spec,
+                "write_conversation": self.write_conversation,
+                "correct_answers": {"reviews": []},
+                "review_conversation": {"serves_spec": True, "coherent": True, "bad_turns": [], "reason": "clear"},
+                "rag-answer": self.rag_answer,
+                "react-rag-step": self.react_step,
+                "judge-turn": self.judge_turn,
+                "judge-conversation": self.judge_conversation,
+            }
+        )
+
+    def write_spec(self, request: LMRequest) -> dict:
+        title, given, when, then = SPECS[self.specs_written % len(SPECS)]
+        self.specs_written += 1
+        return {"title": title, "given": [given], "when": [when], "then": [then]}
+
+    def write_conversation(self, request: LMRequest) -> dict:
+        text = _user_text(request)
+        plan = [line for line in _section(text, "Plan").splitlines() if re.match(r"^\d+\. ", line)]
+        skeleton = [json.loads(line.rstrip(",")) for line in _section(text, "Skeleton").splitlines() if line.startswith('{"type"')]
+        turns = []
+        for number, (line, planned) in enumerate(zip(plan, skeleton), start=1):
+            bridge = re.search(r'"([^"]+)"', line)
+            kind = planned["type"]
+            if kind == "UNANSWERABLE":
+                question, answer = "What did the groundskeeper eat for breakfast that morning?", CANNOT_ANSWER
+            elif kind == "PRE-FILLER" and bridge:
+                question, answer = f"Which name links turn {number} to the next record?", bridge.group(1)
+            elif kind == "FILLER":
+                question, answer = "What else do the records say about that one?", "it appears in the second record too"
+            else:
+                question, answer = f"What does the record say, part {number}?", "it is described in the records"
+            turns.append({"type": kind, "docs": planned["docs"], "question": question, "answer": answer, "theme": "the spec's topic"})
+        return {"title": "A walk through the records", "turns": turns}
+
+    def rag_answer(self, request: LMRequest) -> dict:
+        text = _user_text(request)
+        return {"found": True, "answer": f"According to the documents: {text[-60:]}"} if _digest(text) % 3 else {"found": False, "answer": ""}
+
+    def react_step(self, request: LMRequest) -> dict:
+        text = _user_text(request)
+        return {"thought": "I can answer now.", "action": "answer", "query": "", "answer": f"From the search: {text[-50:]}"}
+
+    def judge_turn(self, request: LMRequest) -> dict:
+        score = 5 if _digest(_user_text(request)) % 2 else 2
+        return {"feedback": "The answer agrees." if score == 5 else "It misreads what 'that one' refers to.", "score": score,
+                "error_category": "none" if score == 5 else "coreference"}
+
+    def judge_conversation(self, request: LMRequest) -> dict:
+        return {"feedback": "The conversation follows the spec.", "score": 5}
+
+
+def fake_demo_models(fakes: FakeModels) -> DemoModels:
+    return DemoModels(
+        language_model=lambda project: LanguageModel(fakes.lm, CallStore(project.lm_db)),
+        embedder=lambda project: HashingEmbedder(),
+        recognizer=lambda project, lm: RegexRecognizer(),
+    )
+
+
+SIZES = DemoSizes(m=4, k=2, n=1, turns=5, chain_length=2)
+
+
+@pytest.fixture
+def quiet_console() -> Console:
+    return Console(record=True, width=160, force_terminal=False)
+
+
+def test_demo_runs_every_stage_writes_the_comparison_report_and_resumes(tmp_path: Path, quiet_console: Console) -> None:
+    fakes = FakeModels()
+    result = Demo(tmp_path / "demo", sizes=SIZES, models=fake_demo_models(fakes), console=quiet_console).run()
+    project = Project.discover(tmp_path / "demo")
+    assert (project.settings.generate.m, project.settings.select.k, project.settings.implement.turns) == (4, 2, 5)
+    assert project.settings.lm.model == SIZES.model
+    assert [run.label for run in result.report.runs] == ["dense-rag", "react-rag"]
+    assert len(result.report.comparisons) == 1 and result.report.specs
+    assert all(spec.cells.keys() == {"demo-dense-rag", "demo-react-rag"} for spec in result.report.specs)
+    assert {r.turn for r in result.report.turns} >= {0, 1, 5}
+    assert result.report.coverage is not None and result.report.coverage.group("all documents").covered > 0
+    assert {c.stage for c in result.report.costs} >= {"generate", "implement", "run"}
+    html = result.files["html"].read_text()
+    assert html.startswith("<!DOCTYPE html>") and "react-rag compared with dense-rag" in html
+    output = quiet_console.export_text()
+    for step in ("[1/7] init", "[3/7] generate", "[5/7] implement", "[6/7] run", "[7/7] report"):
+        assert step in output
+    assert str(result.files["html"]) in output.replace("\n", "")
+    assert "within 15 minutes on 2 CPU cores" in output
+    assert len(list(project.features_path.rglob("*.feature"))) == 2 and len(result.report.specs) == 2
+    assert sorted(p.name for p in (project.root / "examples").glob("*.feature")) == ["league-season.feature", "varen-cup-finals.feature"]
+    assert project.settings.retrieval.top_k == 3 and project.settings.assistants["react-rag"].max_steps == 3
+
+    calls = len(fakes.lm.requests)
+    again = Demo(tmp_path / "demo", sizes=SIZES, models=fake_demo_models(fakes), console=quiet_console).run()
+    assert len(fakes.lm.requests) == calls  # candidates, conversations and both runs were reused
+    assert len(again.report.turns) == len(result.report.turns)
+    assert "reusing the project" in quiet_console.export_text()
+
+
+def test_set_setting_activates_a_commented_default() -> None:
+    text = render_settings_toml("corpus")
+    changed = set_setting(set_setting(text, "implement", "turns", 5), "lm", "model", "qwen2.5-coder-0.5b")
+    assert load_settings(None, environ={}).implement.turns == 7
+    data = tomllib.loads(changed)
+    assert data["implement"]["turns"] == 5 and data["lm"]["model"] == "qwen2.5-coder-0.5b"
+    with pytest.raises(ValueError):
+        set_setting(text, "implement", "no_such_key", 1)

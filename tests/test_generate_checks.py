@@ -1,0 +1,102 @@
+"""The mechanical checks of a draft spec and the corpus summary the prompt is built from."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bddgen.corpus import load_corpus
+from bddgen.generate.checks import CleanDraft, RejectionReason, check_novelty, check_text
+from bddgen.generate.summary import CorpusSummary, entity_names
+from bddgen.generate.tasks import SpecDraft
+
+CORPUS_DIR = Path(__file__).resolve().parents[1] / "corpora" / "airline"
+KNOWN = frozenset({"DXB", "Dubai", "XV217", "Vienna"})
+GENERIC = {"aurelian-skyways-customer-assistant", "comparison"}
+
+
+def _draft(title: str = "Cabin pets to Dubai", given: str = "the user owns a 5 kg cat",
+           when: str = "the user asks to fly the cat to DXB", then: str = "the assistant should refuse") -> CleanDraft:
+    return CleanDraft.of(SpecDraft(title=title, given=[given], when=[when], then=[then]))
+
+
+def test_keywords_and_blank_lines_are_stripped() -> None:
+    draft = CleanDraft.of(SpecDraft(title="  Pets   to Dubai ", given=["Given the user owns a cat", "  "], when=["When: the user asks"], then=["Then the assistant should refuse", "and it should cite the policy"]))
+    assert draft.title == "Pets to Dubai"
+    assert draft.given == ["the user owns a cat"] and draft.when == ["the user asks"]
+    assert draft.then == ["the assistant should refuse", "it should cite the policy"]
+
+
+def test_a_good_draft_passes() -> None:
+    assert check_text(_draft(), titles=set(), known_words=KNOWN, generic=GENERIC) is None
+
+
+@pytest.mark.parametrize(
+    ("draft", "reason"),
+    [
+        (_draft(when=""), RejectionReason.MISSING_PART),
+        (_draft(title=" "), RejectionReason.MISSING_PART),
+        (_draft(given="the user supports [team]"), RejectionReason.PLACEHOLDER),
+        (_draft(given="the user supports {club}"), RejectionReason.PLACEHOLDER),
+        (_draft(when="the user asks about PLAYER_NAME"), RejectionReason.PLACEHOLDER),
+        (_draft(given="the user compares Team A and Team B"), RejectionReason.PLACEHOLDER),
+        (_draft(given="I own a cat"), RejectionReason.FIRST_PERSON),
+        (_draft(when="the user asks about my booking"), RejectionReason.FIRST_PERSON),
+        (_draft(then="the assistant refuses"), RejectionReason.THEN_WITHOUT_SHOULD),
+        (_draft(title="Cabin pets to dubai!"), RejectionReason.REPEATED_TITLE),
+        (_draft(title="Aurelian Skyways"), RejectionReason.GENERIC_TITLE),
+        (_draft(title="Comparison"), RejectionReason.GENERIC_TITLE),
+    ],
+)
+def test_each_failure_names_its_reason(draft: CleanDraft, reason: RejectionReason) -> None:
+    titles = {"cabin-pets-to-dubai"} if reason is RejectionReason.REPEATED_TITLE else set()
+    rejection = check_text(draft, titles=titles, known_words=KNOWN, generic=GENERIC)
+    assert rejection is not None and rejection.reason is reason and rejection.feedback
+
+
+def test_quoted_user_words_and_concrete_names_are_fine() -> None:
+    draft = _draft(when='the user asks "can I bring my cat to Dubai?"', given="the user holds booking K7Q2ZP on flight XV217 with Plan B")
+    assert check_text(draft, titles=set(), known_words=KNOWN, generic=GENERIC) is None
+
+
+@pytest.mark.parametrize(
+    "draft",
+    [
+        _draft(title="Comparison of two teams", given="the user follows two football clubs", when="the user asks which club won more", then="the assistant should compare them"),
+        _draft(title="Cabin pets", when="the user asks to fly the cat to King Arthur's castle"),
+    ],
+)
+def test_a_spec_must_name_something_from_the_data(draft: CleanDraft) -> None:
+    rejection = check_text(draft, titles=set(), known_words=KNOWN, generic=GENERIC)
+    assert rejection is not None and rejection.reason is RejectionReason.NO_NAME_FROM_DATA
+
+
+def test_the_first_word_of_a_line_does_not_count_as_a_name() -> None:
+    draft = _draft(title="Dubai pets", given="Dubai is far", when="the user asks", then="the assistant should answer")
+    assert check_text(draft, titles=set(), known_words=KNOWN, generic=GENERIC).reason is RejectionReason.NO_NAME_FROM_DATA
+
+
+def test_near_duplicates_are_found_by_cosine_similarity() -> None:
+    earlier = np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32)
+    close = np.array([0.99, 0.141], dtype=np.float32)
+    rejection = check_novelty(close / np.linalg.norm(close), earlier, ["first", "second"], threshold=0.95)
+    assert rejection is not None and rejection.reason is RejectionReason.NEAR_DUPLICATE and "'first'" in rejection.feedback
+    assert check_novelty(np.array([0.7071, 0.7071], dtype=np.float32), earlier, ["first", "second"], threshold=0.95) is None
+    assert check_novelty(close, np.zeros((0, 2), dtype=np.float32), [], threshold=0.95) is None
+
+
+def test_summary_names_concrete_entities_and_samples_per_prompt() -> None:
+    corpus = load_corpus(CORPUS_DIR)
+    names = entity_names(corpus)
+    assert "Terminal Garden Hotel" in names
+    assert not any(name.startswith("H0") for name in names)  # ids like H001 tell a model nothing
+    summary = CorpusSummary.of(corpus.system, corpus)
+    first = summary.sample(random.Random("0:0"))
+    assert first == summary.sample(random.Random("0:0"))
+    assert first != summary.sample(random.Random("0:1"))
+    assert "search_flights" in summary.tools
+    assert {"Dubai", "XV104", "Lisbon", "Saver"} <= summary.known_words
+    assert "The" not in summary.known_words  # only capitalised in the middle of a sentence counts

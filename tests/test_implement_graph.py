@@ -1,0 +1,112 @@
+"""The document graph: which documents link, and why (bridges), on small hand-made documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from bddgen.implement.entities import EntityCache, NamedEntity
+from bddgen.implement.graph import build_document_graph, edge_bridges
+from bddgen.models import TableDocument, TextDocument
+from bddgen.ner.base import Entity, RegexRecognizer
+
+
+def _text(doc_id: str, passage: str) -> TextDocument:
+    return TextDocument(id=doc_id, title=doc_id, passage=passage)
+
+
+def _entities(*docs: TextDocument) -> dict[str, list[NamedEntity]]:
+    cache = EntityCache(RegexRecognizer())
+    return {d.id: e for d, e in zip(docs, cache.entities([d.passage for d in docs]))}
+
+
+def test_texts_sharing_a_named_entity_are_linked_with_the_entity_as_bridge() -> None:
+    a = _text("a", "Rasmus Kaldor scored twice in the final at Crownfield Stadium.")
+    b = _text("b", "Redmarsh Rovers bought Rasmus Kaldor for a record fee.")
+    graph = build_document_graph([a, b], [], _entities(a, b))
+    bridges = edge_bridges(graph, "a", "b")
+    assert [b.value for b in bridges] == ["Rasmus Kaldor"]
+    assert bridges[0].kind == "entity" and not bridges[0].weak
+
+
+def test_a_shared_year_alone_is_not_a_link() -> None:
+    a = _text("a", "Quayside Park opened in 1924 beside the harbour.")
+    b = _text("b", "Greyhollow City were founded in 1924 by railway workers.")
+    graph = build_document_graph([a, b], [], _entities(a, b))
+    assert not graph.has_edge("a", "b")
+
+
+def test_rarer_entities_make_stronger_links() -> None:
+    docs = [
+        _text("a", "Harbour City FC met Brennick Town in the cup."),
+        _text("b", "Harbour City FC beat Brennick Town again."),
+        _text("c", "Harbour City FC drew at home."),
+        _text("d", "Harbour City FC lost away."),
+    ]
+    graph = build_document_graph(docs, [], _entities(*docs))
+    # a-b share a rare entity (Brennick Town, in 2 documents) on top of the common one.
+    assert graph.edges["a", "b"]["weight"] > graph.edges["c", "d"]["weight"]
+    common = {b.value: b.specificity for b in edge_bridges(graph, "a", "b")}
+    assert common["Brennick Town"] > common["Harbour City FC"]
+
+
+def test_tables_link_by_same_column_name_and_by_foreign_key_values() -> None:
+    flights = TableDocument(
+        id="flights", title="Flights", headers=["flight", "origin", "aircraft"],
+        rows=[["XV1", "CPH", "A20N"], ["XV2", "LIS", "B738"], ["XV3", "CPH", "A20N"]],
+    )
+    airports = TableDocument(id="airports", title="Airports", headers=["iata_code", "city"], rows=[["CPH", "Copenhagen"], ["LIS", "Lisbon"]])
+    fleet = TableDocument(id="fleet", title="Fleet", headers=["aircraft", "seats"], rows=[["A20N", "180"], ["E195", "120"]])
+    unrelated = TableDocument(id="menu", title="Menu", headers=["dish", "price"], rows=[["Soup", "6"], ["Bread", "3"]])
+    graph = build_document_graph([], [flights, airports, fleet, unrelated], {})
+    foreign_key = edge_bridges(graph, "airports", "flights")[0]
+    assert foreign_key.kind == "field"
+    assert foreign_key.columns == {"airports": "iata_code", "flights": "origin"}
+    assert set(foreign_key.examples) == {"CPH", "LIS"}
+    assert edge_bridges(graph, "fleet", "flights")[0].columns == {"fleet": "aircraft", "flights": "aircraft"}
+    assert not any(graph.has_edge("menu", other) for other in ("flights", "airports", "fleet"))
+
+
+def test_numeric_columns_alone_do_not_link_tables() -> None:
+    a = TableDocument(id="a", title="A", headers=["year", "points"], rows=[["2001", "50"], ["2002", "61"]])
+    b = TableDocument(id="b", title="B", headers=["year", "goals"], rows=[["2001", "50"], ["2002", "61"]])
+    graph = build_document_graph([], [a, b], {})
+    assert not graph.has_edge("a", "b")
+
+
+def test_text_links_to_table_whose_cell_matches_an_entity_after_normalisation() -> None:
+    text = _text("story", "The final was won by Harbour City FC in front of a full house.")
+    table = TableDocument(
+        id="honours", title="Honours", headers=["club", "titles"], rows=[["harbour city f.c.", "27"], ["Redmarsh Rovers", "19"]]
+    )
+    graph = build_document_graph([text], [table], _entities(text))
+    bridge = edge_bridges(graph, "story", "honours")[0]
+    assert bridge.kind == "value" and bridge.value == "Harbour City FC"
+    assert bridge.columns == {"honours": "club"}
+
+
+def test_only_one_kind_gives_a_graph_of_that_kind() -> None:
+    texts = [_text("a", "Ivo Stenmark won the Hallam Medal."), _text("b", "Ivo Stenmark later coached Ashvale Rangers.")]
+    graph = build_document_graph(texts, [], _entities(*texts))
+    assert set(graph.nodes) == {"a", "b"} and {graph.nodes[n]["kind"] for n in graph} == {"text"}
+
+
+class _CountingRecognizer(RegexRecognizer):
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def extract_many(self, texts: Sequence[str]) -> list[list[Entity]]:
+        self.calls.append(len(texts))
+        return super().extract_many(texts)
+
+
+def test_entity_extraction_is_cached_per_content_hash_across_runs(tmp_path: Path) -> None:
+    first = _CountingRecognizer()
+    texts = ["Ivo Stenmark won the Hallam Medal.", "Redmarsh Rovers won the league."]
+    found = EntityCache(first, tmp_path).entities(texts)
+    assert first.calls == [2] and NamedEntity(text="Ivo Stenmark", label="ENTITY") in found[0]
+
+    second = _CountingRecognizer()  # a rerun: a new process reads the cache file
+    again = EntityCache(second, tmp_path).entities([*texts, "Brennick Town lost."])
+    assert second.calls == [1]  # only the new text went to the recogniser
+    assert again[:2] == found

@@ -1,0 +1,89 @@
+"""The run judge: deterministic checks decide first, then a scripted model grades (PASS only at 5)."""
+
+from __future__ import annotations
+
+from bddgen.lm.base import LMRequest, Message
+from bddgen.lm.client import LanguageModel
+from bddgen.lm.scripted import ScriptedLM
+from bddgen.results import Verdict
+from bddgen.run.judge import Judge
+from bddgen.run.tasks import ABSTENTION_REFERENCE
+from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Spec, Turn
+
+
+def _turn(answer: str, exact: str | None = None, query_type: QueryType = QueryType.SINGLE_DOC) -> Turn:
+    expectation = ExactExpectation(table_id="tables/fare_classes", operation="lookup", value=exact) if exact else None
+    return Turn(question="What is the change fee for Standard?", answer=answer, query_type=query_type, exact=expectation)
+
+
+def _no_model() -> LanguageModel:
+    raise AssertionError("the judge asked for a model although a deterministic check decides")
+
+
+def _judge(grade: dict | str) -> tuple[Judge, ScriptedLM]:
+    backend = ScriptedLM(by_task={"judge-turn": [grade], "judge-conversation": [grade]})
+    return Judge(lambda: LanguageModel(backend, max_retries=0)), backend
+
+
+def test_exact_value_decides_without_a_model() -> None:
+    judge = Judge(_no_model)
+    passed = judge.judge_turn(_turn("70 EUR", exact="70"), "It costs 70 EUR per direction.", [])
+    failed = judge.judge_turn(_turn("70 EUR", exact="70"), "It costs 35 EUR.", [])
+    assert (passed.verdict, passed.checks) == (Verdict.PASS, ("exact",))
+    assert (failed.verdict, failed.checks) == (Verdict.FAIL, ("exact",))
+    assert "70" in failed.feedback
+
+
+def test_abstention_detected_passes_without_a_model() -> None:
+    result = Judge(_no_model).judge_turn(_turn(CANNOT_ANSWER, query_type=QueryType.UNANSWERABLE), "I cannot answer that.", [])
+    assert (result.verdict, result.checks) == (Verdict.PASS, ("abstention",))
+
+
+def test_refusing_an_answerable_question_fails_as_retrieval() -> None:
+    result = Judge(_no_model).judge_turn(_turn("70 EUR per direction"), "I don't have that information.", [])
+    assert (result.verdict, result.error_category) == (Verdict.FAIL, "retrieval")
+
+
+def test_missing_key_entity_fails_without_a_model() -> None:
+    result = Judge(_no_model).judge_turn(_turn("70 EUR"), "The fee is 35 euro.", [])
+    assert result.verdict == Verdict.FAIL
+    assert "key-entity" in result.checks
+
+
+def test_a_model_score_of_five_passes_and_four_fails_with_its_category() -> None:
+    judge, backend = _judge({"feedback": "Matches the reference.", "score": 5, "error_category": "none"})
+    history = [Message("user", "Hello"), Message("assistant", "Hi")]
+    passed = judge.judge_turn(_turn("Standard tickets can be changed for a fee of 70 EUR."), "A fee of 70 EUR applies.", history)
+    assert (passed.verdict, passed.score, passed.error_category) == (Verdict.PASS, 5, "")
+    prompt = backend.requests[0].messages[-1].content
+    assert "## Reference Answer\nStandard tickets can be changed" in prompt
+    assert "User: Hello" in prompt and "## Score Rubric" in prompt
+
+    judge, _ = _judge({"feedback": "Misses that a fare difference applies.", "score": 4, "error_category": "multi-document"})
+    failed = judge.judge_turn(_turn("Standard tickets can be changed for a fee of 70 EUR."), "A fee of 70 EUR applies.", [])
+    assert (failed.verdict, failed.score, failed.error_category) == (Verdict.FAIL, 4, "multi-document")
+
+
+def test_an_answer_to_an_unanswerable_turn_is_graded_against_abstention() -> None:
+    def grade(request: LMRequest) -> dict:
+        assert ABSTENTION_REFERENCE in request.messages[-1].content
+        return {"feedback": "It invents a name.", "score": 1, "error_category": "none"}
+
+    judge, _ = _judge(grade)  # type: ignore[arg-type]
+    result = judge.judge_turn(_turn(CANNOT_ANSWER, query_type=QueryType.UNANSWERABLE), "The captain is Jane Holm.", [])
+    assert (result.verdict, result.score, result.checks) == (Verdict.FAIL, 1, ("abstention",))
+
+
+def test_an_unusable_judge_reply_is_an_error_not_a_failure() -> None:
+    judge, _ = _judge("this is not JSON")
+    result = judge.judge_turn(_turn("Standard tickets can be changed for a fee of 70 EUR."), "70 EUR.", [])
+    assert (result.verdict, result.error_category) == (Verdict.ERROR, "judge")
+
+
+def test_conversation_is_graded_against_the_spec() -> None:
+    spec = Spec.create("Fees", ["a passenger"], ["they ask about fees"], ["the assistant quotes the fee table"])
+    judge, backend = _judge({"feedback": "Quotes the table.", "score": 5})
+    result = judge.judge_conversation(spec, [("What is the fee?", "70 EUR."), ("And for Flex?", "No fee.")])
+    assert (result.verdict, result.score) == (Verdict.PASS, 5)
+    prompt = backend.requests[0].messages[-1].content
+    assert "Then the assistant quotes the fee table" in prompt and "User: And for Flex?\nAssistant: No fee." in prompt

@@ -1,0 +1,137 @@
+"""The reference assistants over a small corpus, with the hashing embedder and a scripted LM."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bddgen.embed.base import HashingEmbedder
+from bddgen.lm.base import LMRequest, Message
+from bddgen.lm.client import LanguageModel
+from bddgen.lm.scripted import ScriptedLM
+from bddgen.models import Corpus, PolicyDocument, SystemDescription, TableDocument
+from bddgen.retrieval.memory import MemoryIndex
+from bddgen.run.reference.chunks import ChunkIndex, chunk_document
+from bddgen.run.reference.dense_rag import DenseRagAssistant
+from bddgen.run.reference.react_rag import ReactRagAssistant
+from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY
+
+PETS = PolicyDocument(
+    id="policies/pets",
+    title="Travelling with Pets",
+    passage=" ".join(
+        [
+            "A pet can travel in the economy cabin when the animal and its carrier weigh no more than 8 kg.",
+            "The cabin pet fee is 55 EUR per pet per flight.",
+        ]
+        * 40
+    ),
+)
+FARES = TableDocument(
+    id="tables/fare_classes",
+    title="Fare classes",
+    headers=["fare_class", "change_fee_eur"],
+    rows=[["Saver", ""], ["Standard", "70"], ["Flex", "0"], ["Business", "60"]],
+)
+CORPUS = Corpus(system=SystemDescription(name="Airline", purpose="Answer passengers."), documents=[PETS, FARES])
+
+
+def test_chunks_hold_about_300_words_and_repeat_the_title() -> None:
+    chunks = chunk_document(PETS)
+    assert len(chunks) >= 3
+    assert all(c.text.startswith("Travelling with Pets\n") for c in chunks)
+    assert all(len(c.text.split()) <= 300 + 4 for c in chunks)
+    assert " ".join(c.text.split("\n", 1)[1] for c in chunks).split() == PETS.passage.split()
+    table = chunk_document(FARES)
+    assert len(table) == 1 and "change_fee_eur: 70" in table[0].text and "Columns: fare_class" in table[0].text
+
+
+def test_chunk_vectors_are_cached_by_corpus_and_embedder(tmp_path: Path) -> None:
+    class CountingEmbedder(HashingEmbedder):
+        calls = 0
+
+        def embed(self, texts):  # type: ignore[override]
+            CountingEmbedder.calls += 1
+            return super().embed(texts)
+
+    embedder = CountingEmbedder(64)
+    first = ChunkIndex.build(CORPUS, embedder, tmp_path)
+    second = ChunkIndex.build(CORPUS, embedder, tmp_path)
+    assert CountingEmbedder.calls == 1
+    assert (first.vectors == second.vectors).all()
+    changed = CORPUS.model_copy(update={"documents": [FARES]})
+    ChunkIndex.build(changed, embedder, tmp_path)
+    assert CountingEmbedder.calls == 2
+    assert second.search("change fee Standard", top_k=1)[0][0].doc_id == "tables/fare_classes"
+
+
+def test_dense_rag_answers_from_retrieved_chunks_and_refuses_without_them(tmp_path: Path) -> None:
+    def answer(request: LMRequest) -> dict:
+        prompt = request.messages[-1].content
+        if "cat food" in prompt.split("## Question")[1]:
+            return {"found": False, "answer": "It is probably salmon."}
+        assert "User: Can my cat fly in the cabin?" in prompt  # the history reaches the prompt
+        return {"found": True, "answer": "55 EUR per pet per flight."}
+
+    backend = ScriptedLM(by_task={"rag-answer": answer})
+    assistant = DenseRagAssistant(LanguageModel(backend), ChunkIndex.build(CORPUS, HashingEmbedder(128), tmp_path), top_k=2)
+    history = [Message("user", "Can my cat fly in the cabin?"), Message("assistant", "Yes, up to 8 kg.")]
+    reply = assistant.respond(history + [Message("user", "What is the pet fee?")])
+    assert reply.answer == "55 EUR per pet per flight."
+    assert reply.contexts and reply.contexts[0].startswith("policies/pets#")
+    assert "[1] Travelling with Pets" in backend.requests[0].messages[-1].content
+    refused = assistant.respond(history + [Message("user", "Which cat food is served?")])
+    assert refused.answer == CANNOT_ANSWER_REPLY
+
+
+def test_react_rag_searches_tables_then_answers_and_reports_its_tool_calls() -> None:
+    steps = [
+        {"thought": "Need the fee table.", "action": "search_tables", "query": "change fee Standard"},
+        {"thought": "Found it.", "action": "answer", "answer": "The change fee for Standard is 70 EUR."},
+    ]
+    backend = ScriptedLM(by_task={"react-rag-step": steps})
+    assistant = ReactRagAssistant(LanguageModel(backend), MemoryIndex(HashingEmbedder(128), CORPUS), CORPUS, max_steps=3)
+    reply = assistant.respond([Message("user", "What does it cost to change a Standard ticket?")])
+    assert reply.answer == "The change fee for Standard is 70 EUR."
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("search_tables", {"query": "change fee Standard"})]
+    assert reply.contexts == ["tables/fare_classes"]
+    second_prompt = backend.requests[1].messages[-1].content
+    assert "fare_class: Standard; change_fee_eur: 70" in second_prompt
+
+
+def test_react_rag_must_answer_at_the_step_limit() -> None:
+    search = {"thought": "Look again.", "action": "search_text", "query": "pets"}
+    backend = ScriptedLM(by_task={"react-rag-step": [search, search], "rag-answer": [{"found": False, "answer": ""}]})
+    assistant = ReactRagAssistant(LanguageModel(backend), MemoryIndex(HashingEmbedder(128), CORPUS), CORPUS, max_steps=2)
+    reply = assistant.respond([Message("user", "Who is the CEO?")])
+    assert reply.answer == CANNOT_ANSWER_REPLY
+    assert backend.tasks_seen() == ["react-rag-step", "react-rag-step", "rag-answer"]
+    assert len(reply.tool_calls) == 2
+
+
+def test_the_factory_builds_both_reference_assistants_over_the_project_corpus(tmp_path: Path) -> None:
+    from bddgen.config import load_settings
+    from bddgen.project import Project
+    from bddgen.run.assistants import build_assistant
+
+    corpus = Path(__file__).resolve().parents[1] / "corpora" / "airline"
+    (tmp_path / "bddgen.toml").write_text(f'corpus = "{corpus.as_posix()}"\n[embedder]\nbackend = "hashing"\n')
+    project = Project(root=tmp_path, settings=load_settings(tmp_path, environ={}))
+    backend = ScriptedLM(
+        by_task={
+            "rag-answer": {"found": True, "answer": "70 EUR."},
+            "react-rag-step": [
+                {"thought": "Look it up.", "action": "search_tables", "query": "Standard change fee"},
+                {"thought": "Done.", "action": "answer", "answer": "70 EUR."},
+            ],
+        }
+    )
+    question = [Message("user", "What is the change fee for a Standard ticket?")]
+    dense = build_assistant("dense-rag", project, lm=LanguageModel(backend))
+    reply = dense.respond(question)
+    assert reply.answer == "70 EUR." and len(reply.contexts) == 5
+    assert dense.timeout is None  # the local model gets no reply deadline
+    assert list((tmp_path / ".bddgen" / "dense-rag").glob("chunks-*.npz"))
+    react = build_assistant("react-rag", project, lm=LanguageModel(backend))
+    reply = react.respond(question)
+    assert reply.answer == "70 EUR." and reply.tool_calls[0].name == "search_tables"
+    assert "tables/fare_classes" in reply.contexts
