@@ -22,7 +22,7 @@ from bddgen.console import progress
 from bddgen.corpus import demo_corpus_path, load_corpus
 from bddgen.embed.base import Embedder
 from bddgen.errors import BddgenError, InputError, LMOutputError, Problem
-from bddgen.features.reader import feature_files
+from bddgen.features.reader import feature_files, read_feature
 from bddgen.features.writer import atomic_write
 from bddgen.generate import generate_candidates, load_candidates
 from bddgen.implement import ImplementReport, ProgressEvent, implement_feature
@@ -58,8 +58,9 @@ class DemoSizes(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    m: int = Field(default=6, ge=1, description="Candidate specs to generate.")
-    k: int = Field(default=2, ge=1, description="Specs to select.")
+    m: int = Field(default=4, ge=1, description="Candidate specs to generate.")
+    k: int = Field(default=2, ge=1, description="Specs in the suite; the example specs kept count among them.")
+    examples: int = Field(default=1, ge=0, description="The corpus's hand-written example specs kept in the suite (the shortest).")
     n: int = Field(default=1, ge=1, description="Conversations per spec.")
     turns: int = Field(default=5, ge=3, description="Turns per conversation (L); 5 is the fewest that cross two documents.")
     chain_length: int = Field(default=2, ge=1, description="Documents per chain (d).")
@@ -252,14 +253,26 @@ class Demo:
         atomic_write(settings_file, text + self.sizes.assistants_toml())
         summary.append(f"wrote {len(scaffold.written)} files; demo sizes set in {settings_file.name}")
         project = Project.discover(self.out)
-        examples = project.features_path / EXAMPLES_FOLDER
-        if examples.is_dir():
-            examples.rename(self.out / EXAMPLES_FOLDER)
+        kept, aside = self._sort_examples(project)
+        if kept:
+            summary.append(f"hand-written example spec(s) in the suite: {', '.join(p.name for p in kept)}")
+        if aside:
             summary.append(
-                f"the corpus's hand-written example specs are in {EXAMPLES_FOLDER}/, outside the suite to save time; "
-                f"move them into features/ to run them too"
+                f"{len(aside)} more in {EXAMPLES_FOLDER}/, outside the suite to save time (move them into features/ to run them)"
             )
         return project
+
+    def _sort_examples(self, project: Project) -> tuple[list[Path], list[Path]]:
+        """Keep the shortest `examples` example specs in features/; move the others to examples/."""
+        folder = project.features_path / EXAMPLES_FOLDER
+        files = feature_files([folder]) if folder.is_dir() else []
+        by_turns = sorted(files, key=lambda p: (sum(len(c.turns) for c in read_feature(p).conversations), p.name))
+        kept, aside = by_turns[: self.sizes.examples], by_turns[self.sizes.examples :]
+        for path in aside:
+            target = self.out / EXAMPLES_FOLDER / path.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            path.rename(target)
+        return kept, aside
 
     def _generate(self, project: Project, corpus: Corpus, lm: LanguageModel, embedder: Embedder, summary: list[str]) -> None:
         settings = project.settings
@@ -293,9 +306,10 @@ class Demo:
         atomic_write(project.selection_file, selection.model_dump_json(indent=2) + "\n")
         written = write_selected(selection, suite)
         covered = len({d for s in selection.selected for d in s.documents})
+        kept = sum(1 for s in selection.selected if s.preselected)
         summary.append(
-            f"{len(selection.selected)} of {pool.candidate_count} specs, {covered} documents covered; "
-            f"{len(written.written)} spec files written, {len(written.unchanged)} unchanged"
+            f"{len(selection.selected)} specs ({kept} hand-written, {len(selection.selected) - kept} of {pool.candidate_count} candidates), "
+            f"{covered} documents covered; {len(written.written)} spec files written, {len(written.unchanged)} unchanged"
         )
 
     def _implement(self, project: Project, corpus: Corpus, lm: LanguageModel, recognizer: EntityRecognizer,

@@ -114,7 +114,7 @@ def fake_demo_models(fakes: FakeModels) -> DemoModels:
     )
 
 
-SIZES = DemoSizes(m=4, k=2, n=1, turns=5, chain_length=2)
+SIZES = DemoSizes(m=4, k=3, n=1, turns=5, chain_length=2, examples=1)  # suite: 1 hand-written example + 2 generated
 
 
 @pytest.fixture
@@ -126,7 +126,7 @@ def test_demo_runs_every_stage_writes_the_comparison_report_and_resumes(tmp_path
     fakes = FakeModels()
     result = Demo(tmp_path / "demo", sizes=SIZES, models=fake_demo_models(fakes), console=quiet_console).run()
     project = Project.discover(tmp_path / "demo")
-    assert (project.settings.generate.m, project.settings.select.k, project.settings.implement.turns) == (4, 2, 5)
+    assert (project.settings.generate.m, project.settings.select.k, project.settings.implement.turns) == (4, 3, 5)
     assert project.settings.lm.model == SIZES.model
     assert [run.label for run in result.report.runs] == ["dense-rag", "react-rag"]
     assert len(result.report.comparisons) == 1 and result.report.specs
@@ -141,8 +141,9 @@ def test_demo_runs_every_stage_writes_the_comparison_report_and_resumes(tmp_path
         assert step in output
     assert str(result.files["html"]) in output.replace("\n", "")
     assert "within 15 minutes on 2 CPU cores" in output
-    assert len(list(project.features_path.rglob("*.feature"))) == 2 and len(result.report.specs) == 2
-    assert sorted(p.name for p in (project.root / "examples").glob("*.feature")) == ["league-season.feature", "varen-cup-finals.feature"]
+    assert len(list(project.features_path.glob("*.feature"))) == 2 and len(result.report.specs) == 3
+    assert [p.name for p in (project.features_path / "examples").glob("*.feature")] == ["league-season.feature"]  # the shortest
+    assert [p.name for p in (project.root / "examples").glob("*.feature")] == ["varen-cup-finals.feature"]
     assert project.settings.retrieval.top_k == 3 and project.settings.assistants["react-rag"].max_steps == 3
 
     calls = len(fakes.lm.requests)

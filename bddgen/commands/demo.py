@@ -18,7 +18,7 @@ DEFAULT_SIZES = DemoSizes()
 @click.option("--corpus", type=click.Choice(demo_corpus_names() or [DEMO_CORPUS]), default=DEMO_CORPUS, show_default=True,
               help="Shipped demo corpus.")
 @click.option("--m", "m", type=click.IntRange(min=1), default=DEFAULT_SIZES.m, show_default=True, help="Candidate specs to generate.")
-@click.option("--k", "k", type=click.IntRange(min=1), default=DEFAULT_SIZES.k, show_default=True, help="Specs to select.")
+@click.option("--k", "k", type=click.IntRange(min=1), default=DEFAULT_SIZES.k, show_default=True, help="Specs in the suite, the kept example spec included.")
 @click.option("--n", "n", type=click.IntRange(min=1), default=DEFAULT_SIZES.n, show_default=True, help="Conversations per spec.")
 @click.option("--turns", type=click.IntRange(min=3), default=DEFAULT_SIZES.turns, show_default=True, help="Turns per conversation (L).")
 @click.option("--model", default=DEFAULT_SIZES.model, show_default=True, help="Embedded chat model: qwen2.5-coder-0.5b or qwen2.5-coder-1.5b.")

@@ -21,6 +21,7 @@ _PLACEHOLDER = re.compile(
 )
 _FIRST_PERSON = re.compile(r"\bI\b|\bI['’](?:m|ve|d|ll)\b|\b(?:[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Oo]ur|[Oo]urs)\b")
 _SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
+MAX_TITLE_WORDS = 10
 
 
 class RejectionReason(str, Enum):
@@ -65,12 +66,21 @@ class CleanDraft:
         return [self.title, *self.given, *self.when, *self.then]
 
 
-def check_text(draft: CleanDraft, titles: set[str], known_words: frozenset[str], generic: set[str]) -> Rejection | None:
+def _has_words(outer: str, inner: str) -> bool:
+    """Whether slug `inner` appears in slug `outer` as whole words."""
+    return f"-{inner}-" in f"-{outer}-"
+
+
+def check_text(
+    draft: CleanDraft, titles: set[str], known_words: frozenset[str], assistant: str, focuses: set[str]
+) -> Rejection | None:
     """The first failed text check (parts, placeholders, first person, should, names, title), or None.
 
     `known_words` are the capitalised words the data uses as names; a spec must use one of them
     (after its first word), so "a football club" instead of "Harbour City FC" is rejected.
-    `generic` are slugs a title must not be part of: the assistant's name and the focuses.
+    A title is generic when it contains or is part of the assistant's name (`assistant`, a slug),
+    is part of a focus (`focuses`, slugs), or has more than MAX_TITLE_WORDS words (a copied
+    instruction, a whole question).
     """
     if not (draft.title and draft.given and draft.when and draft.then):
         return Rejection(RejectionReason.MISSING_PART, "Your last draft left the title, given, when or then empty; fill in all four.")
@@ -93,12 +103,18 @@ def check_text(draft: CleanDraft, titles: set[str], known_words: frozenset[str],
             RejectionReason.NO_NAME_FROM_DATA,
             "Your last draft named nothing from the data; mention one of the names listed under Names From The Data.",
         )
-    if any(slugify(draft.title) in name for name in generic):
+    title = slugify(draft.title)
+    if (
+        len(draft.title.split()) > MAX_TITLE_WORDS
+        or _has_words(assistant, title)
+        or _has_words(title, assistant)
+        or any(_has_words(focus, title) for focus in focuses)
+    ):
         return Rejection(
             RejectionReason.GENERIC_TITLE,
-            f"The title {draft.title!r} names the assistant or the focus; name the topic of the user's question.",
+            f"The title {draft.title!r} is not a short name of the topic; write 3 to 8 words naming the topic of the user's question.",
         )
-    if slugify(draft.title) in titles:
+    if title in titles:
         return Rejection(RejectionReason.REPEATED_TITLE, f"The title {draft.title!r} is already written; choose another topic.")
     return None
 

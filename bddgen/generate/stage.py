@@ -67,7 +67,8 @@ class _Generator:
         self.summary, self.lm, self.embedder, self.settings = summary, lm, embedder, settings
         self.candidates, self.out, self.seed = candidates, out, seed
         self.titles = {slugify(c.title) for c in candidates.candidates}
-        self.generic_titles = {slugify(summary.name), *(slugify(focus) for focus in settings.focuses)}
+        self.assistant = slugify(summary.name)
+        self.focuses = {slugify(focus) for focus in settings.focuses}
         existing = [c.as_text() for c in candidates.candidates]
         self.vectors = embedder.embed(existing) if existing else np.zeros((0, embedder.dimension), np.float32)
 
@@ -76,14 +77,14 @@ class _Generator:
         return self.lm.run(
             WRITE_SPEC, stage=STAGE, assistant=self.summary.assistant, what_it_can_do=self.summary.what_it_can_do,
             what_it_must_refuse=self.summary.what_it_must_refuse, tools=self.summary.tools, data=self.summary.data,
-            some_documents=documents, names_from_the_data=names, focus=focus, titles_already_written=titles,
+            titles_already_written=titles, some_documents=documents, names_from_the_data=names, focus=focus,
             **feedback,
         )
 
     def _judge(self, draft: SpecDraft, focus: str) -> tuple[Spec, np.ndarray] | Rejection:
         """The spec and its embedding, or why the draft is rejected."""
         clean = CleanDraft.of(draft)
-        rejection = check_text(clean, self.titles, self.summary.known_words, self.generic_titles)
+        rejection = check_text(clean, self.titles, self.summary.known_words, self.assistant, self.focuses)
         if rejection is not None:
             return rejection
         spec = Spec.create(clean.title, clean.given, clean.when, clean.then, source="generated", focus=focus)

@@ -20,15 +20,15 @@ class SpecDraft(BaseModel):
 
 WRITE_SPEC = PromptTask(
     name="write_spec",
-    instruction="""Write one test specification for an AI assistant.
-- title: the topic of the user's question in 3 to 8 words (never the assistant's name).
-- given: the user's situation; name at least one of the Names From The Data.
-- when: what the user asks.
-- then: what the assistant should do, not the answer itself; every line contains "should".
-Write "the user" and "the assistant", never "I" or "me". Never use placeholders such as [player] or <team>.
-Follow the focus. Choose a topic that is not among the titles already written.
+    instruction="""You write test specifications for an AI assistant: a title, then Given / When / Then lines.
+Rules:
+1. The title has 3 to 8 words and contains a name from "Names From The Data".
+2. Given is the user's situation. When is what the user asks. Then is what the assistant should do,
+not the answer itself; every Then line contains "should".
+3. Write "the user" and "the assistant", never "I" or "me". Never write placeholders like [player] or <team>.
+4. Follow the focus. Do not reuse a title that is already written.
 
-Example for a library assistant:
-{"title": "Saturday opening hours of two branches", "given": ["the user wants to visit the Northgate and Riverside branches on Saturday"], "when": ["the user asks which branch opens earlier"], "then": ["the assistant should give the Saturday opening time of both branches", "the assistant should name the branch that opens first"]}""",
+Example for a library assistant whose data names the Northgate and Riverside branches:
+{"title": "Saturday hours of Northgate and Riverside", "given": ["the user wants to visit the Northgate and Riverside branches on Saturday"], "when": ["the user asks which branch opens earlier"], "then": ["the assistant should give the Saturday opening time of both branches", "the assistant should name the branch that opens first"]}""",
     output=SpecDraft,
 )
