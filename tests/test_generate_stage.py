@@ -18,6 +18,7 @@ from bddgen.generate import generate_candidates, load_candidates
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
+from bddgen.lm.store import CallStore
 from bddgen.models import Corpus
 from bddgen.specs import CandidateSet
 
@@ -80,7 +81,8 @@ def test_each_prompt_shows_the_focus_and_the_titles_already_written(corpus: Corp
     assert "## Focus\nfactual lookup" in prompts[0] and "## Focus\ncomparison" in prompts[2]
     assert "(none yet)" in prompts[0]
     assert "- Question 0 about the Saver baggage allowance\n- Question 1 about pets on flights to Dubai" in prompts[2]
-    assert corpus.system.name in prompts[0] and "search_flights" in prompts[0]
+    assert "## Subject\n" in prompts[0] and "## Other Names From The Data\n" in prompts[0]
+    assert "## What The Assistant Does\n" in prompts[0] and "search_flights" in prompts[0]
     assert all(r.stage == "generate" and r.task == "write_spec" for r in scripted.requests)
 
 
@@ -173,3 +175,19 @@ def test_a_broken_candidates_file_is_reported(corpus: Corpus, tmp_path: Path) ->
     with pytest.raises(InputError) as caught:
         _generate(corpus, _lm()[0], out, m=1)
     assert f"{out}#/candidates/0/title" in str(caught.value) and "delete the file to start over" in str(caught.value)
+
+
+def test_a_rerun_after_a_failure_asks_anew_instead_of_replaying_the_cache(corpus: Corpus, tmp_path: Path) -> None:
+    out = tmp_path / "candidates.json"
+    generic = {"title": "Customer Assistant", "given": ["the user flies to Dubai"], "when": ["the user asks"], "then": ["the assistant should answer"]}
+    store = CallStore(tmp_path / "lm.sqlite")
+    first = ScriptedLM(default=generic)
+    with pytest.raises(LMOutputError):
+        _generate(corpus, LanguageModel(first, store, max_retries=0), out, m=1, max_attempts_per_spec=2)
+    second = ScriptedLM(default=generic)
+    with pytest.raises(LMOutputError):
+        _generate(corpus, LanguageModel(second, store, max_retries=0), out, m=1, max_attempts_per_spec=2)
+
+    assert len(second.requests) == 2  # new prompts, not cache hits
+    assert {r.prompt_hash() for r in first.requests}.isdisjoint(r.prompt_hash() for r in second.requests)
+    assert load_candidates(out).rejections == {"generic title": 4}

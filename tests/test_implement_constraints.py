@@ -77,6 +77,7 @@ def test_plan_for_seven_turns_walks_three_documents_through_bridges() -> None:
     assert [t.query_type for t in plan.turns] == [Q.SINGLE_DOC, Q.PRE_FILLER, Q.FILLER, Q.UNANSWERABLE, Q.PRE_FILLER, Q.FILLER, Q.SYNTHESIS]
     assert [t.documents for t in plan.turns] == [["d1"], ["d1"], ["t1"], [], ["t1"], ["d2"], ["d1", "t1", "d2"]]
     assert [t.bridge for t in plan.turns if t.bridge] == ["Rasmus Kaldor"] * 2 + ["Redmarsh Rovers"] * 2
+    assert [t.proxy for t in plan.turns if t.query_type is Q.FILLER] == ["that player", "that club"]
     skeleton = json.loads(plan.skeleton())
     assert [t["type"] for t in skeleton["turns"]] == [t.query_type.value for t in plan.turns]
 
@@ -141,21 +142,22 @@ def _lm(*replies: Any) -> tuple[LanguageModel, ScriptedLM]:
 def test_violations_are_sent_back_and_the_fixed_reply_is_used() -> None:
     plan = _plan()
     broken = _valid_turns(plan)
-    broken[1] = {**broken[1], "answer": "A young striker."}
+    broken[4] = {**broken[4], "question": "Question 1?"}
     lm, backend = _lm({"title": "Heroes", "turns": broken}, {"title": "Heroes", "turns": _valid_turns(plan)})
     result = write_draft(lm, SPEC, plan, "[d1] ...", ALLOWED, TABLES)
     assert result.attempts == 2 and not result.repaired
+    assert backend.requests[1].temperature > backend.requests[0].temperature  # a retry is not answered from the cache
     retry = backend.requests[1].messages[-1].content
-    assert "## Fix These Problems" in retry and 'turn 2: the answer must name "Rasmus Kaldor"' in retry
-    assert "## Previous Reply" in retry and "A young striker." in retry
+    assert "## Fix These Problems" in retry and "turn 5: ask something new (same question as turn 1)" in retry
+    assert "## Previous Reply" in retry and '"Question 1?"' in retry
 
 
 def test_constraints_still_broken_after_the_bounded_retries_are_reported() -> None:
     plan = _plan()
     broken = _valid_turns(plan)
-    broken[2] = {**broken[2], "question": "Where did Rasmus Kaldor go next?"}
+    broken[4] = {**broken[4], "question": "Question 1?"}
     lm, backend = _lm(*[{"title": "Heroes", "turns": broken}] * 3)
-    with pytest.raises(LMOutputError, match="without writing its name"):
+    with pytest.raises(LMOutputError, match="ask something new"):
         write_draft(lm, SPEC, plan, "[d1] ...", ALLOWED, TABLES, max_attempts=3)
     assert len(backend.requests) == 3
 
@@ -164,12 +166,13 @@ def test_repairable_violations_are_fixed_in_code_without_asking_again() -> None:
     plan = _plan()
     turns = _valid_turns(plan)
     turns[6]["docs"] = ["d1"]
-    turns[2] = {**turns[2], "docs": ["d1"], "table": {"table": "t1", "op": "count"}}
+    turns[2] = {**turns[2], "docs": ["d1"], "table": {"table": "t1", "op": "count"}, "question": "Where did rasmus kaldor go next?"}
     lm, backend = _lm({"title": "Heroes", "turns": turns})
     result = write_draft(lm, SPEC, plan, "[d1] ...", ALLOWED, TABLES)
     assert len(backend.requests) == 1
-    assert {v.code for v in result.repaired} == {"synthesis-docs", "table-outside"}
+    assert {v.code for v in result.repaired} == {"synthesis-docs", "table-outside", "bridge-named"}
     assert result.draft.turns[6].docs == ["d1", "t1", "d2"] and result.draft.turns[2].table is None
+    assert result.draft.turns[2].question == "Where did that player go next?"
 
 
 def test_the_reply_schema_is_narrowed_to_the_plan() -> None:
@@ -191,6 +194,7 @@ def test_the_reply_schema_is_narrowed_to_the_plan() -> None:
         lambda t: t.__setitem__(3, {**t[3], "answer": "It rained."}),
         lambda t: t.__setitem__(0, {**t[0], "docs": ["d9"]}),
         lambda t: t.__setitem__(0, {**t[0], "answer": ""}),
+        lambda t: t.__setitem__(1, {**t[1], "answer": "A young striker."}),  # a PRE-FILLER answer names its entity
     ],
 )
 def test_replies_outside_the_narrowed_schema_are_retried_with_the_error(change) -> None:
@@ -251,3 +255,20 @@ def test_each_answerable_turn_is_built_on_a_statement_of_its_documents() -> None
 def test_statements_closest_to_the_spec_are_preferred() -> None:
     plan = plan_turns(CHAIN, 7, {"founded"}, DOCUMENTS)
     assert plan.turns[5].facts == ["Redmarsh Rovers were founded in 1894."]
+
+
+@pytest.mark.parametrize(
+    ("bridge", "proxy"),
+    [
+        (Bridge(kind="entity", value="Ivo Stenmark", label="PERSON", specificity=0.6), "that person"),
+        (Bridge(kind="value", value="Jesper Vaal", label="PERSON", columns={"t1": "hallam_medal"}, specificity=0.6), "that person"),
+        (Bridge(kind="field", value="club_a/club", columns={"d1": "club", "t1": "club_a"}, examples=["Brennick Town"], specificity=1.0), "that club"),
+        (Bridge(kind="entity", value="Quayside Park", label="FAC", specificity=0.6), "that place"),
+        (Bridge(kind="entity", value="Harbour Derby", label="ENTITY", specificity=0.6), "it"),
+    ],
+)
+def test_filler_questions_get_a_descriptive_proxy_for_the_entity(bridge: Bridge, proxy: str) -> None:
+    chain = Chain(documents=["d1", "t1"], hops=[Hop(source="d1", target="t1", bridges=[bridge])])
+    filler = plan_turns(chain, 5, set(), DOCUMENTS).turns[2]
+    assert filler.query_type is Q.FILLER and filler.proxy == proxy
+    assert f'call it "{proxy}"' in filler.instruction()

@@ -101,7 +101,7 @@ def check_text(
     if not any(word in known_words for line in draft.all_lines for word in names_in(line)):
         return Rejection(
             RejectionReason.NO_NAME_FROM_DATA,
-            "Your last draft named nothing from the data; mention one of the names listed under Names From The Data.",
+            "Your last draft named nothing from the data; name the Subject.",
         )
     title = slugify(draft.title)
     if (

@@ -72,13 +72,14 @@ class _Generator:
         existing = [c.as_text() for c in candidates.candidates]
         self.vectors = embedder.embed(existing) if existing else np.zeros((0, embedder.dimension), np.float32)
 
-    def _ask(self, focus: str, titles: str, sample: random.Random, feedback: dict[str, str]) -> SpecDraft:
-        documents, names = self.summary.sample(sample)
+    def _ask(self, focus: str, titles: str, rng: random.Random, feedback: dict[str, str]) -> SpecDraft:
+        sample = self.summary.sample(rng)
         return self.lm.run(
-            WRITE_SPEC, stage=STAGE, assistant=self.summary.assistant, what_it_can_do=self.summary.what_it_can_do,
-            what_it_must_refuse=self.summary.what_it_must_refuse, tools=self.summary.tools, data=self.summary.data,
-            titles_already_written=titles, some_documents=documents, names_from_the_data=names, focus=focus,
-            **feedback,
+            WRITE_SPEC, stage=STAGE, what_the_assistant_does=self.summary.purpose,
+            what_it_can_do=self.summary.what_it_can_do, what_it_must_refuse=self.summary.what_it_must_refuse,
+            tools=self.summary.tools, data=self.summary.data, titles_already_written=titles,
+            some_documents=sample.documents, other_names_from_the_data=sample.other_names, focus=focus,
+            subject=sample.subject, **feedback,
         )
 
     def _judge(self, draft: SpecDraft, focus: str) -> tuple[Spec, np.ndarray] | Rejection:
@@ -98,9 +99,12 @@ class _Generator:
         focus = self.settings.focuses[index % len(self.settings.focuses)]
         titles = _titles_shown(self.candidates.candidates, focus)
         feedback: dict[str, str] = {}
-        for attempt in range(self.settings.max_attempts_per_spec):
+        for _ in range(self.settings.max_attempts_per_spec):
+            # Seeded by the drafts rejected so far, so a retry, and a rerun after a failure, asks
+            # anew (with other names) instead of replaying the cached rejected reply.
+            rng = random.Random(f"{self.seed}:{index}:{sum(self.candidates.rejections.values())}")
             try:
-                draft = self._ask(focus, titles, random.Random(f"{self.seed}:{index}:{attempt}"), feedback)
+                draft = self._ask(focus, titles, rng, feedback)
             except LMOutputError as exc:
                 raw, outcome = exc.raw_text, _INVALID_OUTPUT
             else:

@@ -60,7 +60,7 @@ class CorpusSummary:
     """The fixed part of every generation prompt, plus the pools each prompt samples from."""
 
     name: str
-    assistant: str
+    purpose: str
     what_it_can_do: str
     what_it_must_refuse: str
     tools: str
@@ -73,7 +73,7 @@ class CorpusSummary:
     def of(cls, system: SystemDescription, corpus: Corpus) -> "CorpusSummary":
         return cls(
             name=system.name,
-            assistant=f"{system.name}: {' '.join(system.purpose.split())}",
+            purpose=" ".join(system.purpose.split()),
             what_it_can_do=_bullets(system.capabilities),
             what_it_must_refuse=_bullets(system.off_limits),
             tools=_bullets([f"{tool.name}: {tool.description}" for tool in system.tools]),
@@ -83,8 +83,17 @@ class CorpusSummary:
             known_words=proper_words(system, corpus),
         )
 
-    def sample(self, rng: random.Random) -> tuple[str, str]:
-        """(documents, names): a different slice of the corpus for each prompt, so specs spread out."""
+    def sample(self, rng: random.Random) -> "PromptSample":
+        """A different slice of the corpus for each prompt, so the specs spread over it."""
         titles = rng.sample(self.document_titles, min(DOCUMENTS_PER_PROMPT, len(self.document_titles)))
-        names = rng.sample(self.names, min(NAMES_PER_PROMPT, len(self.names)))
-        return "; ".join(titles) or "(none)", ", ".join(names) or "(none)"
+        names = rng.sample(self.names, min(NAMES_PER_PROMPT + 1, len(self.names))) or titles[:1] or ["(none)"]
+        return PromptSample(documents="; ".join(titles) or "(none)", subject=names[0], other_names=", ".join(names[1:]) or "(none)")
+
+
+@dataclass(frozen=True)
+class PromptSample:
+    """The per-prompt part: some document titles, the subject of the spec and other names."""
+
+    documents: str
+    subject: str
+    other_names: str

@@ -22,13 +22,13 @@ WRITE_SPEC = PromptTask(
     name="write_spec",
     instruction="""You write test specifications for an AI assistant: a title, then Given / When / Then lines.
 Rules:
-1. The title has 3 to 8 words and contains a name from "Names From The Data".
-2. Given is the user's situation. When is what the user asks. Then is what the assistant should do,
-not the answer itself; every Then line contains "should".
+1. The title has 3 to 8 words and names the Subject.
+2. Given is the user's situation and names the Subject. When is what the user asks. Then is what
+the assistant should do, not the answer itself; every Then line contains "should".
 3. Write "the user" and "the assistant", never "I" or "me". Never write placeholders like [player] or <team>.
 4. Follow the focus. Do not reuse a title that is already written.
 
-Example for a library assistant whose data names the Northgate and Riverside branches:
-{"title": "Saturday hours of Northgate and Riverside", "given": ["the user wants to visit the Northgate and Riverside branches on Saturday"], "when": ["the user asks which branch opens earlier"], "then": ["the assistant should give the Saturday opening time of both branches", "the assistant should name the branch that opens first"]}""",
+Example for a library assistant, subject "Northgate branch":
+{"title": "Saturday hours of the Northgate branch", "given": ["the user wants to visit the Northgate branch and the Riverside branch on Saturday"], "when": ["the user asks which branch opens earlier"], "then": ["the assistant should give the Saturday opening time of both branches", "the assistant should name the branch that opens first"]}""",
     output=SpecDraft,
 )

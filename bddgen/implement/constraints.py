@@ -7,6 +7,7 @@ because they are sent back to the LM.
 
 from __future__ import annotations
 
+import re
 from typing import Collection, Sequence
 
 from pydantic import BaseModel, ConfigDict
@@ -88,7 +89,9 @@ def plan_violations(draft: ConversationDraft, plan: TurnPlan, allowed_docs: Coll
         if planned.query_type is QueryType.PRE_FILLER and planned.bridge and not contains_phrase(normalise(turn.answer), planned.bridge):
             violations.append(Violation(turn=number, code="bridge-not-named", message=f'the answer must name "{planned.bridge}"'))
         if planned.query_type is QueryType.FILLER and planned.bridge and contains_phrase(normalise(turn.question), planned.bridge):
-            violations.append(Violation(turn=number, code="bridge-named", message=f'refer to "{planned.bridge}" without writing its name'))
+            violations.append(
+                Violation(turn=number, code="bridge-named", repairable=True, message=f'call "{planned.bridge}" "{planned.proxy}", without writing its name')
+            )
         if planned.query_type is QueryType.SYNTHESIS and set(planned.documents) - set(turn.doc_ids):
             violations.append(
                 Violation(turn=number, code="synthesis-docs", repairable=True, message=f"a SYNTHESIS turn uses all documents: {', '.join(planned.documents)}")
@@ -102,14 +105,18 @@ def plan_violations(draft: ConversationDraft, plan: TurnPlan, allowed_docs: Coll
 
 
 def repair_draft(draft: ConversationDraft, plan: TurnPlan, allowed_docs: Collection[str], tables: Collection[str]) -> ConversationDraft:
-    """Fix what code can fix: doc ids outside the conversation or missing, SYNTHESIS docs, misplaced table queries."""
+    """Fix what code can fix: doc ids outside the conversation or missing, SYNTHESIS docs, misplaced
+    table queries, and a FILLER question that names its entity (the plan's proxy replaces the name)."""
     repaired = []
     for raw, planned in zip(draft.turns, plan.turns):
+        question = raw.question
+        if planned.query_type is QueryType.FILLER and planned.bridge:
+            question = re.sub(re.escape(planned.bridge), planned.proxy, question, flags=re.IGNORECASE)
         docs = [d for d in dict.fromkeys(raw.docs) if d in allowed_docs]
         if raw.type is not QueryType.UNANSWERABLE and not docs:
             docs = list(planned.documents)
         if planned.query_type is QueryType.SYNTHESIS:
             docs = list(dict.fromkeys([*planned.documents, *docs]))
         table = raw.table if raw.table is not None and raw.table.table in tables and raw.table.table in docs else None
-        repaired.append(raw.model_copy(update={"docs": docs, "table": table}))
+        repaired.append(raw.model_copy(update={"docs": docs, "table": table, "question": question}))
     return draft.model_copy(update={"turns": repaired})

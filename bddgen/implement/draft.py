@@ -14,6 +14,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.specs import Spec
 
 MAX_ATTEMPTS = 3
+RETRY_HEAT = 0.3
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,9 @@ def write_draft(
     base = {"spec": spec.as_text(), "documents": documents, "plan": plan.render(), "skeleton": plan.skeleton()}
     inputs = dict(base)
     for attempt in range(1, max_attempts + 1):
-        draft = lm.run(task, stage=STAGE, **inputs)
+        # A retry runs a little hotter: the same prompt would be answered from the cache.
+        temperature = None if attempt == 1 else min(1.0, lm.temperature + RETRY_HEAT * (attempt - 1))
+        draft = lm.run(task, stage=STAGE, temperature=temperature, **inputs)
         prompt_hash = LMRequest(messages=task.messages(**inputs)).prompt_hash()
         violations = plan_violations(draft, plan, allowed_docs, tables)
         if all(v.repairable for v in violations):

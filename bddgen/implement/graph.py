@@ -36,6 +36,7 @@ class Bridge(BaseModel):
     value: str = Field(description="The shared entity, or the shared field's name.")
     columns: dict[str, str] = Field(default_factory=dict, description="Table id -> column that holds the value.")
     examples: list[str] = Field(default_factory=list, description="Values both tables hold (field bridges).")
+    label: str = Field(default="", description="Entity label (PERSON, ORG, ...) of an entity or value bridge.")
     specificity: float = Field(ge=0, description="How telling the link is: rare, named entities score high.")
     weak: bool = Field(default=False, description="A date, number or code: never a link on its own.")
 
@@ -43,15 +44,6 @@ class Bridge(BaseModel):
     def entity(self) -> str:
         """The concrete value a conversation can name when it moves across this bridge."""
         return self.examples[0] if self.kind == "field" and self.examples else self.value
-
-    def describe(self) -> str:
-        if self.kind == "field":
-            fields = " = ".join(f"{doc}.{col}" for doc, col in self.columns.items())
-            return f"field {fields}" + (f" (e.g. {', '.join(self.examples[:3])})" if self.examples else "")
-        if self.kind == "value":
-            where = ", ".join(f"{doc}.{col}" for doc, col in self.columns.items())
-            return f"value {self.value!r} ({where})"
-        return f"entity {self.value!r}"
 
 
 def entity_specificity(text: str, label: str, document_frequency: int) -> float:
@@ -154,7 +146,7 @@ def _link_texts(
             entity = by_doc[a][key]
             weak = entity.label in WEAK_LABELS or is_numeric(entity.text)
             specificity = entity_specificity(entity.text, entity.label, len(holders[key]))
-            edges.add(a, b, Bridge(kind="entity", value=entity.text, specificity=specificity, weak=weak))
+            edges.add(a, b, Bridge(kind="entity", value=entity.text, label=entity.label, specificity=specificity, weak=weak))
 
 
 def _link_texts_to_tables(
@@ -177,7 +169,9 @@ def _link_texts_to_tables(
             for table_id, column in cell_index[key]:
                 by_table.setdefault(table_id, column)
             for table_id, column in by_table.items():
-                bridge = Bridge(kind="value", value=entity.text, columns={table_id: column}, specificity=specificity, weak=weak)
+                bridge = Bridge(
+                    kind="value", value=entity.text, label=entity.label, columns={table_id: column}, specificity=specificity, weak=weak
+                )
                 edges.add(doc.id, table_id, bridge)
 
 

@@ -15,12 +15,17 @@ from typing import Mapping
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.implement.chains import Chain, Hop
+from bddgen.implement.graph import Bridge
 from bddgen.implement.context import Document, pick_fact
 from bddgen.implement.normalise import content_words, normalise
 from bddgen.specs import CANNOT_ANSWER, QueryType
 
 FIXED_TURNS = 3  # the first SINGLE-DOC, the UNANSWERABLE and the SYNTHESIS turn
 FACT_CHARS = 300
+_LABEL_PROXIES = {
+    "ORG": "that organisation", "GPE": "that place", "LOC": "that place", "FAC": "that place", "NORP": "that group",
+    "EVENT": "that event", "WORK": "that work", "PRODUCT": "that product", "LAW": "that rule", "LANGUAGE": "that language",
+}
 
 
 def chain_length_for_turns(turns: int) -> int:
@@ -41,6 +46,7 @@ class PlannedTurn(BaseModel):
     query_type: QueryType
     documents: list[str] = Field(default_factory=list)
     bridge: str = Field(default="", description="PRE-FILLER: entity the answer names; FILLER: entity it refers to.")
+    proxy: str = Field(default="", description='FILLER: how the question refers to the entity ("that club").')
     facts: list[str] = Field(default_factory=list, description="Statements of the documents the turn is built on.")
     subject: str = Field(default="", description="UNANSWERABLE: what the question is about.")
     builds_on: list[int] = Field(default_factory=list, description="SYNTHESIS: the earlier turns whose facts it combines.")
@@ -51,9 +57,9 @@ class PlannedTurn(BaseModel):
         if self.query_type is QueryType.SINGLE_DOC:
             return f"ask about this fact of {docs}: {facts}"
         if self.query_type is QueryType.PRE_FILLER:
-            return f'ask about this fact of {docs} so that the answer names "{self.bridge}": {facts}'
+            return f'ask a question whose answer is "{self.bridge}", using this fact of {docs}: {facts}'
         if self.query_type is QueryType.FILLER:
-            return f'ask about "{self.bridge}" WITHOUT writing its name (say "that club", "he", "it"), using this fact of {docs}: {facts}'
+            return f'ask about "{self.bridge}" but call it "{self.proxy}" (never write "{self.bridge}"), using this fact of {docs}: {facts}'
         if self.query_type is QueryType.MULTI_DOC:
             return f"ask something that needs both facts ({docs}): {facts}"
         if self.query_type is QueryType.UNANSWERABLE:
@@ -86,18 +92,31 @@ class TurnPlan(BaseModel):
         return '{"title": "...", "turns": [\n' + ",\n".join(lines) + "\n]}"
 
 
-def _bridge_entity(hop: Hop, focus: set[str], used: set[str]) -> str:
-    """The value a conversation names when it crosses `hop`: the most specific bridge's entity,
-    preferring one not named on an earlier hop. For a shared field, the shared value closest to
-    the spec's words is used."""
-    options: list[str] = []
+def _bridge_entity(hop: Hop, focus: set[str], used: set[str]) -> tuple[str, str]:
+    """(entity, proxy) for crossing `hop`: the most specific bridge's entity, preferring one not named
+    on an earlier hop (for a shared field, the shared value closest to the spec's words), and the
+    descriptive phrase a FILLER question uses instead of its name."""
+    options: list[tuple[str, str]] = []
     for bridge in [b for b in hop.bridges if not b.weak] or hop.bridges:
+        proxy = _proxy(bridge, hop.target)
         if bridge.kind == "field" and bridge.examples:
-            options += sorted(bridge.examples, key=lambda v: (-len(content_words(v) & focus), bridge.examples.index(v)))
+            ranked = sorted(bridge.examples, key=lambda v: (-len(content_words(v) & focus), bridge.examples.index(v)))
+            options += [(value, proxy) for value in ranked]
         else:
-            options.append(bridge.entity)
-    fresh = [o for o in options if normalise(o) not in used]
-    return (fresh or options or [""])[0]
+            options.append((bridge.entity, proxy))
+    fresh = [o for o in options if normalise(o[0]) not in used]
+    return (fresh or options or [("", "it")])[0]
+
+
+def _proxy(bridge: Bridge, target: str) -> str:
+    """'that person' for people, else 'that <column>' of the table holding the value, else by entity label."""
+    if bridge.label == "PERSON":
+        return "that person"
+    column = bridge.columns.get(target) or next(iter(bridge.columns.values()), "")
+    words = [w for w in normalise(column.replace("_", " ")).split() if len(w) > 1 and not w.isdigit()]
+    if words:
+        return "that " + " ".join(words)
+    return _LABEL_PROXIES.get(bridge.label, "it")
 
 
 class _FactPicker:
@@ -123,13 +142,16 @@ def plan_turns(chain: Chain, turns: int, focus: set[str], documents: Mapping[str
     docs = chain.documents[: chain_length_for_turns(turns)]
     hops = chain.hops[: len(docs) - 1]
     fact = _FactPicker(documents, focus)
-    bridges: list[str] = []
+    crossings: list[tuple[str, str]] = []
     for hop in hops:
-        bridges.append(_bridge_entity(hop, focus, {normalise(b) for b in bridges}))
+        crossings.append(_bridge_entity(hop, focus, {normalise(entity) for entity, _ in crossings}))
+    bridges = [entity for entity, _ in crossings]
     planned = [PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[docs[0]], facts=[fact(docs[0])])]
-    for hop, entity in zip(hops, bridges):
+    for hop, (entity, proxy) in zip(hops, crossings):
         planned.append(PlannedTurn(query_type=QueryType.PRE_FILLER, documents=[hop.source], bridge=entity, facts=[fact(hop.source, entity)]))
-        planned.append(PlannedTurn(query_type=QueryType.FILLER, documents=[hop.target], bridge=entity, facts=[fact(hop.target, entity)]))
+        planned.append(
+            PlannedTurn(query_type=QueryType.FILLER, documents=[hop.target], bridge=entity, proxy=proxy, facts=[fact(hop.target, entity)])
+        )
     for extra in range(turns - len(planned) - 2):
         pair = [docs[extra % (len(docs) - 1)], docs[extra % (len(docs) - 1) + 1]] if len(docs) >= 2 else [docs[0]]
         kind = QueryType.MULTI_DOC if len(pair) == 2 else QueryType.SINGLE_DOC

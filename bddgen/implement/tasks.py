@@ -74,8 +74,8 @@ How plan lines become turns (an example about other documents; never copy its co
 @dataclass(frozen=True)
 class PlannedConversationTask(PromptTask[ConversationDraft]):
     """WRITE_CONVERSATION with its reply schema narrowed to one turn plan: constrained decoding then
-    enforces the number of turns, each turn's type, the documents it may cite and the UNANSWERABLE
-    answer. (No maxLength: llama.cpp's grammar makes long bounded repetitions slow to sample.)"""
+    enforces the number of turns, each turn's type, the documents it may cite, the UNANSWERABLE
+    answer and the entity a PRE-FILLER answer names; other backends validate the same schema."""
 
     plan_schema: dict[str, Any] = field(default_factory=dict)
 
@@ -92,19 +92,40 @@ class PlannedConversationTask(PromptTask[ConversationDraft]):
         return (Message("system", system), user)
 
 
+def _pattern_literal(text: str) -> str | None:
+    """`text` as a regular expression both Python and llama.cpp's grammar read literally (special
+    characters in a one-character class, never a backslash escape); None when that is not possible."""
+    if any(ch in text for ch in '^\\[]"'):
+        return None
+    return "".join(f"[{ch}]" if ch in ".$*+?{}()|" else ch for ch in text)
+
+
+def _answer_schema(planned: PlannedTurn) -> dict[str, Any]:
+    if planned.query_type is QueryType.UNANSWERABLE:
+        return {"const": CANNOT_ANSWER}
+    entity = _pattern_literal(planned.bridge) if planned.query_type is QueryType.PRE_FILLER else None
+    if entity:
+        # the answer names the bridging entity; no quote or backslash around it keeps the JSON string valid
+        return {"type": "string", "pattern": f'^[^"\\\\]*{entity}[^"\\\\]*$'}
+    return {"type": "string", "minLength": 1}
+
+
 def _turn_schema(planned: PlannedTurn, allowed_docs: list[str], tables: list[str]) -> dict[str, Any]:
     unanswerable = planned.query_type is QueryType.UNANSWERABLE
+    question = {"type": "string", "minLength": 1}
     properties: dict[str, Any] = {
         "type": {"const": planned.query_type.value},
         "docs": {"type": "array", "items": {"enum": allowed_docs}, "minItems": 0 if unanswerable else 1,
                  "maxItems": 0 if unanswerable else len(allowed_docs)},
-        "question": {"type": "string", "minLength": 1},
-        "answer": {"const": CANNOT_ANSWER} if unanswerable else {"type": "string", "minLength": 1},
-        "theme": {"type": "string"},
     }
+    if planned.query_type is QueryType.PRE_FILLER:  # the answer first, then a question that leads to it
+        properties |= {"answer": _answer_schema(planned), "question": question}
+    else:
+        properties |= {"question": question, "answer": _answer_schema(planned)}
+    properties["theme"] = {"type": "string"}
     if not unanswerable and set(planned.documents) & set(tables):
         properties["table"] = {"anyOf": [{"$ref": "#/$defs/TableQuery"}, {"type": "null"}]}
-    return {"type": "object", "properties": properties, "required": ["type", "docs", "question", "answer", "theme"], "additionalProperties": False}
+    return {"type": "object", "properties": properties, "required": [k for k in properties if k != "table"], "additionalProperties": False}
 
 
 def write_conversation_task(plan: TurnPlan, allowed_docs: Collection[str], tables: Collection[str]) -> PlannedConversationTask:
@@ -170,10 +191,11 @@ class ConversationReview(BaseModel):
 
 REVIEW_CONVERSATION: PromptTask[ConversationReview] = PromptTask(
     name="review_conversation",
-    instruction="""Review a test conversation written for a spec.
+    instruction=f"""Review a test conversation written for a spec.
 serves_spec: do the questions ask for information the spec's theme is about?
 coherent: does each question follow from the earlier turns, with pronouns and descriptions that clearly resolve?
-bad_turns: numbers of the turns that are not clear information questions with one answer (usually none).
+bad_turns: numbers of the turns whose question is unclear or is not a request for information (usually none).
+A turn marked UNANSWERABLE is meant to have no answer in the documents (answer {CANNOT_ANSWER}): that is not a fault.
 reason: one short sentence.""",
     output=ConversationReview,
 )
