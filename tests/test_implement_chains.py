@@ -91,3 +91,11 @@ def test_sparse_graph_falls_back_to_shorter_chains_and_says_so() -> None:
 def test_full_length_chains_need_no_note() -> None:
     search = find_chains(_dense(5), 3, max_per_start=2, max_total=10, seed=0)
     assert shortfall_note(search, rank_chains(search, 2)) == ""
+
+
+def test_ranking_prefers_chains_of_documents_closer_to_the_spec() -> None:
+    graph = _graph([("a", "b", 0.6), ("b", "c", 0.6), ("x", "y", 0.6), ("y", "z", 0.6)])
+    search = find_chains(graph, 3, max_per_start=5, max_total=50, seed=0)
+    for top in ("a", "x"):
+        near = {top: 1.0}
+        assert top in rank_chains(search, 1, relevance=near)[0].documents

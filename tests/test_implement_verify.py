@@ -109,14 +109,14 @@ def test_cited_documents_outside_the_conversation_are_removed() -> None:
     turns[5] = turns[5].model_copy(update={"doc_ids": ["nope"]})
     result, _ = _verify(turns, planned=[t.doc_ids for t in _turns()])
     assert result.turns[0].doc_ids == ["d1"] and result.turns[5].doc_ids == ["d2"]  # planned documents fill in
-    assert result.records[0].outcome == "repaired" and DOCS_OUTSIDE in result.records[0].reasons
+    assert result.records[0].outcome == "repaired" and DOCS_OUTSIDE in result.records[0].repairs
 
 
 def test_facts_found_in_another_chain_document_complete_the_citation() -> None:
     turns = _turns()
     turns[1] = turns[1].model_copy(update={"answer": "Rasmus Kaldor, later sold to Redmarsh Rovers in 2006."})
     result, backend = _verify(turns)
-    assert result.turns[1].doc_ids == ["d1", "t1"] and DOCS_COMPLETED in result.records[1].reasons
+    assert result.turns[1].doc_ids == ["d1", "t1"] and DOCS_COMPLETED in result.records[1].repairs
     assert "correct_answers" not in backend.tasks_seen()
 
 
@@ -125,7 +125,7 @@ def test_an_ungrounded_answer_is_corrected_from_retrieved_evidence() -> None:
     turns[5] = turns[5].model_copy(update={"answer": "In 1901."})
     correction = {"reviews": [{"turn": 6, "supported": False, "answer": "In 1894."}]}
     result, backend = _verify(turns, correct_answers=correction)
-    assert result.turns[5].answer == "In 1894." and CORRECTED in result.records[5].reasons
+    assert result.turns[5].answer == "In 1894." and CORRECTED in result.records[5].repairs
     request = [r for r in backend.requests if r.task == "correct_answers"][0].messages[-1].content
     assert "### Turn 6" in request and "In 1901." in request and "[d2]" in request  # the evidence is shown
 
@@ -135,8 +135,8 @@ def test_a_correction_that_is_itself_ungrounded_drops_the_turn_and_its_follow_up
     turns[4] = turns[4].model_copy(update={"answer": "In 2011, to Redmarsh Rovers."})
     correction = {"reviews": [{"turn": 5, "supported": False, "answer": "In 2013."}]}
     result, _ = _verify(turns, correct_answers=correction)
-    assert result.records[4].outcome == "dropped" and UNSUPPORTED in result.records[4].reasons
-    assert result.records[5].outcome == "dropped" and PRE_FILLER_GONE in result.records[5].reasons
+    assert result.records[4].outcome == "dropped" and result.records[4].dropped == UNSUPPORTED
+    assert result.records[5].outcome == "dropped" and result.records[5].dropped == PRE_FILLER_GONE
     assert not result.dropped and [t.query_type for t in result.turns][-1] is Q.SYNTHESIS
 
 
@@ -144,7 +144,7 @@ def test_an_answer_the_lm_calls_supported_but_whose_facts_are_missing_is_dropped
     turns = _turns()
     turns[0] = turns[0].model_copy(update={"answer": "Greyhollow City won it."})
     result, _ = _verify(turns, correct_answers={"reviews": [{"turn": 1, "supported": True, "answer": "Greyhollow City won it."}]})
-    assert result.records[0].outcome == "dropped" and UNSUPPORTED in result.records[0].reasons
+    assert result.records[0].outcome == "dropped" and result.records[0].dropped == UNSUPPORTED
 
 
 def test_an_unanswerable_question_that_the_corpus_answers_is_dropped() -> None:
@@ -154,7 +154,7 @@ def test_an_unanswerable_question_that_the_corpus_answers_is_dropped() -> None:
     result, _ = _verify(turns, correct_answers=correction)
     check = [c for c in result.records[3].checks if c.name == "unanswerable"][0]
     assert not check.passed and "d9" in check.detail
-    assert ANSWERED_BY_CORPUS in result.records[3].reasons
+    assert result.records[3].dropped == ANSWERED_BY_CORPUS
     assert result.dropped == "no UNANSWERABLE turn left" and result.turns == []
 
 
@@ -180,21 +180,21 @@ def test_the_computed_value_overrides_a_disagreeing_answer() -> None:
     tables: list[TableQuery | None] = [None] * 7
     tables[2] = KALDOR_CLUB
     result, _ = _verify(turns, tables)
-    assert result.turns[2].answer == "Redmarsh Rovers" and TABLE_VALUE in result.records[2].reasons
+    assert result.turns[2].answer == "Redmarsh Rovers" and TABLE_VALUE in result.records[2].repairs
 
 
 def test_a_table_query_that_does_not_fit_loses_its_exact_value_but_not_the_turn() -> None:
     tables: list[TableQuery | None] = [None] * 7
     tables[2] = TableQuery(table="t1", op="lookup", column="salary", where_column="player", where_value="Rasmus Kaldor")
     result, _ = _verify(_turns(), tables)
-    assert result.turns[2].exact is None and TABLE_INVALID in result.records[2].reasons
+    assert result.turns[2].exact is None and TABLE_INVALID in result.records[2].repairs
     assert [c.passed for c in result.records[2].checks if c.name == "grounding"] == [True]
 
 
 def test_turns_the_review_flags_are_dropped_with_its_reason() -> None:
     review = {"serves_spec": True, "coherent": True, "bad_turns": [1], "reason": "turn 1 asks two things"}
     result, _ = _verify(_turns(), review_conversation=review)
-    assert result.records[0].outcome == "dropped" and FLAGGED in result.records[0].reasons
+    assert result.records[0].outcome == "dropped" and result.records[0].dropped == FLAGGED
     assert [c.detail for c in result.records[0].checks if c.name == "review"] == ["turn 1 asks two things"]
     assert len(result.turns) == 6
 
@@ -217,3 +217,29 @@ def test_reasons_are_counted_per_outcome() -> None:
     turns[0] = turns[0].model_copy(update={"doc_ids": ["d1", "d9"]})
     counts = _verify(turns)[0].reason_counts()
     assert counts == {f"turn repaired: {DOCS_OUTSIDE}": 1}
+
+
+def test_a_turn_repaired_then_dropped_counts_both_for_what_they_were() -> None:
+    turns = _turns()
+    turns[0] = turns[0].model_copy(update={"doc_ids": ["d1", "d9"]})
+    review = {"serves_spec": True, "coherent": True, "bad_turns": [1], "reason": "unclear"}
+    counts = _verify(turns, review_conversation=review)[0].reason_counts()
+    assert counts == {f"turn repaired: {DOCS_OUTSIDE}": 1, f"turn dropped: {FLAGGED}": 1}
+
+
+def test_a_lookup_answer_that_mixes_table_rows_is_reviewed_and_dropped_when_unsupported() -> None:
+    turns = _turns()
+    turns[2] = turns[2].model_copy(update={"answer": "Redmarsh Rovers paid 2.1 million."})  # 2.1 is another row's fee
+    correction = {"reviews": [{"turn": 3, "supported": False, "answer": "Redmarsh Rovers paid 5.8 million."}]}
+    result, _ = _verify(turns, correct_answers=correction)
+    grounding = [c for c in result.records[2].checks if c.name == "grounding"][0]
+    assert not grounding.passed and "not in one row of t1" in grounding.detail
+    assert result.turns[2].answer == "Redmarsh Rovers paid 5.8 million." and CORRECTED in result.records[2].repairs
+
+
+def test_a_score_is_checked_as_one_fact() -> None:
+    turns = _turns()
+    turns[0] = turns[0].model_copy(update={"answer": "Brennick Town won it 1-2."})
+    correction = {"reviews": [{"turn": 1, "supported": False, "answer": "Brennick Town won it 2-1."}]}
+    result, _ = _verify(turns, correct_answers=correction)
+    assert result.turns[0].answer == "Brennick Town won it 2-1." and CORRECTED in result.records[0].repairs

@@ -8,7 +8,7 @@ sparse graph still yields (shorter) chains.
 from __future__ import annotations
 
 import random
-from typing import Iterator, Sequence
+from typing import Iterator, Mapping, Sequence
 
 import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field
@@ -172,19 +172,31 @@ def _chain(graph: nx.Graph, path: Sequence[str]) -> Chain:
     return Chain(documents=list(path), hops=hops)
 
 
-def rank_chains(search: ChainSearch, count: int, *, exclude: set[frozenset[str]] | None = None) -> list[Chain]:
-    """Up to `count` chains, greedily: full length first, then most new documents, then most specific bridges."""
+def rank_chains(
+    search: ChainSearch,
+    count: int,
+    *,
+    exclude: set[frozenset[str]] | None = None,
+    relevance: Mapping[str, float] | None = None,
+) -> list[Chain]:
+    """Up to `count` chains, greedily: full length first, then most new documents, then most
+    specific bridges and most relevant documents (`relevance`: document -> weight in [0, 1])."""
     excluded = exclude or set()
+    weights = relevance or {}
     pool: dict[frozenset[str], Chain] = {}
     for chain in [*search.chains, *search.fallbacks]:
         pool.setdefault(frozenset(chain.documents), chain)
-    candidates = [(key, chain, chain.specificity) for key, chain in pool.items() if key not in excluded]
+    candidates = [
+        (key, chain, chain.specificity + sum(weights.get(d, 0.0) for d in chain.documents) / chain.length)
+        for key, chain in pool.items()
+        if key not in excluded
+    ]
     picked: list[Chain] = []
     covered: set[str] = set()
     while candidates and len(picked) < count:
         best = max(
             range(len(candidates)),
-            key=lambda i: (candidates[i][1].length, len(candidates[i][0] - covered) + candidates[i][2], -i),
+            key=lambda i: (candidates[i][1].length, len(candidates[i][0] - covered) + candidates[i][2] / 2, -i),
         )
         _, chain, _ = candidates.pop(best)
         picked.append(chain)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
@@ -27,10 +28,16 @@ class Facts:
         return [*self.entities, *self.numbers]
 
 
+_SCORE = re.compile(r"\b\d+\s*[-–]\s*\d+\b")
+
+
 def answer_facts(answer: str, recognizer: EntityRecognizer) -> Facts:
-    """Named entities (not dates or amounts, whose numbers are checked instead) and numbers of `answer`."""
+    """Named entities (not dates or amounts, whose numbers are checked instead), scores and ranges
+    such as "2-1" (checked as one phrase), and the other numbers of `answer`."""
     entities = [e.text.strip() for e in recognizer.extract(answer) if e.label not in WEAK_LABELS and normalise(e.text)]
-    return Facts(entities=tuple(dict.fromkeys(entities)), numbers=tuple(sorted(numbers_in(answer))))
+    scores = [m.group(0) for m in _SCORE.finditer(answer)]
+    numbers = numbers_in(_SCORE.sub(" ", answer))
+    return Facts(entities=tuple(dict.fromkeys([*entities, *scores])), numbers=tuple(sorted(numbers)))
 
 
 @dataclass
@@ -55,6 +62,18 @@ class DocumentTexts:
         if doc_id not in self.documents:
             return False
         return fact in self.numbers(doc_id) if is_number else contains_phrase(self.normalised(doc_id), fact)
+
+    def in_one_row(self, table_id: str, facts: Facts) -> bool:
+        """True when one row of the table holds every fact (a lookup answer does not mix rows)."""
+        table = self.documents.get(table_id)
+        if not isinstance(table, TableDocument):
+            return False
+        for index in range(len(table.rows)):
+            row = table.row_text(index)
+            text, numbers = normalise(row), numbers_in(row)
+            if all(contains_phrase(text, e) for e in facts.entities) and all(n in numbers for n in facts.numbers):
+                return True
+        return False
 
     def missing(self, facts: Facts, doc_ids: Iterable[str]) -> list[str]:
         """The facts none of `doc_ids` holds."""

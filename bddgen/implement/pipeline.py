@@ -197,7 +197,7 @@ def _implement(
         graph, length, max_per_start=settings.max_chains_per_start, max_total=settings.max_chains_total, seed=seed, starts=sources.ranked
     )
     used = {frozenset(c.chain) for c in doc.conversations if c.chain} | {frozenset(r.chain) for r in provenance.rejected}
-    chains = rank_chains(search, needed * CHAINS_PER_CONVERSATION, exclude=used)
+    chains = rank_chains(search, needed * CHAINS_PER_CONVERSATION, exclude=used, relevance=sources.relevance)
     notes += [n for n in [shortfall_note(search, chains)] if n]
     stage = _Stage(
         spec=doc.spec,

@@ -26,6 +26,11 @@ class SpecSources(BaseModel):
             order += [ids[rank] for ids in (self.texts, self.tables) if rank < len(ids)]
         return order
 
+    @property
+    def relevance(self) -> dict[str, float]:
+        """Document -> 1 / (1 + its rank among documents of its kind): how close it is to the spec."""
+        return {d: 1.0 / (1 + rank) for ids in (self.texts, self.tables, self.policies) for rank, d in enumerate(ids)}
+
 
 def retrieve_sources(spec: Spec, corpus: Corpus, retriever: Retriever, top_k: int) -> SpecSources:
     """Search once per document kind with the spec's text; ids not in the corpus are ignored."""

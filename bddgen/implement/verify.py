@@ -78,7 +78,8 @@ class TurnRecord(BaseModel):
     question: str
     checks: list[CheckResult] = Field(default_factory=list)
     outcome: Literal["kept", "repaired", "dropped"] = "kept"
-    reasons: list[str] = Field(default_factory=list)
+    repairs: list[str] = Field(default_factory=list, description="What was repaired, in order.")
+    dropped: str = Field(default="", description="Why the turn was dropped ('' when kept).")
 
 
 class Verification(BaseModel):
@@ -94,8 +95,9 @@ class Verification(BaseModel):
     def reason_counts(self) -> Counter[str]:
         counts: Counter[str] = Counter()
         for record in self.records:
-            for reason in record.reasons:
-                counts[f"turn {record.outcome}: {reason}"] += 1
+            counts.update(f"turn repaired: {repair}" for repair in record.repairs)
+            if record.dropped:
+                counts[f"turn dropped: {record.dropped}"] += 1
         if self.dropped:
             counts[f"conversation dropped: {self.dropped}"] += 1
         return counts
@@ -121,11 +123,11 @@ class _Working:
         self.turn = self.turn.model_copy(update=changes)
         if self.record.outcome == "kept":
             self.record.outcome = "repaired"
-        self.record.reasons.append(reason)
+        self.record.repairs.append(reason)
 
     def drop(self, reason: str) -> None:
         self.record.outcome = "dropped"
-        self.record.reasons.append(reason)
+        self.record.dropped = reason
 
 
 @dataclass(frozen=True)
@@ -223,6 +225,10 @@ def _ground(item: _Working, context: VerificationContext) -> None:
         item.needs_review = "the answer names no entity or number that could be checked"
         return
     missing = context.texts.missing(item.facts, item.turn.doc_ids)
+    if not missing and _mixes_rows(item, context):
+        item.check("grounding", False, f"found, but not in one row of {item.turn.doc_ids[0]}: " + ", ".join(item.facts.all()))
+        item.needs_review = f"the answer mixes rows of {item.turn.doc_ids[0]}"
+        return
     if not missing:
         item.check("grounding", True, "found: " + ", ".join(item.facts.all()))
         return
@@ -233,6 +239,16 @@ def _ground(item: _Working, context: VerificationContext) -> None:
         return
     item.check("grounding", False, "not in the cited documents: " + ", ".join(missing))
     item.needs_review = "not found in the documents: " + ", ".join(missing)
+
+
+def _mixes_rows(item: _Working, context: VerificationContext) -> bool:
+    """A one-table lookup turn whose facts are spread over several rows of the table."""
+    lookup = item.turn.query_type in (QueryType.SINGLE_DOC, QueryType.PRE_FILLER, QueryType.FILLER)
+    docs = item.turn.doc_ids
+    return (
+        lookup and len(docs) == 1 and isinstance(context.texts.documents.get(docs[0]), TableDocument)
+        and not context.texts.in_one_row(docs[0], item.facts)
+    )
 
 
 def _unanswerable(item: _Working, context: VerificationContext) -> None:
