@@ -124,3 +124,14 @@ def test_non_utf8_file_is_reported(tmp_path: Path) -> None:
     path.write_bytes("Feature: Caf\xe9\n".encode("latin-1"))
     with pytest.raises(InputError, match="not UTF-8"):
         read_feature(path)
+
+
+def test_written_files_get_ordinary_permissions(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    path = tmp_path / "award.feature"
+    write_feature(path, _doc())
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~mask

@@ -15,6 +15,16 @@ from bddgen.specs import CANNOT_ANSWER, Conversation, QueryType, Spec
 HEADER_PREFIX = "# bddgen:"
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# mkstemp creates 0600 files; written files get the mode an ordinary open() would give them.
+_CREATE_MODE = 0o666 & ~_umask()
+
+
 def body_hash(body: str) -> str:
     """Hash of everything below the header line, ignoring trailing whitespace."""
     return hashlib.sha256(body.rstrip().encode("utf-8")).hexdigest()[:12]
@@ -104,6 +114,7 @@ def atomic_write(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+        os.chmod(tmp, _CREATE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
