@@ -280,3 +280,40 @@ def test_run_ids_and_resume_errors_tell_the_fix(tmp_path: Path, monkeypatch: pyt
     assert code == 0 and "(1 from the earlier attempt)" in output
     with pytest.raises(ConfigError, match="unknown assistant 'scriptd' \\(did you mean 'scripted'\\?\\)"):
         _invoke(root, monkeypatch, "--assistant", "scriptd")
+
+
+CUSTOM_STEPS = '''from behave import given
+
+
+@given("a passenger")
+def a_passenger(context):
+    context.custom_step_ran = True
+'''
+
+
+def test_dry_run_accepts_a_spec_written_as_a_plain_scenario(tmp_path: Path) -> None:
+    root = _write_project(tmp_path / "project")
+    # A project's own step module, loaded after the library, still registers and matches first.
+    (root / "steps" / "zz_custom_steps.py").write_text(CUSTOM_STEPS)
+    done = subprocess.run(
+        [sys.executable, "-m", "behave", "--dry-run", "--no-color", "-f", "pretty"],
+        cwd=root, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert " undefined" not in done.stdout.split("features passed")[1]
+    assert "Given a passenger" in done.stdout and "zz_custom_steps.py" in done.stdout
+
+
+def test_an_unknown_line_in_a_conversation_is_refused_before_any_turn_runs(tmp_path: Path) -> None:
+    root = _write_project(tmp_path / "project", timeout=0.5)
+    fees = root / "features" / "fees.feature"
+    text = fees.read_text()
+    fees.write_text(text.replace('Then the answer should agree with "Lisbon"', 'Then the answer should mention "Lisbon"'))
+    line = fees.read_text().splitlines().index('      Then the answer should mention "Lisbon"') + 1
+    done = subprocess.run(
+        [sys.executable, "-m", "behave", "-f", "plain", "-D", "run_id=unknown"],
+        cwd=root, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"features/fees.feature:{line}: unknown step 'the answer should mention \"Lisbon\"' (see `bddgen validate`)" in done.stdout
+    assert not (root / "runs" / "unknown" / "results.jsonl").exists()

@@ -8,11 +8,45 @@ from __future__ import annotations
 from typing import Any
 
 from behave import step
+from behave.api.step_matchers import use_default_step_matcher, use_step_matcher
+from behave.matchers import Matcher, get_step_matcher_factory
+from behave.model_type import Argument
+from behave.step_registry import registry
 
 from bddgen.features.vocabulary import BEHAVE_ABSTAIN, BEHAVE_AGREE, BEHAVE_ASK, BEHAVE_CONTAINS, BEHAVE_SATISFY
 from bddgen.run.scenario import ScenarioRun
 
-__all__ = ["user_asks", "answer_agrees", "assistant_abstains", "answer_contains", "conversation_satisfies_spec"]
+__all__ = ["user_asks", "answer_agrees", "assistant_abstains", "answer_contains", "conversation_satisfies_spec", "spec_line"]
+
+
+class NotABddgenStep(Exception):
+    """A conversation scenario holds a line the step library does not run."""
+
+
+class SpecLineMatcher(Matcher):
+    """Matches any step line that no other step definition matches, at the lowest priority.
+
+    A hand-written spec may be a plain Scenario whose Given/When/Then lines describe behaviour
+    rather than run it. `before_scenario` skips such scenarios, but `behave --dry-run` runs no
+    hooks and would report their lines as undefined; this matcher lets it accept them. Steps a
+    project defines itself, before or after this library, still match first.
+    """
+
+    NAME = "bddgen-spec-line"
+
+    def compile(self) -> SpecLineMatcher:
+        return self
+
+    def check_match(self, step_text: str) -> list[Argument] | None:
+        others = (d for definitions in registry.steps.values() for d in definitions if not isinstance(d, SpecLineMatcher))
+        if any(d.match(step_text) for d in others):
+            return None
+        return [Argument(0, len(step_text), step_text, step_text, "line")]
+
+    def matches(self, step_text: str) -> bool:
+        # behave asks this when it registers a new step definition, to refuse ambiguous ones; a
+        # fallback that gives way to every other definition is never ambiguous.
+        return step_text == self.pattern
 
 
 def _scenario(context: Any) -> ScenarioRun:
@@ -42,3 +76,19 @@ def answer_contains(context: Any, value: str) -> None:
 @step(BEHAVE_SATISFY)
 def conversation_satisfies_spec(context: Any) -> None:
     _scenario(context).check_spec()
+
+
+get_step_matcher_factory().register_step_matcher_class(SpecLineMatcher.NAME, SpecLineMatcher)
+use_step_matcher(SpecLineMatcher.NAME)
+
+
+@step("<a line of a hand-written spec>")
+def spec_line(context: Any, line: str) -> None:
+    """Reached only in a scenario bddgen runs (spec scenarios are skipped): an unknown step there."""
+    raise NotABddgenStep(
+        f"{line!r} is not a bddgen step, so this conversation cannot run; "
+        "`bddgen validate` lists the steps a conversation may use"
+    )
+
+
+use_default_step_matcher()
