@@ -144,7 +144,11 @@ class AssistantSettings(_Section):
         "dense-rag or react-rag (the built-in reference assistants), fake (scripted replies)."
     )
     base_url: str = Field(default="", description="OpenAI-compatible: endpoint of the assistant.")
-    model: str = Field(default="", description="OpenAI-compatible: model name to send.")
+    model: str = Field(
+        default="",
+        description="OpenAI-compatible: model name to send. dense-rag/react-rag: the model they run on instead of "
+        "[lm] model (same backend), to compare assistant variants.",
+    )
     api_key_env: str = Field(default="", description="Environment variable holding its API key.")
     url: str = Field(default="", description="HTTP: the URL questions are POSTed to.")
     request_template: str = Field(default="", description='HTTP: JSON template; "{messages}" and "{question}" are filled in.')

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console
 
-from bddgen.config import CONFIG_FILE
+from bddgen.config import CONFIG_FILE, LMSettings
 from bddgen.console import progress
 from bddgen.corpus import demo_corpus_path, load_corpus
 from bddgen.embed.base import Embedder
@@ -39,6 +39,7 @@ from bddgen.results import TurnResult
 from bddgen.retrieval import open_retriever
 from bddgen.retrieval.base import Retriever
 from bddgen.run.assistants.base import Assistant
+from bddgen.run.assistants.factory import assistant_settings, reference_lm_settings
 from bddgen.run.launcher import behave_arguments, combine_junit, run_suite
 from bddgen.run.suite import RunOptions, RunSummary, SuiteRun
 from bddgen.select import build_pool, scan_suite, select_specs, write_selected
@@ -46,7 +47,8 @@ from bddgen.templates.scaffold import scaffold_project
 from bddgen.templates.settings_toml import toml_value
 
 DEMO_CORPUS = "sports"
-DEMO_MODEL = "qwen2.5-coder-0.5b"
+DEMO_MODEL = "qwen2.5-coder-1.5b"
+DEMO_ASSISTANT_MODEL = "qwen2.5-coder-0.5b"
 REFERENCE_ASSISTANTS = ("dense-rag", "react-rag")
 REPORT_FOLDER = Path("reports") / "demo"
 EXAMPLES_FOLDER = "examples"
@@ -66,7 +68,11 @@ class DemoSizes(BaseModel):
     chain_length: int = Field(default=2, ge=1, description="Documents per chain (d).")
     top_k: int = Field(default=3, ge=1, description="Passages dense-rag retrieves per question.")
     react_steps: int = Field(default=3, ge=1, description="Tool steps react-rag may take per question.")
-    model: str = Field(default=DEMO_MODEL, description="The embedded chat model (assistants, generator and judge).")
+    model: str = Field(default=DEMO_MODEL, description="bddgen's own embedded chat model: it writes specs and conversations and judges.")
+    assistant_model: str = Field(
+        default=DEMO_ASSISTANT_MODEL,
+        description="The embedded chat model both reference assistants run on: the system under test, judged by another model.",
+    )
     minutes: int = Field(default=15, description="The time budget these sizes were chosen for, on 2 CPU cores.")
 
     def settings(self) -> dict[str, dict[str, Any]]:
@@ -80,20 +86,25 @@ class DemoSizes(BaseModel):
         }
 
     def assistants_toml(self) -> str:
-        """The [assistants] tables the demo adds: react-rag with the demo's step limit."""
-        return f'\n[assistants.react-rag]\nkind = "react-rag"\nmax_steps = {self.react_steps}\n'
+        """The [assistants] tables the demo adds: both reference assistants on the assistant model,
+        react-rag with the demo's step limit."""
+        model = toml_value(self.assistant_model)
+        return (
+            f'\n[assistants.dense-rag]\nkind = "dense-rag"\nmodel = {model}\n'
+            f'\n[assistants.react-rag]\nkind = "react-rag"\nmodel = {model}\nmax_steps = {self.react_steps}\n'
+        )
 
     def describe(self) -> str:
         return (
             f"m={self.m} candidate specs, k={self.k} selected, n={self.n} conversation(s) per spec of L={self.turns} turns "
-            f"over chains of d={self.chain_length} documents, model {self.model}"
+            f"over chains of d={self.chain_length} documents; bddgen on {self.model}, the assistants on {self.assistant_model}"
         )
 
 
-def _configured_language_model(project: Project) -> LanguageModel:
+def _configured_language_model(project: Project, settings: LMSettings) -> LanguageModel:
     from bddgen.lm.factory import build_language_model
 
-    return build_language_model(project)
+    return build_language_model(project, settings=settings)
 
 
 def _configured_embedder(project: Project) -> Embedder:
@@ -119,7 +130,7 @@ class DemoModels:
     """What the demo runs on. The defaults build the project's configured (embedded, offline)
     models; tests pass fakes."""
 
-    language_model: Callable[[Project], LanguageModel] = _configured_language_model
+    language_model: Callable[[Project, LMSettings], LanguageModel] = _configured_language_model
     embedder: Callable[[Project], Embedder] = _configured_embedder
     recognizer: Callable[[Project, LanguageModel], EntityRecognizer] = _configured_recognizer
     assistant: Callable[[str, Project, LanguageModel, Embedder], Assistant] = _configured_assistant
@@ -193,6 +204,14 @@ class Demo:
         self.models = models or DemoModels()
         self.console = console or shared_console
         self.steps: list[StepTime] = []
+        self._language_models: dict[str, LanguageModel] = {}
+
+    def _language_model(self, project: Project, settings: LMSettings) -> LanguageModel:
+        """One LanguageModel per distinct settings, so a model shared by two roles loads once."""
+        key = settings.model_dump_json()
+        if key not in self._language_models:
+            self._language_models[key] = self.models.language_model(project, settings)
+        return self._language_models[key]
 
     @contextmanager
     def _step(self, number: int, title: str) -> Iterator[list[str]]:
@@ -216,7 +235,7 @@ class Demo:
         with self._step(1, "init: create the project") as summary:
             project = self._init(summary)
         corpus = load_corpus(project.corpus_path)
-        lm = self.models.language_model(project)
+        lm = self._language_model(project, project.settings.lm)
         embedder = self.models.embedder(project)
         with self._step(2, "ingest: index the corpus for retrieval") as summary:
             retriever = open_retriever(project, embedder, corpus)
@@ -229,9 +248,11 @@ class Demo:
         with self._step(5, f"implement: {self.sizes.n} conversation(s) of {self.sizes.turns} turns per spec") as summary:
             self._implement(project, corpus, lm, recognizer, retriever, summary)
         runs: list[Path] = []
-        with self._step(6, f"run: both reference assistants ({', '.join(REFERENCE_ASSISTANTS)}), judged by {lm.model_name}") as summary:
+        judge = self._language_model(project, project.settings.judge_lm)
+        with self._step(6, f"run: both reference assistants ({', '.join(REFERENCE_ASSISTANTS)}), judged by {judge.model_name}") as summary:
             for name in REFERENCE_ASSISTANTS:
-                runs.append(self._run(project, name, lm, embedder, summary))
+                assistant_lm = self._language_model(project, reference_lm_settings(project, assistant_settings(name, project)))
+                runs.append(self._run(project, name, assistant_lm, judge, embedder, summary))
         with self._step(7, "report: compare the assistants") as summary:
             report = project_report(project, [str(r) for r in runs], suite_coverage(project, recognizer))
             files = write_report(report, project.root / REPORT_FOLDER)
@@ -340,14 +361,14 @@ class Demo:
             f"{sum(f.dropped for f in report.features)} dropped by verification)"
         )
 
-    def _run(self, project: Project, name: str, lm: LanguageModel, embedder: Embedder, summary: list[str]) -> Path:
+    def _run(self, project: Project, name: str, lm: LanguageModel, judge: LanguageModel, embedder: Embedder, summary: list[str]) -> Path:
         run_dir = project.runs_path / f"demo-{name}"
         run_dir.mkdir(parents=True, exist_ok=True)
         options = RunOptions(assistant=name, run_dir=run_dir)
         with progress() as bar:
             task = bar.add_task(f"{name}: conversations", total=None)
             listener = _RunProgress(lambda done, total: bar.update(task, completed=done, total=total))
-            suite = SuiteRun(project, options, assistant=self.models.assistant(name, project, lm, embedder), judge_lm=lm, listener=listener)
+            suite = SuiteRun(project, options, assistant=self.models.assistant(name, project, lm, embedder), judge_lm=judge, listener=listener)
             run_suite(suite, behave_arguments([project.features_path], run_dir, [], None))
         if suite.startup_error is not None:
             raise suite.startup_error

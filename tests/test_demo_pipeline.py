@@ -108,7 +108,7 @@ class FakeModels:
 
 def fake_demo_models(fakes: FakeModels) -> DemoModels:
     return DemoModels(
-        language_model=lambda project: LanguageModel(fakes.lm, CallStore(project.lm_db)),
+        language_model=lambda project, settings: LanguageModel(fakes.lm, CallStore(project.lm_db)),
         embedder=lambda project: HashingEmbedder(),
         recognizer=lambda project, lm: RegexRecognizer(),
     )
@@ -145,6 +145,11 @@ def test_demo_runs_every_stage_writes_the_comparison_report_and_resumes(tmp_path
     assert [p.name for p in (project.features_path / "examples").glob("*.feature")] == ["league-season.feature"]  # the shortest
     assert [p.name for p in (project.root / "examples").glob("*.feature")] == ["varen-cup-finals.feature"]
     assert project.settings.retrieval.top_k == 3 and project.settings.assistants["react-rag"].max_steps == 3
+    # The assistants under test run on their own model; bddgen's model writes the suite and judges.
+    assert {a.model for a in project.settings.assistants.values()} == {SIZES.assistant_model} != {SIZES.model}
+    for run_dir in result.runs:
+        metadata = json.loads((run_dir / "run.json").read_text())
+        assert metadata["lm_model"] == SIZES.assistant_model
 
     calls = len(fakes.lm.requests)
     again = Demo(tmp_path / "demo", sizes=SIZES, models=fake_demo_models(fakes), console=quiet_console).run()

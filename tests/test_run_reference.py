@@ -8,11 +8,11 @@ from bddgen.embed.base import HashingEmbedder
 from bddgen.lm.base import LMRequest, Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
-from bddgen.models import Corpus, PolicyDocument, SystemDescription, TableDocument
+from bddgen.models import Corpus, PolicyDocument, SystemDescription, TableDocument, TextDocument
 from bddgen.retrieval.memory import MemoryIndex
 from bddgen.run.reference.chunks import ChunkIndex, chunk_document
 from bddgen.run.reference.dense_rag import DenseRagAssistant
-from bddgen.run.reference.react_rag import ReactRagAssistant
+from bddgen.run.reference.react_rag import PASSAGE_WORDS, ReactRagAssistant, best_passage
 from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY
 
 PETS = PolicyDocument(
@@ -99,13 +99,35 @@ def test_react_rag_searches_tables_then_answers_and_reports_its_tool_calls() -> 
 
 
 def test_react_rag_must_answer_at_the_step_limit() -> None:
-    search = {"thought": "Look again.", "action": "search_text", "query": "pets"}
-    backend = ScriptedLM(by_task={"react-rag-step": [search, search], "rag-answer": [{"found": False, "answer": ""}]})
+    searches = [{"thought": "Look.", "action": "search_text", "query": q} for q in ("pets", "chief executive")]
+    backend = ScriptedLM(by_task={"react-rag-step": searches, "rag-answer": [{"answer": "", "found": False}]})
     assistant = ReactRagAssistant(LanguageModel(backend), MemoryIndex(HashingEmbedder(128), CORPUS), CORPUS, max_steps=2)
     reply = assistant.respond([Message("user", "Who is the CEO?")])
     assert reply.answer == CANNOT_ANSWER_REPLY
     assert backend.tasks_seen() == ["react-rag-step", "react-rag-step", "rag-answer"]
     assert len(reply.tool_calls) == 2
+
+
+def test_react_rag_answers_from_its_findings_when_it_repeats_a_search() -> None:
+    search = {"thought": "Look again.", "action": "search_text", "query": "Pets"}
+    backend = ScriptedLM(
+        by_task={"react-rag-step": [search, {**search, "query": "pets"}], "rag-answer": [{"answer": "Up to 8 kg.", "found": True}]}
+    )
+    assistant = ReactRagAssistant(LanguageModel(backend), MemoryIndex(HashingEmbedder(128), CORPUS), CORPUS, max_steps=4)
+    reply = assistant.respond([Message("user", "How heavy may a pet in the cabin be?")])
+    assert reply.answer == "Up to 8 kg."
+    assert backend.tasks_seen() == ["react-rag-step", "react-rag-step", "rag-answer"]
+    assert [c.arguments["query"] for c in reply.tool_calls] == ["Pets"]
+
+
+def test_react_rag_findings_show_the_passage_that_matches_the_search() -> None:
+    article = TextDocument(
+        id="text/long", title="A long article",
+        passage=" ".join(f"Filler sentence number {n} about nothing." for n in range(80)) + " The lounge opens at 05:30 daily.",
+    )
+    passage = best_passage(article, "lounge opening time")
+    assert passage.startswith("A long article\n") and "05:30" in passage
+    assert len(passage.split()) <= PASSAGE_WORDS + len(article.title.split())
 
 
 def test_the_factory_builds_both_reference_assistants_over_the_project_corpus(tmp_path: Path) -> None:
@@ -135,3 +157,25 @@ def test_the_factory_builds_both_reference_assistants_over_the_project_corpus(tm
     reply = react.respond(question)
     assert reply.answer == "70 EUR." and reply.tool_calls[0].name == "search_tables"
     assert "tables/fare_classes" in reply.contexts
+
+
+def test_a_reference_assistant_can_run_on_its_own_model(tmp_path: Path) -> None:
+    from bddgen.config import load_settings
+    from bddgen.project import Project
+    from bddgen.run.assistants.factory import assistant_settings, reference_lm_settings
+    from bddgen.run.language_models import assistant_model_name, same_model_warning
+
+    (tmp_path / "bddgen.toml").write_text(
+        '[lm]\nmodel = "qwen2.5-coder-1.5b"\ntemperature = 0.1\n'
+        '[assistants.small-rag]\nkind = "dense-rag"\nmodel = "qwen2.5-coder-0.5b"\n'
+        '[assistants.same-rag]\nkind = "react-rag"\n'
+    )
+    project = Project(root=tmp_path, settings=load_settings(tmp_path, environ={}))
+    small, same = assistant_settings("small-rag", project), assistant_settings("same-rag", project)
+    assert reference_lm_settings(project, small).model == "qwen2.5-coder-0.5b"
+    assert reference_lm_settings(project, small).temperature == 0.1  # the rest of [lm] is kept
+    assert reference_lm_settings(project, same) == project.settings.lm
+    assert assistant_model_name(project, small) == "qwen2.5-coder-0.5b"
+    # The judge defaults to [lm]: a different model from small-rag's, the same as same-rag's.
+    assert same_model_warning(project, "small-rag", small) is None
+    assert "same model" in (same_model_warning(project, "same-rag", same) or "")

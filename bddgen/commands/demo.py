@@ -21,8 +21,11 @@ DEFAULT_SIZES = DemoSizes()
 @click.option("--k", "k", type=click.IntRange(min=1), default=DEFAULT_SIZES.k, show_default=True, help="Specs in the suite, the kept example spec included.")
 @click.option("--n", "n", type=click.IntRange(min=1), default=DEFAULT_SIZES.n, show_default=True, help="Conversations per spec.")
 @click.option("--turns", type=click.IntRange(min=3), default=DEFAULT_SIZES.turns, show_default=True, help="Turns per conversation (L).")
-@click.option("--model", default=DEFAULT_SIZES.model, show_default=True, help="Embedded chat model: qwen2.5-coder-0.5b or qwen2.5-coder-1.5b.")
-def demo(out: Path, corpus: str, m: int, k: int, n: int, turns: int, model: str) -> None:
+@click.option("--model", default=DEFAULT_SIZES.model, show_default=True,
+              help="bddgen's embedded model (writes specs and conversations, judges): qwen2.5-coder-1.5b or qwen2.5-coder-0.5b.")
+@click.option("--assistant-model", default=DEFAULT_SIZES.assistant_model, show_default=True,
+              help="The embedded model both reference assistants run on.")
+def demo(out: Path, corpus: str, m: int, k: int, n: int, turns: int, model: str, assistant_model: str) -> None:
     """Run generate → select → implement → run (dense-rag and react-rag) → report on a shipped
     corpus, offline with the embedded models, and print where the HTML report is.
 
@@ -30,5 +33,5 @@ def demo(out: Path, corpus: str, m: int, k: int, n: int, turns: int, model: str)
     folder reuses what is done (candidates, features, finished conversations, LM cache); sizes
     apply when the folder is created (edit its bddgen.toml afterwards).
     """
-    sizes = DemoSizes(m=m, k=k, n=n, turns=turns, model=model)
+    sizes = DemoSizes(m=m, k=k, n=n, turns=turns, model=model, assistant_model=assistant_model)
     Demo(out, corpus=corpus, sizes=sizes).run()

@@ -10,7 +10,7 @@ from bddgen.lm.base import LMBackend
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.factory import build_language_model
 from bddgen.project import Project
-from bddgen.run.assistants.factory import REFERENCE_KINDS
+from bddgen.run.assistants.factory import REFERENCE_KINDS, reference_lm_settings
 from bddgen.run.assistants.python_callable import import_callable
 
 
@@ -47,7 +47,7 @@ class ModelPool:
 def assistant_model_name(project: Project, settings: AssistantSettings) -> str:
     """The model behind an assistant, when bddgen knows it."""
     if settings.kind in REFERENCE_KINDS:
-        return project.settings.lm.model
+        return reference_lm_settings(project, settings).model
     return settings.model
 
 
@@ -55,7 +55,7 @@ def same_model_warning(project: Project, assistant: str, settings: AssistantSett
     """A warning when the judge is the assistant's own model (it tends to approve its own answers)."""
     judge = project.settings.judge_lm
     if settings.kind in REFERENCE_KINDS:
-        lm = project.settings.lm
+        lm = reference_lm_settings(project, settings)
         same = (judge.backend, judge.model, judge.base_url) == (lm.backend, lm.model, lm.base_url)
     elif settings.kind == "openai":
         same = judge.backend == "openai" and judge.model == settings.model and judge.base_url.rstrip("/") == settings.base_url.rstrip("/")

@@ -20,7 +20,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.project import Project
 from bddgen.results import RunMetadata, TurnResult, Verdict
 from bddgen.run.assistants.base import Assistant
-from bddgen.run.assistants.factory import REFERENCE_KINDS, assistant_settings, build_assistant
+from bddgen.run.assistants.factory import REFERENCE_KINDS, assistant_settings, build_assistant, reference_lm_settings
 from bddgen.run.judge import Judge
 from bddgen.run.metadata import code_revision, new_run_dir, now, public_settings
 from bddgen.run.language_models import ModelPool, assistant_model_name, same_model_warning
@@ -116,7 +116,11 @@ class SuiteRun:
         """The assistant under test, built on first use."""
         with self._assistant_lock:
             if self._assistant is None:
-                lm = self.models.get(self.project.settings.lm, "[lm]") if self.assistant_settings.kind in REFERENCE_KINDS else None
+                lm = (
+                    self.models.get(reference_lm_settings(self.project, self.assistant_settings), f"[assistants.{self.options.assistant}]")
+                    if self.assistant_settings.kind in REFERENCE_KINDS
+                    else None
+                )
                 self._assistant = build_assistant(self.options.assistant, self.project, lm=lm)
             return self._assistant
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from bddgen.config import AssistantSettings
+from bddgen.config import AssistantSettings, LMSettings
 from bddgen.embed.base import Embedder
 from bddgen.errors import ConfigError
 from bddgen.lm.client import LanguageModel
@@ -32,6 +32,12 @@ def assistant_settings(name: str, project: Project) -> AssistantSettings:
     )
 
 
+def reference_lm_settings(project: Project, settings: AssistantSettings) -> LMSettings:
+    """The model a reference assistant runs on: [lm], with its own `model` when it names one."""
+    lm = project.settings.lm
+    return lm.model_copy(update={"model": settings.model}) if settings.model else lm
+
+
 def build_assistant(
     name: str,
     project: Project,
@@ -41,7 +47,7 @@ def build_assistant(
 ) -> GuardedAssistant:
     """The named assistant behind the run's timeout and retries ([run] timeout, retries).
 
-    The reference assistants run the local model in this process, where a deadline cannot stop a
+    The reference assistants run [lm] (or their own `model`) in this process, where a deadline cannot stop a
     call (and the first call also loads the model), so they get no deadline. `lm` and `embedder`
     serve them; they are built from the project's settings when not given.
     """
@@ -86,7 +92,7 @@ def _reference_assistant(
 
     corpus = load_corpus(project.corpus_path)
     embedder = embedder or build_embedder(project)
-    lm = lm or build_language_model(project)
+    lm = lm or build_language_model(project, settings=reference_lm_settings(project, settings))
     if settings.kind == "dense-rag":
         from bddgen.run.reference.chunks import ChunkIndex
         from bddgen.run.reference.dense_rag import DenseRagAssistant

@@ -8,17 +8,20 @@ from dataclasses import dataclass
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
-from bddgen.models import Corpus, DocKind, TableDocument
+from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDocument
 from bddgen.retrieval.base import Hit, Retriever
 from bddgen.run.assistants.base import AssistantReply, AssistantReplyError, ToolCall
 from bddgen.run.messages import last_user_message, render_history
+from bddgen.run.reference.chunks import chunk_document
 from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY, RAG_ANSWER, REACT_STEP
 
 STAGE = "run"
 TEXT_KINDS = (DocKind.TEXT, DocKind.POLICY)
 TABLE_KINDS = (DocKind.TABLE,)
-PASSAGE_WORDS = 400
-TABLE_ROWS = 12
+# Every finding stays in the prompt for the rest of the question, so findings are kept short: the
+# passage of a document that shares most words with the search, and a table's best-matching rows.
+PASSAGE_WORDS = 150
+TABLE_ROWS = 6
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -43,17 +46,25 @@ def render_table(table: TableDocument, query: str, max_rows: int = TABLE_ROWS) -
     return table.schema_text() + "\n" + "\n".join(table.row_text(i) for i in keep)
 
 
+def best_passage(document: TextDocument | PolicyDocument, query: str, words: int = PASSAGE_WORDS) -> str:
+    """The ~`words`-word passage of the document (title first) that shares most words with the query."""
+    wanted = _words(query)
+    chunks = chunk_document(document, words)
+    return max(chunks, key=lambda chunk: len(wanted & _words(chunk.text))).text
+
+
 def render_hit(hit: Hit, corpus: Corpus, query: str) -> str:
     document = corpus.by_id().get(hit.doc_id)
     if isinstance(document, TableDocument):
         return render_table(document, query)
     if document is None:
         return f"{hit.title}\n{hit.snippet}"
-    return document.title + "\n" + " ".join(document.passage.split()[:PASSAGE_WORDS])
+    return best_passage(document, query)
 
 
 class ReactRagAssistant:
-    """Loops REACT_STEP: each search adds a finding; at the step limit it must answer from its findings."""
+    """Loops REACT_STEP: each search adds a finding; at the step limit, or when it repeats a search, it
+    must answer from its findings."""
 
     def __init__(
         self, lm: LanguageModel, retriever: Retriever, corpus: Corpus, max_steps: int = 4, top_k: int = 3, name: str = "react-rag"
@@ -89,6 +100,8 @@ class ReactRagAssistant:
                     answer = action.answer.strip() or CANNOT_ANSWER_REPLY
                     return AssistantReply(answer=answer, contexts=contexts, tool_calls=tool_calls)
                 query = action.query.strip() or question
+                if any(f.action == action.action and f.query.lower() == query.lower() for f in findings):
+                    break  # a repeated search finds nothing new: answer from what was found
                 kinds = TEXT_KINDS if action.action == "search_text" else TABLE_KINDS
                 hits = self.retriever.search(query, kinds=kinds, top_k=self.top_k)
                 text = "\n\n".join(render_hit(h, self.corpus, query) for h in hits) or "(nothing found)"

@@ -14,8 +14,10 @@ CANNOT_ANSWER_REPLY = "I cannot answer that from the documents I have."
 class RagAnswer(BaseModel):
     """An answer grounded in the given context, or an honest refusal."""
 
-    found: bool = Field(description="true only when the context contains the answer to the question")
-    answer: str = Field(description="The answer, short and with exact figures; empty when found is false.")
+    # The answer comes first: a small model that must commit to `found` before it has written the
+    # answer says false almost always, even when it then writes the right answer.
+    answer: str = Field(description="The answer, short and with exact figures; empty when the passages do not contain it.")
+    found: bool = Field(description="true when the answer above is stated in the context passages")
 
 
 class ReactAction(BaseModel):
