@@ -67,7 +67,7 @@ class DemoSizes(BaseModel):
     turns: int = Field(default=5, ge=3, description="Turns per conversation (L); 5 is the fewest that cross two documents.")
     chain_length: int = Field(default=2, ge=1, description="Documents per chain (d).")
     top_k: int = Field(default=3, ge=1, description="Passages dense-rag retrieves per question.")
-    react_steps: int = Field(default=3, ge=1, description="Tool steps react-rag may take per question.")
+    react_steps: int = Field(default=2, ge=1, description="Tool steps react-rag may take per question.")
     model: str = Field(default=DEMO_MODEL, description="bddgen's own embedded chat model: it writes specs and conversations and judges.")
     assistant_model: str = Field(
         default=DEMO_ASSISTANT_MODEL,

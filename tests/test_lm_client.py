@@ -68,3 +68,11 @@ def test_the_cache_survives_a_new_process(tmp_path: Path) -> None:
     reopened, fake, _ = model(tmp_path)  # no replies left: a backend call would fail
     assert reopened.run(CAPITAL, stage="demo", country="Chile").capital == "Santiago"
     assert fake.requests == []
+
+
+def test_a_task_with_a_short_reply_caps_the_tokens_of_its_calls(tmp_path: Path) -> None:
+    lm, fake, _ = model(tmp_path, {"country": "France", "capital": "Paris"}, {"country": "Peru", "capital": "Lima"})
+    short = PromptTask("capital-short", CAPITAL.instruction, Capital, max_tokens=64)
+    lm.run(short, stage="demo", country="France")
+    lm.run(CAPITAL, stage="demo", country="Peru")
+    assert [r.max_tokens for r in fake.requests] == [64, lm.max_tokens]

@@ -74,6 +74,19 @@ def test_an_answer_to_an_unanswerable_turn_is_graded_against_abstention() -> Non
     assert (result.verdict, result.score, result.checks) == (Verdict.FAIL, 1, ("abstention",))
 
 
+def test_a_figure_given_for_an_unanswerable_turn_fails_without_a_model() -> None:
+    unanswerable = Turn(question="How many yellow cards did they get in 2023?", answer=CANNOT_ANSWER, query_type=QueryType.UNANSWERABLE)
+    history = [Message("user", "Who won the 2023 league?"), Message("assistant", "Eastquay Olympic, with 72 points.")]
+    result = Judge(_no_model).judge_turn(unanswerable, "They received 47 yellow cards in 72 matches.", history)
+    assert (result.verdict, result.checks) == (Verdict.FAIL, ("abstention",))
+    assert result.feedback.endswith("the assistant states 47")  # 2023 and 72 came from the conversation
+
+
+def test_the_reference_answer_itself_passes_without_a_model() -> None:
+    result = Judge(_no_model).judge_turn(_turn("Henrik Dahl."), "henrik  dahl", [])
+    assert (result.verdict, result.checks) == (Verdict.PASS, ("abstention", "same-answer"))
+
+
 def test_an_unusable_judge_reply_is_an_error_not_a_failure() -> None:
     judge, _ = _judge("this is not JSON")
     result = judge.judge_turn(_turn("Standard tickets can be changed for a fee of 70 EUR."), "70 EUR.", [])

@@ -38,7 +38,7 @@ def _validation_problem(text: str, schema: dict[str, Any], finish_reason: str) -
     try:
         data = parse_json_reply(text)
     except json.JSONDecodeError as exc:
-        cut = " (generation stopped at max_tokens: raise [lm] max_tokens)" if finish_reason == "length" else ""
+        cut = " (generation stopped at the token limit; if the reply needs more, raise [lm] max_tokens)" if finish_reason == "length" else ""
         return None, f"not valid JSON: {exc}{cut}"
     try:
         jsonschema.validate(data, schema)
@@ -144,7 +144,10 @@ class LanguageModel:
 
     def run(self, task: PromptTask[Output], *, stage: str, temperature: float | None = None, **inputs: Any) -> Output:
         """Run a typed task: render its messages, call with its schema, return its output model."""
-        response = self.complete(task.messages(**inputs), task.schema, task=task.name, stage=stage, temperature=temperature)
+        max_tokens = min(task.max_tokens, self.max_tokens) if task.max_tokens else None
+        response = self.complete(
+            task.messages(**inputs), task.schema, task=task.name, stage=stage, temperature=temperature, max_tokens=max_tokens
+        )
         try:
             return task.output.model_validate(response.data)
         except ValidationError as exc:  # schema-valid but model-invalid (custom validators)

@@ -23,11 +23,13 @@ def _render_value(value: Any) -> str:
 
 @dataclass(frozen=True)
 class PromptTask(Generic[Output]):
-    """One kind of LLM call: `name` labels logs and fakes; `output` is the reply's pydantic model."""
+    """One kind of LLM call: `name` labels logs and fakes; `output` is the reply's pydantic model;
+    `max_tokens` caps a reply known to be short (a runaway generation then fails fast and is retried)."""
 
     name: str
     instruction: str
     output: type[Output]
+    max_tokens: int | None = None
 
     @property
     def schema(self) -> dict[str, Any]:

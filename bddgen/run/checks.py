@@ -68,6 +68,16 @@ def contains_exact(answer: str, value: str) -> bool:
     return re.search(rf"(?<![\w]){re.escape(target)}(?![\w])", normalise(answer)) is not None
 
 
+def same_answer(answer: str, reference: str) -> bool:
+    """True when the answer is the reference itself, up to case, spacing and end punctuation."""
+    return normalise(answer).rstrip(" .!") == normalise(reference).rstrip(" .!") != ""
+
+
+def new_numbers(answer: str, context: str) -> list[str]:
+    """Numbers the answer states that the question and conversation so far do not (a guessed figure)."""
+    return sorted(f"{n:g}" for n in numbers_in(answer) - numbers_in(context))
+
+
 def is_refusal(answer: str) -> bool:
     """True when the answer says it cannot answer (or the literal CANNOTANSWER)."""
     normal = normalise(answer).replace("’", "'")

@@ -10,7 +10,7 @@ from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.results import Verdict
-from bddgen.run.checks import contains_exact, is_refusal, missing_key_entities
+from bddgen.run.checks import contains_exact, is_refusal, missing_key_entities, new_numbers, same_answer
 from bddgen.run.messages import render_history
 from bddgen.run.tasks import (
     ABSTENTION_REFERENCE,
@@ -59,7 +59,8 @@ class Judge:
             return self._lm
 
     def judge_turn(self, turn: Turn, answer: str, history: list[Message]) -> Judgement:
-        """Exact value → abstention → key entity → LLM grade, stopping at the first check that decides."""
+        """Exact value → abstention → same answer → key entity → LLM grade, stopping at the first check
+        that decides."""
         if turn.exact is not None:
             value = turn.exact.value
             if contains_exact(answer, value):
@@ -69,6 +70,13 @@ class Judge:
         if expects_abstention(turn):
             if refused:
                 return Judgement(Verdict.PASS, "the assistant said it cannot answer, as expected", checks=("abstention",))
+            guessed = new_numbers(answer, " ".join([turn.question, *(m.content for m in history)]))
+            if guessed:
+                return Judgement(
+                    Verdict.FAIL,
+                    f"the documents do not answer this, yet the assistant states {', '.join(guessed)}",
+                    checks=("abstention",),
+                )
             return self._grade(turn.question, answer, ABSTENTION_REFERENCE, ABSTENTION_RUBRIC, history, ("abstention",))
         if refused:
             return Judgement(
@@ -77,6 +85,8 @@ class Judge:
                 error_category="retrieval",
                 checks=("abstention",),
             )
+        if same_answer(answer, turn.answer):
+            return Judgement(Verdict.PASS, "the answer is the reference answer", checks=("abstention", "same-answer"))
         missing = missing_key_entities(answer, turn.answer)
         if missing:
             return Judgement(

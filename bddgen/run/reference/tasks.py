@@ -9,6 +9,9 @@ from pydantic import BaseModel, Field
 from bddgen.lm.tasks import PromptTask
 
 CANNOT_ANSWER_REPLY = "I cannot answer that from the documents I have."
+# Both replies are a few sentences; a small model that runs on (repeating itself until the general
+# limit) would otherwise spend minutes on one turn.
+REPLY_TOKENS = 384
 
 
 class RagAnswer(BaseModel):
@@ -38,6 +41,7 @@ RAG_ANSWER = PromptTask(
         "Answer in one to three sentences and copy names, numbers and amounts exactly as the passages write them."
     ),
     output=RagAnswer,
+    max_tokens=REPLY_TOKENS,
 )
 
 REACT_STEP = PromptTask(
@@ -51,5 +55,6 @@ REACT_STEP = PromptTask(
         "like 'it' or 'that flight'. Copy names, numbers and amounts exactly as the findings write them."
     ),
     output=ReactAction,
+    max_tokens=REPLY_TOKENS,
 )
 

@@ -1,4 +1,4 @@
-# bddgen: spec=a-league-season-s-champions-and-standings-0f1e06 source=hand-written hash=534ede744d92
+# bddgen: spec=a-league-season-s-champions-and-standings-0f1e06 source=hand-written hash=7c6610724ea3
 @spec @hand-written
 Feature: A league season's champions and standings
   Hand-written example: run it with `bddgen run`.
@@ -12,7 +12,7 @@ Feature: A league season's champions and standings
     @conversation @conv:season-2023 @docs:tables/standings_2023,text/2023-velorian-premier-division-season @chain-length:2
     Scenario: The 2023 Velorian Premier Division
       # turn 1 | SINGLE-DOC | docs: tables/standings_2023 | exact: lookup tables/standings_2023
-      When the user asks "Who won the 2023 Velorian Premier Division?"
+      When the user asks "Who won the 2023 Velorian Premier Division, and with how many points?"
       Then the answer should agree with "Eastquay Olympic, with 72 points."
       And the answer should contain "72"
       # turn 2 | SINGLE-DOC | docs: text/2023-velorian-premier-division-season
