@@ -21,6 +21,12 @@ _PLACEHOLDER = re.compile(
 )
 _FIRST_PERSON = re.compile(r"\bI\b|\bI['’](?:m|ve|d|ll)\b|\b(?:[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Oo]ur|[Oo]urs)\b")
 _SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
+# Titles that name a subject but not what the user wants to know about it.
+_VAGUE_TITLE = re.compile(
+    r"^(?:general |some |more )?(?:information|info|details|facts|overview|questions?|everything|all)"
+    r" (?:about|on|of|regarding)\b",
+    re.IGNORECASE,
+)
 MAX_TITLE_WORDS = 10
 
 
@@ -79,8 +85,8 @@ def check_text(
     `known_words` are the capitalised words the data uses as names; a spec must use one of them
     (after its first word), so "a football club" instead of "Harbour City FC" is rejected.
     A title is generic when it contains or is part of the assistant's name (`assistant`, a slug),
-    is part of a focus (`focuses`, slugs), or has more than MAX_TITLE_WORDS words (a copied
-    instruction, a whole question).
+    is part of a focus (`focuses`, slugs), has more than MAX_TITLE_WORDS words (a copied
+    instruction, a whole question), or is vague ("Information about X").
     """
     if not (draft.title and draft.given and draft.when and draft.then):
         return Rejection(RejectionReason.MISSING_PART, "Your last draft left the title, given, when or then empty; fill in all four.")
@@ -113,6 +119,12 @@ def check_text(
         return Rejection(
             RejectionReason.GENERIC_TITLE,
             f"The title {draft.title!r} is not a short name of the topic; write 3 to 8 words naming the topic of the user's question.",
+        )
+    if _VAGUE_TITLE.match(draft.title):
+        return Rejection(
+            RejectionReason.GENERIC_TITLE,
+            f"The title {draft.title!r} is vague; say what the user wants to know about the Subject, "
+            "like 'Saturday hours of the Northgate branch'.",
         )
     if title in titles:
         return Rejection(RejectionReason.REPEATED_TITLE, f"The title {draft.title!r} is already written; choose another topic.")

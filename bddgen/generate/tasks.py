@@ -22,7 +22,8 @@ WRITE_SPEC = PromptTask(
     name="write_spec",
     instruction="""You write test specifications for an AI assistant: a title, then Given / When / Then lines.
 Rules:
-1. The title has 3 to 8 words and names the Subject.
+1. The title has 3 to 8 words, names the Subject and says what the user wants to know about it
+(never a vague "Information about ...").
 2. Given is the user's situation and names the Subject. When is what the user asks. Then is what
 the assistant should do, not the answer itself; every Then line contains "should".
 3. Write "the user" and "the assistant", never "I" or "me". Never write placeholders like [player] or <team>.
