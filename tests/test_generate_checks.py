@@ -52,6 +52,7 @@ def test_a_good_draft_passes() -> None:
         (_draft(title="Comparison"), RejectionReason.GENERIC_TITLE),
         (_draft(title="Information about Greyhollow City"), RejectionReason.GENERIC_TITLE),
         (_draft(title="Details of the Dubai route"), RejectionReason.GENERIC_TITLE),
+        (_draft(title="What information can you provide about Dubai?"), RejectionReason.GENERIC_TITLE),
         (_draft(title="The topic of the user's question in 3 to 8 words, built around one of the names"), RejectionReason.GENERIC_TITLE),
         (_draft(title="Aurelian Skyways Customer Assistant: answers about Dubai"), RejectionReason.GENERIC_TITLE),
     ],

@@ -23,8 +23,7 @@ _FIRST_PERSON = re.compile(r"\bI\b|\bI['’](?:m|ve|d|ll)\b|\b(?:[Mm]e|[Mm]y|[Mm
 _SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
 # Titles that name a subject but not what the user wants to know about it.
 _VAGUE_TITLE = re.compile(
-    r"^(?:general |some |more )?(?:information|info|details|facts|overview|questions?|everything|all)"
-    r" (?:about|on|of|regarding)\b",
+    r"\b(?:information|info|details|facts|overview|everything)\b(?:\s+\w+){0,3}?\s+(?:about|on|of|regarding)\b",
     re.IGNORECASE,
 )
 MAX_TITLE_WORDS = 10
@@ -120,7 +119,7 @@ def check_text(
             RejectionReason.GENERIC_TITLE,
             f"The title {draft.title!r} is not a short name of the topic; write 3 to 8 words naming the topic of the user's question.",
         )
-    if _VAGUE_TITLE.match(draft.title):
+    if _VAGUE_TITLE.search(draft.title):
         return Rejection(
             RejectionReason.GENERIC_TITLE,
             f"The title {draft.title!r} is vague; say what the user wants to know about the Subject, "

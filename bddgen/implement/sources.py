@@ -10,30 +10,40 @@ from bddgen.specs import Spec
 
 
 class SpecSources(BaseModel):
-    """Retrieved document ids per kind, best first."""
+    """Retrieved document ids per kind, best first, and the ranking of all kinds together."""
 
     model_config = ConfigDict(extra="forbid")
 
     texts: list[str] = Field(default_factory=list)
     tables: list[str] = Field(default_factory=list)
     policies: list[str] = Field(default_factory=list)
+    overall: list[str] = Field(default_factory=list, description="Documents of every kind, closest to the spec first.")
 
     @property
     def ranked(self) -> list[str]:
-        """Text and table ids interleaved by rank: the order chains start from."""
-        order: list[str] = []
+        """The order chains start from: text and table ids by their overall rank, then the others
+        interleaved by their rank within their kind."""
+        chainable = set(self.texts) | set(self.tables)
+        order = [d for d in self.overall if d in chainable]
         for rank in range(max(len(self.texts), len(self.tables))):
             order += [ids[rank] for ids in (self.texts, self.tables) if rank < len(ids)]
-        return order
+        return list(dict.fromkeys(order))
 
     @property
     def relevance(self) -> dict[str, float]:
-        """Document -> 1 / (1 + its rank among documents of its kind): how close it is to the spec."""
-        return {d: 1.0 / (1 + rank) for ids in (self.texts, self.tables, self.policies) for rank, d in enumerate(ids)}
+        """Document -> 1 / (1 + its rank among all kinds): how close it is to the spec. A document
+        found only by its kind's own search (the best table of a spec about a person) gets half of
+        the weight of the last document ranked overall."""
+        weights = {d: 1.0 / (1 + rank) for rank, d in enumerate(self.overall)}
+        floor = 0.5 / (1 + len(self.overall))
+        for d in (*self.texts, *self.tables, *self.policies):
+            weights.setdefault(d, floor)
+        return weights
 
 
 def retrieve_sources(spec: Spec, corpus: Corpus, retriever: Retriever, top_k: int) -> SpecSources:
-    """Search once per document kind with the spec's text; ids not in the corpus are ignored."""
+    """Search once per document kind with the spec's text, and once over all kinds to compare
+    documents of different kinds; ids not in the corpus are ignored."""
     known = corpus.by_id()
     query = spec.as_text()
     found: dict[DocKind, list[str]] = {}
@@ -44,7 +54,10 @@ def retrieve_sources(spec: Spec, corpus: Corpus, retriever: Retriever, top_k: in
         hits = retriever.search(query, kinds=[kind], top_k=top_k)
         ids = [h.doc_id for h in hits if h.doc_id in known and known[h.doc_id].kind == kind.value]
         found[kind] = list(dict.fromkeys(ids))
-    return SpecSources(texts=found[DocKind.TEXT], tables=found[DocKind.TABLE], policies=found[DocKind.POLICY])
+    overall = [h.doc_id for h in retriever.search(query, top_k=top_k) if h.doc_id in known]
+    return SpecSources(
+        texts=found[DocKind.TEXT], tables=found[DocKind.TABLE], policies=found[DocKind.POLICY], overall=list(dict.fromkeys(overall))
+    )
 
 
 def documents_of(corpus: Corpus, sources: SpecSources) -> tuple[list[TextDocument], list[TableDocument], list[PolicyDocument]]:
