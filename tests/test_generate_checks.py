@@ -40,6 +40,7 @@ def test_a_good_draft_passes() -> None:
     [
         (_draft(when=""), RejectionReason.MISSING_PART),
         (_draft(title=" "), RejectionReason.MISSING_PART),
+        (_draft(when="the user asks"), RejectionReason.MISSING_PART),
         (_draft(given="the user supports [team]"), RejectionReason.PLACEHOLDER),
         (_draft(given="the user supports {club}"), RejectionReason.PLACEHOLDER),
         (_draft(when="the user asks about PLAYER_NAME"), RejectionReason.PLACEHOLDER),
@@ -81,7 +82,7 @@ def test_a_spec_must_name_something_from_the_data(draft: CleanDraft) -> None:
 
 
 def test_the_first_word_of_a_line_does_not_count_as_a_name() -> None:
-    draft = _draft(title="Dubai pets", given="Dubai is far", when="the user asks", then="the assistant should answer")
+    draft = _draft(title="Dubai pets", given="Dubai is far", when="the user asks about pets", then="the assistant should answer the question")
     assert check_text(draft, titles=set(), known_words=KNOWN, assistant=ASSISTANT, focuses=FOCUSES).reason is RejectionReason.NO_NAME_FROM_DATA
 
 

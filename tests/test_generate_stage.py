@@ -98,10 +98,10 @@ def test_the_file_is_a_valid_candidate_set(corpus: Corpus, tmp_path: Path) -> No
     ("bad_reply", "reason"),
     [
         ("Sure! Here is a spec: Given a user...", "invalid output"),
-        ({"title": "Bags", "given": ["the user has a bag"], "when": [], "then": ["the assistant should answer"]}, "missing part"),
-        ({"title": "Top scorer", "given": ["the user follows [player]"], "when": ["the user asks"], "then": ["the assistant should answer"]}, "placeholder"),
-        ({"title": "Bags", "given": ["I have two bags"], "when": ["the user asks"], "then": ["the assistant should answer"]}, "first person"),
-        ({"title": "Bags", "given": ["the user has bags"], "when": ["the user asks"], "then": ["the assistant gives the fee"]}, "then without should"),
+        ({"title": "Bags", "given": ["the user has a bag"], "when": [], "then": ["the assistant should answer the question"]}, "missing part"),
+        ({"title": "Top scorer", "given": ["the user follows [player]"], "when": ["the user asks about the fee"], "then": ["the assistant should answer the question"]}, "placeholder"),
+        ({"title": "Bags", "given": ["I have two bags"], "when": ["the user asks about the fee"], "then": ["the assistant should answer the question"]}, "first person"),
+        ({"title": "Bags", "given": ["the user has bags"], "when": ["the user asks about the fee"], "then": ["the assistant gives the fee"]}, "then without should"),
         (_spec(0), "repeated title"),
         ({**_spec(0), "title": "Another look at the Saver allowance"}, "near duplicate"),
     ],
@@ -117,7 +117,7 @@ def test_bad_drafts_are_counted_by_reason_and_regenerated(corpus: Corpus, tmp_pa
 
 
 def test_the_retry_prompt_names_the_placeholder(corpus: Corpus, tmp_path: Path) -> None:
-    bad = {"title": "Fees", "given": ["the user flies with <airline>"], "when": ["the user asks"], "then": ["the assistant should answer"]}
+    bad = {"title": "Fees", "given": ["the user flies with <airline>"], "when": ["the user asks about the fee"], "then": ["the assistant should answer the question"]}
     lm, scripted = _lm(bad)
     _generate(corpus, lm, tmp_path / "candidates.json", m=1)
     assert "'<airline>'" in scripted.requests[1].messages[-1].content
@@ -179,7 +179,7 @@ def test_a_broken_candidates_file_is_reported(corpus: Corpus, tmp_path: Path) ->
 
 def test_a_rerun_after_a_failure_asks_anew_instead_of_replaying_the_cache(corpus: Corpus, tmp_path: Path) -> None:
     out = tmp_path / "candidates.json"
-    generic = {"title": "Customer Assistant", "given": ["the user flies to Dubai"], "when": ["the user asks"], "then": ["the assistant should answer"]}
+    generic = {"title": "Customer Assistant", "given": ["the user flies to Dubai"], "when": ["the user asks about the fee"], "then": ["the assistant should answer the question"]}
     store = CallStore(tmp_path / "lm.sqlite")
     first = ScriptedLM(default=generic)
     with pytest.raises(LMOutputError):

@@ -7,6 +7,7 @@ import networkx as nx
 
 from bddgen.implement.chains import find_chains, rank_chains, shortfall_note
 from bddgen.implement.graph import Bridge
+from bddgen.implement.sources import SpecSources
 
 
 def _graph(edges: list[tuple[str, str, float]]) -> nx.Graph:
@@ -99,3 +100,16 @@ def test_ranking_prefers_chains_of_documents_closer_to_the_spec() -> None:
     for top in ("a", "x"):
         near = {top: 1.0}
         assert top in rank_chains(search, 1, relevance=near)[0].documents
+
+
+def test_the_specs_own_text_outranks_the_best_table_of_an_unrelated_search() -> None:
+    # Two text articles about the spec's club (a weakly specific bridge) and two tables that
+    # share a field (a strong bridge) but that only the tables-only search ranked first.
+    sources = SpecSources(
+        texts=["text/club", "text/ground"], tables=["tables/awards", "tables/transfers"],
+        overall=["text/club", "text/ground", "text/other"],
+    )
+    graph = _graph([("text/club", "text/ground", 0.5), ("tables/awards", "tables/transfers", 1.0)])
+    search = find_chains(graph, 2, max_per_start=5, max_total=50, seed=0, starts=sources.ranked)
+    assert sources.ranked[:2] == ["text/club", "text/ground"]
+    assert rank_chains(search, 1, relevance=sources.relevance)[0].documents == ["text/club", "text/ground"]

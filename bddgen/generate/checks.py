@@ -21,6 +21,11 @@ _PLACEHOLDER = re.compile(
 )
 _FIRST_PERSON = re.compile(r"\bI\b|\bI['’](?:m|ve|d|ll)\b|\b(?:[Mm]e|[Mm]y|[Mm]ine|[Mm]yself|[Ww]e|[Oo]ur|[Oo]urs)\b")
 _SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
+# "the user asks", "the assistant should answer": lines that stop before saying what.
+_UNFINISHED = re.compile(
+    r"^(?:the )?(?:user (?:asks|wants|says|requests|wonders)|assistant should (?:answer|respond|reply|help))[.!?]?$",
+    re.IGNORECASE,
+)
 # Titles that name a subject but not what the user wants to know about it.
 _VAGUE_TITLE = re.compile(
     r"\b(?:information|info|details|facts|overview|everything)\b(?:\s+\w+){0,3}?\s+(?:about|on|of|regarding)\b",
@@ -103,6 +108,12 @@ def check_text(
             )
     if not all(_SHOULD.search(line) for line in draft.then):
         return Rejection(RejectionReason.THEN_WITHOUT_SHOULD, 'Every then line must say what the assistant "should" do.')
+    for line in draft.all_lines:
+        if _UNFINISHED.match(line):
+            return Rejection(
+                RejectionReason.MISSING_PART,
+                f"Your last draft has the unfinished line {line!r}; say in full what the user has, asks or expects.",
+            )
     if not any(word in known_words for line in draft.all_lines for word in names_in(line)):
         return Rejection(
             RejectionReason.NO_NAME_FROM_DATA,
