@@ -196,6 +196,7 @@ serves_spec: do the questions ask for information the spec's theme is about?
 coherent: does each question follow from the earlier turns, with pronouns and descriptions that clearly resolve?
 bad_turns: numbers of the turns whose question is unclear or is not a request for information (usually none).
 A turn marked UNANSWERABLE is meant to have no answer in the documents (answer {CANNOT_ANSWER}): that is not a fault.
+A turn marked SYNTHESIS is meant to ask for facts of several earlier turns at once: that alone is not a fault.
 reason: one short sentence.""",
     output=ConversationReview,
 )
