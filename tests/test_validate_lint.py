@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bddgen.cli import main
-from bddgen.commands.validate import lint_features
+from bddgen.features.lint import lint_features
 from bddgen.features.document import FeatureDocument
 from bddgen.features.writer import render_feature
 from bddgen.specs import Conversation, QueryType, Spec, Turn
