@@ -79,3 +79,57 @@ def test_generate_resumes_and_select_needs_candidates(project: Path, capsys: pyt
     assert "wrote 1 new candidate spec (3 in all)" in capsys.readouterr().out
     assert _run(["generate", "--m", "2", "--restart"]) == 0
     assert "wrote 2 new candidate specs (2 in all)" in capsys.readouterr().out
+
+
+SPORTS_DIR = CORPUS_DIR.parent / "sports"
+SPORTS_SUBJECTS = [
+    "Eastquay Olympic", "Harbour City FC", "Soren Vey", "Mateo Varga", "the Varen Cup", "the Hallam Medal",
+    "Redmarsh Rovers", "Greyhollow City",
+]
+SPORTS_HAND_WRITTEN = """Feature: Golden Boot of 2023
+  Scenario: Golden Boot of 2023
+    Given a fan follows the Velorian Premier Division
+    When the fan asks who won the 2023 Velorian Golden Boot
+    Then the assistant should name Mateo Varga and his 26 goals
+"""
+
+
+def test_on_the_sports_corpus_the_written_suite_parses_and_behave_dry_run_accepts_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import subprocess
+    import sys
+
+    from gherkin.parser import Parser
+    from gherkin.token_scanner import TokenScanner
+
+    (tmp_path / "bddgen.toml").write_text(f'corpus = "{SPORTS_DIR.as_posix()}"\n[embedder]\nbackend = "hashing"\n')
+    (tmp_path / "features").mkdir()
+    hand_written = tmp_path / "features" / "golden-boot.feature"
+    hand_written.write_text(SPORTS_HAND_WRITTEN)
+    (tmp_path / "steps").mkdir()
+    (tmp_path / "steps" / "bddgen_steps.py").write_text("from bddgen.run.behave_steps import *  # noqa: F401,F403\n")
+    monkeypatch.chdir(tmp_path)
+    counter = itertools.count()
+
+    def reply(request: object) -> dict[str, object]:
+        subject = SPORTS_SUBJECTS[next(counter) % len(SPORTS_SUBJECTS)]
+        return {"title": f"Honours won by {subject}", "given": [f"a fan is curious about {subject}"],
+                "when": [f"the fan asks which honours {subject} won"], "then": [f"the assistant should list the honours of {subject}"]}
+
+    scripted = LanguageModel(ScriptedLM(default=reply))
+    monkeypatch.setattr("bddgen.commands.generate.build_language_model", lambda project: scripted)
+
+    assert _run(["generate", "--m", "8"]) == 0
+    assert _run(["select", "--k", "4"]) == 0
+    assert "selected 4 of 8 candidates (1 already in" in capsys.readouterr().out
+    files = sorted((tmp_path / "features").glob("*.feature"))
+    assert len(files) == 4 and hand_written.read_text() == SPORTS_HAND_WRITTEN
+    for path in files:
+        Parser().parse(TokenScanner(path.read_text()))
+    dry_run = subprocess.run(
+        [sys.executable, "-m", "behave", "--dry-run", "--no-color", "features"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert dry_run.returncode == 0, dry_run.stdout + dry_run.stderr
+    assert "undefined" not in dry_run.stdout

@@ -112,7 +112,8 @@ def check_text(
         if _UNFINISHED.match(line):
             return Rejection(
                 RejectionReason.MISSING_PART,
-                f"Your last draft has the unfinished line {line!r}; say in full what the user has, asks or expects.",
+                f"Your last draft has the unfinished line {line!r}; say in full what the user has, asks or expects, "
+                "like 'the user asks which branch opens earlier'.",
             )
     if not any(word in known_words for line in draft.all_lines for word in names_in(line)):
         return Rejection(
