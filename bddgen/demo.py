@@ -67,7 +67,12 @@ class DemoSizes(BaseModel):
     n: int = Field(default=1, ge=1, description="Conversations per spec.")
     turns: int = Field(default=5, ge=3, description="Turns per conversation (L); 5 is the fewest that cross two documents.")
     chain_length: int = Field(default=2, ge=1, description="Documents per chain (d).")
-    top_k: int = Field(default=3, ge=1, description="Passages dense-rag retrieves per question.")
+    top_k: int = Field(default=2, ge=1, description="Passages dense-rag retrieves per question.")
+    lm_retries: int = Field(
+        default=1, ge=0,
+        description="Extra attempts when a reply fails its schema; the embedded backend enforces the schema while it "
+        "decodes, so only a reply cut off at its token cap fails, and a second try is usually cut off too.",
+    )
     react_steps: int = Field(default=2, ge=1, description="Tool steps react-rag may take per question.")
     model: str = Field(default=DEMO_MODEL, description="bddgen's own embedded chat model: it writes specs and conversations and judges.")
     assistant_model: str = Field(
@@ -79,7 +84,7 @@ class DemoSizes(BaseModel):
     def settings(self) -> dict[str, dict[str, Any]]:
         """The bddgen.toml settings (section -> key -> value) these sizes stand for."""
         return {
-            "lm": {"model": self.model},
+            "lm": {"model": self.model, "max_retries": self.lm_retries},
             "generate": {"m": self.m, "max_attempts_per_spec": self.attempts},
             "select": {"k": self.k},
             "implement": {"n": self.n, "turns": self.turns, "chain_length": self.chain_length},

@@ -145,7 +145,7 @@ def test_demo_runs_every_stage_writes_the_comparison_report_and_resumes(tmp_path
     assert len(list(project.features_path.glob("*.feature"))) == 2 and len(result.report.specs) == 3
     assert [p.name for p in (project.features_path / "examples").glob("*.feature")] == ["league-season.feature"]  # the shortest
     assert [p.name for p in (project.root / "examples").glob("*.feature")] == ["varen-cup-finals.feature"]
-    assert project.settings.retrieval.top_k == 3 and project.settings.assistants["react-rag"].max_steps == 2
+    assert project.settings.retrieval.top_k == SIZES.top_k and project.settings.lm.max_retries == SIZES.lm_retries and project.settings.assistants["react-rag"].max_steps == 2
     # The assistants under test run on their own model; bddgen's model writes the suite and judges.
     assert {a.model for a in project.settings.assistants.values()} == {SIZES.assistant_model} != {SIZES.model}
     for run_dir in result.runs:

@@ -272,3 +272,10 @@ def test_filler_questions_get_a_descriptive_proxy_for_the_entity(bridge: Bridge,
     filler = plan_turns(chain, 5, set(), DOCUMENTS).turns[2]
     assert filler.query_type is Q.FILLER and filler.proxy == proxy
     assert f'call it "{proxy}"' in filler.instruction()
+
+
+def test_the_conversation_task_caps_its_reply_by_the_number_of_turns() -> None:
+    from bddgen.implement.tasks import CONVERSATION_TOKENS, TURN_TOKENS
+
+    caps = [write_conversation_task(_plan(turns), ALLOWED, TABLES).max_tokens for turns in (5, 9)]
+    assert caps == [CONVERSATION_TOKENS + TURN_TOKENS * 5, CONVERSATION_TOKENS + TURN_TOKENS * 9]

@@ -71,6 +71,12 @@ How plan lines become turns (an example about other documents; never copy its co
 )
 
 
+# A written conversation takes about 120 tokens per turn; the cap stops a small model that runs
+# on (repeating a question until the general limit) after about twice that.
+CONVERSATION_TOKENS = 100
+TURN_TOKENS = 200
+
+
 @dataclass(frozen=True)
 class PlannedConversationTask(PromptTask[ConversationDraft]):
     """WRITE_CONVERSATION with its reply schema narrowed to one turn plan: constrained decoding then
@@ -147,7 +153,8 @@ def write_conversation_task(plan: TurnPlan, allowed_docs: Collection[str], table
         "additionalProperties": False,
     }
     return PlannedConversationTask(
-        name=WRITE_CONVERSATION.name, instruction=WRITE_CONVERSATION.instruction, output=ConversationDraft, plan_schema=schema
+        name=WRITE_CONVERSATION.name, instruction=WRITE_CONVERSATION.instruction, output=ConversationDraft, plan_schema=schema,
+        max_tokens=CONVERSATION_TOKENS + TURN_TOKENS * len(plan.turns),
     )
 
 
