@@ -279,3 +279,13 @@ def test_the_conversation_task_caps_its_reply_by_the_number_of_turns() -> None:
 
     caps = [write_conversation_task(_plan(turns), ALLOWED, TABLES).max_tokens for turns in (5, 9)]
     assert caps == [CONVERSATION_TOKENS + TURN_TOKENS * 5, CONVERSATION_TOKENS + TURN_TOKENS * 9]
+
+
+def test_a_question_copied_from_the_prompt_example_must_be_rewritten() -> None:
+    from bddgen.implement.tasks import EXAMPLE_QUESTIONS
+
+    plan = _plan()
+    turns = _valid_turns(plan)
+    turns[1]["question"] = EXAMPLE_QUESTIONS[1].upper()
+    violations = plan_violations(ConversationDraft.model_validate({"title": "Copied", "turns": turns}), plan, ALLOWED, TABLES)
+    assert [(v.turn, v.code, v.repairable) for v in violations if v.code == "example-copied"] == [(2, "example-copied", False)]

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bddgen.implement.normalise import contains_phrase, normalise
 from bddgen.implement.plan import TurnPlan
-from bddgen.implement.tasks import ConversationDraft
+from bddgen.implement.tasks import EXAMPLE_QUESTIONS, ConversationDraft
 from bddgen.specs import CANNOT_ANSWER, QueryType, Turn
 
 
@@ -79,6 +79,7 @@ def plan_violations(draft: ConversationDraft, plan: TurnPlan, allowed_docs: Coll
     if len(turns) != len(plan.turns):
         violations.append(Violation(turn=None, code="turn-count", message=f"write exactly {len(plan.turns)} turns (got {len(turns)})"))
     questions: dict[str, int] = {}
+    examples = {normalise(q) for q in EXAMPLE_QUESTIONS}
     for number, (turn, planned, raw) in enumerate(zip(turns, plan.turns, draft.turns), start=1):
         if turn.query_type is not planned.query_type:
             violations.append(Violation(turn=number, code="type", message=f"type must be {planned.query_type.value} (got {turn.query_type.value})"))
@@ -86,6 +87,10 @@ def plan_violations(draft: ConversationDraft, plan: TurnPlan, allowed_docs: Coll
         if key in questions:
             violations.append(Violation(turn=number, code="repeated-question", message=f"ask something new (same question as turn {questions[key]})"))
         questions.setdefault(key, number)
+        if key in examples:
+            violations.append(
+                Violation(turn=number, code="example-copied", message="write your own question about the plan's fact, not the example's")
+            )
         if planned.query_type is QueryType.PRE_FILLER and planned.bridge and not contains_phrase(normalise(turn.answer), planned.bridge):
             violations.append(Violation(turn=number, code="bridge-not-named", message=f'the answer must name "{planned.bridge}"'))
         if planned.query_type is QueryType.FILLER and planned.bridge and contains_phrase(normalise(turn.question), planned.bridge):

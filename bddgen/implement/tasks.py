@@ -39,15 +39,18 @@ class ConversationDraft(BaseModel):
     turns: list[DraftTurn] = Field(min_length=1)
 
 
+# The questions of the prompt's example; a small model sometimes copies them instead of writing its own.
+EXAMPLE_QUESTIONS = ("When was the Lake Orwen Marathon first run?", "Who founded it?", "Did the founder ever win it herself?")
+
 _EXAMPLE = (
     'Plan line: 1. SINGLE-DOC: ask about this fact of a1: "The Lake Orwen Marathon was first run in 1981."\n'
-    'Turn: {"type": "SINGLE-DOC", "docs": ["a1"], "question": "When was the Lake Orwen Marathon first run?", '
+    f'Turn: {{"type": "SINGLE-DOC", "docs": ["a1"], "question": "{EXAMPLE_QUESTIONS[0]}", '
     '"answer": "In 1981.", "theme": "the race\'s history"}\n'
     'Plan line: 2. PRE-FILLER: ask about this fact of a1 so that the answer names "Ida Brenner": "Ida Brenner founded the race."\n'
-    'Turn: {"type": "PRE-FILLER", "docs": ["a1"], "question": "Who founded it?", "answer": "Ida Brenner.", "theme": "its founder"}\n'
+    f'Turn: {{"type": "PRE-FILLER", "docs": ["a1"], "question": "{EXAMPLE_QUESTIONS[1]}", "answer": "Ida Brenner.", "theme": "its founder"}}\n'
     'Plan line: 3. FILLER: ask about "Ida Brenner" WITHOUT writing its name (say "that club", "he", "it"), using this fact of '
     't1: "year: 1984; winner: Ida Brenner; time: 2:31"\n'
-    'Turn: {"type": "FILLER", "docs": ["t1"], "question": "Did the founder ever win it herself?", "answer": "Yes, in 1984.", '
+    f'Turn: {{"type": "FILLER", "docs": ["t1"], "question": "{EXAMPLE_QUESTIONS[2]}", "answer": "Yes, in 1984.", '
     '"theme": "its winners", "table": {"table": "t1", "op": "lookup", "column": "year", "where_column": "winner", '
     '"where_value": "Ida Brenner"}}'
 )
