@@ -99,7 +99,9 @@ class GenerateSettings(_Section):
         description="Kinds of behaviour the generator cycles through, one per draft.",
     )
     near_duplicate_threshold: float = Field(default=0.95, gt=0, le=1, description="Cosine similarity above which a draft is a near-duplicate.")
-    max_attempts_per_spec: int = Field(default=4, ge=1, description="Drafts tried for one candidate before moving on.")
+    max_attempts_per_spec: int = Field(
+        default=8, ge=1, description="Drafts tried for one candidate before stopping (a small local model needs several)."
+    )
 
 
 class SelectSettings(_Section):

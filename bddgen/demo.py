@@ -61,7 +61,6 @@ class DemoSizes(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     m: int = Field(default=4, ge=1, description="Candidate specs to generate.")
-    attempts: int = Field(default=8, ge=1, description="Drafts generate may try per candidate (small models need more).")
     k: int = Field(default=2, ge=1, description="Specs in the suite; the example specs kept count among them.")
     examples: int = Field(default=1, ge=0, description="The corpus's hand-written example specs kept in the suite (the shortest).")
     n: int = Field(default=1, ge=1, description="Conversations per spec.")
@@ -85,7 +84,7 @@ class DemoSizes(BaseModel):
         """The bddgen.toml settings (section -> key -> value) these sizes stand for."""
         return {
             "lm": {"model": self.model, "max_retries": self.lm_retries},
-            "generate": {"m": self.m, "max_attempts_per_spec": self.attempts},
+            "generate": {"m": self.m},
             "select": {"k": self.k},
             "implement": {"n": self.n, "turns": self.turns, "chain_length": self.chain_length},
             "retrieval": {"top_k": self.top_k},

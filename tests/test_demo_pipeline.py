@@ -127,7 +127,6 @@ def test_demo_runs_every_stage_writes_the_comparison_report_and_resumes(tmp_path
     result = Demo(tmp_path / "demo", sizes=SIZES, models=fake_demo_models(fakes), console=quiet_console).run()
     project = Project.discover(tmp_path / "demo")
     assert (project.settings.generate.m, project.settings.select.k, project.settings.implement.turns) == (4, 3, 5)
-    assert project.settings.generate.max_attempts_per_spec == SIZES.attempts
     assert project.settings.lm.model == SIZES.model
     assert [run.label for run in result.report.runs] == ["dense-rag", "react-rag"]
     assert len(result.report.comparisons) == 1 and result.report.specs
