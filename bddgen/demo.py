@@ -40,6 +40,7 @@ from bddgen.retrieval import open_retriever
 from bddgen.retrieval.base import Retriever
 from bddgen.run.assistants.base import Assistant
 from bddgen.run.assistants.factory import assistant_settings, reference_lm_settings
+from bddgen.run.language_models import ModelPool
 from bddgen.run.launcher import behave_arguments, combine_junit, run_suite
 from bddgen.run.suite import RunOptions, RunSummary, SuiteRun
 from bddgen.select import build_pool, scan_suite, select_specs, write_selected
@@ -209,14 +210,6 @@ class Demo:
         self.models = models or DemoModels()
         self.console = console or shared_console
         self.steps: list[StepTime] = []
-        self._language_models: dict[str, LanguageModel] = {}
-
-    def _language_model(self, project: Project, settings: LMSettings) -> LanguageModel:
-        """One LanguageModel per distinct settings, so a model shared by two roles loads once."""
-        key = settings.model_dump_json()
-        if key not in self._language_models:
-            self._language_models[key] = self.models.language_model(project, settings)
-        return self._language_models[key]
 
     @contextmanager
     def _step(self, number: int, title: str) -> Iterator[list[str]]:
@@ -240,7 +233,9 @@ class Demo:
         with self._step(1, "init: create the project") as summary:
             project = self._init(summary)
         corpus = load_corpus(project.corpus_path)
-        lm = self._language_model(project, project.settings.lm)
+        # One model per distinct settings, so a model shared by two roles loads once.
+        language_models = ModelPool(project, build=self.models.language_model)
+        lm = language_models.get(project.settings.lm, "[lm]")
         embedder = self.models.embedder(project)
         with self._step(2, "ingest: index the corpus for retrieval") as summary:
             retriever = open_retriever(project, embedder, corpus)
@@ -253,10 +248,11 @@ class Demo:
         with self._step(5, f"implement: {self.sizes.n} conversation(s) of {self.sizes.turns} turns per spec") as summary:
             self._implement(project, corpus, lm, recognizer, retriever, summary)
         runs: list[Path] = []
-        judge = self._language_model(project, project.settings.judge_lm)
+        judge = language_models.get(project.settings.judge_lm, "[judge]")
         with self._step(6, f"run: both reference assistants ({', '.join(REFERENCE_ASSISTANTS)}), judged by {judge.model_name}") as summary:
             for name in REFERENCE_ASSISTANTS:
-                assistant_lm = self._language_model(project, reference_lm_settings(project, assistant_settings(name, project)))
+                settings = reference_lm_settings(project, assistant_settings(name, project))
+                assistant_lm = language_models.get(settings, f"[assistants.{name}]")
                 runs.append(self._run(project, name, assistant_lm, judge, embedder, summary))
         with self._step(7, "report: compare the assistants") as summary:
             report = project_report(project, [str(r) for r in runs], suite_coverage(project, recognizer))

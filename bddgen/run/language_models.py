@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Callable
 
 from bddgen.config import AssistantSettings, LMSettings
 from bddgen.errors import ConfigError
@@ -28,10 +29,13 @@ def scripted_backend(project: Project, settings: LMSettings, where: str) -> LMBa
 
 
 class ModelPool:
-    """One LanguageModel per distinct LM settings, built on first use (a local model loads once)."""
+    """One LanguageModel per distinct LM settings, built on first use (a local model loads once).
 
-    def __init__(self, project: Project) -> None:
+    `build` replaces how a model is built from its settings (the demo's tests pass fakes)."""
+
+    def __init__(self, project: Project, build: Callable[[Project, LMSettings], LanguageModel] | None = None) -> None:
         self.project = project
+        self._build = build
         self._models: dict[str, LanguageModel] = {}
         self._lock = threading.Lock()
 
@@ -39,9 +43,12 @@ class ModelPool:
         key = settings.model_dump_json()
         with self._lock:
             if key not in self._models:
-                backend = scripted_backend(self.project, settings, where) if settings.backend == "scripted" else None
-                self._models[key] = build_language_model(self.project, settings=settings, backend=backend)
+                self._models[key] = self._build(self.project, settings) if self._build else self._configured(settings, where)
             return self._models[key]
+
+    def _configured(self, settings: LMSettings, where: str) -> LanguageModel:
+        backend = scripted_backend(self.project, settings, where) if settings.backend == "scripted" else None
+        return build_language_model(self.project, settings=settings, backend=backend)
 
 
 def assistant_model_name(project: Project, settings: AssistantSettings) -> str:
