@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import subprocess
+import sys
 from pathlib import Path
+from typing import Callable
 
 import pytest
+from gherkin.parser import Parser
+from gherkin.token_scanner import TokenScanner
 
 from bddgen.cli import main
 from bddgen.features.reader import read_feature
@@ -32,20 +37,25 @@ def _run(argv: list[str]) -> int:
     return int(exited.value.code)
 
 
+def _scripted_project(
+    root: Path, monkeypatch: pytest.MonkeyPatch, corpus: Path, subjects: list[str], draft: Callable[[str], dict[str, object]]
+) -> Path:
+    """A project on `corpus` whose generate LM writes `draft(subject)`, cycling through `subjects`."""
+    (root / "bddgen.toml").write_text(f'corpus = "{corpus.as_posix()}"\n[embedder]\nbackend = "hashing"\n')
+    monkeypatch.chdir(root)
+    counter = itertools.count()
+    scripted = LanguageModel(ScriptedLM(default=lambda request: draft(subjects[next(counter) % len(subjects)])))
+    monkeypatch.setattr("bddgen.commands.generate.build_language_model", lambda project: scripted)
+    return root
+
+
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "bddgen.toml").write_text(f'corpus = "{CORPUS_DIR.as_posix()}"\n[embedder]\nbackend = "hashing"\n')
-    monkeypatch.chdir(tmp_path)
-    counter = itertools.count()
-
-    def reply(request: object) -> dict[str, object]:
-        subject = SUBJECTS[next(counter) % len(SUBJECTS)]
+    def draft(subject: str) -> dict[str, object]:
         return {"title": f"Questions about {subject}", "given": [f"the user cares about {subject}"],
                 "when": [f"the user asks about {subject}"], "then": [f"the assistant should explain {subject}"]}
 
-    scripted = LanguageModel(ScriptedLM(default=reply))
-    monkeypatch.setattr("bddgen.commands.generate.build_language_model", lambda project: scripted)
-    return tmp_path
+    return _scripted_project(tmp_path, monkeypatch, CORPUS_DIR, SUBJECTS, draft)
 
 
 def test_generate_then_select_writes_the_suite(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -97,28 +107,16 @@ SPORTS_HAND_WRITTEN = """Feature: Golden Boot of 2023
 def test_on_the_sports_corpus_the_written_suite_parses_and_behave_dry_run_accepts_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import subprocess
-    import sys
+    def draft(subject: str) -> dict[str, object]:
+        return {"title": f"Honours won by {subject}", "given": [f"a fan is curious about {subject}"],
+                "when": [f"the fan asks which honours {subject} won"], "then": [f"the assistant should list the honours of {subject}"]}
 
-    from gherkin.parser import Parser
-    from gherkin.token_scanner import TokenScanner
-
-    (tmp_path / "bddgen.toml").write_text(f'corpus = "{SPORTS_DIR.as_posix()}"\n[embedder]\nbackend = "hashing"\n')
+    _scripted_project(tmp_path, monkeypatch, SPORTS_DIR, SPORTS_SUBJECTS, draft)
     (tmp_path / "features").mkdir()
     hand_written = tmp_path / "features" / "golden-boot.feature"
     hand_written.write_text(SPORTS_HAND_WRITTEN)
     (tmp_path / "steps").mkdir()
     (tmp_path / "steps" / "bddgen_steps.py").write_text("from bddgen.run.behave_steps import *  # noqa: F401,F403\n")
-    monkeypatch.chdir(tmp_path)
-    counter = itertools.count()
-
-    def reply(request: object) -> dict[str, object]:
-        subject = SPORTS_SUBJECTS[next(counter) % len(SPORTS_SUBJECTS)]
-        return {"title": f"Honours won by {subject}", "given": [f"a fan is curious about {subject}"],
-                "when": [f"the fan asks which honours {subject} won"], "then": [f"the assistant should list the honours of {subject}"]}
-
-    scripted = LanguageModel(ScriptedLM(default=reply))
-    monkeypatch.setattr("bddgen.commands.generate.build_language_model", lambda project: scripted)
 
     assert _run(["generate", "--m", "8"]) == 0
     assert _run(["select", "--k", "4"]) == 0
