@@ -27,6 +27,7 @@ from bddgen.lm.store import CallStore
 from bddgen.lm.tasks import PromptTask
 from bddgen.report.analysis import build_report
 from bddgen.report.calls import conversation_calls, with_prompts_and_replies
+from bddgen.report.model import Report
 from bddgen.report.render.html_page import render_html
 from bddgen.report.runs import RunData
 from bddgen.results import RunMetadata, TurnResult, Verdict
@@ -226,11 +227,45 @@ def test_the_report_links_a_conversation_s_reference_answers_to_the_call_that_wr
     calls = with_prompts_and_replies(conversation_calls(tmp_path / "features"), tmp_path / ".bddgen" / "lm.sqlite")
     report = build_report([run], calls=calls, generated="2026-01-01")
     page = render_html(report)
-    assert f"bddgen lm show {prompt_hash}" in page and f'href="#call-cups-cups-c1"' in page
+    assert f"bddgen lm show {prompt_hash}" in page and 'href="#call-cups-cups-c1"' in page
     assert "Answer the question from the document." in page
     assert "The &lt;b&gt;Harbour&lt;/b&gt; Cup &amp; final" in page and "<b>Harbour</b>" not in page
     unlogged = build_report([run], calls=conversation_calls(tmp_path / "features"), generated="2026-01-01")
     assert "its prompt is not in this project's call log" in render_html(unlogged)
+    older = json.loads(report.model_dump_json())
+    del older["calls"]  # a report.json written before the drill-down linked calls
+    older["costs"] = [{"stage": "implement", "task": "write_answer", "calls": 1, "cache_hits": 0, "prompt_tokens": 9,
+                       "completion_tokens": 3, "retries": 0, "failures": 0, "seconds": 1.5}]
+    assert Report.model_validate(older).costs[0].seconds == 1.5
+
+
+def test_every_prompt_hash_implement_records_opens_its_prompt_and_reply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_implement_pipeline import _implement, _spec_file, scripted
+
+    from bddgen.corpus import load_corpus
+    from bddgen.embed.base import HashingEmbedder
+    from bddgen.retrieval.memory import MemoryIndex
+
+    corpus = load_corpus(Path(__file__).resolve().parents[1] / "corpora" / "airline")
+    (tmp_path / "bddgen.toml").write_text("", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "features").mkdir()
+    path = _spec_file(tmp_path / "features", "airline")
+    unlogged, backend = scripted(corpus)
+    store = CallStore(tmp_path / ".bddgen" / "lm.sqlite")
+    lm = LanguageModel(backend, store, max_retries=unlogged.max_retries)
+    assert _implement(path, corpus, MemoryIndex(HashingEmbedder(), corpus), lm).written == 2
+    store.close()
+    provenance = FeatureProvenance.model_validate_json(provenance_path(path).read_text())
+    assert len(provenance.conversations) == 2
+    for conversation in provenance.conversations:
+        shown = CliRunner().invoke(cli, ["lm", "show", conversation.prompt_hash, "--json"], catch_exceptions=False)
+        calls = json.loads(shown.output)["calls"]
+        assert calls and all(c["prompt_hash"] == conversation.prompt_hash and c["task"] == "write_conversation" for c in calls)
+        assert calls[0]["messages"][0]["role"] == "system" and calls[0]["reply"]
+        assert json.loads(calls[0]["reply"])["turns"]  # the conversation the sidecar describes
+        listed = CliRunner().invoke(cli, ["lm", "log", "--json", "--conversation", conversation.conversation_id])
+        assert {c["prompt_hash"] for c in json.loads(listed.output)["calls"]} == {conversation.prompt_hash}
 
 
 @pytest.mark.parametrize(
