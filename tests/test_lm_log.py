@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from bddgen.cli import cli
 from bddgen.errors import InputError, LMOutputError, Problem
 from bddgen.implement.provenance import ConversationProvenance, FeatureProvenance, provenance_path, write_provenance
-from bddgen.lm.base import LMRequest
+from bddgen.lm.base import LMRequest, Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.records import CallRecord
 from bddgen.lm.scripted import ScriptedLM
@@ -27,7 +27,7 @@ from bddgen.lm.store import CallStore
 from bddgen.lm.tasks import PromptTask
 from bddgen.report.analysis import build_report
 from bddgen.report.calls import conversation_calls, with_prompts_and_replies
-from bddgen.report.model import Report
+from bddgen.report.model import ConversationCall, Report
 from bddgen.report.render.html_page import render_html
 from bddgen.report.runs import RunData
 from bddgen.results import RunMetadata, TurnResult, Verdict
@@ -227,7 +227,7 @@ def test_the_report_links_a_conversation_s_reference_answers_to_the_call_that_wr
     calls = with_prompts_and_replies(conversation_calls(tmp_path / "features"), tmp_path / ".bddgen" / "lm.sqlite")
     report = build_report([run], calls=calls, generated="2026-01-01")
     page = render_html(report)
-    assert f"bddgen lm show {prompt_hash}" in page and 'href="#call-cups-cups-c1"' in page
+    assert f"bddgen lm show {prompt_hash}" in page and 'href="#call-cups-cups-c1-0"' in page
     assert "Answer the question from the document." in page
     assert "The &lt;b&gt;Harbour&lt;/b&gt; Cup &amp; final" in page and "<b>Harbour</b>" not in page
     unlogged = build_report([run], calls=conversation_calls(tmp_path / "features"), generated="2026-01-01")
@@ -266,6 +266,22 @@ def test_every_prompt_hash_implement_records_opens_its_prompt_and_reply(tmp_path
         assert json.loads(calls[0]["reply"])["turns"]  # the conversation the sidecar describes
         listed = CliRunner().invoke(cli, ["lm", "log", "--json", "--conversation", conversation.conversation_id])
         assert {c["prompt_hash"] for c in json.loads(listed.output)["calls"]} == {conversation.prompt_hash}
+
+
+def test_a_turn_written_by_its_own_call_shows_that_call_under_its_reference_answer() -> None:
+    turns = [
+        TurnResult(run_id="r1", feature="f", spec_id="cups", scenario="Cups", conversation_id="c1", turn=number,
+                   question=f"Question {number}?", expected=f"Answer {number}", answer="x", verdict=Verdict.PASS)
+        for number in (1, 2)
+    ]
+    run = RunData(path=Path("runs/r1"), metadata=RunMetadata(run_id="r1", assistant="a", assistant_kind="a", started="2026"), results=turns)
+    second = ConversationCall(spec_id="cups", conversation_id="c1", turn=2, prompt_hash="0123456789abcdef",
+                              messages=[Message("user", "Phrase <this> value")], reply='{"answer": "Answer 2"}')
+    page = render_html(build_report([run], calls=[second], generated="2026-01-01"))
+    row = page[page.index("Question 2?"):]
+    assert row.index("bddgen lm show 0123456789abcdef") < row.index("</tr>")
+    assert "Phrase &lt;this&gt; value" in row and 'id="call-cups-c1-2"' in row
+    assert "bddgen lm show" not in page[page.index("Question 1?"):page.index("Question 2?")]
 
 
 @pytest.mark.parametrize(
