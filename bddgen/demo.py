@@ -241,7 +241,7 @@ class Demo:
             retriever = open_retriever(project, embedder, corpus)
             summary.append(f"{len(corpus.documents)} documents ({len(corpus.texts)} text, {len(corpus.tables)} tables, {len(corpus.policies)} policies)")
         with self._step(3, f"generate: write {self.sizes.m} candidate specs") as summary:
-            self._generate(project, corpus, lm, embedder, summary)
+            self._generate(project, corpus, lm, embedder, retriever, summary)
         with self._step(4, f"select: choose {self.sizes.k} diverse specs") as summary:
             self._select(project, embedder, retriever, summary)
         recognizer = self.models.recognizer(project, lm)
@@ -296,13 +296,15 @@ class Demo:
             path.rename(target)
         return kept, aside
 
-    def _generate(self, project: Project, corpus: Corpus, lm: LanguageModel, embedder: Embedder, summary: list[str]) -> None:
+    def _generate(
+        self, project: Project, corpus: Corpus, lm: LanguageModel, embedder: Embedder, retriever: Retriever, summary: list[str]
+    ) -> None:
         settings = project.settings
         try:
             with progress() as bar:
                 task = bar.add_task("candidate specs", total=settings.generate.m)
                 generate_candidates(
-                    corpus.system, corpus, lm, embedder, settings.generate, project.candidates_file, settings.seed,
+                    corpus.system, corpus, lm, embedder, retriever, settings.generate, project.candidates_file, settings.seed,
                     on_progress=lambda done, total: bar.update(task, completed=done, total=total),
                 )
         except LMOutputError as exc:

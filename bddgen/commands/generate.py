@@ -10,6 +10,7 @@ from bddgen.embed.factory import build_embedder
 from bddgen.generate import generate_candidates, load_candidates
 from bddgen.lm.factory import build_language_model
 from bddgen.project import Project
+from bddgen.retrieval import open_retriever
 
 
 @click.command()
@@ -30,9 +31,11 @@ def generate(m: int | None, restart: bool) -> None:
     lm = build_language_model(project)
     embedder = build_embedder(project)
     with progress() as bar:
-        task = bar.add_task("writing candidate specs", total=settings.generate.m)
+        task = bar.add_task("indexing the corpus", total=None)
+        retriever = open_retriever(project, embedder, corpus)
+        bar.update(task, description="writing candidate specs", total=settings.generate.m)
         result = generate_candidates(
-            corpus.system, corpus, lm, embedder, settings.generate, out, settings.seed,
+            corpus.system, corpus, lm, embedder, retriever, settings.generate, out, settings.seed,
             on_progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
     rejected = sum(result.rejections.values())
