@@ -22,6 +22,10 @@ class Problem:
         return f"{self.location}: {self.message}"
 
 
+MAX_LISTED_PROBLEMS = 20
+"""An error message lists this many problems, then counts the rest (`problems` keeps them all)."""
+
+
 class InputError(BddgenError):
     """One or more problems in user-supplied files; lists every problem, not only the first."""
 
@@ -36,7 +40,10 @@ class InputError(BddgenError):
 
     def render(self) -> str:
         lines = [f"{self.title} ({len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}):"]
-        lines += [f"  {p}" for p in self.problems]
+        lines += [f"  {p}" for p in self.problems[:MAX_LISTED_PROBLEMS]]
+        hidden = len(self.problems) - MAX_LISTED_PROBLEMS
+        if hidden > 0:
+            lines.append(f"  ... and {hidden} more problem{'s' if hidden != 1 else ''} (fix the ones above and run again)")
         return "\n".join(lines)
 
 
