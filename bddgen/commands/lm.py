@@ -100,6 +100,7 @@ class UsageTotals:
     retries: int
     failures: int
     latency: float
+    truncated: int
 
 
 def usage_totals(rows: list[UsageRow]) -> UsageTotals:
@@ -111,6 +112,7 @@ def usage_totals(rows: list[UsageRow]) -> UsageTotals:
         retries=sum(r.retries for r in rows),
         failures=sum(r.failures for r in rows),
         latency=sum(r.latency for r in rows),
+        truncated=sum(r.truncated or 0 for r in rows),
     )
 
 
@@ -127,7 +129,7 @@ def _usage_rows(db: Path) -> list[UsageRow]:
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help='Print {"rows": [...], "totals": {...}} as JSON.')
 def costs(as_json: bool) -> None:
-    """LM calls, cache hits, tokens, retries, failures and latency per stage and task."""
+    """LM calls, cache hits, tokens, retries, failures, latency and replies cut at the token limit per stage and task."""
     project = Project.discover(require_corpus=False)
     rows = _usage_rows(project.lm_db)
     totals = usage_totals(rows)
@@ -148,6 +150,7 @@ def costs(as_json: bool) -> None:
         "completion tokens",
         "retries",
         "failures",
+        "cut at limit",
         "latency s",
         "s/call",
     ):
@@ -155,7 +158,7 @@ def costs(as_json: bool) -> None:
 
     def cells(item: UsageRow | UsageTotals) -> list[str]:
         per_call = item.latency / item.calls if item.calls else 0.0
-        numbers = (item.calls, item.cache_hits, item.prompt_tokens, item.completion_tokens, item.retries, item.failures)
+        numbers = (item.calls, item.cache_hits, item.prompt_tokens, item.completion_tokens, item.retries, item.failures, item.truncated or 0)
         return [f"{n:,}" for n in numbers] + [f"{item.latency:.1f}", f"{per_call:.2f}"]
 
     for row in rows:

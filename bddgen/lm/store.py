@@ -22,6 +22,8 @@ CREATE TABLE IF NOT EXISTS calls (
     cache_hit INTEGER, retries INTEGER, failed INTEGER
 );
 """
+# Columns added to the call log since its first version: (name, SQL type and default).
+_ADDED_CALL_COLUMNS = (("truncated", "INTEGER NOT NULL DEFAULT 0"),)
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class CallRecord:
     cache_hit: bool
     retries: int
     failed: bool
+    truncated: int = 0  # attempts cut at the token limit
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class UsageRow:
     retries: int
     failures: int
     latency: float
+    truncated: int = 0
 
 
 class CallStore:
@@ -63,7 +67,15 @@ class CallStore:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
         self._db.executescript(_SCHEMA)
+        self._add_missing_columns()
         self._db.commit()
+
+    def _add_missing_columns(self) -> None:
+        """Bring a call log written by an older version up to date (its rows count as 0)."""
+        present = {row[1] for row in self._db.execute("PRAGMA table_info(calls)")}
+        for name, definition in _ADDED_CALL_COLUMNS:
+            if name not in present:
+                self._db.execute(f"ALTER TABLE calls ADD COLUMN {name} {definition}")
 
     def get(self, key: str) -> LMResponse | None:
         with self._lock:
@@ -104,8 +116,8 @@ class CallStore:
     def log(self, record: CallRecord) -> None:
         with self._lock:
             self._db.execute(
-                "INSERT INTO calls (ts, stage, task, model, prompt_tokens, completion_tokens, latency, cache_hit, retries, failed)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO calls (ts, stage, task, model, prompt_tokens, completion_tokens, latency, cache_hit, retries, failed,"
+                " truncated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     time.time(),
                     record.stage,
@@ -117,18 +129,20 @@ class CallStore:
                     int(record.cache_hit),
                     record.retries,
                     int(record.failed),
+                    record.truncated,
                 ),
             )
             self._db.commit()
 
     def usage(self) -> list[UsageRow]:
-        """Per stage and task: calls, cache hits, tokens spent (cache hits spend none), retries, failures."""
+        """Per stage and task: calls, cache hits, tokens spent (cache hits spend none), retries, failures,
+        latency, replies cut at the token limit."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT stage, task, COUNT(*), SUM(cache_hit),"
                 " SUM(CASE WHEN cache_hit THEN 0 ELSE prompt_tokens END),"
                 " SUM(CASE WHEN cache_hit THEN 0 ELSE completion_tokens END),"
-                " SUM(retries), SUM(failed), SUM(latency)"
+                " SUM(retries), SUM(failed), SUM(latency), SUM(truncated)"
                 " FROM calls GROUP BY stage, task ORDER BY stage, task"
             ).fetchall()
         return [UsageRow(*row) for row in rows]
