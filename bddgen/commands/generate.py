@@ -8,6 +8,7 @@ from bddgen.console import console, progress_bar
 from bddgen.generate import load_candidates
 from bddgen.pipeline import Models, stages
 from bddgen.project import Project
+from bddgen.project_lock import acquire_project_lock
 
 
 @click.command()
@@ -19,6 +20,7 @@ def generate(m: int | None, restart: bool) -> None:
     An interrupted run resumes: run the same command again and it continues up to m.
     """
     project = Project.discover(overrides={"generate": {"m": m}} if m else None)
+    acquire_project_lock(project, "generate")
     out = project.candidates_file
     if restart:
         out.unlink(missing_ok=True)

@@ -9,10 +9,11 @@ import click
 from rich.table import Table
 
 from bddgen.console import console, progress_bar
-from bddgen.errors import BddgenError
+from bddgen.errors import BddgenError, InputError, Problem
 from bddgen.implement import ImplementReport
 from bddgen.pipeline import Models, stages
 from bddgen.project import Project
+from bddgen.project_lock import acquire_project_lock
 
 
 def _overrides(n: int | None, turns: int | None, chain_length: int | None, seed: int | None) -> dict[str, Any]:
@@ -38,6 +39,7 @@ def implement(features: tuple[Path, ...], n: int | None, turns: int | None, chai
     provenance goes to <stem>.provenance.json next to each .feature file.
     """
     project = Project.discover(overrides=_overrides(n, turns, chain_length, seed))
+    acquire_project_lock(project, "implement")
     with progress_bar("implementing") as on_progress:
         report = stages.implement(Models(project), list(features), redo=redo, on_progress=on_progress)
     _print_summary(report, project)
@@ -45,6 +47,15 @@ def implement(features: tuple[Path, ...], n: int | None, turns: int | None, chai
         raise BddgenError(
             f"{len(report.unfinished)} spec(s) unfinished because LM replies stayed unusable (listed above); "
             "run the same command again to continue, or try a stronger model"
+        )
+    if not report.written and not any(f.existing for f in report.features):
+        raise InputError(
+            Problem(
+                str(project.features_path),
+                "wrote no conversation: every draft was dropped or failed (reasons above). Check that the corpus holds "
+                "what the specs ask about, or try a stronger model (`bddgen lm --help`)",
+            ),
+            title="nothing implemented",
         )
 
 

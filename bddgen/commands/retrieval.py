@@ -14,6 +14,7 @@ from bddgen.corpus import resolve_corpus_arg
 from bddgen.models import DocKind
 from bddgen.pipeline import Models, stages
 from bddgen.project import Project
+from bddgen.project_lock import acquire_project_lock
 from bddgen.retrieval.base import Hit
 from bddgen.retrieval.hybrid import HybridIndex, IngestReport
 
@@ -33,6 +34,7 @@ def ingest(corpus: str | None) -> None:
     corpus comes from bddgen.toml; with CORPUS the index goes to ./.bddgen.
     """
     project = _project(corpus)
+    acquire_project_lock(project, "ingest")
     models = Models(project)
     with progress_bar("indexing the corpus") as on_progress:
         report = stages.ingest(models, on_progress)
@@ -71,13 +73,15 @@ def search(words: tuple[str, ...], kinds: tuple[str, ...], top_k: int | None, as
     if len(words) > 2:
         raise click.UsageError('give the query as one argument in quotes: bddgen search [CORPUS] "QUERY"')
     corpus_arg, query = (words[0], words[1]) if len(words) == 2 else (None, words[0])
-    models = Models(_project(corpus_arg))
+    project = _project(corpus_arg)
+    acquire_project_lock(project, "search")
+    models = Models(project)
     with nullcontext(no_progress) if as_json else progress_bar("indexing the corpus") as on_progress:
         index = stages.retriever(models, on_progress)
     hits = index.search(
         query,
         kinds={DocKind(kind) for kind in kinds} or None,
-        top_k=top_k or models.project.settings.retrieval.top_k,
+        top_k=top_k or project.settings.retrieval.top_k,
     )
     if as_json:
         rows = [{"rank": rank, **asdict(hit), "kind": hit.kind.value} for rank, hit in enumerate(hits, start=1)]

@@ -8,15 +8,17 @@ import click
 from rich.table import Table
 
 from bddgen.console import console, progress_bar
-from bddgen.errors import ConfigError
+from bddgen.errors import ConfigError, InputError, Problem
 from bddgen.pipeline import Models, stages
 from bddgen.project import Project
+from bddgen.project_lock import acquire_project_lock
 from bddgen.results import RunMetadata, Verdict
 from bddgen.run.assistants import assistant_settings
 from bddgen.run.launcher import BEHAVE_JSON, JUNIT_DIR
 from bddgen.run.metadata import latest_run_dir, new_run_dir
 from bddgen.run.store import RunStore
 from bddgen.run.suite import RunOptions, RunSummary
+from bddgen.safe_names import child_folder
 
 EXIT_INTERRUPTED = 130
 
@@ -58,6 +60,7 @@ def run(
     if results_dir is not None:
         run_overrides["results_dir"] = str(results_dir.resolve())
     project = Project.discover(overrides={"run": run_overrides}, require_corpus=False)
+    acquire_project_lock(project, "run")
     if resume is not None:
         options, feature_paths = _resumed(project, resume, jobs)
         tag_list = [options.tags] if options.tags else []
@@ -75,8 +78,13 @@ def run(
             repeat=repeat or project.settings.run.repeat,
             tags=" and ".join(f"({t})" for t in tags) if len(tags) > 1 else "".join(tags),
         )
-    with progress_bar("conversations") as on_progress:
-        outcome = stages.run(Models(project), options, feature_paths, tags=tag_list, behave_format=behave_format, on_progress=on_progress)
+    try:
+        with progress_bar("conversations") as on_progress:
+            outcome = stages.run(Models(project), options, feature_paths, tags=tag_list, behave_format=behave_format, on_progress=on_progress)
+    except BaseException:
+        if resume is None:
+            RunStore(options.run_dir).remove_if_unused()
+        raise
     _print_summary(project, outcome.summary, outcome.junit)
     for problem in outcome.unfinished:
         console.print(f"not recorded: {problem}", style="red", markup=False, soft_wrap=True)
@@ -90,7 +98,7 @@ def run(
 def _new_run_dir(project: Project, run_id: str | None) -> Path:
     if run_id is None:
         return new_run_dir(project.runs_path)
-    run_dir = project.runs_path / run_id
+    run_dir = child_folder(project.runs_path, run_id, "--run-id")
     if (run_dir / "run.json").exists():
         raise ConfigError(f"run {run_id!r} exists in {project.runs_path}: continue it with `bddgen run --resume {run_id}`")
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -99,11 +107,20 @@ def _new_run_dir(project: Project, run_id: str | None) -> Path:
 
 def _resumed(project: Project, run_id: str, jobs: int | None) -> tuple[RunOptions, list[Path]]:
     """The options and feature files of the run to continue, from its run.json."""
-    run_dir = project.runs_path / run_id if run_id else latest_run_dir(project.runs_path)
+    run_dir = child_folder(project.runs_path, run_id, "--resume") if run_id else latest_run_dir(project.runs_path)
     metadata: RunMetadata | None = RunStore(run_dir).read_metadata() if run_dir is not None else None
     if run_dir is None or metadata is None:
         where = run_dir or project.runs_path
         raise ConfigError(f"nothing to resume in {where}: no run.json (start a run with `bddgen run`)")
+    features = [project.root / f for f in metadata.features]
+    for gone in [f for f in features if not f.exists()]:
+        console.print(
+            f"warning: {_relative(project, gone)} no longer exists; its conversations are not run again "
+            "(results it already has stay in results.jsonl)", style="yellow", markup=False, soft_wrap=True,
+        )
+    features = [f for f in features if f.exists()]
+    if metadata.features and not features:
+        raise InputError(Problem(str(run_dir), "every feature file of this run was deleted; start a new run with `bddgen run`"), title="nothing to resume")
     options = RunOptions(
         assistant=metadata.assistant,
         run_dir=run_dir,
@@ -112,7 +129,7 @@ def _resumed(project: Project, run_id: str, jobs: int | None) -> tuple[RunOption
         repeat=metadata.repeat,
         tags=metadata.tags,
     )
-    return options, [project.root / f for f in metadata.features]
+    return options, features
 
 
 def _print_summary(project: Project, summary: RunSummary, junit: Path | None) -> None:

@@ -8,6 +8,7 @@ from rich.table import Table
 from bddgen.console import console, progress_bar
 from bddgen.pipeline import Models, stages
 from bddgen.project import Project
+from bddgen.project_lock import acquire_project_lock
 from bddgen.select import MethodComparison, compare_methods
 
 
@@ -35,6 +36,7 @@ def select(k: int | None, compare: bool, force: bool) -> None:
     overwritten, and count as chosen; the greedy continues from them.
     """
     project = Project.discover(overrides={"select": {"k": k}} if k else None)
+    acquire_project_lock(project, "select")
     settings = project.settings
     with progress_bar("selecting") as on_progress:
         outcome = stages.select(Models(project), force=force, on_progress=on_progress)

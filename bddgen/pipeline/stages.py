@@ -181,7 +181,15 @@ def run(
         raise suite.startup_error
     if suite.summary is None:
         raise BddgenError(f"the run in {options.run_dir} stopped before it finished; continue it with `bddgen run --resume {options.run_dir.name}`")
+    if suite.summary.conversations == 0:
+        raise InputError(Problem(", ".join(map(str, paths)), _nothing_to_run(options.tags)), title="nothing to run")
     return RunOutcome(suite.summary, combine_junit(options.run_dir), behave_passed, suite.unfinished)
+
+
+def _nothing_to_run(tags: str) -> str:
+    if tags:
+        return f"no conversation matches the tags {tags!r}: check the tag expression (`bddgen validate` lists the files)"
+    return "no conversations in these .feature files, only specs: run `bddgen implement` to write conversations"
 
 
 def coverage(models: Models) -> CoverageCertificate | None:

@@ -28,6 +28,7 @@ from bddgen.run.language_models import assistant_model_name, same_model_warning
 from bddgen.run.scenario import ScenarioRun
 from bddgen.run.session import SPEC_TURN, ConversationPlan, ConversationSession
 from bddgen.run.store import ConversationKey, RunStore
+from bddgen.safe_names import child_folder
 
 
 class RunOptions(BaseModel):
@@ -233,7 +234,7 @@ def options_from_userdata(project: Project, userdata: Mapping[str, str], tags: s
     results_dir = Path(userdata.get("results_dir") or run.results_dir)
     results_dir = results_dir if results_dir.is_absolute() else project.root / results_dir
     run_id = userdata.get("run_id", "")
-    run_dir = results_dir / run_id if run_id else new_run_dir(results_dir)
+    run_dir = child_folder(results_dir, run_id, "behave -D run_id") if run_id else new_run_dir(results_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
         return RunOptions(
