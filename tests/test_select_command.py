@@ -37,7 +37,7 @@ def _scripted_project(root: Path, monkeypatch: pytest.MonkeyPatch, corpus: Path)
     (root / "bddgen.toml").write_text(f'corpus = "{corpus.as_posix()}"\n[embedder]\nbackend = "hashing"\n')
     monkeypatch.chdir(root)
     scripted = LanguageModel(ScriptedLM(default=drafts_following_prompts()))
-    monkeypatch.setattr("bddgen.commands.generate.build_language_model", lambda project: scripted)
+    monkeypatch.setattr("bddgen.lm.pool.build_language_model", lambda project, settings=None, where="[lm]": scripted)
     return root
 
 

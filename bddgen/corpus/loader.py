@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bddgen.corpus.readers import AnyDocument, Read, csv_table, json_table, jsonl_documents, markdown_document, read_model, read_yaml
+from bddgen.corpus.readers import AnyDocument, Read, csv_table, jsonl_documents, markdown_document, read_model, read_yaml
+from bddgen.corpus.records import records_file
 from bddgen.errors import InputError, Problem
 from bddgen.models import Corpus, SystemDescription
 
 SYSTEM_FILE = "system.yaml"
-FOLDER_SUFFIXES: dict[str, tuple[str, ...]] = {"text": (".md",), "tables": (".csv", ".json", ".yaml"), "policies": (".md",)}
+FOLDER_SUFFIXES: dict[str, tuple[str, ...]] = {"text": (".md",), "tables": (".csv", ".json", ".jsonl", ".yaml"), "policies": (".md",)}
 """Sub-folder -> the file types it may hold (a table's .yaml is the sidecar of its .csv)."""
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """True when `path`, links followed, lies in the corpus folder `root`."""
+    return path.resolve().is_relative_to(root.resolve())
 
 
 def _visible_files(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
@@ -23,7 +29,9 @@ def _visible_files(folder: Path, root: Path, problems: list[Problem]) -> list[Pa
         if entry.name.startswith("."):
             continue
         location = entry.relative_to(root).as_posix()
-        if entry.is_dir():
+        if not _inside(entry, root):
+            problems.append(Problem(location, f"a link to {entry.resolve()}, outside the corpus folder: not followed; copy the file in instead"))
+        elif entry.is_dir():
             problems.append(Problem(location, f"sub-folders are not read; move its files into {folder.name}/"))
         elif entry.suffix not in allowed:
             problems.append(Problem(location, f"not read: {folder.name}/ holds {', '.join('*' + s for s in allowed)} files"))
@@ -34,6 +42,8 @@ def _visible_files(folder: Path, root: Path, problems: list[Problem]) -> list[Pa
 
 def _read_system(root: Path) -> tuple[SystemDescription | None, list[Problem]]:
     path = root / SYSTEM_FILE
+    if path.exists() and not _inside(path, root):
+        return None, [Problem(SYSTEM_FILE, f"a link to {path.resolve()}, outside the corpus folder: not followed; copy the file in instead")]
     if not path.is_file():
         return None, [Problem(SYSTEM_FILE, "missing: describe the assistant (name, purpose, ...) in system.yaml; `bddgen init` writes a template")]
     try:
@@ -65,8 +75,11 @@ def _read_documents(root: Path, problems: list[Problem]) -> tuple[list[Read], in
             sidecar = path.with_suffix(".yaml")
             results.append(csv_table(path, location, f"tables/{path.stem}", sidecar if sidecar.is_file() else None))
         else:
-            results.append(json_table(path, location, f"tables/{path.stem}"))
+            results.append(records_file(path, location, "tables/"))
     for path in sorted(root.glob("*.jsonl")):
+        if not _inside(path, root):
+            problems.append(Problem(path.name, f"a link to {path.resolve()}, outside the corpus folder: not followed; copy the file in instead"))
+            continue
         count += 1
         results.append(jsonl_documents(path, path.name))
     return results, count
