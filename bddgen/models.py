@@ -60,6 +60,14 @@ class PolicyDocument(_Strict):
         return content_hash(self.as_text())
 
 
+class ForeignKey(_Strict):
+    """A column whose values name rows of another table (a child row's link to its parent)."""
+
+    column: str = Field(min_length=1, description="Column of this table.")
+    table: str = Field(min_length=1, description="Id of the table it points to.")
+    references: str = Field(min_length=1, description="Column of that table holding the same values.")
+
+
 class TableDocument(_Strict):
     """A table: headers and rows of cell strings."""
 
@@ -70,6 +78,8 @@ class TableDocument(_Strict):
     rows: list[list[str]]
     description: str = ""
     source: str = ""
+    key: str = Field(default="", description="Column whose values identify a row (empty: none declared).")
+    foreign_keys: list[ForeignKey] = Field(default_factory=list, description="Declared links to other tables.")
 
     def schema_text(self) -> str:
         """Title, description and headers: what the table is about."""

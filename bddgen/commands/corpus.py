@@ -67,3 +67,11 @@ def stats(path: str, as_json: bool) -> None:
         for table in counts.tables:
             per_table.add_row(table.id, table.title, str(table.rows), str(table.columns))
         console.print(per_table)
+    linked = [t for t in counts.tables if t.key or t.links]
+    if linked:
+        keys = Table(title="keys and links")
+        for column in ("table", "from", "key", "links"):
+            keys.add_column(column)
+        for table in linked:
+            keys.add_row(table.id, table.source, table.key, "\n".join(table.links))
+        console.print(keys)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bddgen.corpus.readers import AnyDocument, Read, csv_table, json_table, jsonl_documents, markdown_document, read_model, read_yaml
+from bddgen.corpus.readers import AnyDocument, Read, csv_table, jsonl_documents, markdown_document, read_model, read_yaml
+from bddgen.corpus.records import records_file
 from bddgen.errors import InputError, Problem
 from bddgen.models import Corpus, SystemDescription
 
 SYSTEM_FILE = "system.yaml"
-FOLDER_SUFFIXES: dict[str, tuple[str, ...]] = {"text": (".md",), "tables": (".csv", ".json", ".yaml"), "policies": (".md",)}
+FOLDER_SUFFIXES: dict[str, tuple[str, ...]] = {"text": (".md",), "tables": (".csv", ".json", ".jsonl", ".yaml"), "policies": (".md",)}
 """Sub-folder -> the file types it may hold (a table's .yaml is the sidecar of its .csv)."""
 
 
@@ -65,7 +66,7 @@ def _read_documents(root: Path, problems: list[Problem]) -> tuple[list[Read], in
             sidecar = path.with_suffix(".yaml")
             results.append(csv_table(path, location, f"tables/{path.stem}", sidecar if sidecar.is_file() else None))
         else:
-            results.append(json_table(path, location, f"tables/{path.stem}"))
+            results.append(records_file(path, location, "tables/"))
     for path in sorted(root.glob("*.jsonl")):
         count += 1
         results.append(jsonl_documents(path, path.name))

@@ -16,6 +16,9 @@ class TableStats(BaseModel):
     title: str
     rows: int
     columns: int
+    source: str = Field(default="", description="The file the table was read from.")
+    key: str = Field(default="", description="Column identifying a row, when declared or found.")
+    links: list[str] = Field(default_factory=list, description="Foreign keys as 'column -> table.column'.")
 
 
 class CorpusStats(BaseModel):
@@ -39,5 +42,16 @@ def corpus_stats(corpus: Corpus) -> CorpusStats:
         policy=len(corpus.policies),
         table_rows=sum(len(t.rows) for t in corpus.tables),
         words=sum(len(_WORD.findall(d.as_text())) for d in prose),
-        tables=[TableStats(id=t.id, title=t.title, rows=len(t.rows), columns=len(t.headers)) for t in corpus.tables],
+        tables=[
+            TableStats(
+                id=t.id,
+                title=t.title,
+                rows=len(t.rows),
+                columns=len(t.headers),
+                source=t.source,
+                key=t.key,
+                links=[f"{k.column} -> {k.table}.{k.references}" for k in t.foreign_keys],
+            )
+            for t in corpus.tables
+        ],
     )

@@ -1,7 +1,8 @@
 """The document graph: text and table documents linked by what they share, each edge saying why.
 
 - text–text: shared named entities, weighted by how specific they are (a shared year alone is no link);
-- table–table: shared fields (same column name, or overlapping values suggesting a foreign key);
+- table–table: shared fields (same column name, or overlapping values suggesting a foreign key),
+  and declared foreign keys (a child table's rows naming their parent rows);
 - text–table: a table cell value that equals a text entity (after normalisation).
 """
 
@@ -130,6 +131,7 @@ def build_document_graph(
     _link_texts(texts, entities, holders, edges)
     _link_texts_to_tables(texts, entities, holders, cell_index, edges)
     _link_tables(columns, edges)
+    _link_declared_keys(tables, columns, edges)
     edges.into(graph, min_weight)
     return graph
 
@@ -182,6 +184,26 @@ def _link_tables(columns: Mapping[str, dict[str, dict[str, str]]], edges: _EdgeC
                 bridge = _field_bridge(a, col_a, values_a, b, col_b, values_b)
                 if bridge is not None:
                     edges.add(a, b, bridge)
+
+
+def _link_declared_keys(tables: Sequence[TableDocument], columns: Mapping[str, dict[str, dict[str, str]]], edges: _EdgeCollector) -> None:
+    """A declared foreign key links child and parent on its own, even when the key values are numbers."""
+    for table in tables:
+        for key in table.foreign_keys:
+            if key.table not in columns or key.table == table.id:
+                continue
+            child_values = columns[table.id].get(key.column, {})
+            parent_values = columns[key.table].get(key.references, {})
+            shared = sorted(child_values.keys() & parent_values.keys())
+            if shared:
+                bridge = Bridge(
+                    kind="field",
+                    value=key.column,
+                    columns={table.id: key.column, key.table: key.references},
+                    examples=[parent_values[k] for k in shared[:MAX_EXAMPLES]],
+                    specificity=1.0,
+                )
+                edges.add(table.id, key.table, bridge)
 
 
 def _field_bridge(

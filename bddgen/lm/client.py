@@ -13,7 +13,8 @@ from pydantic import BaseModel, ValidationError
 
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import LMBackend, LMRequest, LMResponse, Message, TokenUsage
-from bddgen.lm.store import CallRecord, CallStore
+from bddgen.lm.records import CallRecord
+from bddgen.lm.store import CallStore
 from bddgen.lm.tasks import PromptTask
 
 Output = TypeVar("Output", bound=BaseModel)
@@ -169,5 +170,10 @@ class LanguageModel:
                 cache_hit=cache_hit,
                 retries=retries,
                 failed=failed,
+                messages=request.messages,
+                schema=request.schema,
+                reply=response.text,
+                parameters={"temperature": request.temperature, "max_tokens": request.max_tokens, "seed": request.seed},
+                finish_reason=response.finish_reason,
             )
         )
