@@ -124,7 +124,7 @@ def test_implement_sidecars_name_the_bridging_entities(tmp_path: Path) -> None:
     sidecar = FeatureProvenance(
         spec_id=certificate_spec(project),
         feature=feature.name,
-        conversations=[ConversationProvenance(conversation_id="c1", chain=["text/harbour", "tables/scorers"], hops=[hop], model="m", created="2025")],
+        conversations=[ConversationProvenance(conversation_id="c1", chain=["text/harbour", "tables/scorers"], hops=[hop], model="m", prompt_hash="h", created="2025")],
     )
     write_provenance(provenance_path(feature), sidecar)
     certificate = suite_coverage(project, RegexRecognizer())

@@ -305,6 +305,7 @@ def _conversation(chain: Chain, writer: ConversationWriter) -> _Written | _Rejec
         plan=[t.query_type for t in writer.plan.turns],
         turns=result.records,
         model=context.lm.model_name,
+        prompt_hash=next((r.prompt_hash for r in result.records if r.prompt_hash), ""),
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
     return _Written(conversation, record, reasons)

@@ -79,6 +79,7 @@ class ConversationProvenance(BaseModel):
     plan: list[QueryType] = Field(default_factory=list, description="The planned turn types.")
     turns: list[TurnProvenance] = Field(default_factory=list, description="Every planned turn: evidence, checks, rewrites, outcome.")
     model: str = Field(description="The LM that wrote the conversation.")
+    prompt_hash: str = Field(default="", description="Hash of the prompt that wrote its first turn (each turn's own is in `turns`).")
     created: str = Field(description="UTC time, ISO 8601.")
 
 
