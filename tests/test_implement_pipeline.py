@@ -3,12 +3,11 @@ written into .feature files behave can run, edits kept, interrupted runs resumed
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -20,7 +19,6 @@ from bddgen.features.writer import atomic_write
 from bddgen.implement import ImplementReport, implement_feature
 from bddgen.implement.provenance import FeatureProvenance, provenance_path
 from bddgen.implement.scripted import faithful_replies, write_turn
-from bddgen.implement.tables import TableQuery, evaluate_table_query
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM

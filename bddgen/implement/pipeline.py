@@ -216,7 +216,7 @@ def _write_conversations(
         if report.written >= needed:
             break
         started = time.perf_counter()
-        plan = plan_turns(chain, settings.turns, set(stage.focus), stage.documents)
+        plan = plan_turns(chain, settings.turns, set(stage.focus))
         try:
             outcome = _conversation(plan.chain, ConversationWriter(replace(stage, seed=stage.seed + len(provenance.rejected) + report.written), plan))
         except LMOutputError as exc:

@@ -8,13 +8,10 @@ last. Each turn's evidence (a table cell or a sentence) is chosen when the turn 
 
 from __future__ import annotations
 
-from typing import Mapping
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.implement.chains import Chain, Hop
 from bddgen.implement.graph import Bridge
-from bddgen.implement.context import Document
 from bddgen.implement.normalise import content_words, normalise
 from bddgen.specs import QueryType
 
@@ -78,12 +75,9 @@ def _proxy(bridge: Bridge, target: str) -> str:
     return _LABEL_PROXIES.get(bridge.label, "it")
 
 
-def plan_turns(chain: Chain, turns: int, focus: set[str], documents: Mapping[str, Document]) -> TurnPlan:
-    """The turn plan for `chain` in `turns` turns, using as many chain documents as fit.
-
-    `focus` holds the spec's content words (to pick bridging values that serve its theme);
-    `documents` maps ids to the documents (the UNANSWERABLE turn's subject falls back to a title).
-    """
+def plan_turns(chain: Chain, turns: int, focus: set[str]) -> TurnPlan:
+    """The turn plan for `chain` in `turns` turns, using as many chain documents as fit; `focus`
+    holds the spec's content words (to pick bridging values that serve its theme)."""
     docs = chain.documents[: chain_length_for_turns(turns)]
     hops = chain.hops[: len(docs) - 1]
     crossings: list[tuple[str, str]] = []
@@ -96,7 +90,7 @@ def plan_turns(chain: Chain, turns: int, focus: set[str], documents: Mapping[str
         planned.append(PlannedTurn(query_type=QueryType.FILLER, documents=[hop.target], bridge=entity, proxy=proxy))
     for extra in range(turns - len(planned) - 2):
         planned.append(PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[docs[(extra + 1) % len(docs)]]))
-    subject = bridges[0] if bridges else documents[docs[0]].title
+    subject = bridges[0] if bridges else ""  # no bridge: the writer takes a name the conversation used
     position = 3 if hops else len(planned)  # after the first FILLER, else before SYNTHESIS
     planned.insert(position, PlannedTurn(query_type=QueryType.UNANSWERABLE, subject=subject))
     synthesis = PlannedTurn(query_type=QueryType.SYNTHESIS, documents=list(docs))

@@ -212,10 +212,17 @@ class ConversationWriter:
                 yield from sentence_candidates(doc, focus, self.context.recognizer, must=names or about, avoid=self.used_cells.get(doc_id, []))
 
     def _entity(self, planned: PlannedTurn) -> str:
-        if planned.subject:
-            return planned.subject
-        first = self.plan.chain.documents[0]
-        return self.context.documents[first].title
+        """What the UNANSWERABLE turn asks about: the plan's bridging entity, else a name the conversation
+        already used (a filter value or an answer), else the first document's title."""
+        named = [planned.subject] if planned.subject and any(ch.isalpha() for ch in planned.subject) else []
+        for kept in self.kept:
+            evidence = kept.record.evidence
+            if isinstance(evidence, TableEvidence):
+                named += [v for v in evidence.filter.values() if any(ch.isalpha() for ch in v)]
+            named += list(kept.facts.entities)
+        if named:
+            return named[0]
+        return self.context.documents[self.plan.chain.documents[0]].title
 
     def _combined(self) -> EarlierTurns | None:
         """One verified answer per chain document (at least two), in conversation order."""
