@@ -151,6 +151,7 @@ class ConversationWriter:
         """Write, check and round-trip the turn on `evidence`, rewriting with the reasons; None when it never passes."""
         problems: list[str] = []
         unusable: LMOutputError | None = None
+        usable = False
         for attempt in range(1, self.context.attempts + 1):
             inputs = self._inputs(planned, kind, evidence, problems)
             temperature = None if attempt == 1 else min(1.0, self.context.lm.temperature + RETRY_HEAT * (attempt - 1))
@@ -162,6 +163,7 @@ class ConversationWriter:
                 problems = [f"the reply was unusable: {exc.reason}"]
                 record.rewrites.append(problems[0])
                 continue
+            usable = True
             draft = self._checked(planned, kind, evidence, written)
             if not draft.problems:
                 reply = self._round_trip(kind, evidence, draft.turn.question)
@@ -180,7 +182,7 @@ class ConversationWriter:
             problems = draft.problems
             record.rewrites.append("; ".join(problems))
             record.question, record.answer, record.checks = draft.turn.question, draft.turn.answer, draft.checks
-        if unusable is not None and len(record.rewrites) >= self.context.attempts and all(r.startswith("the reply was unusable") for r in record.rewrites[-self.context.attempts:]):
+        if unusable is not None and not usable:
             raise unusable  # the LM never gave a usable reply: the chain is left for a rerun, not judged
         return None
 
@@ -386,10 +388,13 @@ class ConversationWriter:
         else:
             assert isinstance(evidence, EarlierTurns)
             docs = [self._render(d, self.kept[p - 1].turn.question) for p in evidence.turns for d in self.kept[p - 1].turn.doc_ids]
-        reply = self.context.lm.run(
-            ANSWER_FROM_DOCUMENTS, stage=STAGE, conversation_so_far=_history(self.kept, whole=isinstance(evidence, EarlierTurns)), question=question,
-            documents="\n\n".join(dict.fromkeys(docs)) or "(none)",
-        )
+        try:
+            reply = self.context.lm.run(
+                ANSWER_FROM_DOCUMENTS, stage=STAGE, conversation_so_far=_history(self.kept, whole=isinstance(evidence, EarlierTurns)),
+                question=question, documents="\n\n".join(dict.fromkeys(docs)) or "(none)",
+            )
+        except LMOutputError as exc:
+            return f"(no usable answer: {exc.reason})"
         return reply.answer
 
     def _render(self, doc_id: str, question: str) -> str:
