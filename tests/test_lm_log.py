@@ -245,6 +245,7 @@ def test_every_prompt_hash_implement_records_opens_its_prompt_and_reply(tmp_path
 
     from bddgen.corpus import load_corpus
     from bddgen.embed.base import HashingEmbedder
+    from bddgen.features.reader import read_feature
     from bddgen.retrieval.memory import MemoryIndex
 
     corpus = load_corpus(Path(__file__).resolve().parents[1] / "corpora" / "airline")
@@ -257,16 +258,36 @@ def test_every_prompt_hash_implement_records_opens_its_prompt_and_reply(tmp_path
     lm = LanguageModel(backend, store, max_retries=unlogged.max_retries)
     assert _implement(path, corpus, MemoryIndex(HashingEmbedder(), corpus), lm).written == 2
     store.close()
-    provenance = FeatureProvenance.model_validate_json(provenance_path(path).read_text())
-    assert len(provenance.conversations) == 2
-    for conversation in provenance.conversations:
-        shown = CliRunner().invoke(cli, ["lm", "show", conversation.prompt_hash, "--json"], catch_exceptions=False)
+    written = {c.id: c for c in read_feature(path).conversations}
+    recorded = conversation_calls(tmp_path / "features")
+    assert {c.conversation_id for c in recorded} == set(written)
+    for call in recorded:  # one call per written turn: its reply phrased that turn
+        shown = CliRunner().invoke(cli, ["lm", "show", call.prompt_hash, "--json"], catch_exceptions=False)
         calls = json.loads(shown.output)["calls"]
-        assert calls and all(c["prompt_hash"] == conversation.prompt_hash and c["task"] == "write_conversation" for c in calls)
+        assert calls and all(c["prompt_hash"] == call.prompt_hash for c in calls)
         assert calls[0]["messages"][0]["role"] == "system" and calls[0]["reply"]
-        assert json.loads(calls[0]["reply"])["turns"]  # the conversation the sidecar describes
-        listed = CliRunner().invoke(cli, ["lm", "log", "--json", "--conversation", conversation.conversation_id])
-        assert {c["prompt_hash"] for c in json.loads(listed.output)["calls"]} == {conversation.prompt_hash}
+        turn = written[call.conversation_id].turns[call.turn - 1]
+        assert turn.question in calls[0]["reply"] or turn.question in calls[-1]["reply"]
+    for conversation_id in written:
+        listed = CliRunner().invoke(cli, ["lm", "log", "--json", "--limit", "500", "--conversation", conversation_id])
+        hashes = {c["prompt_hash"] for c in json.loads(listed.output)["calls"]}
+        assert hashes == {c.prompt_hash for c in recorded if c.conversation_id == conversation_id}
+
+
+def test_turn_calls_are_numbered_as_the_written_turns_skipping_dropped_ones(tmp_path: Path) -> None:
+    from bddgen.implement.provenance import TurnProvenance
+    from bddgen.specs import QueryType
+
+    feature = tmp_path / "cups.feature"
+    feature.write_text("Feature: cups\n", encoding="utf-8")
+    turns = [
+        TurnProvenance(planned=1, query_type=QueryType.SINGLE_DOC, outcome="kept", prompt_hash="aaaa"),
+        TurnProvenance(planned=2, query_type=QueryType.MULTI_DOC, outcome="dropped", prompt_hash="bbbb", dropped="no evidence"),
+        TurnProvenance(planned=3, query_type=QueryType.SYNTHESIS, outcome="kept", prompt_hash="cccc"),
+    ]
+    conversation = ConversationProvenance(conversation_id="c1", chain=["d"], turns=turns, model="m", prompt_hash="aaaa", created="2026")
+    write_provenance(provenance_path(feature), FeatureProvenance(spec_id="cups", feature=feature.name, conversations=[conversation]))
+    assert [(c.turn, c.prompt_hash) for c in conversation_calls(tmp_path)] == [(1, "aaaa"), (2, "cccc")]
 
 
 def test_a_turn_written_by_its_own_call_shows_that_call_under_its_reference_answer() -> None:
