@@ -33,7 +33,7 @@ SPEC = Spec.create("Fuzzed answers", ["a user"], ["they ask"], ["the assistant a
 answers = st.one_of(
     hostile_text,
     st.text(max_size=2000),
-    st.integers(1000, 50_000).map(lambda n: "long " * n),
+    st.integers(1000, 8000).map(lambda n: "long " * n),
     st.sampled_from(['{"answer": 1}', "<failure/>]]>", "&#0;&#x1b;", "=HYPERLINK(\"http://x\")", "\x00" * 10]),
 )
 
