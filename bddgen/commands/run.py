@@ -5,35 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.progress import Progress, TaskID
 from rich.table import Table
 
-from bddgen.console import console, progress
+from bddgen.console import console, progress_bar
 from bddgen.errors import ConfigError, InputError, Problem
-from bddgen.features.reader import feature_files, read_feature
+from bddgen.pipeline import Models, stages
 from bddgen.project import Project
-from bddgen.results import RunMetadata, TurnResult, Verdict
-from bddgen.run.launcher import BEHAVE_JSON, JUNIT_DIR, behave_arguments, combine_junit, run_suite
-from bddgen.run.metadata import latest_run_dir, new_run_dir
+from bddgen.project_lock import acquire_project_lock
+from bddgen.results import RunMetadata, Verdict
 from bddgen.run.assistants import assistant_settings
+from bddgen.run.launcher import BEHAVE_JSON, JUNIT_DIR
+from bddgen.run.metadata import latest_run_dir, new_run_dir
 from bddgen.run.store import RunStore
-from bddgen.run.suite import RunOptions, RunSummary, SuiteRun
+from bddgen.run.suite import RunOptions, RunSummary
+from bddgen.safe_names import child_folder
 
 EXIT_INTERRUPTED = 130
-
-
-class _ProgressListener:
-    """Feeds the rich progress bar from the run's callbacks."""
-
-    def __init__(self, bar: Progress) -> None:
-        self.bar = bar
-        self.task: TaskID = bar.add_task("conversations", total=None)
-
-    def started(self, total: int, finished: int) -> None:
-        self.bar.update(self.task, total=total, completed=finished)
-
-    def conversation_done(self, records: list[TurnResult]) -> None:
-        self.bar.advance(self.task)
 
 
 @click.command()
@@ -73,16 +60,16 @@ def run(
     if results_dir is not None:
         run_overrides["results_dir"] = str(results_dir.resolve())
     project = Project.discover(overrides={"run": run_overrides}, require_corpus=False)
+    acquire_project_lock(project, "run")
     if resume is not None:
         options, feature_paths = _resumed(project, resume, jobs)
         tag_list = [options.tags] if options.tags else []
-        _check_features(feature_paths)
     else:
         tag_list = list(tags)
         feature_paths = [p.resolve() for p in paths] or [project.features_path]
         name = assistant or project.settings.run.assistant
         assistant_settings(name, project)
-        _check_features(feature_paths)
+        stages.check_features(feature_paths)
         options = RunOptions(
             assistant=name,
             run_dir=_new_run_dir(project, run_id),
@@ -91,28 +78,27 @@ def run(
             repeat=repeat or project.settings.run.repeat,
             tags=" and ".join(f"({t})" for t in tags) if len(tags) > 1 else "".join(tags),
         )
-    suite = SuiteRun(project, options)
-    with progress() as bar:
-        suite.listener = _ProgressListener(bar)
-        behave_passed = run_suite(suite, behave_arguments(feature_paths, options.run_dir, tag_list, behave_format))
-    if suite.startup_error is not None:
-        raise suite.startup_error
-    assert suite.summary is not None
-    junit = combine_junit(options.run_dir)
-    _print_summary(project, suite.summary, junit)
-    for problem in suite.unfinished:
+    try:
+        with progress_bar("conversations") as on_progress:
+            outcome = stages.run(Models(project), options, feature_paths, tags=tag_list, behave_format=behave_format, on_progress=on_progress)
+    except BaseException:
+        if resume is None:
+            RunStore(options.run_dir).remove_if_unused()
+        raise
+    _print_summary(project, outcome.summary, outcome.junit)
+    for problem in outcome.unfinished:
         console.print(f"not recorded: {problem}", style="red", markup=False, soft_wrap=True)
-    if suite.summary.interrupted:
+    if outcome.summary.interrupted:
         console.print(f"interrupted; continue with: bddgen run --resume {options.run_dir.name}", markup=False)
         raise SystemExit(EXIT_INTERRUPTED)
-    if suite.summary.failed or not behave_passed:
+    if outcome.summary.failed or not outcome.behave_passed:
         raise SystemExit(1)
 
 
 def _new_run_dir(project: Project, run_id: str | None) -> Path:
     if run_id is None:
         return new_run_dir(project.runs_path)
-    run_dir = project.runs_path / run_id
+    run_dir = child_folder(project.runs_path, run_id, "--run-id")
     if (run_dir / "run.json").exists():
         raise ConfigError(f"run {run_id!r} exists in {project.runs_path}: continue it with `bddgen run --resume {run_id}`")
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -121,11 +107,20 @@ def _new_run_dir(project: Project, run_id: str | None) -> Path:
 
 def _resumed(project: Project, run_id: str, jobs: int | None) -> tuple[RunOptions, list[Path]]:
     """The options and feature files of the run to continue, from its run.json."""
-    run_dir = project.runs_path / run_id if run_id else latest_run_dir(project.runs_path)
+    run_dir = child_folder(project.runs_path, run_id, "--resume") if run_id else latest_run_dir(project.runs_path)
     metadata: RunMetadata | None = RunStore(run_dir).read_metadata() if run_dir is not None else None
     if run_dir is None or metadata is None:
         where = run_dir or project.runs_path
         raise ConfigError(f"nothing to resume in {where}: no run.json (start a run with `bddgen run`)")
+    features = [project.root / f for f in metadata.features]
+    for gone in [f for f in features if not f.exists()]:
+        console.print(
+            f"warning: {_relative(project, gone)} no longer exists; its conversations are not run again "
+            "(results it already has stay in results.jsonl)", style="yellow", markup=False, soft_wrap=True,
+        )
+    features = [f for f in features if f.exists()]
+    if metadata.features and not features:
+        raise InputError(Problem(str(run_dir), "every feature file of this run was deleted; start a new run with `bddgen run`"), title="nothing to resume")
     options = RunOptions(
         assistant=metadata.assistant,
         run_dir=run_dir,
@@ -134,22 +129,7 @@ def _resumed(project: Project, run_id: str, jobs: int | None) -> tuple[RunOption
         repeat=metadata.repeat,
         tags=metadata.tags,
     )
-    return options, [project.root / f for f in metadata.features]
-
-
-def _check_features(paths: list[Path]) -> None:
-    """Every feature file parses (problems listed by file:line) and there is at least one."""
-    files = feature_files(paths)
-    if not files:
-        raise InputError(Problem(", ".join(map(str, paths)), "no .feature files here; write specs or run `bddgen implement`"))
-    problems: list[Problem] = []
-    for path in files:
-        try:
-            read_feature(path)
-        except InputError as exc:
-            problems += exc.problems
-    if problems:
-        raise InputError(problems, title="feature files with problems (see `bddgen validate`)")
+    return options, features
 
 
 def _print_summary(project: Project, summary: RunSummary, junit: Path | None) -> None:

@@ -4,20 +4,14 @@ linter and behave step definitions."""
 from __future__ import annotations
 
 import re
+from urllib.parse import quote as _percent_quote
+from urllib.parse import unquote as _percent_unquote
 
 ASK = re.compile(r'^the user asks "(?P<question>.*)"$')
 AGREE = re.compile(r'^the answer should agree with "(?P<answer>.*)"$')
 ABSTAIN = re.compile(r"^the assistant should say it cannot answer$")
 CONTAINS = re.compile(r'^the answer should contain "(?P<value>.*)"$')
 SATISFY = re.compile(r"^the conversation should satisfy the spec$")
-
-KNOWN_STEPS: dict[str, re.Pattern[str]] = {
-    'When the user asks "QUESTION"': ASK,
-    'Then the answer should agree with "ANSWER"': AGREE,
-    "Then the assistant should say it cannot answer": ABSTAIN,
-    'Then the answer should contain "VALUE"': CONTAINS,
-    "Then the conversation should satisfy the spec": SATISFY,
-}
 
 # behave `parse` patterns of the same steps (steps/ registers these).
 BEHAVE_ASK = 'the user asks "{question}"'
@@ -27,10 +21,21 @@ BEHAVE_CONTAINS = 'the answer should contain "{value}"'
 BEHAVE_SATISFY = "the conversation should satisfy the spec"
 
 
-def is_known_step(text: str) -> bool:
-    return any(p.match(text) for p in KNOWN_STEPS.values())
-
-
 def quote(text: str) -> str:
     """Text safe inside a one-line quoted step argument."""
     return " ".join(text.split())
+
+
+# Characters a document id keeps as-is inside a tag (`@docs:a,b`) or a turn comment (`docs: a, b`);
+# every other one (spaces, commas, '%', '#', '@', '|', non-ASCII) is percent-encoded.
+_TAG_SAFE = "/._-~:()+"
+
+
+def encode_tag_value(text: str) -> str:
+    """`text` as one item of a tag or comment list: no whitespace, comma, '#', '@' or '|' left."""
+    return _percent_quote(text, safe=_TAG_SAFE)
+
+
+def decode_tag_value(text: str) -> str:
+    """The inverse of `encode_tag_value` (text without '%' reads as itself)."""
+    return _percent_unquote(text)
