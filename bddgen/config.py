@@ -146,7 +146,7 @@ class GenerateSettings(_Section):
     cover_top_k: int = Field(default=5, ge=1, description="Documents retrieved for a draft to check that the corpus covers its title.")
     min_title_cover: float = Field(
         default=0.75, gt=0, le=1,
-        description="Share of a title's key terms one retrieved document must use; below it the draft is off corpus.",
+        description="Share of a title's key terms one sentence or row of a retrieved document must hold; below it the draft is off corpus.",
     )
 
 
@@ -171,6 +171,8 @@ class ImplementSettings(_Section):
     max_chains_per_start: int = Field(default=20, ge=1, description="Most chains extracted from one start document.")
     max_chains_total: int = Field(default=2000, ge=1, description="Most chains extracted for one spec.")
     min_turns: int = Field(default=3, ge=1, description="Conversations left shorter after verification are dropped.")
+    turn_attempts: int = Field(default=3, ge=1, description="Times a turn is written on one piece of evidence before other evidence is tried.")
+    turn_evidence: int = Field(default=2, ge=1, description="Pieces of evidence (cells, sentences, unanswerable subjects) tried per turn before it is dropped.")
 
 
 class RunSettings(_Section):
