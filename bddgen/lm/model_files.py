@@ -159,7 +159,4 @@ def _assemble(spec: EmbeddedModel, parts: list[Path], target: Path) -> None:
         os.replace(temp, target)
     finally:
         temp.unlink(missing_ok=True)
-    marker_handle, marker_temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".marker")
-    with os.fdopen(marker_handle, "w", encoding="utf-8") as marker:
-        marker.write(f"{spec.sha256} {size}\n")
-    os.replace(marker_temp, _marker(target))
+    atomic_write(_marker(target), f"{spec.sha256} {size}\n")
