@@ -19,6 +19,7 @@ from pathlib import Path
 from rich.console import Console
 
 from bddgen.errors import BackendUnavailableError, ConfigError
+from bddgen.files import atomic_write
 
 _CHUNK = 8 * 1024 * 1024
 _assembly_lock = threading.Lock()
