@@ -19,20 +19,12 @@ from bddgen.project import Project
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpora" / "airline"
 SCRIPTED_FACTORY = '''
-import itertools
-
+from bddgen.generate.scripted import drafts_following_prompts
 from bddgen.lm.scripted import ScriptedLM
-
-_count = itertools.count()
 
 
 def writer():
-    def draft(request):
-        n = next(_count)
-        subject = ["the Saver baggage allowance", "pets on flights to Dubai", "Flex fare refunds"][n % 3]
-        return {"title": f"Questions about {subject} ({n})", "given": [f"the user cares about {subject}"],
-                "when": [f"the user asks about {subject}"], "then": [f"the assistant should explain {subject}"]}
-    return ScriptedLM(default=draft)
+    return ScriptedLM(default=drafts_following_prompts())
 '''
 
 
