@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -113,8 +114,8 @@ def test_dense_rag_answers_a_policy_question_with_the_embedded_models(tmp_path: 
     (corpus / "policies").mkdir(parents=True)
     shutil.copy(REPO / "corpora" / "airline" / "system.yaml", corpus / "system.yaml")
     shutil.copy(REPO / "corpora" / "airline" / "policies" / "changes_to_bookings.md", corpus / "policies")
-    (tmp_path / "bddgen.toml").write_text('corpus = "corpus"\n[lm]\nmodel = "qwen2.5-coder-0.5b"\nmax_tokens = 200\n')
+    (tmp_path / "bddgen.toml").write_text('corpus = "corpus"\n[lm]\nmodel = "qwen2.5-coder-1.5b"\nmax_tokens = 200\n')
     project = Project(root=tmp_path, settings=load_settings(tmp_path, environ={}))
     reply = build_assistant("dense-rag", project).respond([Message("user", "How much is the change fee for a Standard ticket?")])
     assert reply.contexts and all(c.startswith("policies/changes_to_bookings#") for c in reply.contexts)
-    assert "70" in reply.answer or "cannot answer" in reply.answer
+    assert re.search(r"\b70\b", reply.answer), reply.answer  # the Standard change fee the policy states

@@ -16,9 +16,9 @@ from rich.table import Table
 from bddgen.console import console
 from bddgen.errors import InputError, Problem
 from bddgen.lm.base import Message
-from bddgen.lm.factory import build_language_model
 from bddgen.lm.records import LoggedCall, Usage
 from bddgen.lm.store import CallStore
+from bddgen.pipeline import Models
 from bddgen.project import Project
 from bddgen.report.calls import conversation_calls
 from bddgen.report.costs import usage_costs
@@ -103,7 +103,7 @@ def ask(prompt: str, schema_file: Path | None, system: str | None, temperature: 
       BDDGEN_LM__BACKEND=openai BDDGEN_LM__MODEL=gpt-4o-mini  (same, per shell)
     """
     schema = load_schema(schema_file) if schema_file else None
-    language_model = build_language_model(Project.discover(require_corpus=False))
+    language_model = Models(Project.discover(require_corpus=False)).lm
     started = time.perf_counter()
     response = language_model.complete(_messages(prompt, system, schema), schema, temperature=temperature)
     elapsed = time.perf_counter() - started

@@ -19,6 +19,7 @@ from pathlib import Path
 from rich.console import Console
 
 from bddgen.errors import BackendUnavailableError, ConfigError
+from bddgen.files import atomic_write
 
 _CHUNK = 8 * 1024 * 1024
 _assembly_lock = threading.Lock()
@@ -159,7 +160,4 @@ def _assemble(spec: EmbeddedModel, parts: list[Path], target: Path) -> None:
         os.replace(temp, target)
     finally:
         temp.unlink(missing_ok=True)
-    marker_handle, marker_temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".marker")
-    with os.fdopen(marker_handle, "w", encoding="utf-8") as marker:
-        marker.write(f"{spec.sha256} {size}\n")
-    os.replace(marker_temp, _marker(target))
+    atomic_write(_marker(target), f"{spec.sha256} {size}\n")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bddgen.console import StageProgress, no_progress
 from bddgen.errors import BddgenError, InputError, Problem
@@ -21,19 +22,20 @@ from bddgen.report.model import Report
 from bddgen.report.project_report import project_report
 from bddgen.report.suite import suite_coverage
 from bddgen.results import TurnResult
-from bddgen.retrieval.hybrid import HybridIndex, IngestReport
-from bddgen.run.launcher import behave_arguments, combine_junit, run_suite
 from bddgen.run.suite import RunOptions, RunSummary, SuiteRun
 from bddgen.select import SpecPool, WriteReport, build_pool, scan_suite, select_specs, write_selected
 from bddgen.specs import CandidateSet, Selection
 
+if TYPE_CHECKING:
+    from bddgen.retrieval.hybrid import HybridIndex, IngestReport
 
-def ingest(models: Models, on_progress: StageProgress = no_progress) -> IngestReport:
+
+def ingest(models: Models, on_progress: StageProgress = no_progress) -> "IngestReport":
     """Bring the retrieval index in line with the corpus (embeds only new and changed documents)."""
     return models.index.ingest(models.corpus, on_progress=lambda done, total: on_progress("embedding changed documents", done, total))
 
 
-def retriever(models: Models, on_progress: StageProgress = no_progress) -> HybridIndex:
+def retriever(models: Models, on_progress: StageProgress = no_progress) -> "HybridIndex":
     """The index, ingested once per `models` before a stage searches it."""
     if not models.ingested:
         on_progress("indexing the corpus")
@@ -169,6 +171,8 @@ def run(
 ) -> RunOutcome:
     """Run the .feature files (default: the features folder) against `options.assistant` through
     behave, judged by the judge LM; results go to `options.run_dir`."""
+    from bddgen.run.launcher import behave_arguments, combine_junit, run_suite
+
     project = models.project
     paths = features or [project.features_path]
     check_features(paths)
