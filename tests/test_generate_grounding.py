@@ -84,7 +84,11 @@ def test_policy_material_names_the_policies_and_the_chosen_ones_opening(airline:
 def test_comparison_material_takes_two_rows_of_one_table(sports: Grounding) -> None:
     material = sports.chooser.choose(FocusKind.COMPARISON, random.Random(1))
     first, second = material.must_name
-    assert first != second and f"compares {first} and {second}" in material.text
+    assert first != second and f"compares {first} and {second} on " in material.text
+    column = material.text.rsplit(" on ", 1)[1].rstrip(".")
+    table = next(t for t in sports.corpus.tables if f"Table: {t.title}\n" in material.text)
+    assert column in table.headers and material.topic_terms == frozenset(key_terms(column.replace("_", " ")))
+    assert all(any(ch.islower() for ch in name) for name in material.must_name)  # names in words, not ids
 
 
 def test_a_corpus_without_policies_serves_no_policy_focus(sports: Grounding, airline: Grounding) -> None:

@@ -179,6 +179,15 @@ def test_the_same_reason_twice_brings_new_material(corpus: Corpus, tmp_path: Pat
     assert "Problem With Your Last Draft" not in scripted.requests[2].messages[-1].content  # same fix again: new material
 
 
+def test_new_material_is_about_another_subject(corpus: Corpus, tmp_path: Path) -> None:
+    off = {"title": "Weekend mood", "given": ["the user is happy"], "when": ["the user asks what to wear"], "then": ["the assistant should help"]}
+    lm, scripted = _lm(*[off] * 6)
+    _generate(corpus, lm, tmp_path / "candidates.json", m=1, focuses=["policy compliance"], drafts_per_material=1)
+
+    subjects = [section(r, "Subject") for r in scripted.requests[:7]]
+    assert len(set(subjects)) == len(subjects) == 7
+
+
 def test_the_retry_prompt_names_the_placeholder(corpus: Corpus, tmp_path: Path) -> None:
     bad = {"title": "Fees", "given": ["the user flies with <airline>"], "when": ["the user asks about the fee"], "then": ["the assistant should answer the question"]}
     lm, scripted = _lm(bad)

@@ -20,6 +20,7 @@ MATERIAL_WORDS = 60  # words of a document's opening shown to the model
 MAX_TITLES_LISTED = 12
 _NAME_CELL = re.compile(r"^[A-Z][\w'’.&-]*(?: [\w'’.&-]+){0,4}$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_NUMBER = re.compile(r"^-?\d[\d,]*(?:\.\d+)?$")
 
 
 class FocusKind(str, Enum):
@@ -85,12 +86,22 @@ def _header_terms(table: TableDocument) -> frozenset[str]:
 
 
 def _name_column(table: TableDocument) -> int | None:
-    """The first column whose cells are distinct names or codes (a row's natural name)."""
+    """The column whose cells are distinct names (a row's natural name), preferring names in
+    words ("Harbour City FC") to codes ("CR023")."""
+    named = []
     for index in range(len(table.headers)):
         cells = [row[index].strip() for row in table.rows if index < len(row)]
         if len(cells) >= 2 and len(set(cells)) == len(cells) and all(_NAME_CELL.match(cell) for cell in cells):
-            return index
-    return None
+            named.append((not all(any(ch.islower() for ch in cell) for cell in cells), index))
+    return min(named)[1] if named else None
+
+
+def _number_columns(table: TableDocument) -> list[int]:
+    """Columns whose every cell is a number: what two rows can be compared on."""
+    return [
+        index for index in range(len(table.headers))
+        if all(_NUMBER.match(row[index].strip()) for row in table.rows if index < len(row))
+    ]
 
 
 class MaterialChooser:
@@ -170,18 +181,20 @@ class MaterialChooser:
         assert column is not None  # named_tables holds only tables with a name column
         first, second = rng.sample(table.rows, 2)
         names = (first[column].strip(), second[column].strip())
+        compared = [i for i in _number_columns(table) if i != column] or [i for i in range(len(table.headers)) if i != column]
+        on = table.headers[rng.choice(compared)]
         text = "\n".join(
             [
                 f"Table: {table.title}",
                 f"Columns: {', '.join(table.headers)}",
                 f"Row 1: {_row_line(table, first)}",
                 f"Row 2: {_row_line(table, second)}",
-                f"Write a spec in which the user compares {names[0]} and {names[1]} on one of these columns.",
+                f"Write a spec in which the user compares {names[0]} and {names[1]} on {on}.",
             ]
         )
         return Material(
-            FocusKind.COMPARISON, f"{names[0]} and {names[1]}", text, must_name=names, topic_terms=_header_terms(table),
-            topic_hint=f"a column of the table {table.title!r} ({', '.join(table.headers)})",
+            FocusKind.COMPARISON, f"{names[0]} and {names[1]}", text, must_name=names,
+            topic_terms=frozenset(key_terms(on.replace("_", " "))), topic_hint=f"the column {on!r}",
         )
 
     def _refusal(self, request: str, name: str) -> Material:

@@ -37,7 +37,8 @@ def draft_following_prompt(request: LMRequest, number: int) -> dict[str, object]
     row = fields.get("Row 1") or fields.get("Row") or fields.get("Sample row")
     if row is not None:
         cells = [cell.split(": ", 1) for cell in row.split("; ") if ": " in cell]
-        column = cells[number % len(cells)][0].replace("_", " ")
+        compared = re.search(r" on (\w+)\.$", material)
+        column = (compared.group(1) if compared else cells[number % len(cells)][0]).replace("_", " ")
         name = cells[0][1] if "Sample row" in fields else subject
         return {
             "title": f"{column} of {name}", "given": [f"the user is looking at {name}"], "when": [f"the user asks for the {column} of {name}"],

@@ -25,6 +25,7 @@ from bddgen.specs import CandidateSet, Spec, slugify
 
 STAGE = "generate"
 MAX_TITLES_SHOWN = 40
+MATERIAL_DRAWS = 10  # draws for material about a subject not tried yet (a corpus may have only one)
 _INVALID_OUTPUT = Rejection(
     RejectionReason.INVALID_OUTPUT, "Your last reply was not one JSON object with title, given, when and then."
 )
@@ -107,6 +108,14 @@ class _Generator:
         titles = [c.title for c in self.candidates.candidates]
         return check_novelty(vector, self.vectors, titles, self.settings.near_duplicate_threshold) or (spec, vector)
 
+    def _other_material(self, focus: str, rng: random.Random, tried: set[str]) -> Material:
+        """Material about a subject not tried yet for this candidate, when a few draws find one."""
+        for _ in range(MATERIAL_DRAWS):
+            material = self.chooser.choose(focus_kind(focus), rng)
+            if material.subject not in tried:
+                break
+        return material
+
     def write_one(self) -> Spec:
         """Draft until one passes every check; raise LMOutputError when all attempts fail."""
         index = len(self.candidates.candidates)
@@ -115,14 +124,15 @@ class _Generator:
         feedback: dict[str, str] = {}
         # Code chooses the material once per candidate, so every retry is told how to fix the same draft.
         material = self.chooser.choose(focus_kind(focus), random.Random(f"{self.seed}:{index}"))
-        repeated = False
+        repeated, tried = False, set()
         for attempt in range(self.settings.max_attempts_per_spec):
             if repeated or (attempt and attempt % self.settings.drafts_per_material == 0):
                 # Other material after a few failed fixes, or when the same fix would be asked again
                 # (the same prompt gets the same cached reply). Seeded by the drafts rejected so far,
                 # so a rerun after a failure asks anew instead of replaying the cached rejected replies.
                 rng = random.Random(f"{self.seed}:{index}:{sum(self.candidates.rejections.values())}")
-                material, feedback = self.chooser.choose(focus_kind(focus), rng), {}
+                material, feedback = self._other_material(focus, rng, tried), {}
+            tried.add(material.subject)
             try:
                 draft = self._ask(focus, titles, material, feedback)
             except LMOutputError as exc:
