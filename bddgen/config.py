@@ -25,6 +25,7 @@ else:  # pragma: no cover
 
 CONFIG_FILE = "bddgen.toml"
 ENV_PREFIX = "BDDGEN_"
+REFERENCE_CONTEXT_TOKENS = 1500  # retrieved context per prompt of a reference assistant
 
 
 class _Section(BaseModel):
@@ -158,6 +159,12 @@ class AssistantSettings(_Section):
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers; ${VAR} is read from the environment.")
     callable: str = Field(default="", description="Python: module:function(messages).")
     max_steps: int = Field(default=4, ge=1, description="react-rag: tool steps before it must answer.")
+    context_tokens: int = Field(
+        default=REFERENCE_CONTEXT_TOKENS,
+        ge=100,
+        description="dense-rag/react-rag: most tokens of retrieved context in one prompt, counted with the model's "
+        "tokenizer (an estimate of 3 characters per token on backends without one); smaller answers faster.",
+    )
     script: str = Field(default="", description="fake: YAML/JSON reply script, relative to the project root.")
 
 

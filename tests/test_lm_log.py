@@ -21,9 +21,10 @@ from bddgen.errors import InputError, LMOutputError, Problem
 from bddgen.implement.provenance import ConversationProvenance, FeatureProvenance, provenance_path, write_provenance
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
+from bddgen.lm.limits import reply_token_limit
 from bddgen.lm.records import CallRecord
 from bddgen.lm.scripted import ScriptedLM
-from bddgen.lm.store import CallStore
+from bddgen.lm.store import SCHEMA_VERSION, CallStore
 from bddgen.lm.tasks import PromptTask
 from bddgen.report.analysis import build_report
 from bddgen.report.calls import conversation_calls, with_prompts_and_replies
@@ -57,7 +58,7 @@ def test_a_call_reads_back_by_its_prompt_hash_with_messages_schema_parameters_an
     assert call.json_schema == ANSWER.schema
     assert json.loads(call.reply or "") == REPLY
     assert (call.stage, call.task, call.model, call.cache_hit, call.failed) == ("implement", "write_answer", "scripted", False, False)
-    assert call.parameters == {"temperature": lm.temperature, "max_tokens": lm.max_tokens, "seed": lm.seed}
+    assert call.parameters == {"temperature": lm.temperature, "max_tokens": reply_token_limit(ANSWER.schema), "seed": lm.seed}
     assert call.prompt_tokens > 0 and call.completion_tokens > 0 and call.latency >= 0
 
 
@@ -112,7 +113,7 @@ def test_an_old_counts_only_log_is_migrated_in_place_keeping_its_counts(tmp_path
     assert {u.task: u.prompt_tokens for u in store.usage()}["write_spec"] == 120
     store.close()
     with sqlite3.connect(tmp_path / "lm.sqlite") as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert len(CallStore(tmp_path / "lm.sqlite").calls()) == 2  # reopening migrates nothing twice
 

@@ -255,7 +255,7 @@ def show(prompt_hash: str, as_json: bool) -> None:
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help='Print {"rows": [...], "totals": {...}} as JSON.')
 def costs(as_json: bool) -> None:
-    """LM calls, cache hits, tokens, retries, failures and seconds per stage and task, from the call log."""
+    """LM calls, cache hits, tokens, retries, failures, replies cut at the token limit and seconds per stage and task."""
     project = Project.discover(require_corpus=False)
     rows = usage_costs(project.lm_db)
     totals = Usage.total(rows)
@@ -269,13 +269,15 @@ def costs(as_json: bool) -> None:
     table = Table(title=f"LM usage ({project.lm_db})")
     for column in ("stage", "task"):
         table.add_column(column)
-    for column in ("calls", "cache hits", "prompt tokens", "completion tokens", "retries", "failures", "seconds", "s/call"):
+    show_cut = totals.truncated > 0  # replies cut at the token limit: a column only when there were any
+    counts = ["calls", "cache hits", "prompt tokens", "completion tokens", "retries", "failures"] + (["cut at limit"] * show_cut)
+    for column in (*counts, "seconds", "s/call"):
         table.add_column(column, justify="right")
 
     def cells(item: Usage) -> list[str]:
         per_call = item.seconds / item.calls if item.calls else 0.0
-        numbers = (item.calls, item.cache_hits, item.prompt_tokens, item.completion_tokens, item.retries, item.failures)
-        return [f"{n:,}" for n in numbers] + [f"{item.seconds:.1f}", f"{per_call:.2f}"]
+        numbers = [item.calls, item.cache_hits, item.prompt_tokens, item.completion_tokens, item.retries, item.failures]
+        return [f"{n:,}" for n in numbers + [item.truncated] * show_cut] + [f"{item.seconds:.1f}", f"{per_call:.2f}"]
 
     for row in rows:
         table.add_row(row.stage, row.task, *cells(row))

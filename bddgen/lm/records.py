@@ -36,6 +36,7 @@ class CallRecord:
     reply: str | None = None
     parameters: dict[str, Any] = field(default_factory=dict)
     finish_reason: str = ""
+    truncated: int = 0  # attempts cut at the token limit (finish reason "length"), retries included
 
 
 class LoggedCall(BaseModel):
@@ -58,6 +59,7 @@ class LoggedCall(BaseModel):
     retries: int
     failed: bool
     finish_reason: str = ""
+    truncated: int = Field(default=0, description="Attempts cut at the token limit, retries included.")
     messages: list[Message] | None = None
     json_schema: dict[str, Any] | None = None
     reply: str | None = Field(default=None, description="The reply text (the last invalid one when the call failed).")
@@ -85,6 +87,7 @@ class Usage(BaseModel):
     retries: int = 0
     failures: int = 0
     seconds: float = Field(default=0.0, description="Wall time of the calls, including retries.")
+    truncated: int = Field(default=0, description="Replies cut at the token limit (each retried while retries last).")
 
     @classmethod
     def total(cls, rows: list[Usage]) -> Usage:
@@ -99,4 +102,5 @@ class Usage(BaseModel):
             retries=sum(r.retries for r in rows),
             failures=sum(r.failures for r in rows),
             seconds=sum(r.seconds for r in rows),
+            truncated=sum(r.truncated for r in rows),
         )

@@ -20,7 +20,7 @@ from bddgen.errors import InputError, Problem
 from bddgen.lm.base import LMRequest, LMResponse, Message, TokenUsage
 from bddgen.lm.records import CallRecord, LoggedCall, Usage, content_hash, iso_time
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS cache (
@@ -45,10 +45,12 @@ _V2_COLUMNS = {
     "parameters": "TEXT",
     "finish_reason": "TEXT",
 }
+# Columns version 3 added to `calls`; older rows count as 0.
+_V3_COLUMNS = {"truncated": "INTEGER NOT NULL DEFAULT 0"}
 
 _CALL_COLUMNS = (
     "c.id, c.ts, c.stage, c.task, c.model, c.prompt_hash, c.schema_hash, c.parameters, c.prompt_tokens,"
-    " c.completion_tokens, c.latency, c.cache_hit, c.retries, c.failed, c.finish_reason"
+    " c.completion_tokens, c.latency, c.cache_hit, c.retries, c.failed, c.finish_reason, c.truncated"
 )
 
 
@@ -65,7 +67,8 @@ class CallStore:
         self._migrate()
 
     def _migrate(self) -> None:
-        """Create the tables, or bring a version-1 log (counts only) to version 2 in place."""
+        """Create the tables, or bring an older log up to this version in place (version 1: counts only;
+        version 2: no count of replies cut at the token limit)."""
         with self._lock:
             if self._db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
                 return
@@ -75,7 +78,7 @@ class CallStore:
                     if statement.strip():
                         self._db.execute(statement)
                 present = {row[1] for row in self._db.execute("PRAGMA table_info(calls)")}
-                for column, kind in _V2_COLUMNS.items():
+                for column, kind in (_V2_COLUMNS | _V3_COLUMNS).items():
                     if column not in present:
                         self._db.execute(f"ALTER TABLE calls ADD COLUMN {column} {kind}")
                 self._db.execute("CREATE INDEX IF NOT EXISTS calls_prompt ON calls (prompt_hash)")
@@ -139,8 +142,8 @@ class CallStore:
                     self._db.execute("INSERT OR IGNORE INTO replies VALUES (?, ?)", (reply_hash, record.reply))
                 self._db.execute(
                     "INSERT INTO calls (ts, stage, task, model, prompt_tokens, completion_tokens, latency, cache_hit,"
-                    " retries, failed, prompt_hash, schema_hash, reply_hash, parameters, finish_reason)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " retries, failed, prompt_hash, schema_hash, reply_hash, parameters, finish_reason, truncated)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         time.time(),
                         record.stage,
@@ -157,6 +160,7 @@ class CallStore:
                         reply_hash,
                         json.dumps(record.parameters, sort_keys=True),
                         record.finish_reason,
+                        record.truncated,
                     ),
                 )
                 self._db.execute("COMMIT")
@@ -165,16 +169,19 @@ class CallStore:
                 raise
 
     def usage(self) -> list[Usage]:
-        """Per stage and task: calls, cache hits, tokens spent (cache hits spend none), retries, failures."""
+        """Per stage and task: calls, cache hits, tokens spent (cache hits spend none), retries, failures,
+        seconds, replies cut at the token limit."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT stage, task, COUNT(*), SUM(cache_hit),"
                 " SUM(CASE WHEN cache_hit THEN 0 ELSE prompt_tokens END),"
                 " SUM(CASE WHEN cache_hit THEN 0 ELSE completion_tokens END),"
-                " SUM(retries), SUM(failed), SUM(latency)"
+                " SUM(retries), SUM(failed), SUM(latency), SUM(truncated)"
                 " FROM calls GROUP BY stage, task ORDER BY stage, task"
             ).fetchall()
-        names = ("stage", "task", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "retries", "failures", "seconds")
+        names = (
+            "stage", "task", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "retries", "failures", "seconds", "truncated"
+        )
         return [Usage(**{name: value for name, value in zip(names, row) if value is not None}) for row in rows]
 
     def calls(
@@ -249,7 +256,7 @@ class CallStore:
 
 
 def _logged_call(row: tuple[Any, ...]) -> LoggedCall:
-    (call_id, ts, stage, task, model, prompt_hash, schema_hash, parameters, p_tok, c_tok, latency, hit, retries, failed, finish) = row
+    (call_id, ts, stage, task, model, prompt_hash, schema_hash, parameters, p_tok, c_tok, latency, hit, retries, failed, finish, cut) = row
     return LoggedCall(
         id=call_id,
         time=iso_time(ts or 0.0),
@@ -266,4 +273,5 @@ def _logged_call(row: tuple[Any, ...]) -> LoggedCall:
         retries=retries or 0,
         failed=bool(failed),
         finish_reason=finish or "",
+        truncated=cut or 0,
     )
