@@ -8,8 +8,9 @@ from enum import Enum
 
 from bddgen.models import DocKind, PolicyDocument, TableDocument, TextDocument
 
-#: Bump when the way documents are cut changes: persistent indexes are then rebuilt.
-LAYOUT_VERSION = 1
+#: Bump when the way documents are cut or stored changes: persistent indexes are then rebuilt.
+#: 2: units are stored under ids naming their document's version (see `retrieval.hybrid.stored_id`).
+LAYOUT_VERSION = 2
 #: e5 reads at most 512 word pieces, MiniLM 256; chunks stay below both (table cells tokenise densely).
 MAX_PASSAGE_WORDS = 160
 MAX_ROW_CHUNK_WORDS = 80
