@@ -6,23 +6,29 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
-import tomllib
 from rich.console import Console
 
 from bddgen.config import load_settings
-from bddgen.demo import Demo, DemoModels, DemoSizes, set_setting
+from bddgen.demo import Demo, DemoSizes, set_setting
 from bddgen.embed.base import HashingEmbedder
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.lm.store import CallStore
 from bddgen.ner.base import RegexRecognizer
+from bddgen.pipeline import ModelBuilders
 from bddgen.project import Project
 from bddgen.specs import CANNOT_ANSWER
 from bddgen.templates.settings_toml import render_settings_toml
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 SPECS = [
     ("Varen Cup final venues", "a fan plans a trip to Crownfield Stadium", "the user asks which Varen Cup finals were played there", "the assistant should name the finals and their winners"),
@@ -106,8 +112,8 @@ class FakeModels:
         return {"feedback": "The conversation follows the spec.", "score": 5}
 
 
-def fake_demo_models(fakes: FakeModels) -> DemoModels:
-    return DemoModels(
+def fake_demo_models(fakes: FakeModels) -> ModelBuilders:
+    return ModelBuilders(
         language_model=lambda project, settings: LanguageModel(fakes.lm, CallStore(project.lm_db)),
         embedder=lambda project: HashingEmbedder(),
         recognizer=lambda project, lm: RegexRecognizer(),

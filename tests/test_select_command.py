@@ -45,7 +45,7 @@ def _scripted_project(
     monkeypatch.chdir(root)
     counter = itertools.count()
     scripted = LanguageModel(ScriptedLM(default=lambda request: draft(subjects[next(counter) % len(subjects)])))
-    monkeypatch.setattr("bddgen.commands.generate.build_language_model", lambda project: scripted)
+    monkeypatch.setattr("bddgen.lm.pool.build_language_model", lambda project, settings=None, where="[lm]": scripted)
     return root
 
 

@@ -13,24 +13,12 @@ ABSTAIN = re.compile(r"^the assistant should say it cannot answer$")
 CONTAINS = re.compile(r'^the answer should contain "(?P<value>.*)"$')
 SATISFY = re.compile(r"^the conversation should satisfy the spec$")
 
-KNOWN_STEPS: dict[str, re.Pattern[str]] = {
-    'When the user asks "QUESTION"': ASK,
-    'Then the answer should agree with "ANSWER"': AGREE,
-    "Then the assistant should say it cannot answer": ABSTAIN,
-    'Then the answer should contain "VALUE"': CONTAINS,
-    "Then the conversation should satisfy the spec": SATISFY,
-}
-
 # behave `parse` patterns of the same steps (steps/ registers these).
 BEHAVE_ASK = 'the user asks "{question}"'
 BEHAVE_AGREE = 'the answer should agree with "{answer}"'
 BEHAVE_ABSTAIN = "the assistant should say it cannot answer"
 BEHAVE_CONTAINS = 'the answer should contain "{value}"'
 BEHAVE_SATISFY = "the conversation should satisfy the spec"
-
-
-def is_known_step(text: str) -> bool:
-    return any(p.match(text) for p in KNOWN_STEPS.values())
 
 
 def quote(text: str) -> str:

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from bddgen.config import GenerateSettings
 from bddgen.embed.base import Embedder
 from bddgen.errors import InputError, LMOutputError, Problem
-from bddgen.features.writer import atomic_write
+from bddgen.files import atomic_write
 from bddgen.generate.checks import CleanDraft, Rejection, RejectionReason, check_novelty, check_text
 from bddgen.generate.summary import CorpusSummary
 from bddgen.generate.tasks import WRITE_SPEC, SpecDraft

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 from typing import Sequence
 
@@ -10,8 +9,8 @@ import snowballstemmer
 from rank_bm25 import BM25Okapi
 
 from bddgen.retrieval.units import IndexUnit
+from bddgen.text import words
 
-_WORD = re.compile(r"[^\W_]+")
 _STEMMER = snowballstemmer.stemmer("english")
 _STEMMER_LOCK = threading.Lock()  # a Snowball stemmer object keeps state between calls
 
@@ -19,9 +18,8 @@ _STEMMER_LOCK = threading.Lock()  # a Snowball stemmer object keeps state betwee
 def tokenize(text: str) -> list[str]:
     """Case-folded, stemmed words and numbers ("dogs" matches "dog"); underscores split words,
     so `flight_number` matches "flight number"."""
-    words = _WORD.findall(text.casefold())
     with _STEMMER_LOCK:
-        return list(_STEMMER.stemWords(words))
+        return list(_STEMMER.stemWords(words(text)))
 
 
 class LexicalIndex:
