@@ -45,8 +45,9 @@ def retriever(models: Models, on_progress: StageProgress = no_progress) -> Hybri
 def generate(models: Models, on_progress: StageProgress = no_progress) -> CandidateSet:
     """Write candidate specs up to [generate] m into the candidates file (resuming what is there)."""
     project, settings = models.project, models.project.settings
+    index = retriever(models, on_progress)  # the checks confirm the corpus covers each draft's subject
     return generate_candidates(
-        models.corpus.system, models.corpus, models.lm, models.embedder, settings.generate, project.candidates_file, settings.seed,
+        models.corpus.system, models.corpus, models.lm, models.embedder, index, settings.generate, project.candidates_file, settings.seed,
         on_progress=lambda done, total: on_progress("writing candidate specs", done, total),
     )
 
