@@ -19,7 +19,7 @@ from pydantic import BaseModel, TypeAdapter
 
 import bddgen
 from bddgen.config import Settings
-from bddgen.corpus.formats import TableFile, TableSidecar
+from bddgen.corpus.formats import DatabaseSidecar, TableFile, TableSidecar
 from bddgen.implement.provenance import FeatureProvenance
 from bddgen.lm.tasks import PromptTask
 from bddgen.models import Document, PolicyDocument, SystemDescription, TableDocument, TextDocument
@@ -35,6 +35,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "policy-document.json": PolicyDocument,
     "table.json": TableFile,
     "table.yaml": TableSidecar,
+    "database.yaml": DatabaseSidecar,
     "corpus.jsonl": TypeAdapter(Document),
     "candidates.json": CandidateSet,
     "selection.json": Selection,
