@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bddgen.corpus.documents import DOCUMENT_SUFFIXES, document_file
 from bddgen.corpus.readers import AnyDocument, Read, csv_table, jsonl_documents, markdown_document, read_model, read_yaml
 from bddgen.corpus.records import records_file
 from bddgen.corpus.sqlite import DATABASE_SUFFIXES, database_tables
@@ -11,7 +12,11 @@ from bddgen.errors import InputError, Problem
 from bddgen.models import Corpus, SystemDescription
 
 SYSTEM_FILE = "system.yaml"
-FOLDER_SUFFIXES: dict[str, tuple[str, ...]] = {"text": (".md",), "tables": (".csv", ".json", ".jsonl", *DATABASE_SUFFIXES, ".yaml"), "policies": (".md",)}
+FOLDER_SUFFIXES: dict[str, tuple[str, ...]] = {
+    "text": (".md", *DOCUMENT_SUFFIXES),
+    "tables": (".csv", ".json", ".jsonl", *DATABASE_SUFFIXES, ".yaml"),
+    "policies": (".md", *DOCUMENT_SUFFIXES),
+}
 """Sub-folder -> the file types it may hold (a .yaml is the sidecar of a .csv or a database)."""
 
 
@@ -53,7 +58,10 @@ def _read_documents(root: Path, problems: list[Problem]) -> tuple[list[Read], in
         for path in _visible_files(root / folder, root, problems):
             count += 1
             location = path.relative_to(root).as_posix()
-            results.append(markdown_document(path, location, f"{folder}/{path.stem}", kind))
+            if path.suffix == ".md":
+                results.append(markdown_document(path, location, f"{folder}/{path.stem}", kind))
+            else:
+                results.append(document_file(path, location, folder, kind))
     tables = _visible_files(root / "tables", root, problems)
     stems_with_csv = {p.stem for p in tables if p.suffix == ".csv"}
     stems_with_database = {p.stem for p in tables if p.suffix in DATABASE_SUFFIXES}
