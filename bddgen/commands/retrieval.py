@@ -26,7 +26,8 @@ def _project(corpus_arg: str | None) -> Project:
 
 
 def _open_index(project: Project) -> HybridIndex:
-    return HybridIndex(project.index_path, build_embedder(project), rrf_k=project.settings.retrieval.rrf_k)
+    settings = project.settings.retrieval
+    return HybridIndex(project.index_path, build_embedder(project), rrf_k=settings.rrf_k, max_indexed_rows=settings.max_indexed_rows)
 
 
 def _ingest_with_progress(index: HybridIndex, corpus: Corpus, bar: Progress | None) -> IngestReport:

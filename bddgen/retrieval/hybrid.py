@@ -16,7 +16,7 @@ from bddgen.retrieval.base import Hit
 from bddgen.retrieval.chroma import open_client, open_collection
 from bddgen.retrieval.manifest import IndexedDocument, IndexManifest
 from bddgen.retrieval.ranking import Channel, HybridRanker
-from bddgen.retrieval.units import LAYOUT_VERSION, Facet, IndexUnit, units_of
+from bddgen.retrieval.units import DEFAULT_MAX_INDEXED_ROWS, LAYOUT_VERSION, Facet, IndexUnit, units_of
 
 COLLECTIONS: dict[DocKind, str] = {
     DocKind.TEXT: "bddgen-text",
@@ -72,10 +72,11 @@ class HybridIndex:
     layout) is emptied on open and rebuilt by the next ingest.
     """
 
-    def __init__(self, path: Path, embedder: Embedder, rrf_k: int = 60) -> None:
+    def __init__(self, path: Path, embedder: Embedder, rrf_k: int = 60, max_indexed_rows: int = DEFAULT_MAX_INDEXED_ROWS) -> None:
         self.path = Path(path)
         self._embedder = embedder
         self._rrf_k = rrf_k
+        self._max_indexed_rows = max_indexed_rows
         self._client = open_client(self.path / "chroma")
         saved = IndexManifest.load(self._manifest_path)
         self._rebuilding = saved is not None and not saved.matches(embedder.name, LAYOUT_VERSION)
@@ -148,7 +149,7 @@ class HybridIndex:
             on_progress(0, total)
         batch: list[tuple[Document, list[IndexUnit]]] = []
         for position, document in enumerate(documents, start=1):
-            batch.append((document, units_of(document)))
+            batch.append((document, units_of(document, self._max_indexed_rows)))
             if sum(len(units) for _, units in batch) >= ADD_BATCH_UNITS or position == total:
                 embedded += self._store(batch)
                 done += len(batch)
