@@ -21,6 +21,7 @@ import bddgen
 from bddgen.config import Settings
 from bddgen.corpus.formats import DatabaseSidecar, TableFile, TableSidecar
 from bddgen.implement.provenance import FeatureProvenance
+from bddgen.interop.model import ExportedConversation
 from bddgen.lm.tasks import PromptTask
 from bddgen.models import Document, PolicyDocument, SystemDescription, TableDocument, TextDocument
 from bddgen.results import RunMetadata, TurnResult
@@ -45,6 +46,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "report.json": Report,
     "coverage.json": CoverageCertificate,
     "provenance.json": FeatureProvenance,
+    "export.jsonl": ExportedConversation,
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 
