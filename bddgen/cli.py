@@ -21,7 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "corpus": ("bddgen.commands.corpus:corpus", "Validate a corpus or print its statistics."),
     "ingest": ("bddgen.commands.retrieval:ingest", "Build the retrieval index of a corpus."),
     "search": ("bddgen.commands.retrieval:search", "Search the retrieval index."),
-    "lm": ("bddgen.commands.lm:lm", "Make one call through the configured LM."),
+    "lm": ("bddgen.commands.lm:lm", "One call through the configured LM (ask); the call log (log, show)."),
     "costs": ("bddgen.commands.lm:costs", "LM calls, tokens and cache hits per stage and task."),
     "generate": ("bddgen.commands.generate:generate", "Write candidate specs with the LM."),
     "select": ("bddgen.commands.select:select", "Select a diverse, covering subset of specs."),

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import sys
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Annotated, Any, Literal, Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from bddgen.errors import ConfigError
 
@@ -23,8 +24,25 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+_VARIABLE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _variable_name(value: str) -> str:
+    """An environment variable's name; a key pasted here instead is refused without repeating it."""
+    looks_like_a_key = len(value) >= 24 and any(c.islower() for c in value) and any(c.isdigit() for c in value)
+    if value and (not _VARIABLE_NAME.match(value) or looks_like_a_key):
+        raise ValueError(
+            "expects the NAME of an environment variable (e.g. OPENAI_API_KEY), and this value is not one "
+            "(not shown, in case it is the key itself): put the key in a variable and name the variable here"
+        )
+    return value
+
+
+EnvVarName = Annotated[str, AfterValidator(_variable_name)]
+
 CONFIG_FILE = "bddgen.toml"
 ENV_PREFIX = "BDDGEN_"
+REFERENCE_CONTEXT_TOKENS = 1500  # retrieved context per prompt of a reference assistant
 
 
 class _Section(BaseModel):
@@ -42,7 +60,7 @@ class LMSettings(_Section):
         description="Embedded: qwen2.5-coder-1.5b, qwen2.5-coder-0.5b or a path to a .gguf file. OpenAI: the model name.",
     )
     base_url: str = Field(default="", description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.")
-    api_key_env: str = Field(default="OPENAI_API_KEY", description="Environment variable holding the API key.")
+    api_key_env: EnvVarName = Field(default="OPENAI_API_KEY", description="Environment variable holding the API key.")
     temperature: float = Field(default=0.2, ge=0.0, le=2.0, description="Sampling temperature; lower is more repeatable.")
     max_tokens: int = Field(default=1536, ge=16, description="Longest reply, in tokens.")
     timeout: float = Field(default=300.0, gt=0, description="Seconds per request.")
@@ -59,7 +77,7 @@ class EmbedderSettings(_Section):
     )
     model: str = Field(default="", description="OpenAI-compatible: embedding model name.")
     base_url: str = Field(default="", description="OpenAI-compatible: endpoint, e.g. http://localhost:11434/v1.")
-    api_key_env: str = Field(default="OPENAI_API_KEY", description="OpenAI-compatible: environment variable holding the API key.")
+    api_key_env: EnvVarName = Field(default="OPENAI_API_KEY", description="OpenAI-compatible: environment variable holding the API key.")
     batch_size: int = Field(default=32, ge=1, description="Texts embedded per call.")
     dimension: int = Field(default=384, ge=8, description="Hashing embedder: vector size.")
 
@@ -160,13 +178,19 @@ class AssistantSettings(_Section):
         description="OpenAI-compatible: model name to send. dense-rag/react-rag: the model they run on instead of "
         "[lm] model (same backend), to compare assistant variants.",
     )
-    api_key_env: str = Field(default="", description="Environment variable holding its API key.")
+    api_key_env: EnvVarName = Field(default="", description="Environment variable holding its API key.")
     url: str = Field(default="", description="HTTP: the URL questions are POSTed to.")
     request_template: str = Field(default="", description='HTTP: JSON template; "{messages}" and "{question}" are filled in.')
     response_path: str = Field(default="answer", description="HTTP: dotted path of the answer in the reply.")
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers; ${VAR} is read from the environment.")
     callable: str = Field(default="", description="Python: module:function(messages).")
     max_steps: int = Field(default=4, ge=1, description="react-rag: tool steps before it must answer.")
+    context_tokens: int = Field(
+        default=REFERENCE_CONTEXT_TOKENS,
+        ge=100,
+        description="dense-rag/react-rag: most tokens of retrieved context in one prompt, counted with the model's "
+        "tokenizer (an estimate of 3 characters per token on backends without one); smaller answers faster.",
+    )
     script: str = Field(default="", description="fake: YAML/JSON reply script, relative to the project root.")
 
 

@@ -38,6 +38,10 @@ class InputError(BddgenError):
         self.title = title
         super().__init__(self.render())
 
+    def __reduce__(self) -> tuple[type[InputError], tuple[list[Problem], str]]:
+        """Pickles by its problems and title (worker processes send errors back to the parent)."""
+        return type(self), (self.problems, self.title)
+
     def render(self) -> str:
         lines = [f"{self.title} ({len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}):"]
         lines += [f"  {p}" for p in self.problems[:MAX_LISTED_PROBLEMS]]
@@ -65,12 +69,16 @@ class LMOutputError(BddgenError):
     attempts: int = 1
     exit_code: int = field(default=2)
 
+    def __reduce__(self) -> tuple[type[LMOutputError], tuple[str, str, str, int, int]]:
+        """Pickles by its fields: a dataclass exception has no `args` to rebuild it from."""
+        return type(self), (self.task, self.raw_text, self.reason, self.attempts, self.exit_code)
+
     def __str__(self) -> str:
         snippet = self.raw_text if len(self.raw_text) < 400 else self.raw_text[:400] + "…"
         return (
             f"task {self.task!r}: the model's reply was unusable after {self.attempts} attempt(s): "
             f"{self.reason}\n  raw reply: {snippet!r}\n"
-            "  Try a stronger model (see `bddgen lm --help`) or raise [lm] max_retries."
+            "  Try a stronger model (see `bddgen lm ask --help`) or raise [lm] max_retries."
         )
 
 

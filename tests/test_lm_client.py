@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from bddgen.errors import LMOutputError
 from bddgen.lm.client import LanguageModel
+from bddgen.lm.limits import reply_token_limit
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.lm.store import CallStore
 from bddgen.lm.tasks import PromptTask
@@ -75,4 +76,5 @@ def test_a_task_with_a_short_reply_caps_the_tokens_of_its_calls(tmp_path: Path) 
     short = PromptTask("capital-short", CAPITAL.instruction, Capital, max_tokens=64)
     lm.run(short, stage="demo", country="France")
     lm.run(CAPITAL, stage="demo", country="Peru")
-    assert [r.max_tokens for r in fake.requests] == [64, lm.max_tokens]
+    assert [r.max_tokens for r in fake.requests] == [64, reply_token_limit(CAPITAL.schema)]
+    assert reply_token_limit(CAPITAL.schema) < lm.max_tokens

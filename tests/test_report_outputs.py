@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from bddgen.lm.base import LMResponse, TokenUsage
-from bddgen.lm.store import CallRecord, CallStore
+from bddgen.lm.records import CallRecord, Usage
+from bddgen.lm.store import CallStore
 from bddgen.report.analysis import build_report
 from bddgen.report.costs import usage_costs
 from bddgen.report.coverage_model import CoverageCertificate, CoverageGroup, CoverageItem
@@ -102,9 +103,7 @@ def synthetic_report(repeats: int = 1) -> Report:
             CoverageGroup(name="linking entities", items=[CoverageItem(id="Ballon d'Or", specs=["award-history-1a2b3c"])]),
         ],
     )
-    from bddgen.report.model import CostRow
-
-    costs = [CostRow(stage="generate", task="write_spec", calls=12, cache_hits=2, prompt_tokens=9000, completion_tokens=1800, retries=1, failures=0, seconds=95.0)]
+    costs = [Usage(stage="generate", task="write_spec", calls=12, cache_hits=2, prompt_tokens=9000, completion_tokens=1800, retries=1, failures=0, seconds=95.0)]
     return build_report(
         [synthetic_run("20250501-dense", "dense-rag", 7, repeats), synthetic_run("20250501-react", "react-rag", 4, repeats)],
         spec_titles=SPECS, coverage=coverage, costs=costs, generated="2025-05-01T11:00:00+00:00",

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bddgen.config import REFERENCE_CONTEXT_TOKENS
 from bddgen.embed.base import HashingEmbedder
 from bddgen.lm.base import LMRequest, Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus, PolicyDocument, SystemDescription, TableDocument, TextDocument
 from bddgen.retrieval.memory import MemoryIndex
+from bddgen.run.reference.budget import cut_to_tokens, fit_to_budget
 from bddgen.run.reference.chunks import ChunkIndex, chunk_document
 from bddgen.run.reference.dense_rag import DenseRagAssistant
 from bddgen.run.reference.react_rag import PASSAGE_WORDS, ReactRagAssistant, best_passage
@@ -179,3 +184,72 @@ def test_a_reference_assistant_can_run_on_its_own_model(tmp_path: Path) -> None:
     # The judge defaults to [lm]: a different model from small-rag's, the same as same-rag's.
     assert same_model_warning(project, "small-rag", small) is None
     assert "same model" in (same_model_warning(project, "same-rag", same) or "")
+
+
+def _long_policy(n: int) -> PolicyDocument:
+    sentence = f"Rule {n} says that bags of passengers on route {n} are checked at gate {n} before boarding."
+    return PolicyDocument(id=f"policies/rule{n}", title=f"Baggage rule {n}", passage=" ".join([sentence] * 60))
+
+
+LONG_CORPUS = Corpus(
+    system=SystemDescription(name="Airline", purpose="Answer passengers."), documents=[_long_policy(n) for n in range(6)]
+)
+
+
+def _dense_rag_prompt(tmp_path: Path, top_k: int = 5, **budget: int) -> tuple[ScriptedLM, LMRequest]:
+    backend = ScriptedLM(by_task={"rag-answer": {"answer": "At the gate.", "found": True}})
+    index = ChunkIndex.build(LONG_CORPUS, HashingEmbedder(128), tmp_path)
+    assistant = DenseRagAssistant(LanguageModel(backend), index, top_k=top_k, **budget)
+    history = [Message("user", "Where are bags checked?"), Message("assistant", "At the gate.")]
+    assistant.respond(history + [Message("user", "And on route 3?")])
+    return backend, backend.requests[0]
+
+
+def _context(request: LMRequest) -> str:
+    return request.messages[-1].content.split("## Context\n", 1)[1].split("\n\n## Question", 1)[0]
+
+
+def test_dense_rag_prompts_stay_within_2000_tokens_at_the_default_context_budget(tmp_path: Path) -> None:
+    for top_k in (5, 8):  # the default, and more chunks than the budget holds
+        backend, request = _dense_rag_prompt(tmp_path, top_k)
+        assert backend.count_tokens(_context(request)) <= REFERENCE_CONTEXT_TOKENS
+        assert sum(backend.count_tokens(m.content) for m in request.messages) <= 2000
+    _, unbounded = _dense_rag_prompt(tmp_path, 8, context_tokens=100_000)
+    assert sum(backend.count_tokens(m.content) for m in unbounded.messages) > 2000
+
+
+def test_dense_rag_cuts_the_chunk_that_overflows_its_budget_and_cites_only_what_it_kept(tmp_path: Path) -> None:
+    backend = ScriptedLM(by_task={"rag-answer": {"answer": "At the gate.", "found": True}})
+    index = ChunkIndex.build(LONG_CORPUS, HashingEmbedder(128), tmp_path)
+    reply = DenseRagAssistant(LanguageModel(backend), index, top_k=5, context_tokens=120).respond(
+        [Message("user", "Where are bags checked on route 3?")]
+    )
+    context = _context(backend.requests[0])
+    assert 60 < backend.count_tokens(context) <= 120 and context.startswith("[1] Baggage rule")
+    assert len(reply.contexts) == 1
+
+
+def test_react_rag_answers_once_its_findings_fill_the_context_budget() -> None:
+    searches = [{"thought": "Look.", "action": "search_text", "query": f"rule {n} gate"} for n in range(4)]
+    backend = ScriptedLM(by_task={"react-rag-step": searches, "rag-answer": [{"answer": "At gate 2.", "found": True}]})
+    retriever = MemoryIndex(HashingEmbedder(128), LONG_CORPUS)
+    assistant = ReactRagAssistant(LanguageModel(backend), retriever, LONG_CORPUS, max_steps=4, context_tokens=250)
+    reply = assistant.respond([Message("user", "Where are bags checked on route 2?")])
+    assert reply.answer == "At gate 2."
+    assert backend.tasks_seen()[-1] == "rag-answer" and len(reply.tool_calls) < 4
+    assert backend.count_tokens(_context(backend.requests[-1])) <= 250 + 20  # findings plus their headings
+
+
+@given(
+    pieces=st.lists(st.text(alphabet="ab \n", min_size=0, max_size=80), max_size=6),
+    budget=st.integers(min_value=0, max_value=60),
+)
+def test_fitted_pieces_are_prefixes_in_order_and_never_exceed_the_budget(pieces: list[str], budget: int) -> None:
+    def count(text: str) -> int:
+        return len(text.split())
+
+    kept = fit_to_budget(pieces, budget, count)
+    assert sum(count(piece) for piece in kept) <= budget
+    assert all(original.startswith(piece) for piece, original in zip(kept, pieces))
+    assert all(piece == original for piece, original in zip(kept[:-1], pieces))
+    assert cut_to_tokens(" ".join(pieces), budget, count) == " ".join(pieces)[: len(cut_to_tokens(" ".join(pieces), budget, count))]

@@ -10,6 +10,7 @@ from bddgen.embed.factory import build_embedder
 from bddgen.generate import generate_candidates, load_candidates
 from bddgen.lm.factory import build_language_model
 from bddgen.project import Project
+from bddgen.project_lock import acquire_project_lock
 
 
 @click.command()
@@ -21,6 +22,7 @@ def generate(m: int | None, restart: bool) -> None:
     An interrupted run resumes: run the same command again and it continues up to m.
     """
     project = Project.discover(overrides={"generate": {"m": m}} if m else None)
+    acquire_project_lock(project, "generate")
     settings = project.settings
     out = project.candidates_file
     if restart:

@@ -18,6 +18,7 @@ from bddgen.implement.entities import EntityCache
 from bddgen.lm.factory import build_language_model
 from bddgen.ner.factory import build_recognizer
 from bddgen.project import Project
+from bddgen.project_lock import acquire_project_lock
 from bddgen.retrieval import open_retriever
 
 
@@ -44,6 +45,7 @@ def implement(features: tuple[Path, ...], n: int | None, turns: int | None, chai
     provenance goes to <stem>.provenance.json next to each .feature file.
     """
     project = Project.discover(overrides=_overrides(n, turns, chain_length, seed))
+    acquire_project_lock(project, "implement")
     paths = feature_files(list(features) or [project.features_path])
     if not paths:
         where = ", ".join(str(f) for f in features) or str(project.features_path)
@@ -72,6 +74,15 @@ def implement(features: tuple[Path, ...], n: int | None, turns: int | None, chai
         raise BddgenError(
             f"{len(report.unfinished)} spec(s) unfinished because LM replies stayed unusable (listed above); "
             "run the same command again to continue, or try a stronger model"
+        )
+    if not report.written and not any(f.existing for f in report.features):
+        raise InputError(
+            Problem(
+                str(project.features_path),
+                "wrote no conversation: every draft was dropped or failed (reasons above). Check that the corpus holds "
+                "what the specs ask about, or try a stronger model (`bddgen lm --help`)",
+            ),
+            title="nothing implemented",
         )
 
 

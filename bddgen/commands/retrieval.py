@@ -15,6 +15,7 @@ from bddgen.corpus import load_corpus, resolve_corpus_arg
 from bddgen.embed.factory import build_embedder
 from bddgen.models import Corpus, DocKind
 from bddgen.project import Project
+from bddgen.project_lock import acquire_project_lock
 from bddgen.retrieval.base import Hit
 from bddgen.retrieval.hybrid import HybridIndex, IngestReport
 
@@ -53,6 +54,7 @@ def ingest(corpus: str | None) -> None:
     corpus comes from bddgen.toml; with CORPUS the index goes to ./.bddgen.
     """
     project = _project(corpus)
+    acquire_project_lock(project, "ingest")
     loaded = load_corpus(project.corpus_path)
     index = _open_index(project)
     with progress() as bar:
@@ -93,6 +95,7 @@ def search(words: tuple[str, ...], kinds: tuple[str, ...], top_k: int | None, as
         raise click.UsageError('give the query as one argument in quotes: bddgen search [CORPUS] "QUERY"')
     corpus_arg, query = (words[0], words[1]) if len(words) == 2 else (None, words[0])
     project = _project(corpus_arg)
+    acquire_project_lock(project, "search")
     loaded = load_corpus(project.corpus_path)
     index = _open_index(project)
     with nullcontext(None) if as_json else progress() as bar:

@@ -12,11 +12,13 @@ from bddgen.console import console, progress
 from bddgen.errors import ConfigError, InputError, Problem
 from bddgen.features.reader import feature_files, read_feature
 from bddgen.project import Project
+from bddgen.project_lock import acquire_project_lock
 from bddgen.results import RunMetadata, TurnResult, Verdict
 from bddgen.run.launcher import BEHAVE_JSON, JUNIT_DIR, behave_arguments, combine_junit, run_suite
 from bddgen.run.metadata import latest_run_dir, new_run_dir
 from bddgen.run.assistants import assistant_settings
 from bddgen.run.store import RunStore
+from bddgen.safe_names import child_folder
 from bddgen.run.suite import RunOptions, RunSummary, SuiteRun
 
 EXIT_INTERRUPTED = 130
@@ -73,6 +75,7 @@ def run(
     if results_dir is not None:
         run_overrides["results_dir"] = str(results_dir.resolve())
     project = Project.discover(overrides={"run": run_overrides}, require_corpus=False)
+    acquire_project_lock(project, "run")
     if resume is not None:
         options, feature_paths = _resumed(project, resume, jobs)
         tag_list = [options.tags] if options.tags else []
@@ -92,12 +95,20 @@ def run(
             tags=" and ".join(f"({t})" for t in tags) if len(tags) > 1 else "".join(tags),
         )
     suite = SuiteRun(project, options)
-    with progress() as bar:
-        suite.listener = _ProgressListener(bar)
-        behave_passed = run_suite(suite, behave_arguments(feature_paths, options.run_dir, tag_list, behave_format))
-    if suite.startup_error is not None:
-        raise suite.startup_error
-    assert suite.summary is not None
+    store = RunStore(options.run_dir)
+    try:
+        with progress() as bar:
+            suite.listener = _ProgressListener(bar)
+            behave_passed = run_suite(suite, behave_arguments(feature_paths, options.run_dir, tag_list, behave_format))
+        if suite.startup_error is not None:
+            raise suite.startup_error
+        assert suite.summary is not None
+        if suite.summary.conversations == 0:
+            raise InputError(Problem(", ".join(map(str, feature_paths)), _nothing_to_run(options.tags)), title="nothing to run")
+    except BaseException:
+        if resume is None:
+            store.remove_if_unused()
+        raise
     junit = combine_junit(options.run_dir)
     _print_summary(project, suite.summary, junit)
     for problem in suite.unfinished:
@@ -109,10 +120,16 @@ def run(
         raise SystemExit(1)
 
 
+def _nothing_to_run(tags: str) -> str:
+    if tags:
+        return f"no conversation matches the tags {tags!r}: check the tag expression (`bddgen validate` lists the files)"
+    return "no conversations in these .feature files, only specs: run `bddgen implement` to write conversations"
+
+
 def _new_run_dir(project: Project, run_id: str | None) -> Path:
     if run_id is None:
         return new_run_dir(project.runs_path)
-    run_dir = project.runs_path / run_id
+    run_dir = child_folder(project.runs_path, run_id, "--run-id")
     if (run_dir / "run.json").exists():
         raise ConfigError(f"run {run_id!r} exists in {project.runs_path}: continue it with `bddgen run --resume {run_id}`")
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -121,11 +138,20 @@ def _new_run_dir(project: Project, run_id: str | None) -> Path:
 
 def _resumed(project: Project, run_id: str, jobs: int | None) -> tuple[RunOptions, list[Path]]:
     """The options and feature files of the run to continue, from its run.json."""
-    run_dir = project.runs_path / run_id if run_id else latest_run_dir(project.runs_path)
+    run_dir = child_folder(project.runs_path, run_id, "--resume") if run_id else latest_run_dir(project.runs_path)
     metadata: RunMetadata | None = RunStore(run_dir).read_metadata() if run_dir is not None else None
     if run_dir is None or metadata is None:
         where = run_dir or project.runs_path
         raise ConfigError(f"nothing to resume in {where}: no run.json (start a run with `bddgen run`)")
+    features = [project.root / f for f in metadata.features]
+    for gone in [f for f in features if not f.exists()]:
+        console.print(
+            f"warning: {_relative(project, gone)} no longer exists; its conversations are not run again "
+            "(results it already has stay in results.jsonl)", style="yellow", markup=False, soft_wrap=True,
+        )
+    features = [f for f in features if f.exists()]
+    if metadata.features and not features:
+        raise InputError(Problem(str(run_dir), "every feature file of this run was deleted; start a new run with `bddgen run`"), title="nothing to resume")
     options = RunOptions(
         assistant=metadata.assistant,
         run_dir=run_dir,
@@ -134,7 +160,7 @@ def _resumed(project: Project, run_id: str, jobs: int | None) -> tuple[RunOption
         repeat=metadata.repeat,
         tags=metadata.tags,
     )
-    return options, [project.root / f for f in metadata.features]
+    return options, features
 
 
 def _check_features(paths: list[Path]) -> None:

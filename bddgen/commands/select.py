@@ -12,6 +12,7 @@ from bddgen.errors import InputError, Problem
 from bddgen.features.writer import atomic_write
 from bddgen.generate import load_candidates
 from bddgen.project import Project
+from bddgen.project_lock import acquire_project_lock
 from bddgen.retrieval import open_retriever
 from bddgen.select import MethodComparison, build_pool, compare_methods, scan_suite, select_specs, write_selected
 
@@ -40,6 +41,7 @@ def select(k: int | None, compare: bool, force: bool) -> None:
     overwritten, and count as chosen; the greedy continues from them.
     """
     project = Project.discover(overrides={"select": {"k": k}} if k else None)
+    acquire_project_lock(project, "select")
     settings = project.settings
     candidates = load_candidates(project.candidates_file)
     if not candidates.candidates:

@@ -20,6 +20,11 @@ FOLDER_SUFFIXES: dict[str, tuple[str, ...]] = {
 """Sub-folder -> the file types it may hold (a .yaml is the sidecar of a .csv or a database)."""
 
 
+def _inside(path: Path, root: Path) -> bool:
+    """True when `path`, links followed, lies in the corpus folder `root`."""
+    return path.resolve().is_relative_to(root.resolve())
+
+
 def _visible_files(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
     """Files of a corpus sub-folder in name order; anything bddgen would not read is a problem."""
     if not folder.is_dir():
@@ -30,7 +35,9 @@ def _visible_files(folder: Path, root: Path, problems: list[Problem]) -> list[Pa
         if entry.name.startswith("."):
             continue
         location = entry.relative_to(root).as_posix()
-        if entry.is_dir():
+        if not _inside(entry, root):
+            problems.append(Problem(location, f"a link to {entry.resolve()}, outside the corpus folder: not followed; copy the file in instead"))
+        elif entry.is_dir():
             problems.append(Problem(location, f"sub-folders are not read; move its files into {folder.name}/"))
         elif entry.suffix not in allowed:
             problems.append(Problem(location, f"not read: {folder.name}/ holds {', '.join('*' + s for s in allowed)} files"))
@@ -41,6 +48,8 @@ def _visible_files(folder: Path, root: Path, problems: list[Problem]) -> list[Pa
 
 def _read_system(root: Path) -> tuple[SystemDescription | None, list[Problem]]:
     path = root / SYSTEM_FILE
+    if path.exists() and not _inside(path, root):
+        return None, [Problem(SYSTEM_FILE, f"a link to {path.resolve()}, outside the corpus folder: not followed; copy the file in instead")]
     if not path.is_file():
         return None, [Problem(SYSTEM_FILE, "missing: describe the assistant (name, purpose, ...) in system.yaml; `bddgen init` writes a template")]
     try:
@@ -80,6 +89,9 @@ def _read_documents(root: Path, problems: list[Problem]) -> tuple[list[Read], in
         else:
             results.append(records_file(path, location, "tables/"))
     for path in sorted(root.glob("*.jsonl")):
+        if not _inside(path, root):
+            problems.append(Problem(path.name, f"a link to {path.resolve()}, outside the corpus folder: not followed; copy the file in instead"))
+            continue
         count += 1
         results.append(jsonl_documents(path, path.name))
     return results, count

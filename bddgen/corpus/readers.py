@@ -90,8 +90,23 @@ def markdown_document(path: Path, location: str, doc_id: str, kind: str) -> Read
     return [model(id=doc_id, title=title, passage=passage, source=location)], []
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text.strip().replace(",", ""))
+    except ValueError:
+        return False
+    return bool(text.strip())
+
+
 def header_problems(headers: list[str]) -> list[str]:
-    """Blank or repeated column names (a table's columns are looked up by name)."""
+    """Blank, repeated or numeric column names (a table's columns are looked up by name; a number
+    where a name belongs means the first row is data and the header row is missing)."""
+    numbers = [name for name in headers if _is_number(name)]
+    if numbers:
+        return [
+            f"the first row holds {numbers[0]!r}, a number, where column names belong: it looks like data; "
+            "add a header row naming the columns"
+        ]
     found = [f"column {i} has no name" for i, name in enumerate(headers, 1) if not name.strip()]
     repeated = sorted({name for name in headers if name.strip() and headers.count(name) > 1})
     found += [f"column name {name!r} appears more than once" for name in repeated]

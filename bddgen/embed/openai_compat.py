@@ -61,10 +61,32 @@ class OpenAIEmbedder:
                 f"embedding request to {self.name} failed: {type(exc).__name__}: {getattr(exc, 'message', exc)}. "
                 "Check [embedder] base_url and model, and that the server is running."
             ) from exc
-        rows = sorted(reply.data, key=lambda item: item.index)
-        vectors = normalise(np.asarray([row.embedding for row in rows], dtype=np.float32))
+        except (ValueError, AttributeError, TypeError) as exc:  # the client library choked on a body that is no embeddings reply
+            raise self._unusable(f"the body is not an embeddings reply ({type(exc).__name__}: {str(exc)[:120]})") from None
+        vectors = self._vectors(reply, len(texts))
         self._dimension = int(vectors.shape[1])
         return vectors
+
+    def _vectors(self, reply: Any, count: int) -> np.ndarray:
+        """One finite vector per text from an embeddings reply, or a clear error for any other body."""
+        from openai.types import CreateEmbeddingResponse
+
+        if not isinstance(reply, CreateEmbeddingResponse):
+            raise self._unusable(f"a {type(reply).__name__} body ({str(reply)[:80]!r}...), not JSON")
+        try:
+            rows = sorted(reply.data, key=lambda item: item.index)
+            vectors = np.asarray([row.embedding for row in rows], dtype=np.float32)
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise self._unusable(f"its data is not a list of embeddings ({exc})") from None
+        if vectors.ndim != 2 or vectors.shape[0] != count or vectors.shape[1] == 0 or not np.isfinite(vectors).all():
+            raise self._unusable(f"expected {count} vectors of numbers, got an array of shape {vectors.shape}")
+        return normalise(vectors)
+
+    def _unusable(self, problem: str) -> BackendUnavailableError:
+        return BackendUnavailableError(
+            f"{self.name} answered, but not with embeddings: {problem}. "
+            "Check that [embedder] base_url is the API itself (usually ending in /v1) and [embedder] model is served there."
+        )
 
     def _connect(self) -> Any:
         if self._client is None:

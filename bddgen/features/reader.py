@@ -6,18 +6,20 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
+from gherkin.dialect import Dialect
 from gherkin.errors import CompositeParserException, ParserError
 from gherkin.parser import Parser
 from gherkin.token_scanner import TokenScanner
 
 from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
-from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, SATISFY
+from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, SATISFY, decode_tag_value
 from bddgen.features.writer import is_edited, read_header
 from bddgen.specs import CANNOT_ANSWER, Conversation, ExactExpectation, QueryType, Spec, Turn
 
 _TURN_COMMENT = re.compile(r"^\s*#\s*turn\s+\d+\s*\|(?P<fields>.*)$")
-_KEYWORD_LINE = re.compile(r"^\s*(Given|When|Then|And|But)\s+(?P<text>.+?)\s*$")
+# gherkin's step keyword types -> the spec part a step belongs to ("" continues the previous part).
+_PART_OF_TYPE = {"Context": "given", "Action": "when", "Outcome": "then"}
 _EXACT_OPS = {"lookup", "count", "max", "min", "sum", "compare"}
 
 
@@ -39,17 +41,39 @@ def _syntax_problem(error: Exception, source: str) -> Problem:
     return Problem(f"{source}:{line}", message)
 
 
-def _spec_from_lines(title: str, lines: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
-    """Group (keyword, text) pairs into given/when/then, folding And/But into the previous part."""
+def _spec_from_lines(lines: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
+    """Group (part, text) pairs into given/when/then; a pair whose part is "" (And, But, *)
+    continues the previous part."""
     parts: dict[str, list[str]] = {"given": [], "when": [], "then": []}
     current = ""
-    for keyword, text in lines:
-        key = keyword.strip().lower()
-        if key in parts:
-            current = key
+    for part, text in lines:
+        current = part or current
         if current:
             parts[current].append(text.strip())
     return parts
+
+
+def _described_steps(description: str, language: str) -> list[tuple[str, str]]:
+    """(part, text) of the Given/When/Then lines of a Rule's description, in the file's language."""
+    dialect = Dialect.for_name(language) or Dialect.for_name("en")
+    keywords = sorted(
+        [(k.strip(), part) for part, ks in (("given", dialect.given_keywords), ("when", dialect.when_keywords), ("then", dialect.then_keywords)) for k in ks]
+        + [(k.strip(), "") for k in dialect.and_keywords + dialect.but_keywords],
+        key=lambda pair: -len(pair[0]),
+    )
+    found: list[tuple[str, str]] = []
+    for line in description.splitlines():
+        stripped = line.strip()
+        for keyword, part in keywords:
+            rest = stripped[len(keyword):]
+            if keyword and stripped.startswith(keyword) and rest.strip() and (keyword[-1] in "'’" or rest[:1].isspace()):
+                found.append((part, rest.strip()))
+                break
+    return found
+
+
+def _step_parts(steps: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(_PART_OF_TYPE.get(step.get("keywordType", ""), ""), step["text"]) for step in steps]
 
 
 def _turn_metadata(comments: dict[int, str], line: int) -> tuple[QueryType | None, list[str], str | None]:
@@ -63,7 +87,7 @@ def _turn_metadata(comments: dict[int, str], line: int) -> tuple[QueryType | Non
     exact: str | None = None
     for field in (f.strip() for f in match.group("fields").split("|")):
         if field.startswith("docs:"):
-            docs = [d.strip() for d in field[5:].split(",") if d.strip()]
+            docs = [decode_tag_value(d.strip()) for d in field[5:].split(",") if d.strip()]
         elif field.startswith("exact:"):
             exact = field[6:].strip()
         elif field in {q.value for q in QueryType}:
@@ -74,7 +98,7 @@ def _turn_metadata(comments: dict[int, str], line: int) -> tuple[QueryType | Non
 def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: str) -> Conversation:
     tags = [t["name"] for t in scenario.get("tags", [])]
     conv_id = next((t.split(":", 1)[1] for t in tags if t.startswith("@conv:")), f"line-{scenario['location']['line']}")
-    chain = next((t.split(":", 1)[1].split(",") for t in tags if t.startswith("@docs:")), [])
+    chain = next(([decode_tag_value(d) for d in t.split(":", 1)[1].split(",") if d] for t in tags if t.startswith("@docs:")), [])
     extra_tags = [
         t for t in tags if t != "@conversation" and t != "@locked" and not t.startswith(("@conv:", "@docs:", "@chain-length:"))
     ]
@@ -135,32 +159,54 @@ def read_feature_text(text: str, source: str) -> FeatureDocument:
     comments = {c["location"]["line"]: c["text"] for c in ast.get("comments", [])}
     header = read_header(text)
     tags = [t["name"] for t in feature.get("tags", [])]
+    language = feature.get("language") or "en"
     spec_parts: dict[str, list[str]] | None = None
+    spec_line = 0
     spec_title = feature["name"]
     form = "rule"
     conversations: list[Conversation] = []
     problems: list[Problem] = []
     scenarios: list[dict[str, Any]] = []
+
+    def second_spec(line: int, what: str) -> Problem:
+        return Problem(
+            f"{source}:{line}",
+            f"{what}: a second spec in this file (the first is at line {spec_line}); bddgen reads one spec per "
+            ".feature file, so move it to its own file",
+        )
+
     for child in feature.get("children", []):
         if "rule" in child:
             rule = child["rule"]
-            described = [(m.group(1), m.group("text")) for m in map(_KEYWORD_LINE.match, rule.get("description", "").splitlines()) if m]
+            described = _described_steps(rule.get("description", ""), language)
             if described and spec_parts is None:
-                spec_parts, spec_title = _spec_from_lines(rule["name"], described), rule["name"] or spec_title
+                spec_parts, spec_title, spec_line = _spec_from_lines(described), rule["name"] or spec_title, rule["location"]["line"]
+            elif described:
+                problems.append(second_spec(rule["location"]["line"], f"Rule {rule['name']!r}"))
             scenarios += [c["scenario"] for c in rule.get("children", []) if "scenario" in c]
         elif "scenario" in child:
             scenarios.append(child["scenario"])
+    seen_ids: dict[str, int] = {}
     for scenario in scenarios:
+        line = scenario["location"]["line"]
         if _is_conversation(scenario):
             try:
-                conversations.append(_conversation(scenario, comments, source))
+                conversation = _conversation(scenario, comments, source)
             except InputError as exc:
                 problems += exc.problems
+                continue
+            if conversation.id in seen_ids:
+                problems.append(Problem(
+                    f"{source}:{line}",
+                    f"conversation id {conversation.id!r} is also used at line {seen_ids[conversation.id]}; give each conversation its own @conv: tag",
+                ))
+            seen_ids.setdefault(conversation.id, line)
+            conversations.append(conversation)
         elif spec_parts is None:
-            steps = [(s["keyword"], s["text"]) for s in scenario.get("steps", [])]
-            spec_parts, spec_title, form = _spec_from_lines(scenario["name"], steps), scenario["name"] or spec_title, "scenario"
+            spec_parts, spec_title, form = _spec_from_lines(_step_parts(scenario.get("steps", []))), scenario["name"] or spec_title, "scenario"
+            spec_line = line
         else:
-            problems.append(Problem(f"{source}:{scenario['location']['line']}", "a second spec in one file; put each spec in its own .feature file"))
+            problems.append(second_spec(line, f"Scenario {scenario['name']!r}"))
     if spec_parts is None:
         problems.append(Problem(f"{source}:{feature['location']['line']}", "no spec found: add a Rule whose description has Given/When/Then lines, or a Scenario with Given/When/Then steps"))
     else:
@@ -190,6 +236,8 @@ def read_feature(path: Path) -> FeatureDocument:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(Problem(str(path), f"not UTF-8 (byte {exc.start}); re-save the file as UTF-8")) from exc
+    except OSError as exc:
+        raise InputError(Problem(str(path), f"cannot read the file: {exc.strerror or exc}")) from exc
     return read_feature_text(text, str(path))
 
 

@@ -4,6 +4,8 @@ linter and behave step definitions."""
 from __future__ import annotations
 
 import re
+from urllib.parse import quote as _percent_quote
+from urllib.parse import unquote as _percent_unquote
 
 ASK = re.compile(r'^the user asks "(?P<question>.*)"$')
 AGREE = re.compile(r'^the answer should agree with "(?P<answer>.*)"$')
@@ -34,3 +36,18 @@ def is_known_step(text: str) -> bool:
 def quote(text: str) -> str:
     """Text safe inside a one-line quoted step argument."""
     return " ".join(text.split())
+
+
+# Characters a document id keeps as-is inside a tag (`@docs:a,b`) or a turn comment (`docs: a, b`);
+# every other one (spaces, commas, '%', '#', '@', '|', non-ASCII) is percent-encoded.
+_TAG_SAFE = "/._-~:()+"
+
+
+def encode_tag_value(text: str) -> str:
+    """`text` as one item of a tag or comment list: no whitespace, comma, '#', '@' or '|' left."""
+    return _percent_quote(text, safe=_TAG_SAFE)
+
+
+def decode_tag_value(text: str) -> str:
+    """The inverse of `encode_tag_value` (text without '%' reads as itself)."""
+    return _percent_unquote(text)

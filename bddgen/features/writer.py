@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
-from bddgen.features.vocabulary import quote
+from bddgen.features.vocabulary import encode_tag_value, quote
 from bddgen.specs import CANNOT_ANSWER, Conversation, QueryType, Spec
 
 HEADER_PREFIX = "# bddgen:"
@@ -41,7 +41,7 @@ def _spec_lines(spec: Spec, indent: str) -> list[str]:
 def _turn_comment(number: int, turn_type: QueryType, doc_ids: list[str], exact_op: str | None) -> str:
     fields = [f"turn {number}", turn_type.value]
     if doc_ids:
-        fields.append("docs: " + ", ".join(doc_ids))
+        fields.append("docs: " + ", ".join(map(encode_tag_value, doc_ids)))
     if exact_op:
         fields.append(f"exact: {exact_op}")
     return " | ".join(fields)
@@ -50,7 +50,7 @@ def _turn_comment(number: int, turn_type: QueryType, doc_ids: list[str], exact_o
 def _conversation_lines(conv: Conversation) -> list[str]:
     tags = ["@conversation", f"@conv:{conv.id}"]
     if conv.chain:
-        tags += [f"@docs:{','.join(conv.chain)}", f"@chain-length:{len(conv.chain)}"]
+        tags += [f"@docs:{','.join(map(encode_tag_value, conv.chain))}", f"@chain-length:{len(conv.chain)}"]
     if conv.locked:
         tags.append("@locked")
     tags += [t for t in conv.tags if t not in tags]

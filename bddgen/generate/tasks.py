@@ -32,4 +32,6 @@ the assistant should do, not the answer itself; every Then line contains "should
 Example for a library assistant, subject "Northgate branch":
 {"title": "Saturday hours of the Northgate branch", "given": ["the user wants to visit the Northgate branch and the Riverside branch on Saturday"], "when": ["the user asks which branch opens earlier"], "then": ["the assistant should give the Saturday opening time of both branches", "the assistant should name the branch that opens first"]}""",
     output=SpecDraft,
+    # a spec is about 100 tokens; its schema leaves the number and length of lines open
+    max_tokens=512,
 )

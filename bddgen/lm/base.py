@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ class LMResponse:
     data: Any = None
     cached: bool = False
     retries: int = 0
+    truncated: int = 0  # attempts cut at the token limit (finish_reason "length")
 
 
 class LMBackend(Protocol):
@@ -68,3 +69,10 @@ class LMBackend(Protocol):
     def model_name(self) -> str: ...
 
     def complete(self, request: LMRequest) -> LMResponse: ...
+
+
+@runtime_checkable
+class TokenCounter(Protocol):
+    """A backend that can count tokens with its model's own tokenizer."""
+
+    def count_tokens(self, text: str) -> int: ...

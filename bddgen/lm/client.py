@@ -12,8 +12,10 @@ import jsonschema
 from pydantic import BaseModel, ValidationError
 
 from bddgen.errors import LMOutputError
-from bddgen.lm.base import LMBackend, LMRequest, LMResponse, Message, TokenUsage
-from bddgen.lm.store import CallRecord, CallStore
+from bddgen.lm.base import LMBackend, LMRequest, LMResponse, Message, TokenCounter, TokenUsage
+from bddgen.lm.limits import estimate_tokens, reply_token_limit
+from bddgen.lm.records import CallRecord
+from bddgen.lm.store import CallStore
 from bddgen.lm.tasks import PromptTask
 
 Output = TypeVar("Output", bound=BaseModel)
@@ -33,13 +35,17 @@ def parse_json_reply(text: str) -> Any:
         return json.loads(stripped[start : end + 1])
 
 
-def _validation_problem(text: str, schema: dict[str, Any], finish_reason: str) -> tuple[Any, str | None]:
+def _validation_problem(text: str, schema: dict[str, Any], max_tokens: int, cut: bool) -> tuple[Any, str | None]:
     """(parsed data, None) when the reply is valid JSON for the schema, else (None, reason)."""
     try:
         data = parse_json_reply(text)
     except json.JSONDecodeError as exc:
-        cut = " (generation stopped at the token limit; if the reply needs more, raise [lm] max_tokens)" if finish_reason == "length" else ""
-        return None, f"not valid JSON: {exc}{cut}"
+        if cut:
+            return None, (
+                f"it ran on past the {max_tokens}-token limit of this task and was cut off, so it is not complete JSON; "
+                "write a shorter reply: each field brief, no repeated text"
+            )
+        return None, f"not valid JSON: {exc}"
     try:
         jsonschema.validate(data, schema)
     except jsonschema.ValidationError as exc:
@@ -49,11 +55,20 @@ def _validation_problem(text: str, schema: dict[str, Any], finish_reason: str) -
 
 
 _ECHO_LIMIT = 2000
+_ECHO_CUT_LIMIT = 300
 
 
-def _echo(text: str) -> str:
-    """The invalid reply as shown back to the model: cut, so a runaway reply cannot overflow the context."""
-    return text if len(text) <= _ECHO_LIMIT else text[:_ECHO_LIMIT] + " …(cut)"
+def _echo(text: str, cut: bool) -> str:
+    """The invalid reply as shown back to the model: shortened, so a runaway reply cannot overflow the
+    context, and to its start only when it ran on (the model would otherwise continue the repetition)."""
+    limit = _ECHO_CUT_LIMIT if cut else _ECHO_LIMIT
+    return text if len(text) <= limit else text[:limit] + " …(cut)"
+
+
+def _token_limit(max_tokens: int | None, schema: dict[str, Any] | None, ceiling: int) -> int:
+    """The request's limit: the caller's, else one sized to the schema; never above [lm] max_tokens."""
+    limit = max_tokens or (reply_token_limit(schema) if schema is not None else ceiling)
+    return min(limit, ceiling)
 
 
 class LanguageModel:
@@ -80,6 +95,12 @@ class LanguageModel:
     def model_name(self) -> str:
         return self.backend.model_name
 
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` by the model's tokenizer when the backend has one, else `estimate_tokens`."""
+        if isinstance(self.backend, TokenCounter):
+            return self.backend.count_tokens(text)
+        return estimate_tokens(text)
+
     def complete(
         self,
         messages: list[Message] | tuple[Message, ...],
@@ -90,13 +111,17 @@ class LanguageModel:
         temperature: float | None = None,
         max_tokens: int | None = None,
     ) -> LMResponse:
-        """One call: cached when seen before; JSON-validated (with retries) when a schema is given."""
+        """One call: cached when seen before; JSON-validated (with retries) when a schema is given.
+
+        The reply is limited to `max_tokens`, or to a limit sized to `schema` (`reply_token_limit`),
+        never above the configured maximum. A reply cut at the limit is counted in `truncated`; with
+        a schema it is retried, like any invalid reply, within `max_retries`."""
         request = LMRequest(
             messages=tuple(messages),
             schema=schema,
             temperature=self.temperature if temperature is None else temperature,
             seed=self.seed,
-            max_tokens=max_tokens or self.max_tokens,
+            max_tokens=_token_limit(max_tokens, schema, self.max_tokens),
             task=task,
             stage=stage,
         )
@@ -109,28 +134,31 @@ class LanguageModel:
 
         attempt_request = request
         usage = TokenUsage()
+        truncated = 0
         for attempt in range(self.max_retries + 1):
             response = self.backend.complete(attempt_request)
             usage = TokenUsage(
                 usage.prompt_tokens + response.usage.prompt_tokens,
                 usage.completion_tokens + response.usage.completion_tokens,
             )
+            cut = response.finish_reason == "length"
+            truncated += cut
             if schema is None:
-                result = replace(response, usage=usage, retries=attempt)
+                result = replace(response, usage=usage, retries=attempt, truncated=truncated)
                 break
-            data, problem = _validation_problem(response.text, schema, response.finish_reason)
+            data, problem = _validation_problem(response.text, schema, request.max_tokens, cut)
             if problem is None:
-                result = replace(response, data=data, usage=usage, retries=attempt)
+                result = replace(response, data=data, usage=usage, retries=attempt, truncated=truncated)
                 break
             if attempt == self.max_retries:
-                failed = replace(response, usage=usage, retries=attempt)
+                failed = replace(response, usage=usage, retries=attempt, truncated=truncated)
                 self._log(request, failed, started, cache_hit=False, retries=attempt, failed=True)
                 raise LMOutputError(task=task, raw_text=response.text, reason=problem, attempts=attempt + 1)
             attempt_request = replace(
                 attempt_request,
                 messages=attempt_request.messages
                 + (
-                    Message("assistant", _echo(response.text)),
+                    Message("assistant", _echo(response.text, cut)),
                     Message(
                         "user",
                         f"That reply was invalid: {problem}. Reply again with one JSON object only that matches the schema.",
@@ -143,10 +171,10 @@ class LanguageModel:
         return result
 
     def run(self, task: PromptTask[Output], *, stage: str, temperature: float | None = None, **inputs: Any) -> Output:
-        """Run a typed task: render its messages, call with its schema, return its output model."""
-        max_tokens = min(task.max_tokens, self.max_tokens) if task.max_tokens else None
+        """Run a typed task: render its messages, call with its schema, return its output model.
+        Its reply is limited to `task.max_tokens` when set, else to a limit sized to its schema."""
         response = self.complete(
-            task.messages(**inputs), task.schema, task=task.name, stage=stage, temperature=temperature, max_tokens=max_tokens
+            task.messages(**inputs), task.schema, task=task.name, stage=stage, temperature=temperature, max_tokens=task.max_tokens
         )
         try:
             return task.output.model_validate(response.data)
@@ -169,5 +197,11 @@ class LanguageModel:
                 cache_hit=cache_hit,
                 retries=retries,
                 failed=failed,
+                messages=request.messages,
+                schema=request.schema,
+                reply=response.text,
+                parameters={"temperature": request.temperature, "max_tokens": request.max_tokens, "seed": request.seed},
+                finish_reason=response.finish_reason,
+                truncated=response.truncated,
             )
         )

@@ -7,9 +7,11 @@ constrained by the request's JSON Schema (llama.cpp grammar via ``response_forma
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import threading
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,7 @@ class _LoadedModel:
     server: Any
     context_size: int
     lock: threading.Lock
+    api_key: str  # of its loopback HTTP side, which only this process knows
 
 
 _servers: dict[Path, _LoadedModel] = {}
@@ -69,7 +72,8 @@ def _load(path: Path, context_size: int, threads: int) -> _LoadedModel:
             params.verbosity = _VERBOSE if _debug() else _QUIET
             params.offline = True  # never fetch anything
             params.hostnames = ["127.0.0.1"]  # its HTTP side stays on loopback and needs a key nobody has
-            params.api_keys = [secrets.token_hex(16)]
+            api_key = secrets.token_hex(16)
+            params.api_keys = [api_key]
             params.n_threads_http = 1
             try:
                 server = xllamacpp.Server(params)
@@ -77,7 +81,7 @@ def _load(path: Path, context_size: int, threads: int) -> _LoadedModel:
                 raise BackendUnavailableError(
                     f"llama.cpp could not load {path}: {exc}. Is it a GGUF chat model?"
                 ) from exc
-            _servers[path] = _LoadedModel(server, context_size, threading.Lock())
+            _servers[path] = _LoadedModel(server, context_size, threading.Lock(), api_key)
         return _servers[path]
 
 
@@ -131,6 +135,17 @@ class EmbeddedLM:
         if "error" in reply:
             raise self._error(reply["error"], loaded)
         return reply
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` by the model's own tokenizer (llama.cpp's /tokenize on loopback; no generation)."""
+        loaded = _load(self.model_path, self.context_size, self.threads)
+        request = urllib.request.Request(
+            f"{loaded.server.listening_address}/tokenize",
+            data=json.dumps({"content": text}).encode(),
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {loaded.api_key}"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return len(json.load(reply)["tokens"])
 
     def to_response(self, reply: dict[str, Any]) -> LMResponse:
         choice = reply["choices"][0]

@@ -16,6 +16,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import openai
+from openai.types.chat import ChatCompletion, ChatCompletionMessage
+from openai.types.completion_usage import CompletionUsage
 
 from bddgen.config import LMSettings
 from bddgen.errors import BackendUnavailableError, ConfigError
@@ -41,6 +43,25 @@ def _display_url(url: str) -> str:
 
 def _schema_name(task: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", task)[:64] or "output"
+
+
+def _unusable_completion(reply: Any) -> str | None:
+    """Why a 2xx reply is no chat completion (an HTML page, partial JSON, wrong shape), or None."""
+    if not isinstance(reply, ChatCompletion):
+        shown = str(reply)[:80]
+        return f"a {type(reply).__name__} body ({shown!r}...), not JSON"
+    choices = getattr(reply, "choices", None)
+    if not isinstance(choices, list):
+        return "it has no list of choices"
+    if not isinstance(getattr(reply, "usage", None), (CompletionUsage, type(None))):
+        return "its usage is not token counts"
+    if not all(isinstance(getattr(c, "finish_reason", None), (str, type(None))) for c in choices):
+        return "a choice's finish_reason is not text"
+    if choices and not all(isinstance(getattr(c, "message", None), ChatCompletionMessage) for c in choices):
+        return "its choices hold no messages"
+    if choices and not all(isinstance(c.message.content, (str, type(None))) for c in choices):
+        return "a message's content is not text"
+    return None
 
 
 def _retryable(exc: Exception) -> bool:
@@ -153,7 +174,10 @@ class OpenAICompatibleLM:
         """
         for attempt in range(self.retries + 1):
             try:
-                return self._client.chat.completions.create(**arguments)
+                reply = self._client.chat.completions.create(**arguments)
+                problem = _unusable_completion(reply)
+            except ValueError as exc:  # a body that claims to be JSON and is not
+                problem = f"the body is not JSON ({exc})"
             except openai.APIError as exc:
                 if _retryable(exc):
                     if attempt < self.retries:
@@ -167,6 +191,15 @@ class OpenAICompatibleLM:
                 if isinstance(exc, keep):
                     raise
                 raise self._status_error(exc) from None
+            if problem is None:
+                return reply
+            if attempt < self.retries:
+                time.sleep(min(self.backoff * 2**attempt, self.max_backoff))
+                continue
+            raise BackendUnavailableError(
+                f"{self._where()} answered, but not with a chat completion, {attempt + 1} time(s): {self._redact(problem)}. "
+                "Check that [lm] base_url is the API itself (usually ending in /v1) and not a web page or proxy."
+            )
         raise AssertionError("unreachable: the loop returns or raises")
 
     def _status_error(self, exc: openai.APIError) -> BackendUnavailableError:

@@ -24,6 +24,8 @@ class ScriptedLM:
 
     A reply is a string, a JSON-able object, or a callable taking the request. A per-task entry that
     is a single callable (not a list) answers every call of that task. Every request is recorded.
+    Tokens are whitespace-separated words: a reply longer than the request's `max_tokens` is cut
+    there with finish reason "length", as a real model's runaway reply would be.
     """
 
     replies: list[Reply] = field(default_factory=list)
@@ -50,7 +52,11 @@ class ScriptedLM:
             reply = self._next_reply(request)
         text = _as_text(reply, request)
         prompt_words = sum(len(m.content.split()) for m in request.messages)
-        return LMResponse(text=text, model=self.name, usage=TokenUsage(prompt_words, len(text.split())))
+        words = text.split()
+        if len(words) > request.max_tokens:
+            cut = " ".join(words[: request.max_tokens])
+            return LMResponse(cut, self.name, TokenUsage(prompt_words, request.max_tokens), finish_reason="length")
+        return LMResponse(text=text, model=self.name, usage=TokenUsage(prompt_words, len(words)))
 
     def _next_reply(self, request: LMRequest) -> Reply:
         if request.prompt_hash() in self.by_prompt_hash:
@@ -67,6 +73,10 @@ class ScriptedLM:
         raise AssertionError(
             f"ScriptedLM has no reply left for task {request.task!r} (prompt hash {request.prompt_hash()})"
         )
+
+    def count_tokens(self, text: str) -> int:
+        """Whitespace-separated words: the same count as the usage of its replies."""
+        return len(text.split())
 
     def tasks_seen(self) -> list[str]:
         return [r.task for r in self.requests]

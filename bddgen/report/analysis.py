@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from typing import Callable, Iterable, Mapping
 
+from bddgen.lm.records import Usage
 from bddgen.report.categories import categorise
 from bddgen.report.compare import compare_runs
 from bddgen.report.coverage_model import CoverageCertificate
@@ -13,7 +14,7 @@ from bddgen.report.model import (
     Breakdown,
     BreakdownRow,
     CategoryRow,
-    CostRow,
+    ConversationCall,
     Report,
     RunSummary,
     ScenarioStability,
@@ -181,7 +182,8 @@ def build_report(
     runs: list[RunData],
     *,
     spec_titles: Mapping[str, str] | None = None,
-    costs: list[CostRow] | None = None,
+    costs: list[Usage] | None = None,
+    calls: list[ConversationCall] | None = None,
     coverage: CoverageCertificate | None = None,
     generated: str | None = None,
 ) -> Report:
@@ -189,6 +191,7 @@ def build_report(
     if not runs:
         raise ValueError("build_report needs at least one run")
     labels = run_labels(runs)
+    judged = {(r.spec_id, r.conversation_id) for run in runs for r in run.results}
     return Report(
         generated=generated or datetime.now(timezone.utc).isoformat(timespec="seconds"),
         runs=[summarise_run(run, labels[run.run_id]) for run in runs],
@@ -198,6 +201,7 @@ def build_report(
         stability=stability(runs),
         comparisons=[compare_runs(runs[0], other, spec_titles or {}) for other in runs[1:]],
         costs=costs or [],
+        calls=[c for c in calls or [] if (c.spec_id, c.conversation_id) in judged],
         coverage=coverage,
         turns=[result for run in runs for result in run.results],
     )

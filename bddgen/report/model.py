@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bddgen.lm.base import Message
+from bddgen.lm.records import Usage
 from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.report.stats import Rate
 from bddgen.results import TurnResult
@@ -122,18 +124,20 @@ class Comparison(_Frozen):
         return [t for t in self.turns if t.direction == direction]
 
 
-class CostRow(_Frozen):
-    """LM calls and tokens of one stage and task, from the project's call log."""
+class ConversationCall(_Frozen):
+    """The LM call that wrote a conversation and its reference answers: the prompt hash its
+    provenance file records and, when the call log has it, that call's prompt and reply."""
 
-    stage: str
-    task: str
-    calls: int
-    cache_hits: int
-    prompt_tokens: int
-    completion_tokens: int
-    retries: int
-    failures: int
-    seconds: float
+    spec_id: str
+    conversation_id: str
+    prompt_hash: str
+    model: str = ""
+    messages: list[Message] = Field(default_factory=list, description="The prompt; empty when the call log lacks it.")
+    reply: str = ""
+
+    @property
+    def logged(self) -> bool:
+        return bool(self.messages)
 
 
 class Report(_Frozen):
@@ -146,8 +150,9 @@ class Report(_Frozen):
     error_categories: list[CategoryRow]
     stability: list[ScenarioStability] = Field(description="Per scenario over repeats; empty when nothing was repeated.")
     comparisons: list[Comparison]
-    costs: list[CostRow]
+    costs: list[Usage] = Field(description="LM calls and tokens per stage and task, from the project's call log.")
     coverage: CoverageCertificate | None = None
+    calls: list[ConversationCall] = Field(default_factory=list, description="The call that wrote each conversation (the drill-down's links).")
     turns: list[TurnResult] = Field(description="Every judged turn of every run (the drill-down).")
 
     def run(self, run_id: str) -> RunSummary:

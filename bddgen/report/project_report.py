@@ -1,4 +1,4 @@
-"""A project's report: its runs, spec titles, LM costs and (optionally) coverage, and where it goes."""
+"""A project's report: its runs, spec titles, LM costs, the calls that wrote its conversations and (optionally) coverage, and where it goes."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from pathlib import Path
 
 from bddgen.project import Project
 from bddgen.report.analysis import build_report
+from bddgen.report.calls import conversation_calls, with_prompts_and_replies
 from bddgen.report.costs import usage_costs
 from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.report.model import Report
@@ -20,6 +21,7 @@ def project_report(project: Project, references: list[str], coverage: CoverageCe
         runs,
         spec_titles=spec_titles(project.features_path) if project.features_path.is_dir() else {},
         costs=usage_costs(project.lm_db),
+        calls=with_prompts_and_replies(conversation_calls(project.features_path), project.lm_db),
         coverage=coverage,
     )
 

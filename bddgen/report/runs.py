@@ -66,6 +66,11 @@ def load_run(path: Path) -> RunData:
     return RunData(path=path, metadata=_read_metadata(path), results=_read_results(path / RESULTS_FILE))
 
 
+def _has_results(run_dir: Path) -> bool:
+    results = run_dir / RESULTS_FILE
+    return results.is_file() and results.stat().st_size > 0
+
+
 def list_runs(runs_path: Path) -> list[Path]:
     """Run directories under `runs_path`, oldest first (by start time, then name)."""
     if not runs_path.is_dir():
@@ -85,9 +90,14 @@ def resolve_runs(runs_path: Path, references: list[str]) -> list[Path]:
     """Run ids (under `runs_path`) or run directories; no reference means the latest run."""
     if not references:
         runs = list_runs(runs_path)
-        if not runs:
-            raise InputError(Problem(str(runs_path), "no runs yet: run `bddgen run` first, or name a run directory"))
-        return [runs[-1]]
+        with_results = [run for run in runs if _has_results(run)]
+        if not with_results:
+            detail = (
+                f"runs {', '.join(p.name for p in runs[-5:])} recorded no conversation yet (stopped early): name one to report it anyway"
+                if runs else "no runs yet"
+            )
+            raise InputError(Problem(str(runs_path), f"{detail}; run `bddgen run` first, or name a run directory"))
+        return [with_results[-1]]
     resolved: list[Path] = []
     problems: list[Problem] = []
     for reference in references:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bddgen.corpus import load_corpus
-from bddgen.errors import InputError
+from bddgen.console import console
+from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import feature_files, read_feature
 from bddgen.implement.chains import Hop
@@ -18,15 +19,21 @@ from bddgen.report.coverage import ConversationKey, coverage_certificate, linkin
 from bddgen.report.coverage_model import CoverageCertificate
 
 
-def read_suite(features_path: Path) -> list[FeatureDocument]:
-    """Every .feature file under the folder; InputError lists the problems of every bad file."""
+def readable_suite(features_path: Path) -> tuple[list[FeatureDocument], list[Problem]]:
+    """Every readable .feature file under the folder, and the problems of the others."""
     documents: list[FeatureDocument] = []
-    problems = []
+    problems: list[Problem] = []
     for path in feature_files([features_path]):
         try:
             documents.append(read_feature(path))
         except InputError as exc:
             problems += exc.problems
+    return documents, problems
+
+
+def read_suite(features_path: Path) -> list[FeatureDocument]:
+    """Every .feature file under the folder; InputError lists the problems of every bad file."""
+    documents, problems = readable_suite(features_path)
     if problems:
         raise InputError(problems, title="invalid feature files (see `bddgen validate`)")
     return documents
@@ -69,7 +76,9 @@ def bridging_entities(features_path: Path) -> dict[ConversationKey, set[str]]:
 def suite_coverage(project: Project, recognizer: EntityRecognizer) -> CoverageCertificate:
     """The certificate of the project's features over its corpus, entities by `recognizer`."""
     corpus = load_corpus(project.corpus_path)
-    features = read_suite(project.features_path)
+    features, problems = readable_suite(project.features_path)
+    for problem in problems:
+        console.print(f"warning: left out of coverage: {problem} (see `bddgen validate`)", style="yellow", markup=False, soft_wrap=True)
     cache = EntityCache(recognizer, project.ensure_state() / "implement")  # shared with `bddgen implement`
     entities = dict(zip([d.id for d in corpus.texts], cache.entities([d.as_text() for d in corpus.texts])))
     graph = build_document_graph(corpus.texts, corpus.tables, entities)

@@ -50,10 +50,12 @@ class IngestReport(BaseModel):
 
 
 class _ChromaSearch:
-    """Dense search of one channel: the kind's collection filtered to the facet."""
+    """Dense search of one channel: the kind's collection filtered to the facet; stored units of a
+    document version the manifest does not list (left by an interrupted ingest) are passed over."""
 
-    def __init__(self, collections: dict[DocKind, ChromaCollection]) -> None:
+    def __init__(self, collections: dict[DocKind, ChromaCollection], current: dict[str, str]) -> None:
         self._collections = collections
+        self._current = current
 
     def nearest(self, channel: Channel, query_vector: np.ndarray, limit: int) -> list[tuple[str, float]]:
         kind, facet = channel
@@ -61,7 +63,13 @@ class _ChromaSearch:
             query_embeddings=[query_vector], n_results=limit, where={"facet": facet.value}, include=["distances"]
         )
         distances = result["distances"] or [[]]
-        return [(unit_id, 1.0 - float(distance)) for unit_id, distance in zip(result["ids"][0], distances[0])]
+        found = zip(result["ids"][0], distances[0])
+        return [(self._current[stored], 1.0 - float(distance)) for stored, distance in found if stored in self._current]
+
+
+def stored_id(unit: IndexUnit, document_hash: str) -> str:
+    """The chromadb id of a unit of one version of its document: two versions never share an id."""
+    return f"{unit.id}@{document_hash[:16]}"
 
 
 class HybridIndex:
@@ -70,6 +78,10 @@ class HybridIndex:
     A manifest maps each document id to its content hash, so `ingest` re-embeds only new and
     changed documents and deletes removed ones. An index built by another embedder (or an older
     layout) is emptied on open and rebuilt by the next ingest.
+
+    Units are stored under ids that name their document's version, and the manifest moves to a
+    new version only once all of its units are stored: a crash mid-ingest leaves every document
+    as it was before (the new version's partial units are ignored, then deleted by the next ingest).
     """
 
     def __init__(self, path: Path, embedder: Embedder, rrf_k: int = 60, max_indexed_rows: int = DEFAULT_MAX_INDEXED_ROWS) -> None:
@@ -85,7 +97,10 @@ class HybridIndex:
             saved = IndexManifest(embedder=embedder.name, layout=LAYOUT_VERSION)
         self._manifest = saved
         self._collections = {kind: open_collection(self._client, name, embedder) for kind, name in COLLECTIONS.items()}
-        self._units = self._load_units()
+        self._stored: dict[str, tuple[DocKind, str, str]] = {}  # chromadb id -> (kind, doc id, document hash)
+        self._units: dict[str, IndexUnit] = {}
+        self._current: dict[str, str] = {}  # chromadb id of a unit the manifest lists -> unit id
+        self._load_units()
         self._ranker: HybridRanker | None = None
 
     @property
@@ -115,12 +130,13 @@ class HybridIndex:
             if doc_id in known and (known[doc_id].hash, known[doc_id].kind.value) != (doc.hash, doc.kind)
         ]
         added = [doc_id for doc_id in wanted if doc_id not in known]
-        for doc_id in removed + updated:
+        self._delete_stale_units()
+        embedded = self._add_documents([wanted[doc_id] for doc_id in wanted if doc_id in set(added) | set(updated)], on_progress)
+        for doc_id in removed:
             del known[doc_id]
-        if removed or updated or not self._manifest_path.exists():
+        if removed or not self._manifest_path.exists():
             self._manifest.save(self._manifest_path)
-        self._delete_units_not_in_manifest()
-        embedded = self._add_documents([wanted[doc_id] for doc_id in wanted if doc_id not in known], on_progress)
+        self._delete_stale_units()
         self._rebuilding, rebuilt = False, self._rebuilding
         return IngestReport(
             added=len(added),
@@ -136,7 +152,7 @@ class HybridIndex:
         if self._ranker is None:
             self._ranker = HybridRanker(
                 sorted(self._units.values(), key=lambda unit: unit.id),
-                _ChromaSearch(self._collections),
+                _ChromaSearch(self._collections, self._current),
                 self._embedder,
                 rrf_k=self._rrf_k,
             )
@@ -159,44 +175,70 @@ class HybridIndex:
         return embedded
 
     def _store(self, batch: list[tuple[Document, list[IndexUnit]]]) -> int:
-        by_kind: dict[DocKind, list[IndexUnit]] = {}
-        for _, units in batch:
+        """Store every unit of the batch's documents, then record their new versions in the manifest."""
+        digests = [document.hash for document, _ in batch]  # computed from the whole document: once each
+        by_kind: dict[DocKind, list[tuple[IndexUnit, str]]] = {}
+        for (_, units), digest in zip(batch, digests):
             for unit in units:
-                by_kind.setdefault(unit.kind, []).append(unit)
-        for kind, units in by_kind.items():
-            self._collections[kind].add(
-                ids=[unit.id for unit in units],
-                documents=[unit.text for unit in units],
-                metadatas=[{"doc_id": unit.doc_id, "facet": unit.facet.value, "title": unit.title} for unit in units],
+                by_kind.setdefault(unit.kind, []).append((unit, digest))
+        for kind, pairs in by_kind.items():
+            ids = [stored_id(unit, digest) for unit, digest in pairs]
+            self._add(
+                self._collections[kind],
+                ids,
+                [unit.text for unit, _ in pairs],
+                [{"doc_id": unit.doc_id, "facet": unit.facet.value, "title": unit.title, "hash": digest} for unit, digest in pairs],
             )
-            self._units.update((unit.id, unit) for unit in units)
-        for document, _ in batch:
-            self._manifest.documents[document.id] = IndexedDocument(hash=document.hash, kind=DocKind(document.kind))
+            self._stored.update((i, (kind, unit.doc_id, digest)) for i, (unit, digest) in zip(ids, pairs))
+        for (document, _), digest in zip(batch, digests):
+            self._manifest.documents[document.id] = IndexedDocument(hash=digest, kind=DocKind(document.kind))
         self._manifest.save(self._manifest_path)
+        for (_, units), digest in zip(batch, digests):
+            self._units.update((unit.id, unit) for unit in units)
+            self._current.update((stored_id(unit, digest), unit.id) for unit in units)
         self._ranker = None
-        return sum(len(units) for units in by_kind.values())
+        self._delete_stale_units()  # the versions these documents replaced
+        return sum(len(pairs) for pairs in by_kind.values())
 
-    def _delete_units_not_in_manifest(self) -> None:
-        """Units of removed or changed documents, and leftovers of an interrupted ingest."""
-        stale = [unit for unit in self._units.values() if unit.doc_id not in self._manifest.documents]
+    def _add(self, collection: ChromaCollection, ids: list[str], texts: list[str], metadatas: list[dict[str, str]]) -> None:
+        """chromadb's add, in slices no larger than the largest batch the store accepts."""
+        step = max(1, self._client.get_max_batch_size())
+        for start in range(0, len(ids), step):
+            collection.add(ids=ids[start : start + step], documents=texts[start : start + step], metadatas=metadatas[start : start + step])  # type: ignore[arg-type]
+
+    def _is_current(self, doc_id: str, digest: str) -> bool:
+        entry = self._manifest.documents.get(doc_id)
+        return entry is not None and entry.hash[:16] == digest[:16]
+
+    def _delete_stale_units(self) -> None:
+        """Units of removed documents, of replaced versions, and leftovers of an interrupted ingest."""
+        stale = [i for i, (_, doc_id, digest) in self._stored.items() if not self._is_current(doc_id, digest)]
         for kind in DocKind:
-            ids = [unit.id for unit in stale if unit.kind == kind]
-            if ids:
-                self._collections[kind].delete(ids=ids)
-        for unit in stale:
-            del self._units[unit.id]
+            ids = [i for i in stale if self._stored[i][0] == kind]
+            step = max(1, self._client.get_max_batch_size())
+            for start in range(0, len(ids), step):
+                self._collections[kind].delete(ids=ids[start : start + step])
+        dropped = {unit_id for i in stale if (unit_id := self._current.pop(i, None)) is not None}
+        for i in stale:
+            del self._stored[i]
+        if dropped:
+            live = set(self._current.values())
+            for unit_id in dropped - live:
+                self._units.pop(unit_id, None)
         if stale:
             self._ranker = None
 
-    def _load_units(self) -> dict[str, IndexUnit]:
-        units: dict[str, IndexUnit] = {}
+    def _load_units(self) -> None:
+        """Every stored unit; those of the versions the manifest lists are the ones searched."""
         for kind, collection in self._collections.items():
             stored = collection.get(include=["documents", "metadatas"])
-            for unit_id, text, meta in zip(stored["ids"], stored["documents"] or [], stored["metadatas"] or []):
-                units[unit_id] = IndexUnit(
-                    unit_id, str(meta["doc_id"]), kind, Facet(str(meta["facet"])), str(meta["title"]), text or ""
-                )
-        return units
+            for chroma_id, text, meta in zip(stored["ids"], stored["documents"] or [], stored["metadatas"] or []):
+                doc_id, digest = str(meta["doc_id"]), str(meta.get("hash", ""))
+                self._stored[chroma_id] = (kind, doc_id, digest)
+                if self._is_current(doc_id, digest):
+                    unit_id = chroma_id.rsplit("@", 1)[0]
+                    self._units[unit_id] = IndexUnit(unit_id, doc_id, kind, Facet(str(meta["facet"])), str(meta["title"]), text or "")
+                    self._current[chroma_id] = unit_id
 
     def _drop_collections(self) -> None:
         existing = {collection.name for collection in self._client.list_collections()}

@@ -9,8 +9,10 @@ from enum import Enum
 from bddgen.config import RetrievalSettings
 from bddgen.models import DocKind, PolicyDocument, TableDocument, TextDocument
 
-#: Bump when the way documents are cut changes: persistent indexes are then rebuilt.
-LAYOUT_VERSION = 2
+#: Bump when the way documents are cut or stored changes: persistent indexes are then rebuilt.
+#: 2: units are stored under ids naming their document's version (see `retrieval.hybrid.stored_id`).
+#: 3: a table with more rows than [retrieval] max_indexed_rows indexes an evenly spaced sample.
+LAYOUT_VERSION = 3
 #: e5 reads at most 512 word pieces, MiniLM 256; chunks stay below both (table cells tokenise densely).
 MAX_PASSAGE_WORDS = 160
 MAX_ROW_CHUNK_WORDS = 80

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bddgen.project import Project
+from bddgen.project_lock import acquire_project_lock
 from bddgen.run.planning import conversation_id, feature_key, plan_features
 from bddgen.run.suite import SuiteRun, active_suite, options_from_userdata
 
@@ -25,6 +26,7 @@ def before_all(context: Any) -> None:
     try:
         if suite is None:
             project = Project.discover(Path(context.config.base_dir), require_corpus=False)
+            acquire_project_lock(project, "behave")
             tags = str(context.config.tag_expression) if context.config.tags else ""
             suite = SuiteRun(project, options_from_userdata(project, context.config.userdata, tags))
         context.bddgen = suite

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import xml.etree.ElementTree as ElementTree
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,7 +15,9 @@ from behave.parser import ParserError
 from behave.runner import Runner
 from behave.runner_util import reset_runtime
 
+from bddgen.console import console
 from bddgen.errors import ConfigError, InputError, Problem
+from bddgen.features.writer import atomic_write
 from bddgen.run.suite import SuiteRun, activated
 
 JUNIT_DIR = "junit"
@@ -62,6 +65,31 @@ def run_suite(suite: SuiteRun, arguments: list[str]) -> bool:
             raise InputError(Problem(str(getattr(exc, "filename", "") or "feature file"), str(exc)), title="invalid Gherkin") from exc
 
 
+# Characters XML 1.0 forbids (raw or as a character reference); an assistant's answer may hold any.
+_XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_XML_FORBIDDEN_REFERENCE = re.compile(r"&#(?:x0*(?:[0-8bcef]|1[0-9a-f])|0*(?:[0-8]|1[1-2]|1[4-9]|2[0-9]|3[01]));", re.IGNORECASE)
+
+
+def _visible(match: re.Match[str]) -> str:
+    text = match.group(0)
+    code = ord(text) if len(text) == 1 else int(text[3:-1], 16) if text[2] in "xX" else int(text[2:-1])
+    return f"\\x{code:02x}"
+
+
+def readable_junit(path: Path) -> ElementTree.Element | None:
+    """The parsed report, after replacing characters XML forbids (ESC, NUL ... from an answer) by a
+    visible `\\xNN` in the file itself, so every XML tool can read it; None when it stays unreadable."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    cleaned = _XML_FORBIDDEN_REFERENCE.sub(_visible, _XML_FORBIDDEN.sub(_visible, text))
+    if cleaned != text:
+        atomic_write(path, cleaned)
+    try:
+        return ElementTree.fromstring(cleaned.encode("utf-8"))
+    except ElementTree.ParseError as exc:
+        console.print(f"warning: {path} is not readable XML ({exc}); left out of junit.xml", markup=False, soft_wrap=True)
+        return None
+
+
 def combine_junit(run_dir: Path) -> Path | None:
     """One junit.xml with every per-feature TESTS-*.xml report behave wrote, for CI tools that read one file."""
     reports = sorted((run_dir / JUNIT_DIR).glob("TESTS-*.xml"))
@@ -69,8 +97,9 @@ def combine_junit(run_dir: Path) -> Path | None:
         return None
     root = ElementTree.Element("testsuites")
     for report in reports:
-        suite = ElementTree.parse(report).getroot()
-        root.extend(suite.iter("testsuite") if suite.tag == "testsuites" else [suite])
+        suite = readable_junit(report)
+        if suite is not None:
+            root.extend(suite.iter("testsuite") if suite.tag == "testsuites" else [suite])
     for name in ("tests", "failures", "errors", "skipped"):
         root.set(name, str(sum(int(s.get(name, "0")) for s in root.findall("testsuite"))))
     target = run_dir / JUNIT_FILE

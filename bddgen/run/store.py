@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import threading
 from pathlib import Path
 from typing import NamedTuple
@@ -16,6 +17,8 @@ from bddgen.results import RunMetadata, TurnResult
 
 RESULTS_FILE = "results.jsonl"
 METADATA_FILE = "run.json"
+#: Everything a run writes into its folder (results, metadata, behave's JSON and JUnit reports).
+RUN_FILES = (RESULTS_FILE, METADATA_FILE, "behave.json", "junit.xml", "junit")
 
 
 class ConversationKey(NamedTuple):
@@ -86,6 +89,25 @@ class RunStore:
             lines = self.results_path.read_text(encoding="utf-8").splitlines(keepends=True)
             kept = [line for line in lines if line.strip() and key_of(TurnResult.model_validate_json(line)) not in keys]
             atomic_write(self.results_path, "".join(kept))
+
+    def remove_if_unused(self) -> None:
+        """Delete the run folder when no conversation was recorded in it (a run that stopped before
+        its first result), so no empty run is ever taken for "the latest run"."""
+        if not self.run_dir.is_dir() or self.has_results():
+            return
+        for name in RUN_FILES:
+            path = self.run_dir / name
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+        try:
+            self.run_dir.rmdir()  # only when nothing else is in it
+        except OSError:
+            pass
+
+    def has_results(self) -> bool:
+        return self.results_path.is_file() and self.results_path.stat().st_size > 0
 
     def write_metadata(self, metadata: RunMetadata) -> None:
         atomic_write(self.metadata_path, metadata.model_dump_json(indent=2) + "\n")

@@ -27,6 +27,7 @@ from bddgen.run.language_models import ModelPool, assistant_model_name, same_mod
 from bddgen.run.scenario import ScenarioRun
 from bddgen.run.session import SPEC_TURN, ConversationPlan, ConversationSession
 from bddgen.run.store import ConversationKey, RunStore
+from bddgen.safe_names import child_folder
 
 
 class RunOptions(BaseModel):
@@ -225,7 +226,7 @@ def options_from_userdata(project: Project, userdata: Mapping[str, str], tags: s
     results_dir = Path(userdata.get("results_dir") or run.results_dir)
     results_dir = results_dir if results_dir.is_absolute() else project.root / results_dir
     run_id = userdata.get("run_id", "")
-    run_dir = results_dir / run_id if run_id else new_run_dir(results_dir)
+    run_dir = child_folder(results_dir, run_id, "behave -D run_id") if run_id else new_run_dir(results_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
         return RunOptions(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from bddgen.features.document import FeatureDocument
 from bddgen.features.writer import render_feature, write_feature
+from bddgen.safe_names import safe_file_name
 from bddgen.select.suite import SpecFile, Suite
 from bddgen.specs import SelectedSpec, Selection, Spec, slugify
 
@@ -50,7 +51,7 @@ def _path_for(spec: Spec, features_dir: Path, owned: dict[str, SpecFile], taken:
     if spec.id in owned:
         return owned[spec.id].path
     by_title = features_dir / f"{slugify(spec.title)[:SLUG_LENGTH]}.feature"
-    return by_title if by_title not in taken and not by_title.exists() else features_dir / f"{spec.id}.feature"
+    return by_title if by_title not in taken and not by_title.exists() else features_dir / f"{safe_file_name(spec.id)}.feature"
 
 
 def write_selected(selection: Selection, suite: Suite, *, force: bool = False) -> WriteReport:

@@ -11,13 +11,32 @@ from bddgen.report.stats import Rate
 COLUMNS = ["section", "key", "title", "run_id", "assistant", "failed", "passed", "errors", "judged", "failure_rate", "ci_low", "ci_high"]
 
 
+# A spreadsheet runs a cell starting with one of these as a formula; such text cells get a leading quote.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(cell: object) -> object:
+    """A text cell that no spreadsheet runs as a formula (numbers pass unchanged)."""
+    return f"'{cell}" if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) else cell
+
+
+class _SafeWriter:
+    """csv.writer whose text cells are `spreadsheet_safe`."""
+
+    def __init__(self, buffer: io.StringIO) -> None:
+        self._writer = csv.writer(buffer, lineterminator="\n")
+
+    def writerow(self, row: list[object]) -> None:
+        self._writer.writerow([spreadsheet_safe(cell) for cell in row])
+
+
 def _fmt(value: float | None) -> str:
     return "" if value is None else f"{value:.4f}"
 
 
 def render_csv(report: Report) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = _SafeWriter(buffer)
     writer.writerow(COLUMNS)
     labels = {r.run_id: r.label for r in report.runs}
 

@@ -11,7 +11,7 @@ from collections import defaultdict
 from html import escape
 
 from bddgen.report.coverage_model import CoverageItem
-from bddgen.report.model import Breakdown, Comparison, Report, SpecRow
+from bddgen.report.model import Breakdown, Comparison, ConversationCall, Report, SpecRow
 from bddgen.report.outcomes import combined_verdict
 from bddgen.report.render.svg import Bar, BarGroup, coverage_bar, grouped_bar_chart, series_colour
 from bddgen.report.stats import Rate, percent
@@ -71,6 +71,8 @@ summary .rates span { margin-left:10px; }
 .turns .question { font-weight:600; }
 .turns .expected { color:var(--muted); margin-top:3px; }
 .turns .answer { margin-top:4px; white-space:pre-wrap; }
+.call { color:var(--muted); font-size:12px; margin:2px 0 8px; }
+.call pre { white-space:pre-wrap; background:var(--bg); border:1px solid var(--line); padding:6px 8px; max-height:420px; overflow:auto; color:var(--ink); }
 .turns .feedback { margin-top:4px; color:var(--muted); font-style:italic; }
 .turns .repeat { border-top:1px dashed var(--line); padding-top:4px; margin-top:4px; }
 .controls { display:flex; gap:10px; align-items:center; margin:6px 0 10px; flex-wrap:wrap; }
@@ -341,7 +343,30 @@ def _result_block(result: TurnResult, show_repeat: bool) -> str:
     return "".join(parts)
 
 
-def _conversation_block(report: Report, conversation_id: str, results: list[TurnResult]) -> str:
+def _call_anchor(call: ConversationCall) -> str:
+    return f"call-{escape(call.spec_id)}-{escape(call.conversation_id)}"
+
+
+def _call_block(call: ConversationCall) -> str:
+    """The call that wrote the conversation: its prompt hash, the command that opens it, and its text when logged."""
+    command = f"bddgen lm show {call.prompt_hash}"
+    head = (
+        f'<div class="call" id="{_call_anchor(call)}">reference answers written by LM call <code>{escape(call.prompt_hash)}</code>'
+        f"{f' ({escape(call.model)})' if call.model else ''} · open it with <code>{escape(command)}</code>"
+    )
+    if not call.logged:
+        return head + " · its prompt is not in this project's call log</div>"
+    prompt = "\n\n".join(f"[{m.role}]\n{m.content}" for m in call.messages)
+    return (
+        head
+        + f"<details><summary>prompt and reply</summary><pre>{escape(prompt)}</pre>"
+        + f"<pre>[reply]\n{escape(call.reply)}</pre></details></div>"
+    )
+
+
+def _conversation_block(
+    report: Report, conversation_id: str, results: list[TurnResult], call: ConversationCall | None = None
+) -> str:
     by_turn: dict[int, dict[str, list[TurnResult]]] = defaultdict(lambda: defaultdict(list))
     for result in results:
         by_turn[result.turn][result.run_id].append(result)
@@ -365,7 +390,8 @@ def _conversation_block(report: Report, conversation_id: str, results: list[Turn
         question = (
             f'<div class="question">{escape(first.question)}</div>' if turn else '<div class="question">The conversation should satisfy the spec</div>'
         )
-        expected = f'<div class="expected">expected: {escape(first.expected)}</div>' if first.expected else ""
+        written_by = f' <a href="#{_call_anchor(call)}" title="the LM call that wrote it">call {escape(call.prompt_hash[:8])}</a>' if call else ""
+        expected = f'<div class="expected">expected: {escape(first.expected)}{written_by}</div>' if first.expected else ""
         kind = escape(first.query_type.value) if first.query_type else ("spec check" if turn == 0 else "")
         cells = "".join(
             f"<td>{''.join(_result_block(r, len(runs[run.run_id]) > 1) for r in sorted(runs[run.run_id], key=lambda r: r.repeat))}</td>"
@@ -379,6 +405,7 @@ def _conversation_block(report: Report, conversation_id: str, results: list[Turn
         f'<details class="conv{" has-fail" if has_fail else ""}"><summary>{escape(sample.scenario)}'
         f'<span class="rates">{"".join(outcome)}</span></summary><div class="inner">'
         + (f'<div class="chain">documents: {chain}</div>' if chain else "")
+        + (_call_block(call) if call else "")
         + f'<table class="turns"><thead><tr><th class=num>turn</th><th>type</th><th>question</th>{_run_headers(report)}</tr></thead>'
         f'<tbody>{"".join(rows)}</tbody></table></div></details>'
     )
@@ -388,6 +415,7 @@ def _drilldown_section(report: Report) -> str:
     by_spec: dict[str, dict[str, list[TurnResult]]] = defaultdict(lambda: defaultdict(list))
     for result in report.turns:
         by_spec[result.spec_id][result.conversation_id].append(result)
+    calls = {(call.spec_id, call.conversation_id): call for call in report.calls}
     blocks = []
     for row in report.specs:
         conversations = by_spec.get(row.spec_id, {})
@@ -397,7 +425,9 @@ def _drilldown_section(report: Report) -> str:
             for i, r in enumerate(report.runs)
             if r.run_id in row.cells
         )
-        inner = "".join(_conversation_block(report, cid, results) for cid, results in conversations.items())
+        inner = "".join(
+            _conversation_block(report, cid, results, calls.get((row.spec_id, cid))) for cid, results in conversations.items()
+        )
         blocks.append(
             f'<details class="spec{" has-fail" if has_fail else ""}" id="spec-{escape(row.spec_id)}">'
             f'<summary><b>{escape(row.title)}</b> <small>{escape(row.feature)}</small><span class="rates">{rates}</span></summary>'

@@ -98,11 +98,20 @@ def _reference_assistant(
         from bddgen.run.reference.dense_rag import DenseRagAssistant
 
         index = ChunkIndex.build(corpus, embedder, project.ensure_state() / "dense-rag")
-        return DenseRagAssistant(lm, index, top_k=project.settings.retrieval.top_k, name=name)
+        return DenseRagAssistant(
+            lm, index, top_k=project.settings.retrieval.top_k, name=name, context_tokens=settings.context_tokens
+        )
     from bddgen.retrieval import open_retriever
     from bddgen.run.reference.react_rag import ReactRagAssistant
 
-    return ReactRagAssistant(lm, open_retriever(project, embedder, corpus), corpus, max_steps=settings.max_steps, name=name)
+    return ReactRagAssistant(
+        lm,
+        open_retriever(project, embedder, corpus),
+        corpus,
+        max_steps=settings.max_steps,
+        name=name,
+        context_tokens=settings.context_tokens,
+    )
 
 
 def _project_file(project: Project, relative: str) -> Path:

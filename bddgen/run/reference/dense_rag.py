@@ -1,11 +1,13 @@
-"""dense-rag: the top-5 ~300-word chunks by embedding similarity, then the LM answers from them."""
+"""dense-rag: the top-5 ~300-word chunks by embedding similarity, within a token budget, then the LM answers from them."""
 
 from __future__ import annotations
 
+from bddgen.config import REFERENCE_CONTEXT_TOKENS
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
+from bddgen.run.reference.budget import fit_to_budget
 from bddgen.run.reference.chunks import ChunkIndex
 from bddgen.run.messages import last_user_message, render_history
 from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY, RAG_ANSWER
@@ -20,12 +22,21 @@ def retrieval_query(question: str, history: list[Message]) -> str:
 
 
 class DenseRagAssistant:
-    """Retrieves chunks for each question and answers only from them; refuses when they lack the answer."""
+    """Retrieves chunks for each question and answers only from them; refuses when they lack the answer.
+    The chunks, best first, fill at most `context_tokens` tokens of the prompt (the model's tokenizer counts)."""
 
-    def __init__(self, lm: LanguageModel, index: ChunkIndex, top_k: int = 5, name: str = "dense-rag") -> None:
+    def __init__(
+        self,
+        lm: LanguageModel,
+        index: ChunkIndex,
+        top_k: int = 5,
+        name: str = "dense-rag",
+        context_tokens: int = REFERENCE_CONTEXT_TOKENS,
+    ) -> None:
         self.lm = lm
         self.index = index
         self.top_k = top_k
+        self.context_tokens = context_tokens
         self._name = name
 
     @property
@@ -35,7 +46,10 @@ class DenseRagAssistant:
     def respond(self, messages: list[Message]) -> AssistantReply:
         question, history = last_user_message(messages)
         hits = self.index.search(retrieval_query(question, history), self.top_k)
-        context = "\n\n".join(f"[{n}] {chunk.text}" for n, (chunk, _) in enumerate(hits, start=1))
+        numbered = [f"[{n}] {chunk.text}" for n, (chunk, _) in enumerate(hits, start=1)]
+        kept = fit_to_budget(numbered, self.context_tokens, self.lm.count_tokens)
+        hits = hits[: len(kept)]
+        context = "\n\n".join(kept)
         try:
             result = self.lm.run(
                 RAG_ANSWER, stage=STAGE, conversation=render_history(history), context=context, question=question

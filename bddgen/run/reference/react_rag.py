@@ -1,4 +1,4 @@
-"""react-rag: the LM chooses to search text, search tables or answer, up to a step limit."""
+"""react-rag: the LM chooses to search text, search tables or answer, up to a step limit and a context budget."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from bddgen.lm.client import LanguageModel
 from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDocument
 from bddgen.retrieval.base import Hit, Retriever
 from bddgen.run.assistants.base import AssistantReply, AssistantReplyError, ToolCall
+from bddgen.config import REFERENCE_CONTEXT_TOKENS
 from bddgen.run.messages import last_user_message, render_history
+from bddgen.run.reference.budget import fit_to_budget
 from bddgen.run.reference.chunks import chunk_document
 from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY, RAG_ANSWER, REACT_STEP
 
@@ -63,17 +65,25 @@ def render_hit(hit: Hit, corpus: Corpus, query: str) -> str:
 
 
 class ReactRagAssistant:
-    """Loops REACT_STEP: each search adds a finding; at the step limit, or when it repeats a search, it
-    must answer from its findings."""
+    """Loops REACT_STEP: each search adds a finding; at the step limit, when it repeats a search, or when its
+    findings fill `context_tokens` tokens (the model's tokenizer counts), it must answer from its findings."""
 
     def __init__(
-        self, lm: LanguageModel, retriever: Retriever, corpus: Corpus, max_steps: int = 4, top_k: int = 3, name: str = "react-rag"
+        self,
+        lm: LanguageModel,
+        retriever: Retriever,
+        corpus: Corpus,
+        max_steps: int = 4,
+        top_k: int = 3,
+        name: str = "react-rag",
+        context_tokens: int = REFERENCE_CONTEXT_TOKENS,
     ) -> None:
         self.lm = lm
         self.retriever = retriever
         self.corpus = corpus
         self.max_steps = max_steps
         self.top_k = top_k
+        self.context_tokens = context_tokens
         self._name = name
 
     @property
@@ -104,8 +114,12 @@ class ReactRagAssistant:
                     break  # a repeated search finds nothing new: answer from what was found
                 kinds = TEXT_KINDS if action.action == "search_text" else TABLE_KINDS
                 hits = self.retriever.search(query, kinds=kinds, top_k=self.top_k)
-                text = "\n\n".join(render_hit(h, self.corpus, query) for h in hits) or "(nothing found)"
-                findings.append(Finding(action.action, query, text))
+                left = self.context_tokens - self.lm.count_tokens(self._render(findings))
+                kept = fit_to_budget([render_hit(h, self.corpus, query) for h in hits], left, self.lm.count_tokens)
+                if hits and not kept:
+                    break  # the findings fill the context budget: answer from them
+                hits = hits[: len(kept)]
+                findings.append(Finding(action.action, query, "\n\n".join(kept) or "(nothing found)"))
                 tool_calls.append(ToolCall(name=action.action, arguments={"query": query}, result=", ".join(h.doc_id for h in hits)))
                 contexts += [h.doc_id for h in hits if h.doc_id not in contexts]
             final = self.lm.run(RAG_ANSWER, stage=STAGE, conversation=conversation, context=self._render(findings), question=question)

@@ -1,0 +1,86 @@
+"""One lock per project, held by every command that writes the project's state.
+
+A second command on the same project is refused at once (it does not wait): the message names
+the process holding the lock, its command line and since when. The lock is an OS file lock
+(`filelock`), so it disappears with its process, also after kill -9; the holder file beside it
+only tells the next command who holds it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shlex
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+from filelock import FileLock, Timeout
+
+from bddgen.errors import BddgenError
+from bddgen.features.writer import atomic_write
+from bddgen.project import Project
+
+LOCK_FILE = "project.lock"
+HOLDER_FILE = "project.lock.json"
+
+# Locks this process holds: lock file -> (lock, how many commands in this process took it).
+_held: dict[Path, tuple[FileLock, int]] = {}
+
+
+class ProjectLockedError(BddgenError):
+    """Another bddgen process holds the project lock (exit code 2)."""
+
+
+def _holder(state: Path) -> str:
+    try:
+        data = json.loads((state / HOLDER_FILE).read_text(encoding="utf-8"))
+        return f"pid {data['pid']} (`{data['command']}`, since {data['since']})"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "another process (it has not recorded its pid yet)"
+
+
+def acquire_project_lock(project: Project, command: str) -> None:
+    """Take the project lock for the rest of this command (released when the click command ends,
+    or at exit outside one). Taking it again in the same process nests."""
+    state = project.ensure_state()
+    path = (state / LOCK_FILE).resolve()
+    if path in _held:
+        lock, depth = _held[path]
+        _held[path] = (lock, depth + 1)
+    else:
+        lock = FileLock(path, thread_local=False)
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            raise ProjectLockedError(
+                f"the project {project.root} is busy: {_holder(state)} is writing its state. Wait until it "
+                f"finishes, then run `bddgen {command}` again (two commands at once would overwrite each other's files)."
+            ) from None
+        _held[path] = (lock, 1)
+        record = {
+            "pid": os.getpid(),
+            "command": shlex.join(["bddgen", *sys.argv[1:]]) if Path(sys.argv[0]).name == "bddgen" else f"bddgen {command}",
+            "since": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        }
+        atomic_write(state / HOLDER_FILE, json.dumps(record) + "\n")
+    context = click.get_current_context(silent=True)
+    if context is not None:
+        context.call_on_close(lambda: release_project_lock(path))
+    else:
+        atexit.register(release_project_lock, path)
+
+
+def release_project_lock(path: Path) -> None:
+    """Undo one `acquire_project_lock` of the lock file `path`."""
+    if path not in _held:
+        return
+    lock, depth = _held[path]
+    if depth > 1:
+        _held[path] = (lock, depth - 1)
+        return
+    del _held[path]
+    (path.parent / HOLDER_FILE).unlink(missing_ok=True)
+    lock.release()
