@@ -53,7 +53,7 @@ def implement(features: tuple[Path, ...], n: int | None, turns: int | None, chai
     settings = project.settings
     corpus = load_corpus(project.corpus_path)
     lm = build_language_model(project)
-    recognizer = build_recognizer(project, lm)
+    recognizer = build_recognizer(project, lm, corpus.language)
     cache = EntityCache(recognizer, project.ensure_state() / "implement")
     report = ImplementReport()
     with progress() as bar:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bddgen.corpus.documents import DOCUMENT_SUFFIXES, document_file
+from bddgen.corpus.language import detect_language
 from bddgen.corpus.readers import AnyDocument, Read, csv_table, jsonl_documents, markdown_document, read_model, read_yaml
 from bddgen.corpus.records import records_file
 from bddgen.corpus.sqlite import DATABASE_SUFFIXES, database_tables
@@ -128,4 +129,5 @@ def load_corpus(path: Path) -> Corpus:
         )
     if problems or system is None:
         raise InputError(problems, title=title)
-    return Corpus(root=str(root.resolve()), system=system, documents=documents)
+    language = system.language or detect_language(documents)
+    return Corpus(root=str(root.resolve()), language=language, system=system, documents=documents)

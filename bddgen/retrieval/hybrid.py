@@ -89,6 +89,7 @@ class HybridIndex:
         self._embedder = embedder
         self._rrf_k = rrf_k
         self._max_indexed_rows = max_indexed_rows
+        self._language = "en"
         self._client = open_client(self.path / "chroma")
         saved = IndexManifest.load(self._manifest_path)
         self._rebuilding = saved is not None and not saved.matches(embedder.name, LAYOUT_VERSION)
@@ -121,6 +122,8 @@ class HybridIndex:
     def ingest(self, corpus: Corpus, on_progress: ProgressCallback | None = None) -> IngestReport:
         """Bring the index in line with `corpus`; cheap (no embedding) when nothing changed."""
         started = time.perf_counter()
+        if (corpus.language or "en") != self._language:
+            self._language, self._ranker = corpus.language or "en", None  # keyword search stems in the corpus language
         wanted = corpus.by_id()
         known = self._manifest.documents
         removed = [doc_id for doc_id in known if doc_id not in wanted]
@@ -155,6 +158,7 @@ class HybridIndex:
                 _ChromaSearch(self._collections, self._current),
                 self._embedder,
                 rrf_k=self._rrf_k,
+                language=self._language,
             )
         return self._ranker.search(query, kinds, top_k)
 
