@@ -1,16 +1,14 @@
 """The step phrases bddgen writes, in each Gherkin language it writes them in (`# language: xx`).
 
-Gherkin keywords (Feature, Rule, Scenario, Given/When/Then/And) come from the gherkin-official
-dialects, the step phrases from the table below; behave's step library registers every language's
-phrases, so a German suite runs with the same steps as an English one.
+Gherkin keywords (Feature, Rule, Scenario, Given/When/Then/And) are taken from the gherkin
+dialects, the step phrases are bddgen's; behave's step library registers every language's phrases,
+so a German suite runs with the same steps as an English one.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-
-from gherkin.dialect import Dialect
 
 DEFAULT_LANGUAGE = "en"
 
@@ -82,7 +80,7 @@ def any_language(field: str) -> re.Pattern[str]:
 
 @dataclass(frozen=True)
 class Keywords:
-    """The Gherkin keywords a writer uses in one language (trailing spaces trimmed)."""
+    """The Gherkin keywords bddgen writes in one language (each is in gherkin's and behave's dialect)."""
 
     feature: str
     rule: str
@@ -93,19 +91,17 @@ class Keywords:
     and_: str
 
 
+KEYWORDS: dict[str, Keywords] = {
+    "en": Keywords("Feature", "Rule", "Scenario", "Given", "When", "Then", "And"),
+    "de": Keywords("Funktionalität", "Regel", "Szenario", "Angenommen", "Wenn", "Dann", "Und"),
+    "fr": Keywords("Fonctionnalité", "Règle", "Scénario", "Soit", "Quand", "Alors", "Et"),
+    "es": Keywords("Característica", "Regla", "Escenario", "Dado", "Cuando", "Entonces", "Y"),
+}
+
+
 def keywords(language: str) -> Keywords:
-    """The first (most usual) keyword of each kind in `language`'s Gherkin dialect."""
-    dialect = Dialect.for_name(language) or Dialect.for_name(DEFAULT_LANGUAGE)
+    return KEYWORDS[writing_language(language)]
 
-    def first(words: list[str]) -> str:
-        return next(w.strip() for w in words if w.strip() != "*")
 
-    return Keywords(
-        feature=first(dialect.feature_keywords),
-        rule=first(dialect.rule_keywords),
-        scenario=first(dialect.scenario_keywords),
-        given=first(dialect.given_keywords),
-        when=first(dialect.when_keywords),
-        then=first(dialect.then_keywords),
-        and_=first(dialect.and_keywords),
-    )
+def phrases(language: str) -> StepPhrases:
+    return STEP_PHRASES[writing_language(language)]

@@ -17,6 +17,7 @@ from bddgen.config import ImplementSettings
 from bddgen.errors import LMOutputError
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import read_feature
+from bddgen.features.languages import writing_language
 from bddgen.features.writer import write_feature
 from bddgen.implement.chains import Chain, find_chains, rank_chains, shortfall_note
 from bddgen.implement.constraints import draft_turns
@@ -210,6 +211,8 @@ def _implement(
             retriever=retriever, lm=lm, min_turns=settings.min_turns,
         ),
     )
+    if not doc.conversations:  # a spec's first conversations are written in the corpus language
+        doc.language = writing_language(corpus.language)
     failed = _write_conversations(path, doc, provenance, report, chains, stage, settings, on_progress)
     if report.written < needed and not failed:
         notes.append(f"{len(doc.conversations)} of {settings.n} conversations: no untried chain left")
