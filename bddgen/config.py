@@ -123,6 +123,14 @@ class GenerateSettings(_Section):
     max_attempts_per_spec: int = Field(
         default=8, ge=1, description="Drafts tried for one candidate before stopping (a small local model needs several)."
     )
+    drafts_per_material: int = Field(
+        default=3, ge=1, description="Drafts on one piece of grounding material (a table, a policy, a row) before another is chosen."
+    )
+    cover_top_k: int = Field(default=5, ge=1, description="Documents retrieved for a draft to check that the corpus covers its title.")
+    min_title_cover: float = Field(
+        default=0.75, gt=0, le=1,
+        description="Share of a title's key terms one retrieved document must use; below it the draft is off corpus.",
+    )
 
 
 class SelectSettings(_Section):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator, Protocol
+
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -18,3 +21,25 @@ def progress() -> Progress:
         TimeElapsedColumn(),
         console=console,
     )
+
+
+class StageProgress(Protocol):
+    """What a stage reports while it works: any of a new description, units done, units in all."""
+
+    def __call__(self, description: str | None = None, done: int | None = None, total: int | None = None) -> None: ...
+
+
+def no_progress(description: str | None = None, done: int | None = None, total: int | None = None) -> None:
+    """A `StageProgress` that shows nothing."""
+
+
+@contextmanager
+def progress_bar(description: str) -> Iterator[StageProgress]:
+    """A progress bar with one task, and the `StageProgress` that drives it."""
+    with progress() as bar:
+        task = bar.add_task(description, total=None)
+
+        def update(description: str | None = None, done: int | None = None, total: int | None = None) -> None:
+            bar.update(task, description=description, completed=done, total=total)
+
+        yield update

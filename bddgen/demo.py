@@ -12,38 +12,23 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console
 
-from bddgen.config import CONFIG_FILE, LMSettings
-from bddgen.console import progress
-from bddgen.corpus import demo_corpus_path, load_corpus
-from bddgen.embed.base import Embedder
-from bddgen.errors import BddgenError, InputError, LMOutputError, Problem
+from bddgen.config import CONFIG_FILE
+from bddgen.console import progress_bar
+from bddgen.corpus import demo_corpus_path
+from bddgen.errors import InputError, LMOutputError, Problem
 from bddgen.features.reader import feature_files, read_feature
-from bddgen.features.writer import atomic_write
-from bddgen.generate import generate_candidates, load_candidates
-from bddgen.implement import ImplementReport, ProgressEvent, implement_feature
-from bddgen.implement.entities import EntityCache
-from bddgen.lm.client import LanguageModel
-from bddgen.models import Corpus
-from bddgen.ner.base import EntityRecognizer
+from bddgen.files import atomic_write
+from bddgen.generate import load_candidates
+from bddgen.pipeline import ModelBuilders, Models, stages
 from bddgen.project import Project
 from bddgen.report.model import Report
-from bddgen.report.project_report import project_report
-from bddgen.report.suite import suite_coverage
 from bddgen.report.write import write_report
-from bddgen.results import TurnResult
-from bddgen.retrieval import open_retriever
-from bddgen.retrieval.base import Retriever
-from bddgen.run.assistants.base import Assistant
-from bddgen.run.assistants.factory import assistant_settings, reference_lm_settings
-from bddgen.run.language_models import ModelPool
-from bddgen.run.launcher import behave_arguments, combine_junit, run_suite
-from bddgen.run.suite import RunOptions, RunSummary, SuiteRun
-from bddgen.select import build_pool, scan_suite, select_specs, write_selected
+from bddgen.run.suite import RunOptions, RunSummary
 from bddgen.templates.scaffold import scaffold_project
 from bddgen.templates.settings_toml import toml_value
 
@@ -107,41 +92,6 @@ class DemoSizes(BaseModel):
         )
 
 
-def _configured_language_model(project: Project, settings: LMSettings) -> LanguageModel:
-    from bddgen.lm.factory import build_language_model
-
-    return build_language_model(project, settings=settings)
-
-
-def _configured_embedder(project: Project) -> Embedder:
-    from bddgen.embed.factory import build_embedder
-
-    return build_embedder(project)
-
-
-def _configured_recognizer(project: Project, lm: LanguageModel) -> EntityRecognizer:
-    from bddgen.ner.factory import build_recognizer
-
-    return build_recognizer(project, lm)
-
-
-def _configured_assistant(name: str, project: Project, lm: LanguageModel, embedder: Embedder) -> Assistant:
-    from bddgen.run.assistants.factory import build_assistant
-
-    return build_assistant(name, project, lm=lm, embedder=embedder)
-
-
-@dataclass(frozen=True)
-class DemoModels:
-    """What the demo runs on. The defaults build the project's configured (embedded, offline)
-    models; tests pass fakes."""
-
-    language_model: Callable[[Project, LMSettings], LanguageModel] = _configured_language_model
-    embedder: Callable[[Project], Embedder] = _configured_embedder
-    recognizer: Callable[[Project, LanguageModel], EntityRecognizer] = _configured_recognizer
-    assistant: Callable[[str, Project, LanguageModel, Embedder], Assistant] = _configured_assistant
-
-
 @dataclass(frozen=True)
 class StepTime:
     name: str
@@ -180,34 +130,17 @@ def set_setting(text: str, section: str, key: str, value: Any) -> str:
     raise ValueError(f"no {key} setting in [{section}]")
 
 
-class _RunProgress:
-    """Feeds a progress bar from a suite run's callbacks."""
-
-    def __init__(self, update: Callable[[int, int], None]) -> None:
-        self.update = update
-        self.total = 0
-        self.done = 0
-
-    def started(self, total: int, finished: int) -> None:
-        self.total, self.done = total, finished
-        self.update(self.done, self.total)
-
-    def conversation_done(self, records: list[TurnResult]) -> None:
-        self.done += 1
-        self.update(self.done, self.total)
-
-
 class Demo:
     """One demo in one folder; `run()` does every step and says what it did."""
 
     def __init__(self, out: Path, *, corpus: str = DEMO_CORPUS, sizes: DemoSizes | None = None,
-                 models: DemoModels | None = None, console: Console | None = None) -> None:
+                 models: ModelBuilders | None = None, console: Console | None = None) -> None:
         from bddgen.console import console as shared_console
 
         self.out = out.resolve()
         self.corpus_name = corpus
         self.sizes = sizes or DemoSizes()
-        self.models = models or DemoModels()
+        self.builders = models or ModelBuilders()
         self.console = console or shared_console
         self.steps: list[StepTime] = []
 
@@ -232,30 +165,23 @@ class Demo:
         )
         with self._step(1, "init: create the project") as summary:
             project = self._init(summary)
-        corpus = load_corpus(project.corpus_path)
-        # One model per distinct settings, so a model shared by two roles loads once.
-        language_models = ModelPool(project, build=self.models.language_model)
-        lm = language_models.get(project.settings.lm, "[lm]")
-        embedder = self.models.embedder(project)
-        with self._step(2, "ingest: index the corpus for retrieval") as summary:
-            retriever = open_retriever(project, embedder, corpus)
+        models = Models(project, self.builders)
+        corpus = models.corpus
+        with self._step(2, "ingest: index the corpus for retrieval") as summary, progress_bar("indexing the corpus") as on_progress:
+            stages.retriever(models, on_progress)
             summary.append(f"{len(corpus.documents)} documents ({len(corpus.texts)} text, {len(corpus.tables)} tables, {len(corpus.policies)} policies)")
         with self._step(3, f"generate: write {self.sizes.m} candidate specs") as summary:
-            self._generate(project, corpus, lm, embedder, summary)
+            self._generate(models, summary)
         with self._step(4, f"select: choose {self.sizes.k} diverse specs") as summary:
-            self._select(project, embedder, retriever, summary)
-        recognizer = self.models.recognizer(project, lm)
+            self._select(models, summary)
         with self._step(5, f"implement: {self.sizes.n} conversation(s) of {self.sizes.turns} turns per spec") as summary:
-            self._implement(project, corpus, lm, recognizer, retriever, summary)
+            self._implement(models, summary)
         runs: list[Path] = []
-        judge = language_models.get(project.settings.judge_lm, "[judge]")
-        with self._step(6, f"run: both reference assistants ({', '.join(REFERENCE_ASSISTANTS)}), judged by {judge.model_name}") as summary:
+        with self._step(6, f"run: both reference assistants ({', '.join(REFERENCE_ASSISTANTS)}), judged by {models.judge_lm.model_name}") as summary:
             for name in REFERENCE_ASSISTANTS:
-                settings = reference_lm_settings(project, assistant_settings(name, project))
-                assistant_lm = language_models.get(settings, f"[assistants.{name}]")
-                runs.append(self._run(project, name, assistant_lm, judge, embedder, summary))
+                runs.append(self._run(models, name, summary))
         with self._step(7, "report: compare the assistants") as summary:
-            report = project_report(project, [str(r) for r in runs], suite_coverage(project, recognizer))
+            report = stages.report(models, [str(r) for r in runs])
             files = write_report(report, project.root / REPORT_FOLDER)
             summary.append(self._report_summary(report))
         result = DemoResult(root=project.root, runs=runs, report=report, files=files, steps=self.steps)
@@ -296,15 +222,11 @@ class Demo:
             path.rename(target)
         return kept, aside
 
-    def _generate(self, project: Project, corpus: Corpus, lm: LanguageModel, embedder: Embedder, summary: list[str]) -> None:
-        settings = project.settings
+    def _generate(self, models: Models, summary: list[str]) -> None:
+        project = models.project
         try:
-            with progress() as bar:
-                task = bar.add_task("candidate specs", total=settings.generate.m)
-                generate_candidates(
-                    corpus.system, corpus, lm, embedder, settings.generate, project.candidates_file, settings.seed,
-                    on_progress=lambda done, total: bar.update(task, completed=done, total=total),
-                )
+            with progress_bar("candidate specs") as on_progress:
+                stages.generate(models, on_progress)
         except LMOutputError as exc:
             if not load_candidates(project.candidates_file).candidates:
                 raise
@@ -313,70 +235,37 @@ class Demo:
         rejected = sum(result.rejections.values())
         summary.append(f"{len(result.candidates)} candidates in {project.candidates_file.relative_to(project.root)} ({rejected} drafts rejected)")
 
-    def _select(self, project: Project, embedder: Embedder, retriever: Retriever, summary: list[str]) -> None:
-        settings = project.settings
-        candidates = load_candidates(project.candidates_file)
-        suite = scan_suite(project.features_path)
-        with progress() as bar:
-            task = bar.add_task("mapping specs to documents", total=None)
-            pool = build_pool(
-                suite.chosen_specs, candidates.candidates, embedder, retriever,
-                top_r=settings.select.top_r, score_threshold=settings.select.score_threshold,
-                on_progress=lambda done, total: bar.update(task, completed=done, total=total),
-            )
-        selection = select_specs(pool, settings.select.k, settings.select, seed=settings.seed)
-        atomic_write(project.selection_file, selection.model_dump_json(indent=2) + "\n")
-        written = write_selected(selection, suite)
-        covered = len({d for s in selection.selected for d in s.documents})
-        kept = sum(1 for s in selection.selected if s.preselected)
+    def _select(self, models: Models, summary: list[str]) -> None:
+        with progress_bar("mapping specs to documents") as on_progress:
+            outcome = stages.select(models, on_progress=on_progress)
+        chosen = len(outcome.selection.selected)
         summary.append(
-            f"{len(selection.selected)} specs ({kept} hand-written, {len(selection.selected) - kept} of {pool.candidate_count} candidates), "
-            f"{covered} documents covered; {len(written.written)} spec files written, {len(written.unchanged)} unchanged"
+            f"{chosen} specs ({outcome.preselected} hand-written, {chosen - outcome.preselected} of {outcome.pool.candidate_count} candidates), "
+            f"{outcome.covered} documents covered; {len(outcome.written.written)} spec files written, {len(outcome.written.unchanged)} unchanged"
         )
 
-    def _implement(self, project: Project, corpus: Corpus, lm: LanguageModel, recognizer: EntityRecognizer,
-                   retriever: Retriever, summary: list[str]) -> None:
-        settings = project.settings
-        paths = feature_files([project.features_path])
-        cache = EntityCache(recognizer, project.ensure_state() / "implement")
-        report = ImplementReport()
-        with progress() as bar:
-            task = bar.add_task("conversations", total=settings.implement.n * len(paths))
-            for number, path in enumerate(paths):
-                def advance(event: ProgressEvent, base: int = number * settings.implement.n, stem: str = path.stem) -> None:
-                    bar.update(task, completed=base + event.written, description=f"{stem[:40]}: {event.message[:50]}")
-
-                report.features += implement_feature(
-                    path, corpus, lm, recognizer, retriever, settings.implement, settings.seed,
-                    entity_cache=cache, on_progress=advance,
-                ).features
+    def _implement(self, models: Models, summary: list[str]) -> None:
+        features = models.project.features_path.as_posix()
+        with progress_bar("conversations") as on_progress:
+            report = stages.implement(models, on_progress=on_progress)
         conversations = sum(f.written + f.existing for f in report.features)
         if conversations == 0:
             notes = [line for f in report.features for line in [*f.notes, *f.failures]]
             raise InputError(
-                [Problem(project.features_path.as_posix(), note) for note in notes] or Problem(project.features_path.as_posix(), "no conversations were written"),
+                [Problem(features, note) for note in notes] or Problem(features, "no conversations were written"),
                 title="the demo's specs got no conversations; run `bddgen demo` again to retry",
             )
         summary.append(
-            f"{conversations} conversations in {len(paths)} feature files ({report.written} new, "
+            f"{conversations} conversations in {len(report.features)} feature files ({report.written} new, "
             f"{sum(f.dropped for f in report.features)} dropped by verification)"
         )
 
-    def _run(self, project: Project, name: str, lm: LanguageModel, judge: LanguageModel, embedder: Embedder, summary: list[str]) -> Path:
-        run_dir = project.runs_path / f"demo-{name}"
+    def _run(self, models: Models, name: str, summary: list[str]) -> Path:
+        run_dir = models.project.runs_path / f"demo-{name}"
         run_dir.mkdir(parents=True, exist_ok=True)
-        options = RunOptions(assistant=name, run_dir=run_dir)
-        with progress() as bar:
-            task = bar.add_task(f"{name}: conversations", total=None)
-            listener = _RunProgress(lambda done, total: bar.update(task, completed=done, total=total))
-            suite = SuiteRun(project, options, assistant=self.models.assistant(name, project, lm, embedder), judge_lm=judge, listener=listener)
-            run_suite(suite, behave_arguments([project.features_path], run_dir, [], None))
-        if suite.startup_error is not None:
-            raise suite.startup_error
-        if suite.summary is None:
-            raise BddgenError(f"the {name} run stopped before it finished; run `bddgen demo` again to continue it")
-        combine_junit(run_dir)
-        summary.append(f"{name}: {self._verdicts(suite.summary)}")
+        with progress_bar(f"{name}: conversations") as on_progress:
+            outcome = stages.run(models, RunOptions(assistant=name, run_dir=run_dir), on_progress=on_progress)
+        summary.append(f"{name}: {self._verdicts(outcome.summary)}")
         return run_dir
 
     @staticmethod

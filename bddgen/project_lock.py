@@ -20,7 +20,7 @@ import click
 from filelock import FileLock, Timeout
 
 from bddgen.errors import BddgenError
-from bddgen.features.writer import atomic_write
+from bddgen.files import atomic_write
 from bddgen.project import Project
 
 LOCK_FILE = "project.lock"

@@ -6,32 +6,30 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
-import tomllib
 from rich.console import Console
 
 from bddgen.config import load_settings
-from bddgen.demo import Demo, DemoModels, DemoSizes, set_setting
+from bddgen.demo import Demo, DemoSizes, set_setting
 from bddgen.embed.base import HashingEmbedder
+from bddgen.generate.scripted import draft_following_prompt
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.lm.store import CallStore
 from bddgen.ner.base import RegexRecognizer
+from bddgen.pipeline import ModelBuilders
 from bddgen.project import Project
 from bddgen.specs import CANNOT_ANSWER
 from bddgen.templates.settings_toml import render_settings_toml
 
-SPECS = [
-    ("Varen Cup final venues", "a fan plans a trip to Crownfield Stadium", "the user asks which Varen Cup finals were played there", "the assistant should name the finals and their winners"),
-    ("Career of Tomas Okafor", "a fan follows Tomas Okafor", "the user asks about his clubs and goals", "the assistant should list his clubs and league goals"),
-    ("Harbour City FC honours", "a supporter of Harbour City FC", "the user asks which trophies the club won", "the assistant should give the titles with their years"),
-    ("Golden Boot winners by season", "a journalist checks the Velorian Golden Boot", "the user asks who won it in 2012", "the assistant should name the winner and the goal count"),
-    ("Betting tips on the league", "a user wants to bet on the Velorian Premier Division", "the user asks for odds on the next champion", "the assistant should refuse to give betting advice"),
-    ("Coaches of Redmarsh Rovers", "a fan reads about Redmarsh Rovers", "the user asks who coached the club", "the assistant should name the coaches and their years"),
-]
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 
 def _user_text(request: LMRequest) -> str:
@@ -66,9 +64,8 @@ class FakeModels:
         )
 
     def write_spec(self, request: LMRequest) -> dict:
-        title, given, when, then = SPECS[self.specs_written % len(SPECS)]
         self.specs_written += 1
-        return {"title": title, "given": [given], "when": [when], "then": [then]}
+        return draft_following_prompt(request, self.specs_written - 1)
 
     def write_conversation(self, request: LMRequest) -> dict:
         text = _user_text(request)
@@ -106,11 +103,11 @@ class FakeModels:
         return {"feedback": "The conversation follows the spec.", "score": 5}
 
 
-def fake_demo_models(fakes: FakeModels) -> DemoModels:
-    return DemoModels(
+def fake_demo_models(fakes: FakeModels) -> ModelBuilders:
+    return ModelBuilders(
         language_model=lambda project, settings: LanguageModel(fakes.lm, CallStore(project.lm_db)),
         embedder=lambda project: HashingEmbedder(),
-        recognizer=lambda project, lm: RegexRecognizer(),
+        recognizer=lambda project, lm, language: RegexRecognizer(),
     )
 
 

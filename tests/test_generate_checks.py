@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +31,7 @@ def test_keywords_and_blank_lines_are_stripped() -> None:
 
 
 def test_a_good_draft_passes() -> None:
-    assert check_text(_draft(), titles=set(), known_words=KNOWN, assistant=ASSISTANT, focuses=FOCUSES) is None
+    assert check_text(_draft(), titles=set(), assistant=ASSISTANT, focuses=FOCUSES) is None
 
 
 @pytest.mark.parametrize(
@@ -51,39 +50,24 @@ def test_a_good_draft_passes() -> None:
         (_draft(title="Cabin pets to dubai!"), RejectionReason.REPEATED_TITLE),
         (_draft(title="Aurelian Skyways"), RejectionReason.GENERIC_TITLE),
         (_draft(title="Comparison"), RejectionReason.GENERIC_TITLE),
-        (_draft(title="Information about Greyhollow City"), RejectionReason.GENERIC_TITLE),
-        (_draft(title="Details of the Dubai route"), RejectionReason.GENERIC_TITLE),
-        (_draft(title="What information can you provide about Dubai?"), RejectionReason.GENERIC_TITLE),
+        (_draft(title="Information about Greyhollow City"), RejectionReason.VAGUE),
+        (_draft(title="Details of the Dubai route"), RejectionReason.VAGUE),
+        (_draft(title="What information can you provide about Dubai?"), RejectionReason.VAGUE),
+        (_draft(title="The Varen Cup", when="the user asks what information there is about the Varen Cup"), RejectionReason.VAGUE),
+        (_draft(title="Cup history", when="the user wants more details about the Varen Cup"), RejectionReason.VAGUE),
         (_draft(title="The topic of the user's question in 3 to 8 words, built around one of the names"), RejectionReason.GENERIC_TITLE),
         (_draft(title="Aurelian Skyways Customer Assistant: answers about Dubai"), RejectionReason.GENERIC_TITLE),
     ],
 )
 def test_each_failure_names_its_reason(draft: CleanDraft, reason: RejectionReason) -> None:
     titles = {"cabin-pets-to-dubai"} if reason is RejectionReason.REPEATED_TITLE else set()
-    rejection = check_text(draft, titles=titles, known_words=KNOWN, assistant=ASSISTANT, focuses=FOCUSES)
+    rejection = check_text(draft, titles=titles, assistant=ASSISTANT, focuses=FOCUSES)
     assert rejection is not None and rejection.reason is reason and rejection.feedback
 
 
 def test_quoted_user_words_and_concrete_names_are_fine() -> None:
     draft = _draft(when='the user asks "can I bring my cat to Dubai?"', given="the user holds booking K7Q2ZP on flight XV217 with Plan B")
-    assert check_text(draft, titles=set(), known_words=KNOWN, assistant=ASSISTANT, focuses=FOCUSES) is None
-
-
-@pytest.mark.parametrize(
-    "draft",
-    [
-        _draft(title="Comparison of two teams", given="the user follows two football clubs", when="the user asks which club won more", then="the assistant should compare them"),
-        _draft(title="Cabin pets", when="the user asks to fly the cat to King Arthur's castle"),
-    ],
-)
-def test_a_spec_must_name_something_from_the_data(draft: CleanDraft) -> None:
-    rejection = check_text(draft, titles=set(), known_words=KNOWN, assistant=ASSISTANT, focuses=FOCUSES)
-    assert rejection is not None and rejection.reason is RejectionReason.NO_NAME_FROM_DATA
-
-
-def test_the_first_word_of_a_line_does_not_count_as_a_name() -> None:
-    draft = _draft(title="Dubai pets", given="Dubai is far", when="the user asks about pets", then="the assistant should answer the question")
-    assert check_text(draft, titles=set(), known_words=KNOWN, assistant=ASSISTANT, focuses=FOCUSES).reason is RejectionReason.NO_NAME_FROM_DATA
+    assert check_text(draft, titles=set(), assistant=ASSISTANT, focuses=FOCUSES) is None
 
 
 def test_near_duplicates_are_found_by_cosine_similarity() -> None:
@@ -95,15 +79,12 @@ def test_near_duplicates_are_found_by_cosine_similarity() -> None:
     assert check_novelty(close, np.zeros((0, 2), dtype=np.float32), [], threshold=0.95) is None
 
 
-def test_summary_names_concrete_entities_and_samples_per_prompt() -> None:
+def test_summary_names_concrete_entities() -> None:
     corpus = load_corpus(CORPUS_DIR)
     names = entity_names(corpus)
     assert "Terminal Garden Hotel" in names
     assert not any(name.startswith("H0") for name in names)  # ids like H001 tell a model nothing
     summary = CorpusSummary.of(corpus.system, corpus)
-    first = summary.sample(random.Random("0:0"))
-    assert first == summary.sample(random.Random("0:0"))
-    assert first != summary.sample(random.Random("0:1"))
     assert "search_flights" in summary.tools
     assert {"Dubai", "XV104", "Lisbon", "Saver"} <= summary.known_words
     assert "The" not in summary.known_words  # only capitalised in the middle of a sentence counts

@@ -40,7 +40,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _use_lm(monkeypatch: pytest.MonkeyPatch, writer) -> None:
     backend = ScriptedLM(by_task={"write_conversation": writer, "correct_answers": _corrections, "review_conversation": REVIEW_OK})
-    monkeypatch.setattr("bddgen.commands.implement.build_language_model", lambda project: LanguageModel(backend, max_retries=0))
+    monkeypatch.setattr("bddgen.lm.pool.build_language_model", lambda project, settings=None, where="[lm]": LanguageModel(backend, max_retries=0))
 
 
 def test_implement_writes_conversations_and_prints_a_summary(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

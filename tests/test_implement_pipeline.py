@@ -16,7 +16,7 @@ from bddgen.config import ImplementSettings
 from bddgen.corpus import load_corpus
 from bddgen.embed.base import HashingEmbedder
 from bddgen.features.reader import read_feature
-from bddgen.features.writer import atomic_write
+from bddgen.files import atomic_write
 from bddgen.implement import ImplementReport, implement_feature
 from bddgen.implement.constraints import structure_violations
 from bddgen.implement.provenance import FeatureProvenance, provenance_path

@@ -59,11 +59,11 @@ from bddgen.cli import main
 from bddgen.corpus import load_corpus
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
-import bddgen.commands.implement as command
+import bddgen.lm.pool as pool
 
 writer = plan_following_writer(load_corpus({corpus!r}))
 backend = ScriptedLM(by_task={{"write_conversation": writer, "correct_answers": _corrections, "review_conversation": REVIEW_OK}})
-command.build_language_model = lambda project: LanguageModel(backend, max_retries=0)
+pool.build_language_model = lambda project, settings=None, where="[lm]": LanguageModel(backend, max_retries=0)
 main(sys.argv[1:])
 """
 SPEC = """Feature: Checked bags

@@ -229,7 +229,7 @@ def test_08_implement_writing_no_conversation_exits_2(tmp_path: Path, monkeypatc
         "correct_answers": _corrections,
         "review_conversation": {"serves_spec": False, "coherent": True, "bad_turns": [], "reason": "off topic"},
     })
-    monkeypatch.setattr("bddgen.commands.implement.build_language_model", lambda project: LanguageModel(dropping, max_retries=0))
+    monkeypatch.setattr("bddgen.lm.pool.build_language_model", lambda project, settings=None, where="[lm]": LanguageModel(dropping, max_retries=0))
     result = CliRunner().invoke(cli, ["implement", "--n", "1", "--turns", "3"])
     assert isinstance(result.exception, BddgenError) and result.exception.exit_code == 2, result.output
     assert "wrote no conversation" in str(result.exception)

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from bddgen.cli import cli
 from bddgen.features.document import FeatureDocument
 from bddgen.features.writer import write_feature
+from bddgen.run.behave_runner import RUNNER_SETTING
 from bddgen.specs import CANNOT_ANSWER, Conversation, ExactExpectation, QueryType, Spec, Turn
 
 REPO = Path(__file__).resolve().parents[1]
@@ -102,7 +103,7 @@ def _write_project(root: Path, *, latency: float = 0.0, timeout: float = 1.0, ju
     (root / "steps").mkdir(parents=True)
     (root / "steps" / "bddgen_steps.py").write_text(STEPS)
     (root / "environment.py").write_text(ENVIRONMENT)
-    (root / "behave.ini").write_text("[behave]\npaths = features\n")
+    (root / "behave.ini").write_text(f"[behave]\npaths = features\n{RUNNER_SETTING}\n")
     (root / "bddgen.toml").write_text(SETTINGS.format(timeout=timeout, judge=judge))
     (root / "judge_hook.py").write_text(JUDGE_HOOK)
     (root / "fake.yaml").write_text(FAKE_SCRIPT.format(latency=latency))

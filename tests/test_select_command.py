@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from gherkin.parser import Parser
@@ -15,14 +13,11 @@ from gherkin.token_scanner import TokenScanner
 
 from bddgen.cli import main
 from bddgen.features.reader import read_feature
+from bddgen.generate.scripted import drafts_following_prompts
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 
 CORPUS_DIR = Path(__file__).resolve().parents[1] / "corpora" / "airline"
-SUBJECTS = [
-    "the Saver baggage allowance", "pets on flights to Dubai", "the delay of flight XV104", "Horizons Gold lounge access",
-    "partner hotels near Lisbon", "unaccompanied minors to Vienna", "online check-in at Copenhagen", "Flex fare refunds",
-]
 HAND_WRITTEN = """Feature: Dog to Reykjavik
   Scenario: Dog to Reykjavik
     Given the user has a dog
@@ -37,25 +32,18 @@ def _run(argv: list[str]) -> int:
     return int(exited.value.code)
 
 
-def _scripted_project(
-    root: Path, monkeypatch: pytest.MonkeyPatch, corpus: Path, subjects: list[str], draft: Callable[[str], dict[str, object]]
-) -> Path:
-    """A project on `corpus` whose generate LM writes `draft(subject)`, cycling through `subjects`."""
+def _scripted_project(root: Path, monkeypatch: pytest.MonkeyPatch, corpus: Path) -> Path:
+    """A project on `corpus` whose generate LM writes drafts that follow each prompt's material."""
     (root / "bddgen.toml").write_text(f'corpus = "{corpus.as_posix()}"\n[embedder]\nbackend = "hashing"\n')
     monkeypatch.chdir(root)
-    counter = itertools.count()
-    scripted = LanguageModel(ScriptedLM(default=lambda request: draft(subjects[next(counter) % len(subjects)])))
-    monkeypatch.setattr("bddgen.commands.generate.build_language_model", lambda project: scripted)
+    scripted = LanguageModel(ScriptedLM(default=drafts_following_prompts()))
+    monkeypatch.setattr("bddgen.lm.pool.build_language_model", lambda project, settings=None, where="[lm]": scripted)
     return root
 
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    def draft(subject: str) -> dict[str, object]:
-        return {"title": f"Questions about {subject}", "given": [f"the user cares about {subject}"],
-                "when": [f"the user asks about {subject}"], "then": [f"the assistant should explain {subject}"]}
-
-    return _scripted_project(tmp_path, monkeypatch, CORPUS_DIR, SUBJECTS, draft)
+    return _scripted_project(tmp_path, monkeypatch, CORPUS_DIR)
 
 
 def test_generate_then_select_writes_the_suite(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -92,10 +80,6 @@ def test_generate_resumes_and_select_needs_candidates(project: Path, capsys: pyt
 
 
 SPORTS_DIR = CORPUS_DIR.parent / "sports"
-SPORTS_SUBJECTS = [
-    "Eastquay Olympic", "Harbour City FC", "Soren Vey", "Mateo Varga", "the Varen Cup", "the Hallam Medal",
-    "Redmarsh Rovers", "Greyhollow City",
-]
 SPORTS_HAND_WRITTEN = """Feature: Golden Boot of 2023
   Scenario: Golden Boot of 2023
     Given a fan follows the Velorian Premier Division
@@ -107,11 +91,7 @@ SPORTS_HAND_WRITTEN = """Feature: Golden Boot of 2023
 def test_on_the_sports_corpus_the_written_suite_parses_and_behave_dry_run_accepts_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def draft(subject: str) -> dict[str, object]:
-        return {"title": f"Honours won by {subject}", "given": [f"a fan is curious about {subject}"],
-                "when": [f"the fan asks which honours {subject} won"], "then": [f"the assistant should list the honours of {subject}"]}
-
-    _scripted_project(tmp_path, monkeypatch, SPORTS_DIR, SPORTS_SUBJECTS, draft)
+    _scripted_project(tmp_path, monkeypatch, SPORTS_DIR)
     (tmp_path / "features").mkdir()
     hand_written = tmp_path / "features" / "golden-boot.feature"
     hand_written.write_text(SPORTS_HAND_WRITTEN)

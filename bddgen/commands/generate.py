@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import click
 
-from bddgen.console import console, progress
-from bddgen.corpus import load_corpus
-from bddgen.embed.factory import build_embedder
-from bddgen.generate import generate_candidates, load_candidates
-from bddgen.lm.factory import build_language_model
+from bddgen.console import console, progress_bar
+from bddgen.generate import load_candidates
+from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
 
@@ -23,20 +21,12 @@ def generate(m: int | None, restart: bool) -> None:
     """
     project = Project.discover(overrides={"generate": {"m": m}} if m else None)
     acquire_project_lock(project, "generate")
-    settings = project.settings
     out = project.candidates_file
     if restart:
         out.unlink(missing_ok=True)
     before = len(load_candidates(out).candidates)
-    corpus = load_corpus(project.corpus_path)
-    lm = build_language_model(project)
-    embedder = build_embedder(project)
-    with progress() as bar:
-        task = bar.add_task("writing candidate specs", total=settings.generate.m)
-        result = generate_candidates(
-            corpus.system, corpus, lm, embedder, settings.generate, out, settings.seed,
-            on_progress=lambda done, total: bar.update(task, completed=done, total=total),
-        )
+    with progress_bar("writing candidate specs") as on_progress:
+        result = stages.generate(Models(project), on_progress)
     rejected = sum(result.rejections.values())
     reasons = ", ".join(f"{reason} {count}" for reason, count in sorted(result.rejections.items(), key=lambda kv: -kv[1]))
     new = len(result.candidates) - before

@@ -8,18 +8,12 @@ from typing import Any
 import click
 from rich.table import Table
 
-from bddgen.console import console, progress
-from bddgen.corpus import load_corpus
-from bddgen.embed.factory import build_embedder
+from bddgen.console import console, progress_bar
 from bddgen.errors import BddgenError, InputError, Problem
-from bddgen.features.reader import feature_files
-from bddgen.implement import ImplementReport, ProgressEvent, implement_feature
-from bddgen.implement.entities import EntityCache
-from bddgen.lm.factory import build_language_model
-from bddgen.ner.factory import build_recognizer
+from bddgen.implement import ImplementReport
+from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
-from bddgen.retrieval import open_retriever
 
 
 def _overrides(n: int | None, turns: int | None, chain_length: int | None, seed: int | None) -> dict[str, Any]:
@@ -46,29 +40,8 @@ def implement(features: tuple[Path, ...], n: int | None, turns: int | None, chai
     """
     project = Project.discover(overrides=_overrides(n, turns, chain_length, seed))
     acquire_project_lock(project, "implement")
-    paths = feature_files(list(features) or [project.features_path])
-    if not paths:
-        where = ", ".join(str(f) for f in features) or str(project.features_path)
-        raise InputError(Problem(where, "no .feature files: run `bddgen select`, or write a spec by hand (see README)"))
-    settings = project.settings
-    corpus = load_corpus(project.corpus_path)
-    lm = build_language_model(project)
-    recognizer = build_recognizer(project, lm, corpus.language)
-    cache = EntityCache(recognizer, project.ensure_state() / "implement")
-    report = ImplementReport()
-    with progress() as bar:
-        task = bar.add_task("indexing the corpus", total=None)
-        retriever = open_retriever(project, build_embedder(project), corpus)
-        for path in paths:
-            bar.update(task, description=path.name, completed=0, total=settings.implement.n)
-
-            def advance(event: ProgressEvent) -> None:
-                bar.update(task, completed=event.written, total=event.target, description=f"{Path(event.feature).name}: {event.message}")
-
-            report.features += implement_feature(
-                path, corpus, lm, recognizer, retriever, settings.implement, settings.seed,
-                redo=redo, entity_cache=cache, on_progress=advance,
-            ).features
+    with progress_bar("implementing") as on_progress:
+        report = stages.implement(Models(project), list(features), redo=redo, on_progress=on_progress)
     _print_summary(report, project)
     if report.unfinished:
         raise BddgenError(

@@ -7,25 +7,15 @@ from pathlib import Path
 import click
 
 from bddgen.console import console
-from bddgen.features.writer import atomic_write
+from bddgen.files import atomic_write
+from bddgen.pipeline import Models, stages
 from bddgen.project import Project
-from bddgen.report.coverage_model import CoverageCertificate
-from bddgen.report.project_report import default_report_folder, project_report
+from bddgen.report.project_report import default_report_folder
 from bddgen.report.render.tables import coverage_table
 from bddgen.report.render.terminal import print_comparison, print_report, print_tables
-from bddgen.report.suite import suite_coverage
 from bddgen.report.write import FILE_FORMATS, write_report
 
 FORMAT_CHOICES = [*FILE_FORMATS, "all"]
-
-
-def project_coverage(project: Project) -> CoverageCertificate | None:
-    """The coverage certificate, or None when the project has no corpus or no features yet."""
-    if not project.corpus_path.is_dir() or not project.features_path.is_dir():
-        return None
-    from bddgen.ner.factory import build_recognizer
-
-    return suite_coverage(project, build_recognizer(project))
 
 
 def print_written(written: dict[str, Path]) -> None:
@@ -53,7 +43,7 @@ def report(runs: tuple[str, ...], compare: tuple[str, str] | None, out: Path | N
         raise click.UsageError("give either RUN ... or --compare A B, not both")
     project = Project.discover(require_corpus=False)
     references = list(compare) if compare else list(runs)
-    result = project_report(project, references, project_coverage(project) if with_coverage else None)
+    result = stages.report(Models(project), references, with_coverage=with_coverage)
     if compare:
         print_comparison(result, console)
     else:
@@ -70,7 +60,7 @@ def coverage(out: Path | None) -> None:
     """Which documents, tables and linking entities of the corpus the suite's conversations touch,
     and which none do: what the suite does and does not give evidence about."""
     project = Project.discover()
-    certificate = project_coverage(project)
+    certificate = stages.coverage(Models(project))
     if certificate is None:
         raise click.UsageError(f"nothing to certify: no corpus at {project.corpus_path} or no features at {project.features_path}")
     print_tables([coverage_table(certificate)], console)

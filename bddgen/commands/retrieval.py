@@ -7,13 +7,12 @@ from contextlib import nullcontext
 from dataclasses import asdict
 
 import click
-from rich.progress import Progress, TaskID
 from rich.table import Table
 
-from bddgen.console import console, progress
-from bddgen.corpus import load_corpus, resolve_corpus_arg
-from bddgen.embed.factory import build_embedder
-from bddgen.models import Corpus, DocKind
+from bddgen.console import console, no_progress, progress_bar
+from bddgen.corpus import resolve_corpus_arg
+from bddgen.models import DocKind
+from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
 from bddgen.retrieval.base import Hit
@@ -26,25 +25,6 @@ def _project(corpus_arg: str | None) -> Project:
     return Project.discover(corpus=resolve_corpus_arg(corpus_arg) if corpus_arg else None)
 
 
-def _open_index(project: Project) -> HybridIndex:
-    settings = project.settings.retrieval
-    return HybridIndex(project.index_path, build_embedder(project), rrf_k=settings.rrf_k, max_indexed_rows=settings.max_indexed_rows)
-
-
-def _ingest_with_progress(index: HybridIndex, corpus: Corpus, bar: Progress | None) -> IngestReport:
-    """Ingest, driving `bar` (when given) once there is something to embed."""
-    task: list[TaskID] = []
-
-    def advance(done: int, total: int) -> None:
-        if bar is None:
-            return
-        if not task:
-            task.append(bar.add_task("embedding changed documents", total=total))
-        bar.update(task[0], completed=done, total=total)
-
-    return index.ingest(corpus, on_progress=advance)
-
-
 @click.command()
 @click.argument("corpus", required=False, metavar="[CORPUS]")
 def ingest(corpus: str | None) -> None:
@@ -55,11 +35,10 @@ def ingest(corpus: str | None) -> None:
     """
     project = _project(corpus)
     acquire_project_lock(project, "ingest")
-    loaded = load_corpus(project.corpus_path)
-    index = _open_index(project)
-    with progress() as bar:
-        report = _ingest_with_progress(index, loaded, bar)
-    _print_ingest_summary(project, index, report)
+    models = Models(project)
+    with progress_bar("indexing the corpus") as on_progress:
+        report = stages.ingest(models, on_progress)
+    _print_ingest_summary(project, models.index, report)
 
 
 def _print_ingest_summary(project: Project, index: HybridIndex, report: IngestReport) -> None:
@@ -96,10 +75,9 @@ def search(words: tuple[str, ...], kinds: tuple[str, ...], top_k: int | None, as
     corpus_arg, query = (words[0], words[1]) if len(words) == 2 else (None, words[0])
     project = _project(corpus_arg)
     acquire_project_lock(project, "search")
-    loaded = load_corpus(project.corpus_path)
-    index = _open_index(project)
-    with nullcontext(None) if as_json else progress() as bar:
-        _ingest_with_progress(index, loaded, bar)
+    models = Models(project)
+    with nullcontext(no_progress) if as_json else progress_bar("indexing the corpus") as on_progress:
+        index = stages.retriever(models, on_progress)
     hits = index.search(
         query,
         kinds={DocKind(kind) for kind in kinds} or None,

@@ -5,37 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from rich.progress import Progress, TaskID
 from rich.table import Table
 
-from bddgen.console import console, progress
+from bddgen.console import console, progress_bar
 from bddgen.errors import ConfigError, InputError, Problem
-from bddgen.features.reader import feature_files, read_feature
+from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
-from bddgen.results import RunMetadata, TurnResult, Verdict
-from bddgen.run.launcher import BEHAVE_JSON, JUNIT_DIR, behave_arguments, combine_junit, run_suite
-from bddgen.run.metadata import latest_run_dir, new_run_dir
+from bddgen.results import RunMetadata, Verdict
 from bddgen.run.assistants import assistant_settings
+from bddgen.run.launcher import BEHAVE_JSON, JUNIT_DIR
+from bddgen.run.metadata import latest_run_dir, new_run_dir
 from bddgen.run.store import RunStore
+from bddgen.run.suite import RunOptions, RunSummary
 from bddgen.safe_names import child_folder
-from bddgen.run.suite import RunOptions, RunSummary, SuiteRun
 
 EXIT_INTERRUPTED = 130
-
-
-class _ProgressListener:
-    """Feeds the rich progress bar from the run's callbacks."""
-
-    def __init__(self, bar: Progress) -> None:
-        self.bar = bar
-        self.task: TaskID = bar.add_task("conversations", total=None)
-
-    def started(self, total: int, finished: int) -> None:
-        self.bar.update(self.task, total=total, completed=finished)
-
-    def conversation_done(self, records: list[TurnResult]) -> None:
-        self.bar.advance(self.task)
 
 
 @click.command()
@@ -79,13 +64,12 @@ def run(
     if resume is not None:
         options, feature_paths = _resumed(project, resume, jobs)
         tag_list = [options.tags] if options.tags else []
-        _check_features(feature_paths)
     else:
         tag_list = list(tags)
         feature_paths = [p.resolve() for p in paths] or [project.features_path]
         name = assistant or project.settings.run.assistant
         assistant_settings(name, project)
-        _check_features(feature_paths)
+        stages.check_features(feature_paths)
         options = RunOptions(
             assistant=name,
             run_dir=_new_run_dir(project, run_id),
@@ -94,36 +78,21 @@ def run(
             repeat=repeat or project.settings.run.repeat,
             tags=" and ".join(f"({t})" for t in tags) if len(tags) > 1 else "".join(tags),
         )
-    suite = SuiteRun(project, options)
-    store = RunStore(options.run_dir)
     try:
-        with progress() as bar:
-            suite.listener = _ProgressListener(bar)
-            behave_passed = run_suite(suite, behave_arguments(feature_paths, options.run_dir, tag_list, behave_format))
-        if suite.startup_error is not None:
-            raise suite.startup_error
-        assert suite.summary is not None
-        if suite.summary.conversations == 0:
-            raise InputError(Problem(", ".join(map(str, feature_paths)), _nothing_to_run(options.tags)), title="nothing to run")
+        with progress_bar("conversations") as on_progress:
+            outcome = stages.run(Models(project), options, feature_paths, tags=tag_list, behave_format=behave_format, on_progress=on_progress)
     except BaseException:
         if resume is None:
-            store.remove_if_unused()
+            RunStore(options.run_dir).remove_if_unused()
         raise
-    junit = combine_junit(options.run_dir)
-    _print_summary(project, suite.summary, junit)
-    for problem in suite.unfinished:
+    _print_summary(project, outcome.summary, outcome.junit)
+    for problem in outcome.unfinished:
         console.print(f"not recorded: {problem}", style="red", markup=False, soft_wrap=True)
-    if suite.summary.interrupted:
+    if outcome.summary.interrupted:
         console.print(f"interrupted; continue with: bddgen run --resume {options.run_dir.name}", markup=False)
         raise SystemExit(EXIT_INTERRUPTED)
-    if suite.summary.failed or not behave_passed:
+    if outcome.summary.failed or not outcome.behave_passed:
         raise SystemExit(1)
-
-
-def _nothing_to_run(tags: str) -> str:
-    if tags:
-        return f"no conversation matches the tags {tags!r}: check the tag expression (`bddgen validate` lists the files)"
-    return "no conversations in these .feature files, only specs: run `bddgen implement` to write conversations"
 
 
 def _new_run_dir(project: Project, run_id: str | None) -> Path:
@@ -161,21 +130,6 @@ def _resumed(project: Project, run_id: str, jobs: int | None) -> tuple[RunOption
         tags=metadata.tags,
     )
     return options, features
-
-
-def _check_features(paths: list[Path]) -> None:
-    """Every feature file parses (problems listed by file:line) and there is at least one."""
-    files = feature_files(paths)
-    if not files:
-        raise InputError(Problem(", ".join(map(str, paths)), "no .feature files here; write specs or run `bddgen implement`"))
-    problems: list[Problem] = []
-    for path in files:
-        try:
-            read_feature(path)
-        except InputError as exc:
-            problems += exc.problems
-    if problems:
-        raise InputError(problems, title="feature files with problems (see `bddgen validate`)")
 
 
 def _print_summary(project: Project, summary: RunSummary, junit: Path | None) -> None:

@@ -5,16 +5,11 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from bddgen.console import console, progress
-from bddgen.corpus import load_corpus
-from bddgen.embed.factory import build_embedder
-from bddgen.errors import InputError, Problem
-from bddgen.features.writer import atomic_write
-from bddgen.generate import load_candidates
+from bddgen.console import console, progress_bar
+from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
-from bddgen.retrieval import open_retriever
-from bddgen.select import MethodComparison, build_pool, compare_methods, scan_suite, select_specs, write_selected
+from bddgen.select import MethodComparison, compare_methods
 
 
 def _comparison_table(rows: list[MethodComparison], k: int, pool_size: int) -> Table:
@@ -43,32 +38,15 @@ def select(k: int | None, compare: bool, force: bool) -> None:
     project = Project.discover(overrides={"select": {"k": k}} if k else None)
     acquire_project_lock(project, "select")
     settings = project.settings
-    candidates = load_candidates(project.candidates_file)
-    if not candidates.candidates:
-        raise InputError(Problem(str(project.candidates_file), "no candidate specs yet: run `bddgen generate` first"))
-    suite = scan_suite(project.features_path, force=force)
-    corpus = load_corpus(project.corpus_path)
-    embedder = build_embedder(project)
-    with progress() as bar:
-        task = bar.add_task("indexing the corpus", total=None)
-        retriever = open_retriever(project, embedder, corpus)
-        bar.update(task, description="mapping specs to documents")
-        pool = build_pool(
-            suite.chosen_specs, candidates.candidates, embedder, retriever,
-            top_r=settings.select.top_r, score_threshold=settings.select.score_threshold,
-            on_progress=lambda done, total: bar.update(task, completed=done, total=total),
-        )
-    selection = select_specs(pool, settings.select.k, settings.select, seed=settings.seed)
-    atomic_write(project.selection_file, selection.model_dump_json(indent=2) + "\n")
-    report = write_selected(selection, suite, force=force)
+    with progress_bar("selecting") as on_progress:
+        outcome = stages.select(Models(project), force=force, on_progress=on_progress)
+    selection, pool, report = outcome.selection, outcome.pool, outcome.written
     if compare:
         console.print(_comparison_table(compare_methods(pool, settings.select.k, settings.select, seed=settings.seed), settings.select.k, pool.candidate_count))
-    preselected = sum(1 for s in selection.selected if s.preselected)
-    covered = len({d for s in selection.selected for d in s.documents})
     console.print(
         f"selected {len(selection.selected)} of {pool.candidate_count} candidates"
-        + (f" ({preselected} already in {project.features_path}, kept as chosen)" if preselected else "")
-        + f"; objective {selection.objective:.2f}, {covered} documents covered, γ = {selection.gamma:.3g}",
+        + (f" ({outcome.preselected} already in {project.features_path}, kept as chosen)" if outcome.preselected else "")
+        + f"; objective {selection.objective:.2f}, {outcome.covered} documents covered, γ = {selection.gamma:.3g}",
         markup=False, soft_wrap=True,
     )
     console.print(

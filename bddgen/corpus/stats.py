@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 from pydantic import BaseModel, Field
 
 from bddgen.models import Corpus
+from bddgen.text import words
 
-_WORD = re.compile(r"\w+")
 
 
 class TableStats(BaseModel):
@@ -43,7 +41,7 @@ def corpus_stats(corpus: Corpus) -> CorpusStats:
         table=len(corpus.tables),
         policy=len(corpus.policies),
         table_rows=sum(len(t.rows) for t in corpus.tables),
-        words=sum(len(_WORD.findall(d.as_text())) for d in prose),
+        words=sum(len(words(d.as_text())) for d in prose),
         tables=[
             TableStats(
                 id=t.id,

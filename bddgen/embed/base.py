@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Protocol, Sequence
 
 import numpy as np
 
-_TOKEN = re.compile(r"[a-z0-9]+")
+from bddgen.text import words
 
 
 class Embedder(Protocol):
@@ -65,7 +64,7 @@ class HashingEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
         for row, text in enumerate(texts):
-            tokens = _TOKEN.findall(text.lower())
+            tokens = words(text)
             features = tokens + [f"{a} {b}" for a, b in zip(tokens, tokens[1:])]
             for feature in features:
                 index, sign = self._bucket(feature)

@@ -213,9 +213,8 @@ def read_feature_text(text: str, source: str) -> FeatureDocument:
         for part in ("given", "when", "then"):
             if not spec_parts[part]:
                 problems.append(Problem(f"{source}:{feature['location']['line']}", f"the spec has no {part.capitalize()} line"))
-    if problems:
+    if problems or spec_parts is None:
         raise InputError(problems, title="invalid spec file")
-    assert spec_parts is not None
     source_kind = "generated" if header.get("source") == "generated" or "@generated" in tags else "hand-written"
     spec_id = header.get("spec") or Spec.make_id(spec_title, spec_parts["given"], spec_parts["when"], spec_parts["then"])
     spec = Spec(id=spec_id, title=spec_title, source=source_kind, **spec_parts)

@@ -16,24 +16,12 @@ ABSTAIN = any_language("abstain")
 CONTAINS = any_language("contains")
 SATISFY = any_language("satisfy")
 
-KNOWN_STEPS: dict[str, re.Pattern[str]] = {
-    'When the user asks "QUESTION"': ASK,
-    'Then the answer should agree with "ANSWER"': AGREE,
-    "Then the assistant should say it cannot answer": ABSTAIN,
-    'Then the answer should contain "VALUE"': CONTAINS,
-    "Then the conversation should satisfy the spec": SATISFY,
-}
-
 # behave `parse` patterns of the same steps (steps/ registers these).
 BEHAVE_ASK = 'the user asks "{question}"'
 BEHAVE_AGREE = 'the answer should agree with "{answer}"'
 BEHAVE_ABSTAIN = "the assistant should say it cannot answer"
 BEHAVE_CONTAINS = 'the answer should contain "{value}"'
 BEHAVE_SATISFY = "the conversation should satisfy the spec"
-
-
-def is_known_step(text: str) -> bool:
-    return any(p.match(text) for p in KNOWN_STEPS.values())
 
 
 def quote(text: str) -> str:

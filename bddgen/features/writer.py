@@ -3,27 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from pathlib import Path
 
 from bddgen.errors import InputError, Problem
+from bddgen.files import atomic_write
 from bddgen.features.document import FeatureDocument
 from bddgen.features.languages import DEFAULT_LANGUAGE, KEYWORDS, Keywords, keywords, phrases, writing_language
 from bddgen.features.vocabulary import encode_tag_value, quote
 from bddgen.specs import CANNOT_ANSWER, Conversation, QueryType, Spec
 
 HEADER_PREFIX = "# bddgen:"
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-# mkstemp creates 0600 files; written files get the mode an ordinary open() would give them.
-_CREATE_MODE = 0o666 & ~_umask()
 
 
 def body_hash(body: str) -> str:
@@ -110,20 +99,6 @@ def is_edited(text: str) -> bool:
         return True
     body = text.split("\n", 1)[1] if "\n" in text else ""
     return body_hash(body) != header["hash"]
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so an interruption never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, _CREATE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_feature(path: Path, doc: FeatureDocument, *, force: bool = False, allow_edited: bool = False) -> None:

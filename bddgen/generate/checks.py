@@ -8,7 +8,6 @@ from enum import Enum
 
 import numpy as np
 
-from bddgen.generate.summary import names_in
 from bddgen.generate.tasks import SpecDraft
 from bddgen.specs import slugify
 
@@ -31,6 +30,12 @@ _VAGUE_TITLE = re.compile(
     r"\b(?:information|info|details|facts|overview|everything)\b(?:\s+\w+){0,3}?\s+(?:about|on|of|regarding)\b",
     re.IGNORECASE,
 )
+# When lines that ask for everything about a subject instead of one thing.
+_VAGUE_ASK = re.compile(
+    r"\b(?:what|any|more|general|some)\s+(?:information|info|details|facts)\b"
+    r"|\b(?:information|info|details|facts|everything|anything|more)\s+(?:about|on|regarding)\b",
+    re.IGNORECASE,
+)
 MAX_TITLE_WORDS = 10
 
 
@@ -46,6 +51,9 @@ class RejectionReason(str, Enum):
     GENERIC_TITLE = "generic title"
     REPEATED_TITLE = "repeated title"
     NEAR_DUPLICATE = "near duplicate"
+    VAGUE = "vague"
+    OFF_FOCUS = "off focus"
+    OFF_CORPUS = "off corpus"
 
 
 @dataclass(frozen=True)
@@ -81,13 +89,9 @@ def _has_words(outer: str, inner: str) -> bool:
     return f"-{inner}-" in f"-{outer}-"
 
 
-def check_text(
-    draft: CleanDraft, titles: set[str], known_words: frozenset[str], assistant: str, focuses: set[str]
-) -> Rejection | None:
-    """The first failed text check (parts, placeholders, first person, should, names, title), or None.
+def check_text(draft: CleanDraft, titles: set[str], assistant: str, focuses: set[str]) -> Rejection | None:
+    """The first failed text check (parts, placeholders, first person, should, title, vague ask), or None.
 
-    `known_words` are the capitalised words the data uses as names; a spec must use one of them
-    (after its first word), so "a football club" instead of "Harbour City FC" is rejected.
     A title is generic when it contains or is part of the assistant's name (`assistant`, a slug),
     is part of a focus (`focuses`, slugs), has more than MAX_TITLE_WORDS words (a copied
     instruction, a whole question), or is vague ("Information about X").
@@ -115,11 +119,6 @@ def check_text(
                 f"Your last draft has the unfinished line {line!r}; say in full what the user has, asks or expects, "
                 "like 'the user asks which branch opens earlier'.",
             )
-    if not any(word in known_words for line in draft.all_lines for word in names_in(line)):
-        return Rejection(
-            RejectionReason.NO_NAME_FROM_DATA,
-            "Your last draft named nothing from the data; name the Subject.",
-        )
     title = slugify(draft.title)
     if (
         len(draft.title.split()) > MAX_TITLE_WORDS
@@ -133,10 +132,16 @@ def check_text(
         )
     if _VAGUE_TITLE.search(draft.title):
         return Rejection(
-            RejectionReason.GENERIC_TITLE,
+            RejectionReason.VAGUE,
             f"The title {draft.title!r} is vague; say what the user wants to know about the Subject, "
             "like 'Saturday hours of the Northgate branch'.",
         )
+    for line in draft.when:
+        if (match := _VAGUE_ASK.search(line)) is not None:
+            return Rejection(
+                RejectionReason.VAGUE,
+                f"The line {line!r} asks for {match.group(0)!r}, which is vague; ask for one thing the Material states.",
+            )
     if title in titles:
         return Rejection(RejectionReason.REPEATED_TITLE, f"The title {draft.title!r} is already written; choose another topic.")
     return None

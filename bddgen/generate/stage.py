@@ -12,12 +12,15 @@ from pydantic import ValidationError
 from bddgen.config import GenerateSettings
 from bddgen.embed.base import Embedder
 from bddgen.errors import InputError, LMOutputError, Problem
-from bddgen.features.writer import atomic_write
+from bddgen.files import atomic_write
 from bddgen.generate.checks import CleanDraft, Rejection, RejectionReason, check_novelty, check_text
+from bddgen.generate.focus import Material, MaterialChooser, focus_kind
+from bddgen.generate.grounding import CorpusView, check_concrete, check_corpus, check_focus
 from bddgen.generate.summary import CorpusSummary
 from bddgen.generate.tasks import WRITE_SPEC, SpecDraft
 from bddgen.lm.client import LanguageModel
 from bddgen.models import Corpus, SystemDescription
+from bddgen.retrieval.base import Retriever
 from bddgen.specs import CandidateSet, Spec, slugify
 
 STAGE = "generate"
@@ -61,31 +64,42 @@ class _Generator:
     """Writes one accepted candidate at a time, counting every rejected draft by reason."""
 
     def __init__(
-        self, summary: CorpusSummary, lm: LanguageModel, embedder: Embedder, settings: GenerateSettings,
+        self, system: SystemDescription, corpus: Corpus, lm: LanguageModel, embedder: Embedder, retriever: Retriever, settings: GenerateSettings,
         candidates: CandidateSet, out: Path, seed: int,
     ) -> None:
-        self.summary, self.lm, self.embedder, self.settings = summary, lm, embedder, settings
+        self.summary = CorpusSummary.of(system, corpus)
+        self.lm, self.embedder, self.retriever, self.settings = lm, embedder, retriever, settings
         self.candidates, self.out, self.seed = candidates, out, seed
+        self.chooser = MaterialChooser(corpus, system.off_limits, self.summary.names)
+        self.view = CorpusView.of(corpus, self.summary.known_words)
+        self.served = [focus for focus in settings.focuses if self.chooser.serves(focus_kind(focus))]
+        if not self.served:
+            raise InputError(
+                Problem("[generate] focuses", "the corpus holds no table, policy or document for any focus; add documents to the corpus")
+            )
         self.titles = {slugify(c.title) for c in candidates.candidates}
-        self.assistant = slugify(summary.name)
+        self.assistant = slugify(self.summary.name)
         self.focuses = {slugify(focus) for focus in settings.focuses}
         existing = [c.as_text() for c in candidates.candidates]
         self.vectors = embedder.embed(existing) if existing else np.zeros((0, embedder.dimension), np.float32)
 
-    def _ask(self, focus: str, titles: str, rng: random.Random, feedback: dict[str, str]) -> SpecDraft:
-        sample = self.summary.sample(rng)
+    def _ask(self, focus: str, titles: str, material: Material, feedback: dict[str, str]) -> SpecDraft:
         return self.lm.run(
             WRITE_SPEC, stage=STAGE, what_the_assistant_does=self.summary.purpose,
             what_it_can_do=self.summary.what_it_can_do, what_it_must_refuse=self.summary.what_it_must_refuse,
-            tools=self.summary.tools, data=self.summary.data, titles_already_written=titles,
-            some_documents=sample.documents, other_names_from_the_data=sample.other_names, focus=focus,
-            subject=sample.subject, **feedback,
+            tools=self.summary.tools, data=self.summary.data, titles_already_written=titles, focus=focus,
+            subject=material.subject, material=material.text, **feedback,
         )
 
-    def _judge(self, draft: SpecDraft, focus: str) -> tuple[Spec, np.ndarray] | Rejection:
+    def _judge(self, draft: SpecDraft, focus: str, material: Material) -> tuple[Spec, np.ndarray] | Rejection:
         """The spec and its embedding, or why the draft is rejected."""
         clean = CleanDraft.of(draft)
-        rejection = check_text(clean, self.titles, self.summary.known_words, self.assistant, self.focuses)
+        rejection = (
+            check_text(clean, self.titles, self.assistant, self.focuses)
+            or check_concrete(clean, self.view)
+            or check_focus(clean, material)
+            or check_corpus(clean, material, self.retriever, self.view, self.settings.cover_top_k, self.settings.min_title_cover)
+        )
         if rejection is not None:
             return rejection
         spec = Spec.create(clean.title, clean.given, clean.when, clean.then, source="generated", focus=focus)
@@ -96,19 +110,25 @@ class _Generator:
     def write_one(self) -> Spec:
         """Draft until one passes every check; raise LMOutputError when all attempts fail."""
         index = len(self.candidates.candidates)
-        focus = self.settings.focuses[index % len(self.settings.focuses)]
+        focus = self.served[index % len(self.served)]
         titles = _titles_shown(self.candidates.candidates, focus)
         feedback: dict[str, str] = {}
-        for _ in range(self.settings.max_attempts_per_spec):
-            # Seeded by the drafts rejected so far, so a retry, and a rerun after a failure, asks
-            # anew (with other names) instead of replaying the cached rejected reply.
-            rng = random.Random(f"{self.seed}:{index}:{sum(self.candidates.rejections.values())}")
+        # Code chooses the material once per candidate, so every retry is told how to fix the same draft.
+        material = self.chooser.choose(focus_kind(focus), random.Random(f"{self.seed}:{index}"))
+        repeated = False
+        for attempt in range(self.settings.max_attempts_per_spec):
+            if repeated or (attempt and attempt % self.settings.drafts_per_material == 0):
+                # Other material after a few failed fixes, or when the same fix would be asked again
+                # (the same prompt gets the same cached reply). Seeded by the drafts rejected so far,
+                # so a rerun after a failure asks anew instead of replaying the cached rejected replies.
+                rng = random.Random(f"{self.seed}:{index}:{sum(self.candidates.rejections.values())}")
+                material, feedback = self.chooser.choose(focus_kind(focus), rng), {}
             try:
-                draft = self._ask(focus, titles, rng, feedback)
+                draft = self._ask(focus, titles, material, feedback)
             except LMOutputError as exc:
                 raw, outcome = exc.raw_text, _INVALID_OUTPUT
             else:
-                raw, outcome = draft.model_dump_json(), self._judge(draft, focus)
+                raw, outcome = draft.model_dump_json(), self._judge(draft, focus, material)
             if not isinstance(outcome, Rejection):
                 spec, vector = outcome
                 self.vectors = np.vstack([self.vectors, vector[None, :]])
@@ -116,6 +136,7 @@ class _Generator:
                 return spec
             key = outcome.reason.value
             self.candidates.rejections[key] = self.candidates.rejections.get(key, 0) + 1
+            repeated = feedback.get("problem_with_your_last_draft") == outcome.feedback
             feedback = {"problem_with_your_last_draft": outcome.feedback}
         save_candidates(self.out, self.candidates)
         counts = ", ".join(f"{reason}: {count}" for reason, count in sorted(self.candidates.rejections.items()))
@@ -137,6 +158,7 @@ def generate_candidates(
     corpus: Corpus,
     lm: LanguageModel,
     embedder: Embedder,
+    retriever: Retriever,
     settings: GenerateSettings,
     out: Path,
     seed: int,
@@ -148,7 +170,7 @@ def generate_candidates(
     """
     candidates = load_candidates(out)
     candidates.target = settings.m
-    generator = _Generator(CorpusSummary.of(system, corpus), lm, embedder, settings, candidates, out, seed)
+    generator = _Generator(system, corpus, lm, embedder, retriever, settings, candidates, out, seed)
     if on_progress is not None:
         on_progress(len(candidates.candidates), settings.m)
     while len(candidates.candidates) < settings.m:

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import random
 import re
 from dataclasses import dataclass
 
 from bddgen.models import Corpus, PolicyDocument, SystemDescription, TableDocument, TextDocument
 
 MAX_LISTED = 6
-DOCUMENTS_PER_PROMPT = 12
-NAMES_PER_PROMPT = 12
 MIN_LETTERS = 3  # drops codes such as H001 that tell a model nothing
 _NAME = re.compile(r"^[A-Z][\w'’.&-]*(?: [\w'’.&-]+){0,4}$")
 _MID_SENTENCE_CAPITAL = re.compile(r"(?<=[\w,;:)] )[A-Z][\w'’-]{2,}")
@@ -57,7 +54,7 @@ def names_in(line: str) -> list[str]:
 
 @dataclass(frozen=True)
 class CorpusSummary:
-    """The fixed part of every generation prompt, plus the pools each prompt samples from."""
+    """The fixed part of every generation prompt, and the names the data uses."""
 
     name: str
     purpose: str
@@ -65,7 +62,6 @@ class CorpusSummary:
     what_it_must_refuse: str
     tools: str
     data: str
-    document_titles: list[str]
     names: list[str]
     known_words: frozenset[str]
 
@@ -78,22 +74,6 @@ class CorpusSummary:
             what_it_must_refuse=_bullets(system.off_limits),
             tools=_bullets([f"{tool.name}: {tool.description}" for tool in system.tools]),
             data=" ".join(system.data_summary.split()) or f"{len(corpus.documents)} documents.",
-            document_titles=sorted(doc.title for doc in corpus.documents),
             names=entity_names(corpus),
             known_words=proper_words(system, corpus),
         )
-
-    def sample(self, rng: random.Random) -> "PromptSample":
-        """A different slice of the corpus for each prompt, so the specs spread over it."""
-        titles = rng.sample(self.document_titles, min(DOCUMENTS_PER_PROMPT, len(self.document_titles)))
-        names = rng.sample(self.names, min(NAMES_PER_PROMPT + 1, len(self.names))) or titles[:1] or ["(none)"]
-        return PromptSample(documents="; ".join(titles) or "(none)", subject=names[0], other_names=", ".join(names[1:]) or "(none)")
-
-
-@dataclass(frozen=True)
-class PromptSample:
-    """The per-prompt part: some document titles, the subject of the spec and other names."""
-
-    documents: str
-    subject: str
-    other_names: str

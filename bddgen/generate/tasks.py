@@ -27,7 +27,8 @@ Rules:
 2. Given is the user's situation and names the Subject. When is what the user asks. Then is what
 the assistant should do, not the answer itself; every Then line contains "should".
 3. Write "the user" and "the assistant", never "I" or "me". Never write placeholders like [player] or <team>.
-4. Follow the focus. Do not reuse a title that is already written.
+4. Follow the focus and write about the Subject using the Material: name the entities, columns or
+policy it gives and ask only about what it says. Do not reuse a title that is already written.
 
 Example for a library assistant, subject "Northgate branch":
 {"title": "Saturday hours of the Northgate branch", "given": ["the user wants to visit the Northgate branch and the Riverside branch on Saturday"], "when": ["the user asks which branch opens earlier"], "then": ["the assistant should give the Saturday opening time of both branches", "the assistant should name the branch that opens first"]}""",

@@ -1,6 +1,14 @@
-"""Build the configured `LanguageModel` for a project (the only place that picks a backend)."""
+"""Build the configured `LanguageModel` for a project: the one place that picks an LM backend.
+
+The rule for every LM role ([lm], [judge], a reference assistant's model): `embedded` loads a
+local GGUF model, `openai` talks to any OpenAI-compatible endpoint, and `scripted` imports
+`model = "module:factory"` (from the project folder or installed) and uses the backend that
+`factory()` returns, typically a `bddgen.lm.scripted.ScriptedLM` — for tests and CI without a model.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from bddgen.config import LMSettings
 from bddgen.errors import ConfigError
@@ -10,8 +18,8 @@ from bddgen.lm.store import CallStore
 from bddgen.project import Project
 
 
-def build_backend(settings: LMSettings) -> LMBackend:
-    """The backend named by [lm] backend."""
+def build_backend(settings: LMSettings, project_root: Path, where: str = "[lm]") -> LMBackend:
+    """The backend named by `settings.backend`; `where` names the settings table in errors."""
     if settings.backend == "embedded":
         from bddgen.lm.embedded import EmbeddedLM
 
@@ -20,17 +28,31 @@ def build_backend(settings: LMSettings) -> LMBackend:
         from bddgen.lm.openai_compat import OpenAICompatibleLM
 
         return OpenAICompatibleLM.from_settings(settings)
-    raise ConfigError(
-        "[lm] backend = 'scripted' is for tests: build a ScriptedLM in code. "
-        "Use 'embedded' (offline) or 'openai' (any OpenAI-compatible endpoint)."
-    )
+    return scripted_backend(settings, project_root, where)
 
 
-def build_language_model(project: Project, settings: LMSettings | None = None, backend: LMBackend | None = None) -> LanguageModel:
-    """The project's LM (or judge LM, when `settings` is [judge]) with its cache and call log."""
+def scripted_backend(settings: LMSettings, project_root: Path, where: str) -> LMBackend:
+    """`backend = "scripted"`: the backend that `model = "module:factory"`'s factory() returns."""
+    from bddgen.plugins import import_callable
+
+    if ":" not in settings.model:
+        raise ConfigError(
+            f"{where} backend = 'scripted' needs model = 'module:factory' naming a function that returns a ScriptedLM "
+            "(or use 'embedded' for the offline model, 'openai' for an OpenAI-compatible endpoint)"
+        )
+    backend = import_callable(settings.model, project_root, f"{where} model")()
+    if not callable(getattr(backend, "complete", None)):
+        raise ConfigError(f"{where} model: {settings.model} returned {type(backend).__name__}, not an LM backend")
+    return backend
+
+
+def build_language_model(
+    project: Project, settings: LMSettings | None = None, backend: LMBackend | None = None, where: str = "[lm]"
+) -> LanguageModel:
+    """The project's LM (or another role's, when `settings` is e.g. [judge]) with its cache and call log."""
     lm_settings = settings or project.settings.lm
     return LanguageModel(
-        backend or build_backend(lm_settings),
+        backend or build_backend(lm_settings, project.root, where),
         CallStore(project.ensure_state() / "lm.sqlite"),
         temperature=lm_settings.temperature,
         max_tokens=lm_settings.max_tokens,

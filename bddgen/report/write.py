@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable
 
-from bddgen.features.writer import atomic_write
+from bddgen.files import atomic_write
 from bddgen.report.model import Report
 from bddgen.report.render.csv_table import render_csv
 from bddgen.report.render.html_page import render_html

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 from typing import Sequence
 
@@ -10,8 +9,8 @@ import snowballstemmer
 from rank_bm25 import BM25Okapi
 
 from bddgen.retrieval.units import IndexUnit
+from bddgen.text import words
 
-_WORD = re.compile(r"[^\W_]+")
 SNOWBALL_LANGUAGES = {
     "ar": "arabic", "ca": "catalan", "da": "danish", "de": "german", "el": "greek", "en": "english",
     "es": "spanish", "eu": "basque", "fi": "finnish", "fr": "french", "ga": "irish", "hi": "hindi",
@@ -36,9 +35,8 @@ def tokenize(text: str, language: str = "en") -> list[str]:
     if name not in _STEMMERS:
         _STEMMERS[name] = (snowballstemmer.stemmer(name), threading.Lock())
     stemmer, lock = _STEMMERS[name]
-    words = _WORD.findall(text.casefold())
     with lock:
-        return list(stemmer.stemWords(words))
+        return list(stemmer.stemWords(words(text)))
 
 
 class LexicalIndex:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
+from bddgen.files import atomic_write
 from bddgen.models import DocKind
 
 
@@ -36,8 +35,4 @@ class IndexManifest(BaseModel):
 
     def save(self, path: Path) -> None:
         """Atomic write: an interrupted ingest leaves the previous manifest or the new one."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(self.model_dump_json(indent=1))
-        os.replace(temporary, path)
+        atomic_write(path, self.model_dump_json(indent=1))

@@ -8,6 +8,7 @@ from enum import Enum
 
 from bddgen.config import RetrievalSettings
 from bddgen.models import DocKind, PolicyDocument, TableDocument, TextDocument
+from bddgen.text import pack
 
 #: Bump when the way documents are cut or stored changes: persistent indexes are then rebuilt.
 #: 2: units are stored under ids naming their document's version (see `retrieval.hybrid.stored_id`).
@@ -56,7 +57,7 @@ def units_of(document: TextDocument | TableDocument | PolicyDocument, max_indexe
     kind = DocKind(document.kind)
     return [
         IndexUnit(f"{document.id}#p{i}", document.id, kind, Facet.PASSAGE, document.title, f"{document.title}\n\n{chunk}")
-        for i, chunk in enumerate(_pack(_paragraphs(document.passage), MAX_PASSAGE_WORDS))
+        for i, chunk in enumerate("\n\n".join(group) for group in pack(_paragraphs(document.passage), MAX_PASSAGE_WORDS))
     ]
 
 
@@ -69,7 +70,7 @@ def sampled_rows(row_count: int, limit: int) -> range:
 def _table_units(table: TableDocument, max_indexed_rows: int) -> list[IndexUnit]:
     units = [IndexUnit(f"{table.id}#schema", table.id, DocKind.TABLE, Facet.SCHEMA, table.title, table.schema_text())]
     rows = [table.row_text(i) for i in sampled_rows(len(table.rows), max_indexed_rows)]
-    for i, chunk in enumerate(_pack(rows, MAX_ROW_CHUNK_WORDS, joiner="\n")):
+    for i, chunk in enumerate("\n".join(group) for group in pack(rows, MAX_ROW_CHUNK_WORDS)):
         text = f"{table.title}\n{chunk}"
         units.append(IndexUnit(f"{table.id}#rows{i}", table.id, DocKind.TABLE, Facet.ROWS, table.title, text))
     return units
@@ -83,20 +84,3 @@ def _paragraphs(passage: str) -> list[str]:
         for start in range(0, len(words), MAX_PASSAGE_WORDS):
             pieces.append(" ".join(words[start : start + MAX_PASSAGE_WORDS]))
     return [p for p in pieces if p]
-
-
-def _pack(pieces: list[str], max_words: int, joiner: str = "\n\n") -> list[str]:
-    """Consecutive pieces joined into chunks of at most `max_words` words (a longer piece stands alone)."""
-    chunks: list[str] = []
-    current: list[str] = []
-    size = 0
-    for piece in pieces:
-        words = len(piece.split())
-        if current and size + words > max_words:
-            chunks.append(joiner.join(current))
-            current, size = [], 0
-        current.append(piece)
-        size += words
-    if current:
-        chunks.append(joiner.join(current))
-    return chunks

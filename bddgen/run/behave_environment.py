@@ -9,8 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bddgen.errors import ConfigError
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
+from bddgen.run.behave_runner import RUNNER_SETTING, announced_features
 from bddgen.run.planning import conversation_id, feature_key, plan_features
 from bddgen.run.suite import SuiteRun, active_suite, options_from_userdata
 
@@ -30,9 +32,12 @@ def before_all(context: Any) -> None:
             tags = str(context.config.tag_expression) if context.config.tags else ""
             suite = SuiteRun(project, options_from_userdata(project, context.config.userdata, tags))
         context.bddgen = suite
-        # behave has parsed every feature and applied its own selection (tags, names, file:line) to
-        # the scenarios; the runner's feature list is the only place that shows all of them up front.
-        plans = plan_features(context._runner.features, context.config, suite.project.root, suite.options.limit)
+        # behave has parsed every feature and applies its own selection (tags, names, file:line) to
+        # the scenarios; its runner announces them all before this hook.
+        features = announced_features()
+        if features is None:
+            raise ConfigError(f"behave runs without bddgen's runner: add `{RUNNER_SETTING}` under [behave] in behave.ini")
+        plans = plan_features(features, context.config, suite.project.root, suite.options.limit)
         suite.start(plans)
     except BaseException as exc:
         if suite is not None:
@@ -54,7 +59,7 @@ def before_scenario(context: Any, scenario: Any) -> None:
 def after_scenario(context: Any, scenario: Any) -> None:
     """Write the conversation's records once all of its turns are judged; note why when they are not."""
     run = getattr(context, "bddgen_scenario", None)
-    if run is not None and not run.finish() and not context._runner.aborted:
+    if run is not None and not run.finish() and not context.aborted:
         reasons = [step.error_message for step in scenario.steps if step.error_message]
         reason = reasons[0].strip().splitlines()[-1] if reasons else "its steps did not all run"
         context.bddgen.unfinished.append(f"{scenario.filename}:{scenario.line}: {reason}")
@@ -63,4 +68,4 @@ def after_scenario(context: Any, scenario: Any) -> None:
 def after_all(context: Any) -> None:
     suite: SuiteRun | None = getattr(context, "bddgen", None)
     if suite is not None and suite.startup_error is None:
-        suite.summary = suite.finish(interrupted=bool(context._runner.aborted))
+        suite.summary = suite.finish(interrupted=bool(context.aborted))

@@ -12,12 +12,12 @@ from typing import Iterator
 from behave.configuration import Configuration
 from behave.exception import ConfigError as BehaveConfigError
 from behave.parser import ParserError
-from behave.runner import Runner
 from behave.runner_util import reset_runtime
 
 from bddgen.console import console
 from bddgen.errors import ConfigError, InputError, Problem
-from bddgen.features.writer import atomic_write
+from bddgen.files import atomic_write
+from bddgen.run.behave_runner import FeatureRunner
 from bddgen.run.suite import SuiteRun, activated
 
 JUNIT_DIR = "junit"
@@ -56,7 +56,7 @@ def run_suite(suite: SuiteRun, arguments: list[str]) -> bool:
     with activated(suite), _working_directory(suite.project.root):
         try:
             reset_runtime()
-            return not Runner(Configuration(arguments)).run()
+            return not FeatureRunner(Configuration(arguments)).run()
         except BehaveConfigError as exc:
             raise ConfigError(
                 f"behave: {exc} (a bddgen project has steps/bddgen_steps.py and environment.py; `bddgen init` writes them)"

@@ -12,7 +12,7 @@ from typing import NamedTuple
 from pydantic import ValidationError
 
 from bddgen.errors import InputError, Problem
-from bddgen.features.writer import atomic_write
+from bddgen.files import atomic_write
 from bddgen.results import RunMetadata, TurnResult
 
 RESULTS_FILE = "results.jsonl"

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping, Protocol
+from typing import Callable, Iterator, Mapping, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from rich.markup import escape
@@ -23,7 +23,8 @@ from bddgen.run.assistants.base import Assistant
 from bddgen.run.assistants.factory import REFERENCE_KINDS, assistant_settings, build_assistant, reference_lm_settings
 from bddgen.run.judge import Judge
 from bddgen.run.metadata import code_revision, new_run_dir, now, public_settings
-from bddgen.run.language_models import ModelPool, assistant_model_name, same_model_warning
+from bddgen.lm.pool import ModelPool
+from bddgen.run.language_models import assistant_model_name, same_model_warning
 from bddgen.run.scenario import ScenarioRun
 from bddgen.run.session import SPEC_TURN, ConversationPlan, ConversationSession
 from bddgen.run.store import ConversationKey, RunStore
@@ -84,16 +85,21 @@ class SuiteRun:
         assistant: Assistant | None = None,
         judge_lm: LanguageModel | None = None,
         listener: RunListener | None = None,
+        language_models: ModelPool | None = None,
+        assistant_builder: Callable[[], Assistant] | None = None,
     ) -> None:
+        """`assistant` and `judge_lm` replace the configured ones; otherwise they are built on first
+        use, by `assistant_builder` when given, from `language_models` (shared with the caller) or a pool of their own."""
         self.project = project
         self.options = options
         self.listener = listener
         self.store = RunStore(options.run_dir)
-        self.models = ModelPool(project)
+        self.models = language_models or ModelPool(project)
         self.assistant_settings = assistant_settings(options.assistant, project)
         self.judge = Judge(lambda: judge_lm or self.models.get(project.settings.judge_lm, "[judge]"))
         self.judge_model = judge_lm.model_name if judge_lm is not None else project.settings.judge_lm.model
         self._assistant = assistant
+        self._assistant_builder = assistant_builder
         self._assistant_lock = threading.Lock()
         self._stop = threading.Event()
         self._pool: ThreadPoolExecutor | None = None
@@ -116,6 +122,8 @@ class SuiteRun:
     def assistant(self) -> Assistant:
         """The assistant under test, built on first use."""
         with self._assistant_lock:
+            if self._assistant is None and self._assistant_builder is not None:
+                self._assistant = self._assistant_builder()
             if self._assistant is None:
                 lm = (
                     self.models.get(reference_lm_settings(self.project, self.assistant_settings), f"[assistants.{self.options.assistant}]")

@@ -70,7 +70,8 @@ def _bare_assistant(
 
         return HttpJsonAssistant.from_settings(name, settings, timeout)
     if settings.kind == "python":
-        from bddgen.run.assistants.python_callable import PythonCallableAssistant, import_callable
+        from bddgen.plugins import import_callable
+        from bddgen.run.assistants.python_callable import PythonCallableAssistant
 
         if not settings.callable:
             raise ConfigError(f"[assistants.{name}] kind = 'python' needs callable = 'module:function'")

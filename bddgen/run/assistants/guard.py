@@ -38,7 +38,7 @@ class GuardedAssistant:
         return self.inner.name
 
     def respond(self, messages: list[Message]) -> AssistantReply:
-        last_error: AssistantError | None = None
+        errors: list[AssistantError] = []
         for attempt in range(self.retries + 1):
             if attempt:
                 time.sleep(self.backoff * attempt)
@@ -47,8 +47,8 @@ class GuardedAssistant:
             except AssistantReplyError:
                 raise
             except AssistantError as exc:
-                last_error = exc
-        assert last_error is not None
+                errors.append(exc)
+        last_error = errors[-1]  # the loop runs at least once
         if self.retries:
             raise type(last_error)(f"{last_error} (after {self.retries + 1} attempts)") from last_error
         raise last_error

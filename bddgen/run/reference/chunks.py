@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-import os
+import io
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from bddgen.embed.base import Embedder, embed_queries
+from bddgen.files import atomic_write
 from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDocument
+from bddgen.text import pack
 
 CHUNK_WORDS = 300
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -28,23 +29,6 @@ class Chunk:
     text: str
 
 
-def _pack(pieces: list[str], budget: int) -> list[list[str]]:
-    """Greedy groups of pieces whose word counts stay within `budget` (a longer piece stands alone)."""
-    groups: list[list[str]] = []
-    current: list[str] = []
-    used = 0
-    for piece in pieces:
-        size = len(piece.split())
-        if current and used + size > budget:
-            groups.append(current)
-            current, used = [], 0
-        current.append(piece)
-        used += size
-    if current:
-        groups.append(current)
-    return groups
-
-
 def _split_long(sentence: str, budget: int) -> list[str]:
     words = sentence.split()
     return [" ".join(words[i : i + budget]) for i in range(0, len(words), budget)] or [sentence]
@@ -55,12 +39,12 @@ def chunk_document(document: TextDocument | PolicyDocument | TableDocument, word
     if isinstance(document, TableDocument):
         header = document.schema_text()
         rows = [document.row_text(i) for i in range(len(document.rows))]
-        groups = _pack(rows, max(words - len(header.split()), 20)) or [[]]
+        groups = pack(rows, max(words - len(header.split()), 20)) or [[]]
         texts = [header + "\n" + "\n".join(group) for group in groups]
     else:
         sentences = [s for p in document.passage.split("\n") for s in _SENTENCE_END.split(p) if s.strip()]
         pieces = [part for s in sentences for part in _split_long(s, words)]
-        texts = [document.title + "\n" + " ".join(group) for group in _pack(pieces, words)]
+        texts = [document.title + "\n" + " ".join(group) for group in pack(pieces, words)]
     return [Chunk(f"{document.id}#{n}", document.id, DocKind(document.kind), text) for n, text in enumerate(texts, start=1)]
 
 
@@ -116,12 +100,6 @@ def _read_cache(path: Path, ids: list[str]) -> np.ndarray | None:
 
 
 def _write_cache(path: Path, ids: list[str], vectors: np.ndarray) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz.tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.savez(handle, ids=np.array(ids), vectors=vectors)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    buffer = io.BytesIO()
+    np.savez(buffer, ids=np.array(ids), vectors=vectors)
+    atomic_write(path, buffer.getvalue())

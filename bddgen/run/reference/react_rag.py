@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from bddgen.errors import LMOutputError
@@ -16,6 +15,7 @@ from bddgen.run.messages import last_user_message, render_history
 from bddgen.run.reference.budget import fit_to_budget
 from bddgen.run.reference.chunks import chunk_document
 from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY, RAG_ANSWER, REACT_STEP
+from bddgen.text import words
 
 STAGE = "run"
 TEXT_KINDS = (DocKind.TEXT, DocKind.POLICY)
@@ -24,7 +24,6 @@ TABLE_KINDS = (DocKind.TABLE,)
 # passage of a document that shares most words with the search, and a table's best-matching rows.
 PASSAGE_WORDS = 150
 TABLE_ROWS = 6
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -37,7 +36,7 @@ class Finding:
 
 
 def _words(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower()))
+    return set(words(text))
 
 
 def render_table(table: TableDocument, query: str, max_rows: int = TABLE_ROWS) -> str:

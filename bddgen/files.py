@@ -1,0 +1,27 @@
+"""Writing files so an interruption never leaves half of one."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+# The mode a plain `open(path, "w")` gives a new file (mkstemp creates files readable by the owner only).
+_umask = os.umask(0)
+os.umask(_umask)
+CREATE_MODE = 0o666 & ~_umask
+
+
+def atomic_write(path: Path, content: str | bytes) -> None:
+    """Write `content` (text as UTF-8) via a temporary file in the same folder and rename it into
+    place: readers see the old file or the new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content.encode("utf-8") if isinstance(content, str) else content)
+        os.chmod(tmp, CREATE_MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,214 @@
+"""Per-focus grounding material: code picks what a spec is about, the model only phrases it.
+
+Each generation focus maps to a kind of spec. For each draft, code chooses the material of that
+kind from the corpus (a table with its columns and a sample row, a policy, two rows to compare,
+a document about one entity, a request the assistant must refuse) and says what the draft must
+name; the checks in `bddgen.generate.grounding` hold the draft to it.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from bddgen.generate.terms import key_terms
+from bddgen.models import Corpus, PolicyDocument, TableDocument, TextDocument
+
+MATERIAL_WORDS = 60  # words of a document's opening shown to the model
+MAX_TITLES_LISTED = 12
+_NAME_CELL = re.compile(r"^[A-Z][\w'’.&-]*(?: [\w'’.&-]+){0,4}$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+class FocusKind(str, Enum):
+    """The kind of spec a focus asks for."""
+
+    TABLE = "table"
+    POLICY = "policy"
+    COMPARISON = "comparison"
+    REFUSAL = "refusal"
+    ENTITY = "entity"
+
+
+_KIND_WORDS: tuple[tuple[FocusKind, tuple[str, ...]], ...] = (
+    (FocusKind.POLICY, ("policy", "policies", "rule", "compliance")),
+    (FocusKind.REFUSAL, ("off-limits", "out-of-scope", "out of scope", "refus", "forbidden")),
+    (FocusKind.TABLE, ("table", "aggregat", "count", "statistic")),
+    (FocusKind.COMPARISON, ("compar",)),
+)
+
+
+def focus_kind(focus: str) -> FocusKind:
+    """The kind of spec a focus names by its words; any other focus is about one entity."""
+    lowered = focus.lower()
+    for kind, words in _KIND_WORDS:
+        if any(word in lowered for word in words):
+            return kind
+    return FocusKind.ENTITY
+
+
+@dataclass(frozen=True)
+class Material:
+    """What one draft is about, chosen by code, and what the draft must therefore contain."""
+
+    kind: FocusKind
+    subject: str
+    text: str
+    must_name: tuple[str, ...] = ()
+    topic_terms: frozenset[str] = frozenset()
+    topic_hint: str = ""
+
+    @property
+    def needs_corpus_cover(self) -> bool:
+        """Whether the corpus must cover the draft's title (a refusal asks what it does not cover)."""
+        return self.kind is not FocusKind.REFUSAL
+
+
+def _opening(passage: str) -> str:
+    """The first sentences of a passage, up to MATERIAL_WORDS words."""
+    kept: list[str] = []
+    for sentence in _SENTENCE_END.split(" ".join(passage.split())):
+        if kept and len(" ".join([*kept, sentence]).split()) > MATERIAL_WORDS:
+            break
+        kept.append(sentence)
+    return " ".join(kept)
+
+
+def _row_line(table: TableDocument, row: list[str]) -> str:
+    return "; ".join(f"{header}: {cell}" for header, cell in zip(table.headers, row))
+
+
+def _header_terms(table: TableDocument) -> frozenset[str]:
+    return frozenset(term for header in table.headers for term in key_terms(header.replace("_", " ")))
+
+
+def _name_column(table: TableDocument) -> int | None:
+    """The first column whose cells are distinct names or codes (a row's natural name)."""
+    for index in range(len(table.headers)):
+        cells = [row[index].strip() for row in table.rows if index < len(row)]
+        if len(cells) >= 2 and len(set(cells)) == len(cells) and all(_NAME_CELL.match(cell) for cell in cells):
+            return index
+    return None
+
+
+class MaterialChooser:
+    """Chooses grounding material of each focus kind from one corpus, seeded by the caller."""
+
+    def __init__(self, corpus: Corpus, off_limits: list[str], names: list[str]) -> None:
+        self.texts = sorted(corpus.texts, key=lambda d: d.id)
+        self.policies = sorted(corpus.policies, key=lambda d: d.id)
+        self.tables = sorted((t for t in corpus.tables if len(t.rows) >= 2), key=lambda d: d.id)
+        self.named_tables = [t for t in self.tables if _name_column(t) is not None]
+        self.off_limits = list(off_limits)
+        # Names written in words ("Harbour City FC", not a booking reference) make sense in any request.
+        self.names = [name for name in names if any(ch.islower() for ch in name)] or names
+        # Policy topics are the words of policy titles that neither a table column nor the assistant's name uses: "booking" or "flight"
+        # would let a look-up of a booking pass for a policy spec, "baggage" or "refunds" would not.
+        fields = frozenset(term for table in corpus.tables for term in _header_terms(table))
+        brand = frozenset(key_terms(corpus.system.name))
+        self.policy_terms = frozenset(term for policy in self.policies for term in key_terms(policy.title)) - fields - brand
+
+    def serves(self, kind: FocusKind) -> bool:
+        """Whether the corpus holds material for this kind of spec."""
+        return {
+            FocusKind.TABLE: bool(self.tables),
+            FocusKind.POLICY: bool(self.policies),
+            FocusKind.COMPARISON: bool(self.named_tables),
+            FocusKind.REFUSAL: bool(self.off_limits and self.names),
+            FocusKind.ENTITY: bool(self.texts or self.named_tables),
+        }[kind]
+
+    def choose(self, kind: FocusKind, rng: random.Random) -> Material:
+        if kind is FocusKind.TABLE:
+            return self._table(rng.choice(self.tables), rng)
+        if kind is FocusKind.POLICY:
+            return self._policy(rng.choice(self.policies))
+        if kind is FocusKind.COMPARISON:
+            return self._comparison(rng.choice(self.named_tables), rng)
+        if kind is FocusKind.REFUSAL:
+            return self._refusal(rng.choice(self.off_limits), rng.choice(self.names))
+        if self.texts:
+            return self._document(rng.choice(self.texts))
+        return self._row(rng.choice(self.named_tables), rng)
+
+    def _table(self, table: TableDocument, rng: random.Random) -> Material:
+        text = "\n".join(
+            line for line in (
+                f"Table: {table.title}",
+                f"About: {table.description}" if table.description else "",
+                f"Columns: {', '.join(table.headers)}",
+                f"Sample row: {_row_line(table, rng.choice(table.rows))}",
+                "Write a spec in which the user looks up a value of this table or asks for a count, "
+                "the highest, the lowest or a total of one of its columns, naming the column.",
+            ) if line
+        )
+        return Material(
+            FocusKind.TABLE, table.title, text, topic_terms=_header_terms(table),
+            topic_hint=f"a column of the table {table.title!r} ({', '.join(table.headers)})",
+        )
+
+    def _policy(self, policy: PolicyDocument) -> Material:
+        others = [p.title for p in self.policies if p.id != policy.id][:MAX_TITLES_LISTED]
+        text = "\n".join(
+            [
+                f"Policy: {policy.title}",
+                f"It begins: {_opening(policy.passage)}",
+                f"Other policies: {'; '.join(others) or '(none)'}",
+                "Write a spec in which the user's situation falls under this policy and the assistant should apply "
+                "or explain the policy's rule; not a look-up of a flight, booking or other record.",
+            ]
+        )
+        return Material(
+            FocusKind.POLICY, policy.title, text, topic_terms=self.policy_terms,
+            topic_hint=f"the topic of a policy, such as {policy.title!r}",
+        )
+
+    def _comparison(self, table: TableDocument, rng: random.Random) -> Material:
+        column = _name_column(table)
+        assert column is not None  # named_tables holds only tables with a name column
+        first, second = rng.sample(table.rows, 2)
+        names = (first[column].strip(), second[column].strip())
+        text = "\n".join(
+            [
+                f"Table: {table.title}",
+                f"Columns: {', '.join(table.headers)}",
+                f"Row 1: {_row_line(table, first)}",
+                f"Row 2: {_row_line(table, second)}",
+                f"Write a spec in which the user compares {names[0]} and {names[1]} on one of these columns.",
+            ]
+        )
+        return Material(
+            FocusKind.COMPARISON, f"{names[0]} and {names[1]}", text, must_name=names, topic_terms=_header_terms(table),
+            topic_hint=f"a column of the table {table.title!r} ({', '.join(table.headers)})",
+        )
+
+    def _refusal(self, request: str, name: str) -> Material:
+        text = (
+            f"The assistant must refuse: {request}\n"
+            f"Write a spec in which the user asks for exactly that about {name}, "
+            "and the assistant should decline and say what it can help with instead."
+        )
+        return Material(FocusKind.REFUSAL, name, text, must_name=(name,))
+
+    def _document(self, document: TextDocument) -> Material:
+        text = (
+            f"Document: {document.title}\nIt begins: {_opening(document.passage)}\n"
+            f"Write a spec in which the user asks about something this document states about {document.title}."
+        )
+        return Material(FocusKind.ENTITY, document.title, text, must_name=(document.title,))
+
+    def _row(self, table: TableDocument, rng: random.Random) -> Material:
+        column = _name_column(table)
+        assert column is not None  # named_tables holds only tables with a name column
+        row = rng.choice(table.rows)
+        name = row[column].strip()
+        text = (
+            f"Table: {table.title}\nRow: {_row_line(table, row)}\n"
+            f"Write a spec in which the user asks about something this row records about {name}."
+        )
+        return Material(
+            FocusKind.ENTITY, name, text, must_name=(name,), topic_terms=_header_terms(table),
+            topic_hint=f"a column of the table {table.title!r} ({', '.join(table.headers)})",
+        )

@@ -1,0 +1,85 @@
+"""Key terms of a draft and whether a document uses them: words compared by their stems.
+
+"Founding year" matches "founded in 1889" and "Founding year" in a table description;
+"opening hours" matches nothing in a corpus that never speaks of hours.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from bddgen.retrieval.lexical import tokenize
+
+MIN_TERM_CHARS = 3
+MIN_PREFIX_CHARS = 5  # "transfer" matches "transferred"; shorter stems must be equal
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+# Function words and the vocabulary every spec uses, which say nothing about its subject.
+STOPWORDS = frozenset(
+    """
+    a an and are as at be been being but by can could did do does for from had has have how if in into is it its
+    of on or than that the their them then there these they this those to was were what when where which who whom
+    whose why will with would about after before between during over under up out off not no nor only own same so
+    too very just also any all each every both few more most other some such one two first last many much new
+    user users assistant assistants ask asks asked asking want wants wanted know knows wonder wonders question
+    questions answer answers say says said tell tells give gives provide provides should need needs needed
+    information info detail details fact facts overview explain explains explanation help helps request requests
+    looking look looks find finds list lists show shows get gets make makes use uses using given specific particular
+    table tables column columns row rows highest lowest largest smallest biggest greatest fewest total average
+    maximum minimum sum
+    """.split()
+)
+
+
+def words(text: str) -> list[str]:
+    """The words of a text, lower-cased, hyphenated words also split into their parts."""
+    found: list[str] = []
+    for match in _WORD.finditer(text.replace("-", " - ")):
+        found.append(match.group(0).lower().replace("’", "'"))
+    return found
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The word's Snowball stem, the same the lexical index uses ("founding", "founded" -> "found")."""
+    stems = tokenize(word)
+    return stems[0] if len(stems) == 1 else word.casefold()
+
+
+def key_terms(text: str) -> list[str]:
+    """The stems of a text's content words (no stopwords, at least MIN_TERM_CHARS), in order, once each."""
+    stems = (stem(w) for w in words(text) if len(w) >= MIN_TERM_CHARS and w not in STOPWORDS)
+    return list(dict.fromkeys(stems))
+
+
+def stems_of(text: str) -> frozenset[str]:
+    """Every word stem of a text, for looking terms up in it."""
+    return frozenset(stem(w) for w in words(text))
+
+
+def term_in(term: str, stems: frozenset[str]) -> bool:
+    """Whether a stem occurs among `stems`, equal or as a long enough prefix either way."""
+    if term in stems:
+        return True
+    if len(term) < MIN_PREFIX_CHARS:
+        return False
+    return any(len(other) >= MIN_PREFIX_CHARS and (other.startswith(term) or term.startswith(other)) for other in stems)
+
+
+_YEAR = r"\b(?:1[5-9]|20)\d\d\b"
+_MONTH = r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+_CLOCK = r"\b\d{1,2}[:.]\d\d\b|\b\d{1,2}\s*(?:am|pm)\b|\b\d+\s*(?:minutes?|hours?|days?)\b"
+_AMOUNT = r"[€$£]\s*\d|\d\s*(?:eur|euros?|usd|gbp|dollars?|pounds?|million|billion|thousand)\b|\b(?:eur|usd|gbp)\b"
+_TYPED_WORDS = {
+    "year": _YEAR, "date": rf"{_YEAR}|{_MONTH}|\d{{4}}-\d\d-\d\d", "time": _CLOCK, "hour": _CLOCK,
+    "price": _AMOUNT, "cost": _AMOUNT, "fee": _AMOUNT,
+}
+#: Stems of words that ask for a value of one type, and the pattern of such a value.
+TYPED_TERMS: dict[str, re.Pattern[str]] = {stem(word): re.compile(pattern, re.IGNORECASE) for word, pattern in _TYPED_WORDS.items()}
+
+
+def typed_value_in(term: str, text: str) -> bool:
+    """Whether `text` holds a value of the type `term` asks for (a year for "year", a clock time or a
+    duration for "times"); the word alone ("extra time") is no such value."""
+    pattern = TYPED_TERMS.get(term)
+    return pattern is not None and pattern.search(text) is not None

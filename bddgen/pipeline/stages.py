@@ -1,0 +1,206 @@
+"""Each stage as one function from typed input to typed output, on a shared `Models` bundle.
+
+The CLI commands, `bddgen demo` and the tests call these; they parse options before and print
+after, and hold no stage wiring of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from bddgen.console import StageProgress, no_progress
+from bddgen.errors import BddgenError, InputError, Problem
+from bddgen.features.reader import feature_files, read_feature
+from bddgen.files import atomic_write
+from bddgen.generate import generate_candidates, load_candidates
+from bddgen.implement import ImplementReport, ProgressEvent, implement_feature
+from bddgen.pipeline.models import Models
+from bddgen.report.coverage_model import CoverageCertificate
+from bddgen.report.model import Report
+from bddgen.report.project_report import project_report
+from bddgen.report.suite import suite_coverage
+from bddgen.results import TurnResult
+from bddgen.retrieval.hybrid import HybridIndex, IngestReport
+from bddgen.run.launcher import behave_arguments, combine_junit, run_suite
+from bddgen.run.suite import RunOptions, RunSummary, SuiteRun
+from bddgen.select import SpecPool, WriteReport, build_pool, scan_suite, select_specs, write_selected
+from bddgen.specs import CandidateSet, Selection
+
+
+def ingest(models: Models, on_progress: StageProgress = no_progress) -> IngestReport:
+    """Bring the retrieval index in line with the corpus (embeds only new and changed documents)."""
+    return models.index.ingest(models.corpus, on_progress=lambda done, total: on_progress("embedding changed documents", done, total))
+
+
+def retriever(models: Models, on_progress: StageProgress = no_progress) -> HybridIndex:
+    """The index, ingested once per `models` before a stage searches it."""
+    if not models.ingested:
+        on_progress("indexing the corpus")
+        ingest(models, on_progress)
+        models.ingested = True
+    return models.index
+
+
+def generate(models: Models, on_progress: StageProgress = no_progress) -> CandidateSet:
+    """Write candidate specs up to [generate] m into the candidates file (resuming what is there)."""
+    project, settings = models.project, models.project.settings
+    index = retriever(models, on_progress)  # the checks confirm the corpus covers each draft's subject
+    return generate_candidates(
+        models.corpus.system, models.corpus, models.lm, models.embedder, index, settings.generate, project.candidates_file, settings.seed,
+        on_progress=lambda done, total: on_progress("writing candidate specs", done, total),
+    )
+
+
+@dataclass(frozen=True)
+class SelectOutcome:
+    """The selection (also in specs/selection.json), the pool it came from and what was written."""
+
+    selection: Selection
+    pool: SpecPool
+    written: WriteReport
+
+    @property
+    def preselected(self) -> int:
+        return sum(1 for s in self.selection.selected if s.preselected)
+
+    @property
+    def covered(self) -> int:
+        return len({d for s in self.selection.selected for d in s.documents})
+
+
+def select(models: Models, *, force: bool = False, on_progress: StageProgress = no_progress) -> SelectOutcome:
+    """Choose [select] k specs (hand-written ones count as chosen) and write their .feature files."""
+    project, settings = models.project, models.project.settings
+    candidates = load_candidates(project.candidates_file)
+    if not candidates.candidates:
+        raise InputError(Problem(str(project.candidates_file), "no candidate specs yet: run `bddgen generate` first"))
+    suite = scan_suite(project.features_path, force=force)
+    index = retriever(models, on_progress)
+    on_progress("mapping specs to documents")
+    pool = build_pool(
+        suite.chosen_specs, candidates.candidates, models.embedder, index,
+        top_r=settings.select.top_r, score_threshold=settings.select.score_threshold,
+        on_progress=lambda done, total: on_progress(None, done, total),
+    )
+    selection = select_specs(pool, settings.select.k, settings.select, seed=settings.seed)
+    atomic_write(project.selection_file, selection.model_dump_json(indent=2) + "\n")
+    return SelectOutcome(selection, pool, write_selected(selection, suite, force=force))
+
+
+def implement(
+    models: Models, features: list[Path] | None = None, *, redo: bool = False, on_progress: StageProgress = no_progress
+) -> ImplementReport:
+    """Write verified conversations into each spec's .feature file (default: the features folder)."""
+    from bddgen.implement.entities import EntityCache
+
+    project, settings = models.project, models.project.settings
+    paths = feature_files(features or [project.features_path])
+    if not paths:
+        where = ", ".join(str(f) for f in features or []) or str(project.features_path)
+        raise InputError(Problem(where, "no .feature files: run `bddgen select`, or write a spec by hand (see docs/formats)"))
+    index = retriever(models, on_progress)
+    cache = EntityCache(models.recognizer, project.ensure_state() / "implement")
+    report = ImplementReport()
+    per_feature = settings.implement.n
+    for number, path in enumerate(paths):
+        on_progress(path.name, number * per_feature, per_feature * len(paths))
+
+        def advance(event: ProgressEvent, base: int = number * per_feature, stem: str = path.stem) -> None:
+            on_progress(f"{stem[:40]}: {event.message[:50]}", base + event.written)
+
+        report.features += implement_feature(
+            path, models.corpus, models.lm, models.recognizer, index, settings.implement, settings.seed,
+            redo=redo, entity_cache=cache, on_progress=advance,
+        ).features
+    return report
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """A finished (or interrupted) run: verdict counts, the combined JUnit file, behave's verdict."""
+
+    summary: RunSummary
+    junit: Path | None
+    behave_passed: bool
+    unfinished: list[str]
+
+
+class _RunProgress:
+    """A suite run's callbacks (from worker threads too) as stage progress."""
+
+    def __init__(self, update: StageProgress, name: str) -> None:
+        self.update = update
+        self.name = name
+        self.done = 0
+
+    def started(self, total: int, finished: int) -> None:
+        self.done = finished
+        self.update(f"{self.name}: conversations", finished, total)
+
+    def conversation_done(self, records: list[TurnResult]) -> None:
+        self.done += 1
+        self.update(None, self.done)
+
+
+def check_features(paths: list[Path]) -> None:
+    """Every feature file parses (problems listed by file:line) and there is at least one."""
+    files = feature_files(paths)
+    if not files:
+        raise InputError(Problem(", ".join(map(str, paths)), "no .feature files here; write specs or run `bddgen implement`"))
+    problems: list[Problem] = []
+    for path in files:
+        try:
+            read_feature(path)
+        except InputError as exc:
+            problems += exc.problems
+    if problems:
+        raise InputError(problems, title="feature files with problems (see `bddgen validate`)")
+
+
+def run(
+    models: Models,
+    options: RunOptions,
+    features: list[Path] | None = None,
+    *,
+    tags: list[str] | None = None,
+    behave_format: str | None = None,
+    on_progress: StageProgress = no_progress,
+) -> RunOutcome:
+    """Run the .feature files (default: the features folder) against `options.assistant` through
+    behave, judged by the judge LM; results go to `options.run_dir`."""
+    project = models.project
+    paths = features or [project.features_path]
+    check_features(paths)
+    suite = SuiteRun(
+        project, options, language_models=models.language_models,
+        assistant_builder=lambda: models.assistant(options.assistant),
+        listener=_RunProgress(on_progress, options.assistant),
+    )
+    behave_passed = run_suite(suite, behave_arguments(paths, options.run_dir, tags or [], behave_format))
+    if suite.startup_error is not None:
+        raise suite.startup_error
+    if suite.summary is None:
+        raise BddgenError(f"the run in {options.run_dir} stopped before it finished; continue it with `bddgen run --resume {options.run_dir.name}`")
+    if suite.summary.conversations == 0:
+        raise InputError(Problem(", ".join(map(str, paths)), _nothing_to_run(options.tags)), title="nothing to run")
+    return RunOutcome(suite.summary, combine_junit(options.run_dir), behave_passed, suite.unfinished)
+
+
+def _nothing_to_run(tags: str) -> str:
+    if tags:
+        return f"no conversation matches the tags {tags!r}: check the tag expression (`bddgen validate` lists the files)"
+    return "no conversations in these .feature files, only specs: run `bddgen implement` to write conversations"
+
+
+def coverage(models: Models) -> CoverageCertificate | None:
+    """The coverage certificate, or None when the project has no corpus or no features yet."""
+    project = models.project
+    if not project.corpus_path.is_dir() or not project.features_path.is_dir():
+        return None
+    return suite_coverage(project, models.recognizer)
+
+
+def report(models: Models, runs: list[str], *, with_coverage: bool = True) -> Report:
+    """Failure rates of `runs` (ids or folders; default the latest), each later run compared with the first."""
+    return project_report(models.project, runs, coverage(models) if with_coverage else None)
