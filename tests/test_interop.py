@@ -31,7 +31,7 @@ SPEC = """Feature: Checked bags
 def _use_lm(monkeypatch: pytest.MonkeyPatch) -> None:
     writer = plan_following_writer(load_corpus(CORPORA / "airline"))
     backend = ScriptedLM(by_task={"write_conversation": writer, "correct_answers": _corrections, "review_conversation": REVIEW_OK})
-    monkeypatch.setattr("bddgen.commands.implement.build_language_model", lambda project: LanguageModel(backend, max_retries=0))
+    monkeypatch.setattr("bddgen.lm.pool.build_language_model", lambda project, settings=None, where="[lm]": LanguageModel(backend, max_retries=0))
 
 
 @pytest.fixture
