@@ -154,6 +154,8 @@ class ImplementSettings(_Section):
     max_chains_per_start: int = Field(default=20, ge=1, description="Most chains extracted from one start document.")
     max_chains_total: int = Field(default=2000, ge=1, description="Most chains extracted for one spec.")
     min_turns: int = Field(default=3, ge=1, description="Conversations left shorter after verification are dropped.")
+    turn_attempts: int = Field(default=3, ge=1, description="Times a turn is written on one piece of evidence before other evidence is tried.")
+    turn_evidence: int = Field(default=2, ge=1, description="Pieces of evidence (cells, sentences, unanswerable subjects) tried per turn before it is dropped.")
 
 
 class ExportSettings(_Section):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from bddgen.config import load_settings
 from bddgen.demo import Demo, DemoSizes, set_setting
 from bddgen.embed.base import HashingEmbedder
 from bddgen.generate.scripted import draft_following_prompt
+from bddgen.implement.scripted import faithful_replies
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
@@ -23,7 +23,6 @@ from bddgen.lm.store import CallStore
 from bddgen.ner.base import RegexRecognizer
 from bddgen.pipeline import ModelBuilders
 from bddgen.project import Project
-from bddgen.specs import CANNOT_ANSWER
 from bddgen.templates.settings_toml import render_settings_toml
 
 if sys.version_info >= (3, 11):
@@ -34,11 +33,6 @@ else:  # pragma: no cover
 
 def _user_text(request: LMRequest) -> str:
     return request.messages[-1].content
-
-
-def _section(text: str, name: str) -> str:
-    match = re.search(rf"^## {name}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
-    return match.group(1) if match else ""
 
 
 def _digest(text: str) -> int:
@@ -53,9 +47,7 @@ class FakeModels:
         self.lm = ScriptedLM(
             by_task={
                 "write_spec": self.write_spec,
-                "write_conversation": self.write_conversation,
-                "correct_answers": {"reviews": []},
-                "review_conversation": {"serves_spec": True, "coherent": True, "bad_turns": [], "reason": "clear"},
+                **faithful_replies(),
                 "rag-answer": self.rag_answer,
                 "react-rag-step": self.react_step,
                 "judge-turn": self.judge_turn,
@@ -66,25 +58,6 @@ class FakeModels:
     def write_spec(self, request: LMRequest) -> dict:
         self.specs_written += 1
         return draft_following_prompt(request, self.specs_written - 1)
-
-    def write_conversation(self, request: LMRequest) -> dict:
-        text = _user_text(request)
-        plan = [line for line in _section(text, "Plan").splitlines() if re.match(r"^\d+\. ", line)]
-        skeleton = [json.loads(line.rstrip(",")) for line in _section(text, "Skeleton").splitlines() if line.startswith('{"type"')]
-        turns = []
-        for number, (line, planned) in enumerate(zip(plan, skeleton), start=1):
-            bridge = re.search(r'"([^"]+)"', line)
-            kind = planned["type"]
-            if kind == "UNANSWERABLE":
-                question, answer = "What did the groundskeeper eat for breakfast that morning?", CANNOT_ANSWER
-            elif kind == "PRE-FILLER" and bridge:
-                question, answer = f"Which name links turn {number} to the next record?", bridge.group(1)
-            elif kind == "FILLER":
-                question, answer = "What else do the records say about that one?", "it appears in the second record too"
-            else:
-                question, answer = f"What does the record say, part {number}?", "it is described in the records"
-            turns.append({"type": kind, "docs": planned["docs"], "question": question, "answer": answer, "theme": "the spec's topic"})
-        return {"title": "A walk through the records", "turns": turns}
 
     def rag_answer(self, request: LMRequest) -> dict:
         text = _user_text(request)

@@ -10,12 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from bddgen.cli import cli
-from bddgen.corpus import load_corpus
 from bddgen.features.reader import read_feature
 from bddgen.implement.provenance import FeatureProvenance, provenance_path
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
-from test_implement_pipeline import REVIEW_OK, _corrections, plan_following_writer
+from bddgen.implement.scripted import faithful_replies
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 SPEC = """Feature: Checked bags
@@ -38,18 +37,18 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def _use_lm(monkeypatch: pytest.MonkeyPatch, writer) -> None:
-    backend = ScriptedLM(by_task={"write_conversation": writer, "correct_answers": _corrections, "review_conversation": REVIEW_OK})
+def _use_lm(monkeypatch: pytest.MonkeyPatch, writer=None) -> None:
+    backend = ScriptedLM(by_task={**faithful_replies(), **({"write_turn": writer} if writer is not None else {})})
     monkeypatch.setattr("bddgen.lm.pool.build_language_model", lambda project, settings=None, where="[lm]": LanguageModel(backend, max_retries=0))
 
 
 def test_implement_writes_conversations_and_prints_a_summary(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _use_lm(monkeypatch, plan_following_writer(load_corpus(CORPORA / "airline")))
+    _use_lm(monkeypatch)
     result = CliRunner().invoke(cli, ["implement", "--n", "2", "--turns", "5", "--chain-length", "4"])
     assert result.exit_code == 0, result.output
     path = project / "features" / "bags.feature"
     conversations = read_feature(path).conversations
-    assert len(conversations) == 2 and all(len(c.turns) == 5 for c in conversations)
+    assert len(conversations) == 2 and all(3 <= len(c.turns) <= 5 for c in conversations)
     assert all(len(c.chain) == 2 for c in conversations)  # 5 turns walk two documents
     assert "wrote 2 conversation(s)" in result.output
     assert "5 turns fit chains of 2 documents" in result.output

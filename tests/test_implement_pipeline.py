@@ -3,12 +3,11 @@ written into .feature files behave can run, edits kept, interrupted runs resumed
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -18,8 +17,8 @@ from bddgen.embed.base import HashingEmbedder
 from bddgen.features.reader import read_feature
 from bddgen.files import atomic_write
 from bddgen.implement import ImplementReport, implement_feature
-from bddgen.implement.constraints import structure_violations
 from bddgen.implement.provenance import FeatureProvenance, provenance_path
+from bddgen.implement.scripted import faithful_replies, write_turn
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
@@ -37,59 +36,12 @@ SPECS = {
 }
 
 
-def _section(text: str, name: str) -> str:
-    match = re.search(rf"## {name}\n(.*?)(?=\n## |\Z)", text, re.S)
-    assert match, f"prompt has no {name} section"
-    return match.group(1)
-
-
-def _fact(corpus: Corpus, doc_id: str, bridge: str) -> str:
-    """A true statement from the document: its first sentence, or a table row (the one naming `bridge`)."""
-    doc = corpus.by_id()[doc_id]
-    if isinstance(doc, TableDocument):
-        row = next((r for r in doc.rows if bridge and bridge in r), doc.rows[0])
-        return "; ".join(f"{h} {v}" for h, v in list(zip(doc.headers, row))[:3])
-    sentence = re.split(r"(?<=\.)\s", doc.passage.strip())[0]
-    return sentence if len(sentence) <= 100 else sentence[:100].rsplit(" ", 1)[0]
-
-
-def plan_following_writer(corpus: Corpus) -> Callable[[LMRequest], dict[str, Any]]:
-    """A fake LM that fills the prompt's skeleton with true statements from the named documents."""
-
-    def reply(request: LMRequest) -> dict[str, Any]:
-        prompt = request.messages[-1].content
-        skeleton = json.loads(_section(prompt, "Skeleton"))
-        plan = _section(prompt, "Plan").splitlines()
-        turns = []
-        for number, turn in enumerate(skeleton["turns"], start=1):
-            named = re.search(r'"([^"]+)"', plan[number - 1])
-            bridge = named.group(1) if named and turn["type"] in ("PRE-FILLER", "FILLER") else ""
-            facts = " ".join(_fact(corpus, d, bridge) for d in turn["docs"])
-            if turn["type"] == "UNANSWERABLE":
-                question, answer = "What colour were the curtains in the team hotel that night?", CANNOT_ANSWER
-            elif turn["type"] == "PRE-FILLER":
-                question, answer = f"Which name comes up there (turn {number})?", f"{bridge}. {facts}"
-            elif turn["type"] == "FILLER":
-                question, answer = f"And what about that one (turn {number})?", facts
-            else:
-                question, answer = f"What does it say (turn {number})?", facts
-            turns.append({**turn, "question": question, "answer": answer, "theme": "serves the spec"})
-        return {"title": f"Scripted conversation {len(turns)} turns", "turns": turns}
-
-    return reply
-
-
-def _corrections(request: LMRequest) -> dict[str, Any]:
-    numbers = re.findall(r"### Turn (\d+)", request.messages[-1].content)
-    return {"reviews": [{"turn": int(n), "supported": True, "answer": "supported"} for n in numbers]}
-
-
-REVIEW_OK = {"serves_spec": True, "coherent": True, "bad_turns": [], "reason": "fine"}
-
-
-def scripted(corpus: Corpus, writer_replies: list[Any] | None = None) -> tuple[LanguageModel, ScriptedLM]:
-    writer: Any = writer_replies if writer_replies is not None else plan_following_writer(corpus)
-    backend = ScriptedLM(by_task={"write_conversation": writer, "correct_answers": _corrections, "review_conversation": REVIEW_OK})
+def scripted(corpus: Corpus | None = None, write_turn: Any = None) -> tuple[LanguageModel, ScriptedLM]:
+    """A LanguageModel over the faithful scripted replies; `write_turn` replaces the turn writer."""
+    replies: dict[str, Any] = dict(faithful_replies())
+    if write_turn is not None:
+        replies["write_turn"] = write_turn
+    backend = ScriptedLM(by_task=replies)
     return LanguageModel(backend, max_retries=1), backend
 
 
@@ -133,14 +85,22 @@ def test_conversations_satisfy_every_constraint_and_keep_the_spec(tmp_path: Path
     assert provenance.finished and [c.conversation_id for c in provenance.conversations] == [c.id for c in doc.conversations]
     known = corpus.by_id()
     for conversation, record in zip(doc.conversations, provenance.conversations):
-        allowed = [*conversation.chain, *record.policies]
         types = [t.query_type for t in conversation.turns]
-        assert structure_violations(conversation.turns, allowed) == []
         assert QueryType.UNANSWERABLE in types and types[-1] is QueryType.SYNTHESIS
         assert all(types[i + 1] is QueryType.FILLER for i, t in enumerate(types) if t is QueryType.PRE_FILLER)
+        assert all(types[i - 1] is QueryType.PRE_FILLER for i, t in enumerate(types) if t is QueryType.FILLER)
         assert all(d in known for d in conversation.doc_ids) and conversation.chain == record.chain
         assert len(record.hops) == len(conversation.chain) - 1 and all(h.bridges for h in record.hops)
-        assert record.model == "scripted" and record.prompt_hash and len(record.verification) == len(conversation.turns)
+        kept = [t for t in record.turns if t.outcome == "kept"]
+        assert record.model == "scripted" and len(kept) == len(conversation.turns)
+        for turn, trace in zip(conversation.turns, kept):
+            assert trace.prompt_hash and all(c.passed for c in trace.checks) and turn.question == trace.question
+            assert any(c.name == "roundtrip" and c.passed for c in trace.checks)
+            table = known.get(turn.doc_ids[0]) if turn.doc_ids else None
+            if isinstance(table, TableDocument) and turn.query_type is not QueryType.SYNTHESIS:
+                # every table turn carries the value code computed from its evidence row
+                assert turn.exact is not None and trace.evidence is not None and trace.evidence.kind == "table"
+                assert turn.exact.value == table.rows[trace.evidence.row][table.headers.index(trace.evidence.column)]
 
 
 def test_written_files_run_under_behave_dry_run_with_no_undefined_steps(tmp_path: Path, corpora) -> None:
@@ -159,7 +119,8 @@ def test_written_files_run_under_behave_dry_run_with_no_undefined_steps(tmp_path
     summary = run.stdout + run.stderr
     assert run.returncode == 0, summary
     assert not re.search(r"\b[1-9]\d* undefined\b", summary), summary
-    assert re.search(r"\b1[45] untested\b", summary), summary  # every step of the 7-turn scenario was matched
+    steps = sum(2 + (t.exact is not None) for c in read_feature(path).conversations for t in c.turns) + 1
+    assert re.search(rf"\b{steps} untested\b", summary), summary  # every step of the scenario was matched
 
 
 def _first_corpus(corpora) -> tuple[Corpus, MemoryIndex, str]:
@@ -190,51 +151,59 @@ def test_a_spec_with_conversations_is_skipped_and_redo_keeps_locked_and_edited_o
     assert [c.conversation_id for c in provenance.conversations] == [c.id for c in conversations]
 
 
+def _writes_for_one_conversation(tmp_path: Path, corpus: Corpus, index: MemoryIndex, name: str) -> int:
+    """How many write_turn calls the faithful replies need for the first conversation of the spec."""
+    folder = tmp_path / "count"
+    folder.mkdir()
+    lm, backend = scripted(corpus)
+    _implement(_spec_file(folder, name), corpus, index, lm, n=1)
+    return sum(1 for r in backend.requests if r.task == "write_turn")
+
+
 def test_a_malformed_reply_midway_loses_nothing_and_a_rerun_continues(tmp_path: Path, corpora) -> None:
     corpus, index, name = _first_corpus(corpora)
     path = _spec_file(tmp_path, name)
-    good = plan_following_writer(corpus)
-    healthy_calls = {1, 4}  # the 2nd and 3rd replies (one conversation and its retry) are malformed, and all after the 4th
+    turns_per_conversation = _writes_for_one_conversation(tmp_path, corpus, index, name)
     calls = {"n": 0}
 
-    def flaky(request: LMRequest) -> Any:
+    def flaky(request: LMRequest) -> Any:  # healthy for one more conversation, then cut off (with its retries)
         calls["n"] += 1
-        return good(request) if calls["n"] in healthy_calls else '{"title": "cut off'
+        return write_turn(request) if calls["n"] <= turns_per_conversation else '{"question": "cut off'
 
-    lm, _ = scripted(corpus, flaky)  # type: ignore[arg-type]
+    lm, _ = scripted(corpus, flaky)
     report = _implement(path, corpus, index, lm, n=3)
     feature = report.features[0]
-    assert feature.status == "unfinished" and feature.written == 2 and feature.failures
+    assert feature.status == "unfinished" and feature.written == 1 and feature.failures
     assert all("not valid JSON" in failure for failure in feature.failures)
     written = read_feature(path).conversations
-    assert len(written) == 2
+    assert len(written) == 1  # the one written before the replies broke
     assert not FeatureProvenance.model_validate_json(provenance_path(path).read_text()).finished
 
     edited = "And who lifted the cup that year, in a word?"  # a person edits a question meanwhile
-    head, tail = path.read_text().split(f"@conv:{written[1].id}")
-    atomic_write(path, head + f"@conv:{written[1].id}" + tail.replace(f'"{written[1].turns[0].question}"', f'"{edited}"', 1))
+    head, tail = path.read_text().split(f"@conv:{written[0].id}")
+    atomic_write(path, head + f"@conv:{written[0].id}" + tail.replace(f'"{written[0].turns[0].question}"', f'"{edited}"', 1))
 
     rerun = _implement(path, corpus, index, scripted(corpus)[0], n=3)
-    assert rerun.features[0].written == 1 and rerun.features[0].status == "implemented"
+    assert rerun.features[0].written == 2 and rerun.features[0].status == "implemented"
     after = read_feature(path).conversations
-    assert [c.id for c in after[:2]] == [c.id for c in written] and len(after) == 3
-    assert after[1].turns[0].question == edited
+    assert after[0].id == written[0].id and len(after) == 3
+    assert after[0].turns[0].question == edited
     assert FeatureProvenance.model_validate_json(provenance_path(path).read_text()).finished
 
 
 def test_an_interrupted_run_keeps_what_was_written(tmp_path: Path, corpora) -> None:
     corpus, index, name = _first_corpus(corpora)
     path = _spec_file(tmp_path, name)
-    good = plan_following_writer(corpus)
+    turns_per_conversation = _writes_for_one_conversation(tmp_path, corpus, index, name)
     calls = {"n": 0}
 
-    def crash_on_second(request: LMRequest) -> dict[str, Any]:
+    def crash_in_second(request: LMRequest) -> dict[str, Any]:
         calls["n"] += 1
-        if calls["n"] == 2:
+        if calls["n"] == turns_per_conversation + 2:
             raise KeyboardInterrupt
-        return good(request)
+        return write_turn(request)
 
-    lm, _ = scripted(corpus, crash_on_second)  # type: ignore[arg-type]
+    lm, _ = scripted(corpus, crash_in_second)
     with pytest.raises(KeyboardInterrupt):
         _implement(path, corpus, index, lm, n=3)
     assert len(read_feature(path).conversations) == 1
@@ -246,17 +215,16 @@ def test_an_interrupted_run_keeps_what_was_written(tmp_path: Path, corpora) -> N
 def test_dropped_conversations_are_recorded_and_not_tried_again(tmp_path: Path, corpora) -> None:
     corpus, index, name = _first_corpus(corpora)
     path = _spec_file(tmp_path, name)
-    backend = ScriptedLM(by_task={
-        "write_conversation": plan_following_writer(corpus),
-        "correct_answers": _corrections,
-        "review_conversation": {"serves_spec": False, "coherent": True, "bad_turns": [], "reason": "off topic"},
-    })
-    report = _implement(path, corpus, index, LanguageModel(backend), n=1)
+
+    def never_unanswerable(request: LMRequest) -> Any:  # its UNANSWERABLE questions always name what the corpus covers
+        reply = write_turn(request)
+        return {**reply, "question": "Who won the Varen Cup final?"} if reply["answer"] == CANNOT_ANSWER else reply
+
+    report = _implement(path, corpus, index, scripted(corpus, never_unanswerable)[0], n=1)
     feature = report.features[0]
     assert feature.written == 0 and feature.dropped == 2
-    assert feature.reasons["conversation dropped: does not serve the spec"] == 2
     provenance = FeatureProvenance.model_validate_json(provenance_path(path).read_text())
-    assert [r.reason for r in provenance.rejected] == ["does not serve the spec"] * 2
+    assert all(r.reason.startswith("turn ") and "(UNANSWERABLE)" in r.reason for r in provenance.rejected)
     tried = {frozenset(r.chain) for r in provenance.rejected}
 
     rerun = _implement(path, corpus, index, scripted(corpus)[0], n=1)

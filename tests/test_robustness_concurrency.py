@@ -53,16 +53,13 @@ def test_two_resumes_at_once_neither_duplicate_nor_lose_result_rows(tmp_path: Pa
 LAUNCHER = """
 import sys
 sys.path.insert(0, {tests!r})
-from test_implement_pipeline import REVIEW_OK, _corrections, plan_following_writer
-
 from bddgen.cli import main
-from bddgen.corpus import load_corpus
+from bddgen.implement.scripted import faithful_replies
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 import bddgen.lm.pool as pool
 
-writer = plan_following_writer(load_corpus({corpus!r}))
-backend = ScriptedLM(by_task={{"write_conversation": writer, "correct_answers": _corrections, "review_conversation": REVIEW_OK}})
+backend = ScriptedLM(by_task=faithful_replies())
 pool.build_language_model = lambda project, settings=None, where="[lm]": LanguageModel(backend, max_retries=0)
 main(sys.argv[1:])
 """

@@ -222,13 +222,10 @@ def test_08_implement_writing_no_conversation_exits_2(tmp_path: Path, monkeypatc
         "Feature: Pets\n  Scenario: Pets\n    Given a passenger\n    When they ask about pets\n    Then the assistant explains\n"
     )
     monkeypatch.chdir(tmp_path)
-    from test_implement_pipeline import _corrections, plan_following_writer
+    from bddgen.implement.scripted import faithful_replies
 
-    dropping = ScriptedLM(by_task={
-        "write_conversation": plan_following_writer(load_corpus(CORPORA / "airline")),
-        "correct_answers": _corrections,
-        "review_conversation": {"serves_spec": False, "coherent": True, "bad_turns": [], "reason": "off topic"},
-    })
+    # every question is a pasted table row: no turn passes its checks, so every conversation is dropped
+    dropping = ScriptedLM(by_task={**faithful_replies(), "write_turn": {"question": "player: A; club: B", "answer": "B"}})
     monkeypatch.setattr("bddgen.lm.pool.build_language_model", lambda project, settings=None, where="[lm]": LanguageModel(dropping, max_retries=0))
     result = CliRunner().invoke(cli, ["implement", "--n", "1", "--turns", "3"])
     assert isinstance(result.exception, BddgenError) and result.exception.exit_code == 2, result.output

@@ -1,22 +1,42 @@
-"""Deterministic grounding: do an answer's entities and numbers appear in the documents it cites?"""
+"""Deterministic grounding: does an answer assert only what its own evidence (one table row, one
+sentence) says? Numbers are compared as whole tokens — a time 06:45, a date 2025-06-11, an id XV104,
+an amount 1,250.00 — never as fragments ("00" is not in "06:00")."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Mapping
 
 from bddgen.implement.entities import WEAK_LABELS
-from bddgen.implement.normalise import contains_phrase, content_words, normalise, numbers_in
+from bddgen.implement.normalise import contains_phrase, content_words, normalise
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
 
 Document = TextDocument | TableDocument | PolicyDocument
 
+_TOKEN = re.compile(r"[$€£]?[A-Za-z0-9]+(?:[:./,\-–][A-Za-z0-9]+)*%?")
+_THOUSANDS = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+_DECIMAL = re.compile(r"^-?\d+\.\d+$")
+
+
+def _canonical(token: str) -> str:
+    value = token.strip("$€£%").lower().replace("–", "-")
+    if _THOUSANDS.match(value):
+        value = value.replace(",", "")
+    if _DECIMAL.match(value):
+        value = value.rstrip("0").rstrip(".")
+    return value
+
+
+def number_tokens(text: str) -> set[str]:
+    """Every whole token of `text` that holds a digit, canonical ('1,250.00' -> '1250', '06:45' stays)."""
+    return {_canonical(m.group(0)) for m in _TOKEN.finditer(text) if any(ch.isdigit() for ch in m.group(0))}
+
 
 @dataclass(frozen=True)
 class Facts:
-    """What an answer asserts that can be looked up: named entities and numbers."""
+    """What an answer asserts that can be looked up: named entities and number tokens."""
 
     entities: tuple[str, ...]
     numbers: tuple[str, ...]
@@ -28,75 +48,47 @@ class Facts:
         return [*self.entities, *self.numbers]
 
 
-_SCORE = re.compile(r"\b\d+\s*[-–]\s*\d+\b")
-
-
 def answer_facts(answer: str, recognizer: EntityRecognizer) -> Facts:
-    """Named entities (not dates or amounts, whose numbers are checked instead), scores and ranges
-    such as "2-1" (checked as one phrase), and the other numbers of `answer`."""
+    """Named entities (not dates or amounts, whose tokens are checked as numbers) and number tokens."""
     entities = [e.text.strip() for e in recognizer.extract(answer) if e.label not in WEAK_LABELS and normalise(e.text)]
-    scores = [m.group(0) for m in _SCORE.finditer(answer)]
-    numbers = numbers_in(_SCORE.sub(" ", answer))
-    return Facts(entities=tuple(dict.fromkeys([*entities, *scores])), numbers=tuple(sorted(numbers)))
+    return Facts(entities=tuple(dict.fromkeys(entities)), numbers=tuple(sorted(number_tokens(answer))))
+
+
+def missing_facts(facts: Facts, evidence: str) -> list[str]:
+    """The facts `evidence` does not hold (entities as phrases, numbers as whole tokens)."""
+    text, numbers = normalise(evidence), number_tokens(evidence)
+    return [e for e in facts.entities if not contains_phrase(text, e)] + [n for n in facts.numbers if n not in numbers]
+
+
+def mentions(text: str, value: str) -> bool:
+    """True when `text` states `value`: as a phrase on word boundaries, or (for a value with digits)
+    as the same whole tokens."""
+    if normalise(value) and contains_phrase(normalise(text), value):
+        tokens = number_tokens(value)
+        return not tokens or tokens <= number_tokens(text)
+    tokens = number_tokens(value)
+    return bool(tokens) and tokens <= number_tokens(text) and not content_words(value) - content_words(text)
 
 
 @dataclass
 class DocumentTexts:
-    """Normalised full texts and numbers of documents, computed once (tables with every row)."""
+    """Normalised full texts of documents, computed once (tables with every row)."""
 
     documents: Mapping[str, Document]
     _normalised: dict[str, str] = field(default_factory=dict)
-    _numbers: dict[str, set[str]] = field(default_factory=dict)
 
     def normalised(self, doc_id: str) -> str:
         if doc_id not in self._normalised:
             self._normalised[doc_id] = normalise(self.documents[doc_id].as_text())
         return self._normalised[doc_id]
 
-    def numbers(self, doc_id: str) -> set[str]:
-        if doc_id not in self._numbers:
-            self._numbers[doc_id] = numbers_in(self.documents[doc_id].as_text())
-        return self._numbers[doc_id]
-
-    def holds(self, doc_id: str, fact: str, is_number: bool) -> bool:
-        if doc_id not in self.documents:
-            return False
-        return fact in self.numbers(doc_id) if is_number else contains_phrase(self.normalised(doc_id), fact)
-
-    def in_one_row(self, table_id: str, facts: Facts) -> bool:
-        """True when one row of the table holds every fact (a lookup answer does not mix rows)."""
-        table = self.documents.get(table_id)
-        if not isinstance(table, TableDocument):
-            return False
-        for index in range(len(table.rows)):
-            row = table.row_text(index)
-            text, numbers = normalise(row), numbers_in(row)
-            if all(contains_phrase(text, e) for e in facts.entities) and all(n in numbers for n in facts.numbers):
-                return True
-        return False
-
-    def missing(self, facts: Facts, doc_ids: Iterable[str]) -> list[str]:
-        """The facts none of `doc_ids` holds."""
-        ids = [d for d in doc_ids if d in self.documents]
-        return [fact for fact, number in self._facts(facts) if not any(self.holds(d, fact, number) for d in ids)]
-
-    def completion(self, facts: Facts, doc_ids: Sequence[str], candidates: Sequence[str]) -> tuple[list[str], list[str]]:
-        """(documents to add from `candidates`, facts still missing): the first candidate holding each missing fact."""
-        added: list[str] = []
-        still: list[str] = []
-        for fact, number in self._facts(facts):
-            if any(self.holds(d, fact, number) for d in [*doc_ids, *added]):
-                continue
-            holder = next((d for d in candidates if d not in doc_ids and self.holds(d, fact, number)), None)
-            if holder is None:
-                still.append(fact)
-            else:
-                added.append(holder)
-        return added, still
-
-    @staticmethod
-    def _facts(facts: Facts) -> list[tuple[str, bool]]:
-        return [(e, False) for e in facts.entities] + [(n, True) for n in facts.numbers]
+    def holding(self, phrase: str) -> list[str]:
+        """Ids of the documents that contain `phrase` (or one of its content words' stems, e.g. 'nicknames')."""
+        words = [w for w in normalise(phrase).split() if len(w) > 2]
+        return [
+            d for d in self.documents
+            if contains_phrase(self.normalised(d), phrase) or (words and all(f" {w}" in f" {self.normalised(d)}" for w in words))
+        ]
 
     def coverage(self, question: str, doc_id: str) -> float:
         """Share of the question's content words that the document contains."""

@@ -38,19 +38,6 @@ def contains_phrase(haystack_normalised: str, phrase: str) -> bool:
     return f" {needle} " in f" {haystack_normalised} "
 
 
-def numbers_in(text: str) -> set[str]:
-    """Every number in `text`, written without thousands separators or trailing zeros."""
-    return {canonical_number(m.group(0)) for m in _NUMBER.finditer(text)}
-
-
-def canonical_number(raw: str) -> str:
-    """'18,750' -> '18750', '1.40' -> '1.4', '3.0' -> '3'."""
-    value = raw.replace(",", "")
-    if "." in value:
-        value = value.rstrip("0").rstrip(".")
-    return value
-
-
 def parse_number(raw: str) -> float | None:
     """The number a table cell holds ('1,250', '€ 35', '12.5%'), or None when it holds none."""
     match = _NUMBER.search(raw.strip())

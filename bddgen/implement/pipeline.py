@@ -4,12 +4,13 @@ scenarios in the spec's .feature file, each written as soon as it is done."""
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Literal, Mapping, Sequence
+from typing import Callable, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -20,32 +21,29 @@ from bddgen.features.reader import read_feature
 from bddgen.features.languages import writing_language
 from bddgen.features.writer import write_feature
 from bddgen.implement.chains import Chain, find_chains, rank_chains, shortfall_note
-from bddgen.implement.constraints import draft_turns
-from bddgen.implement.context import Document, document_heading, render_document
-from bddgen.implement.draft import write_draft
 from bddgen.implement.entities import EntityCache
 from bddgen.implement.graph import build_document_graph
 from bddgen.implement.grounding import DocumentTexts
 from bddgen.implement.normalise import content_words
-from bddgen.implement.plan import TurnPlan, chain_length_for_turns, plan_turns
+from bddgen.implement.plan import chain_length_for_turns, plan_turns
 from bddgen.implement.provenance import (
     ConversationProvenance,
     FeatureProvenance,
     RejectedChain,
+    TurnProvenance,
     provenance_path,
     read_provenance,
     write_provenance,
 )
 from bddgen.implement.sources import documents_of, retrieve_sources
-from bddgen.implement.verify import VerificationContext, verify_conversation
+from bddgen.implement.turns import ConversationWriter, WriterContext
 from bddgen.lm.client import LanguageModel
-from bddgen.models import Corpus, PolicyDocument, TableDocument
+from bddgen.models import Corpus
 from bddgen.ner.base import EntityRecognizer
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import Conversation, Spec
 
 CHAINS_PER_CONVERSATION = 2  # chains tried per wanted conversation, so dropped ones can be replaced
-MAX_POLICIES = 2  # policy documents in each conversation's context (small models need short prompts)
 
 
 @dataclass(frozen=True)
@@ -71,6 +69,7 @@ class FeatureReport(BaseModel):
     target: int = 0
     dropped: int = Field(default=0, description="Conversations dropped by verification.")
     failures: list[str] = Field(default_factory=list, description="LM replies that stayed unusable; a rerun retries them.")
+    turns: int = Field(default=0, description="Turns in the conversations written by this run.")
     reasons: dict[str, int] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
     conversation_seconds: list[float] = Field(default_factory=list, description="Time to write and verify each written conversation.")
@@ -102,18 +101,6 @@ class ImplementReport(BaseModel):
 def conversation_id(spec: Spec, chain: Sequence[str]) -> str:
     """Stable id of the conversation over `chain` for `spec`."""
     return "c" + hashlib.sha256(f"{spec.id}|{','.join(chain)}".encode()).hexdigest()[:8]
-
-
-@dataclass(frozen=True)
-class _Stage:
-    """Everything a conversation needs, fixed for one spec."""
-
-    spec: Spec
-    documents: Mapping[str, Document]
-    lm: LanguageModel
-    policies: tuple[PolicyDocument, ...]
-    focus: frozenset[str]
-    verification: VerificationContext
 
 
 def implement_feature(
@@ -187,7 +174,7 @@ def _implement(
             f"--turns {2 * settings.chain_length + 1} uses chains of {settings.chain_length}"
         )
     sources = retrieve_sources(doc.spec, corpus, retriever, settings.top_k_per_type)
-    texts, tables, policies = documents_of(corpus, sources)
+    texts, tables, _ = documents_of(corpus, sources)
     if not texts and not tables:
         notes.append("the retriever found no text or table document for this spec; nothing to ground a conversation in")
         _finish(sidecar, provenance, report, failed=False)
@@ -200,16 +187,11 @@ def _implement(
     used = {frozenset(c.chain) for c in doc.conversations if c.chain} | {frozenset(r.chain) for r in provenance.rejected}
     chains = rank_chains(search, needed * CHAINS_PER_CONVERSATION, exclude=used, relevance=sources.relevance)
     notes += [n for n in [shortfall_note(search, chains)] if n]
-    stage = _Stage(
-        spec=doc.spec,
-        documents=corpus.by_id(),
-        lm=lm,
-        policies=tuple(policies[:MAX_POLICIES]),
-        focus=frozenset(content_words(doc.spec.as_text())),
-        verification=VerificationContext(
-            spec=doc.spec, conversation_docs=(), texts=DocumentTexts(corpus.by_id()), recognizer=recognizer,
-            retriever=retriever, lm=lm, min_turns=settings.min_turns,
-        ),
+    known = corpus.by_id()
+    stage = WriterContext(
+        spec=doc.spec, documents=known, texts=DocumentTexts(known), lm=lm, recognizer=recognizer, retriever=retriever,
+        focus=frozenset(content_words(doc.spec.as_text())), attempts=settings.turn_attempts, alternatives=settings.turn_evidence,
+        min_turns=settings.min_turns, seed=seed,
     )
     if not doc.conversations:  # a spec's first conversations are written in the corpus language
         doc.language = writing_language(corpus.language)
@@ -225,7 +207,7 @@ def _write_conversations(
     provenance: FeatureProvenance,
     report: FeatureReport,
     chains: list[Chain],
-    stage: _Stage,
+    stage: WriterContext,
     settings: ImplementSettings,
     on_progress: Callable[[ProgressEvent], None] | None,
 ) -> bool:
@@ -237,9 +219,9 @@ def _write_conversations(
         if report.written >= needed:
             break
         started = time.perf_counter()
-        plan = plan_turns(chain, settings.turns, set(stage.focus), stage.documents)
+        plan = plan_turns(chain, settings.turns, set(stage.focus))
         try:
-            outcome = _conversation(plan, stage)
+            outcome = _conversation(plan.chain, ConversationWriter(replace(stage, seed=stage.seed + len(provenance.rejected) + report.written), plan))
         except LMOutputError as exc:
             failed = True
             report.failures.append(f"chain {' > '.join(plan.chain.documents)}: {exc.reason}")
@@ -255,6 +237,7 @@ def _write_conversations(
                 write_feature(path, doc, allow_edited=True)
                 provenance.conversations.append(outcome.provenance)
                 report.written += 1
+                report.turns += len(outcome.conversation.turns)
                 report.conversation_seconds.append(round(time.perf_counter() - started, 2))
                 message = f"wrote {outcome.conversation.id}"
             write_provenance(sidecar, provenance)
@@ -289,47 +272,43 @@ class _Rejected:
     reasons: Counter[str]
 
 
-def _context_text(plan: TurnPlan, stage: _Stage) -> str:
-    """The chain's documents as the prompt names them (their facts are in the plan), and the spec's policies."""
-    rendered = [document_heading(stage.documents[doc_id]) for doc_id in plan.chain.documents]
-    rendered += [render_document(p, [], set(stage.focus)) for p in stage.policies]
-    return "\n".join(rendered)
+def _reasons(records: list[TurnProvenance], dropped: str) -> Counter[str]:
+    """Rewrites, evidence changes and drops counted by their first reason."""
+    counts: Counter[str] = Counter()
+    for record in records:
+        counts.update(f"turn rewritten: {_reason_key(r)}" for r in record.rewrites)
+        if record.evidence_tried > 1:
+            counts["turn moved to other evidence"] += record.evidence_tried - 1
+        if record.dropped:
+            counts[f"turn dropped: {_reason_key(record.dropped)}"] += 1
+    if dropped:
+        counts[f"conversation dropped: {_reason_key(dropped)}"] += 1
+    return counts
 
 
-def _conversation(plan: TurnPlan, stage: _Stage) -> _Written | _Rejected:
-    """Draft, check and verify one conversation over the plan's chain."""
-    known = stage.documents
-    chain: Chain = plan.chain
-    allowed = [*chain.documents, *(p.id for p in stage.policies)]
-    tables = {d for d in chain.documents if isinstance(known[d], TableDocument)}
-    result = write_draft(stage.lm, stage.spec, plan, _context_text(plan, stage), allowed, tables)
-    context = replace(stage.verification, conversation_docs=tuple(allowed))
-    verification = verify_conversation(
-        draft_turns(result.draft), [t.table for t in result.draft.turns], [p.documents for p in plan.turns], context
-    )
-    reasons = verification.reason_counts()
-    reasons.update(f"draft repaired: {v.code}" for v in result.repaired)
-    if verification.dropped:
-        rejected = RejectedChain(
-            chain=chain.documents, reason=verification.dropped, verification=verification.records,
-            model=stage.lm.model_name, prompt_hash=result.prompt_hash,
-        )
+def _reason_key(reason: str) -> str:
+    """A reason without its particulars (quoted values), so equal causes count together."""
+    return re.sub(r'(["\']).*?\1', "…", reason.split(";")[0]).strip()
+
+
+def _conversation(chain: Chain, writer: ConversationWriter) -> _Written | _Rejected:
+    """Write one conversation over `chain` turn by turn; a drop names the turn and why."""
+    context = writer.context
+    result = writer.write()
+    reasons = _reasons(result.records, result.dropped)
+    if result.dropped:
+        rejected = RejectedChain(chain=chain.documents, reason=result.dropped, turns=result.records, model=context.lm.model_name)
         return _Rejected(rejected, reasons)
-    conversation = Conversation(
-        id=conversation_id(stage.spec, chain.documents), title=result.draft.title.strip(), turns=verification.turns, chain=chain.documents
-    )
+    title = f"{context.spec.title}: {' and '.join(dict.fromkeys(context.documents[d].title for d in chain.documents))}"
+    conversation = Conversation(id=conversation_id(context.spec, chain.documents), title=title, turns=result.turns, chain=chain.documents)
     record = ConversationProvenance(
         conversation_id=conversation.id,
         chain=chain.documents,
         hops=chain.hops,
-        policies=[p.id for p in stage.policies],
-        plan=[t.query_type for t in plan.turns],
-        verification=verification.records,
-        review=verification.review,
-        model=stage.lm.model_name,
-        prompt_hash=result.prompt_hash,
-        attempts=result.attempts,
-        repaired=[str(v) for v in result.repaired],
+        plan=[t.query_type for t in writer.plan.turns],
+        turns=result.records,
+        model=context.lm.model_name,
+        prompt_hash=next((r.prompt_hash for r in result.records if r.prompt_hash), ""),
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
     return _Written(conversation, record, reasons)

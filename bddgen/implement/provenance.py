@@ -1,21 +1,70 @@
 """The provenance sidecar of a spec's .feature file (`<stem>.provenance.json`): for every
-conversation its chain, bridges, verification results, model and prompt hash; the chains that
+conversation its chain, bridges, and per turn the evidence, computed value, checks, rewrites and the
+hash of the prompt that wrote it; the chains that
 were tried and dropped; and whether the last implement run finished."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bddgen.errors import InputError, Problem
 from bddgen.features.writer import atomic_write
 from bddgen.implement.chains import Hop
-from bddgen.implement.tasks import ConversationReview
-from bddgen.implement.verify import TurnRecord
+from bddgen.implement.evidence import SentenceEvidence, TableEvidence
+from bddgen.implement.unanswerable import AbsentSubject
 from bddgen.specs import QueryType
 
 SUFFIX = ".provenance.json"
+
+
+class EarlierTurns(BaseModel):
+    """A SYNTHESIS turn's evidence: the verified answers it combines."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["turns"] = "turns"
+    turns: list[int] = Field(description="Positions of the combined turns in the written conversation (1-based).")
+    answers: list[str] = Field(default_factory=list)
+
+
+Evidence = Annotated[Union[TableEvidence, SentenceEvidence, AbsentSubject, EarlierTurns], Field(discriminator="kind")]
+
+CheckName = Literal["well-formed", "question", "names", "grounding", "exact", "roundtrip", "unanswerable", "combines"]
+
+
+class TurnCheck(BaseModel):
+    """One check of a turn's final version."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: CheckName
+    passed: bool
+    detail: str = ""
+
+
+class TurnProvenance(BaseModel):
+    """How one planned turn was written: its evidence, computed value, checks, rewrites and the LM call."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    planned: int = Field(ge=1, description="Position in the turn plan (1-based).")
+    query_type: QueryType
+    outcome: Literal["kept", "dropped"]
+    question: str = ""
+    answer: str = ""
+    evidence: Evidence | None = None
+    value: str = Field(default="", description="The reference value computed by code (table turns).")
+    checks: list[TurnCheck] = Field(default_factory=list, description="Checks of the final version (all passed when kept).")
+    attempts: int = Field(default=0, ge=0, description="LM calls that wrote this turn, over every piece of evidence tried.")
+    rewrites: list[str] = Field(default_factory=list, description="Why each rewrite was asked for, in order.")
+    evidence_tried: int = Field(default=0, ge=0, description="Pieces of evidence tried (more than one: the plan adapted).")
+    roundtrip_answer: str = Field(default="", description="The LM's answer to the question from the documents alone.")
+    roundtrip_first_try: bool = Field(default=False, description="The first version written passed every check and its round trip.")
+    prompt_hash: str = Field(default="", description="Hash of the prompt that wrote the kept version.")
+    dropped: str = Field(default="", description="Why the turn was dropped ('' when kept).")
 
 
 class ConversationProvenance(BaseModel):
@@ -28,12 +77,9 @@ class ConversationProvenance(BaseModel):
     hops: list[Hop] = Field(default_factory=list, description="Each move between documents and its bridges.")
     policies: list[str] = Field(default_factory=list, description="Policy documents in the conversation's context.")
     plan: list[QueryType] = Field(default_factory=list, description="The planned turn types.")
-    verification: list[TurnRecord] = Field(default_factory=list, description="Checks and outcome of every drafted turn.")
-    review: ConversationReview | None = None
+    turns: list[TurnProvenance] = Field(default_factory=list, description="Every planned turn: evidence, checks, rewrites, outcome.")
     model: str = Field(description="The LM that wrote the conversation.")
-    prompt_hash: str = Field(description="Hash of the final prompt's messages.")
-    attempts: int = Field(default=1, ge=1, description="LM attempts until the constraints held.")
-    repaired: list[str] = Field(default_factory=list, description="Constraint violations code repaired.")
+    prompt_hash: str = Field(default="", description="Hash of the prompt that wrote its first turn (each turn's own is in `turns`).")
     created: str = Field(description="UTC time, ISO 8601.")
 
 
@@ -43,10 +89,9 @@ class RejectedChain(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     chain: list[str]
-    reason: str
-    verification: list[TurnRecord] = Field(default_factory=list)
+    reason: str = Field(description="The required turn no repair kept, and why.")
+    turns: list[TurnProvenance] = Field(default_factory=list)
     model: str = ""
-    prompt_hash: str = ""
 
 
 class FeatureProvenance(BaseModel):

@@ -21,6 +21,7 @@ class TableQuery(BaseModel):
     column: str = Field(default="", description="Column read (lookup), compared (max/min/compare) or added (sum).")
     where_column: str = Field(default="", description="Column that selects rows.")
     where_value: str = Field(default="", description="Value the selecting column must hold.")
+    and_where: dict[str, str] = Field(default_factory=dict, description="Further column -> value conditions every selected row meets.")
     other_value: str = Field(default="", description="compare: the second row's value of where_column.")
     return_column: str = Field(default="", description="max/min: column of the winning row to report (default: column).")
 
@@ -42,11 +43,16 @@ def _matches(cell: str, value: str) -> bool:
     return normalise(cell) == wanted or any(normalise(part) == wanted for part in cell.split(";"))
 
 
-def _rows_where(table: TableDocument, column: str, value: str) -> list[list[str]]:
-    if not column:
-        return list(table.rows)
-    index = _column_index(table, column, "where_column")
-    return [row for row in table.rows if index < len(row) and _matches(row[index], value)]
+def _rows_where(table: TableDocument, column: str, value: str, also: dict[str, str] | None = None) -> list[list[str]]:
+    conditions = ([(column, value)] if column else []) + list((also or {}).items())
+    indexed = [(_column_index(table, c, "where_column"), v) for c, v in conditions]
+    return [row for row in table.rows if all(i < len(row) and _matches(row[i], v) for i, v in indexed)]
+
+
+def matching_rows(table: TableDocument, conditions: dict[str, str]) -> list[int]:
+    """Indexes of the rows whose cells meet every column -> value condition."""
+    indexed = [(_column_index(table, c, "condition"), v) for c, v in conditions.items()]
+    return [n for n, row in enumerate(table.rows) if all(i < len(row) and _matches(row[i], v) for i, v in indexed)]
 
 
 def _number(row: list[str], index: int, table: TableDocument) -> float:
@@ -67,8 +73,9 @@ def _single(values: list[str], what: str) -> str:
 
 def evaluate_table_query(query: TableQuery, table: TableDocument) -> ExactExpectation:
     """The exact value the query yields on the table's rows; TableQueryError when it has no single answer."""
-    rows = _rows_where(table, query.where_column, query.where_value)
-    where = f" where {query.where_column} = {query.where_value}" if query.where_column else ""
+    rows = _rows_where(table, query.where_column, query.where_value, query.and_where)
+    conditions = ([(query.where_column, query.where_value)] if query.where_column else []) + list(query.and_where.items())
+    where = " where " + " and ".join(f"{c} = {v}" for c, v in conditions) if conditions else ""
     if query.op == "count":
         return ExactExpectation(table_id=table.id, operation="count", value=str(len(rows)), detail=f"rows{where}")
     if not query.column:

@@ -1,0 +1,94 @@
+"""Deterministic checks of one written turn, each against the turn's own evidence. Every problem is
+worded as an instruction, because it goes back to the LM when the turn is rewritten."""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_facts
+from bddgen.implement.normalise import contains_phrase, normalise
+from bddgen.implement.wellformed import text_problems
+from bddgen.ner.base import EntityRecognizer
+
+COPIED_WORDS = 8  # a question sharing this many words in a row with its evidence copies the document
+_PAIR = re.compile(r"\b[A-Za-z_][\w]*(?: [A-Za-z_][\w]*)?:\s")
+_REQUEST = re.compile(
+    r"^(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|"
+    r"tell|give|list|name|show|find|please)\b",
+    re.IGNORECASE,
+)
+_REFERENCES = frozenset("it its they them their he him his she her that this those these there same".split())
+
+
+def well_formed(kind: str, text: str) -> list[str]:
+    return [f"the {kind} is not well-formed: {p}" for p in text_problems(text)]
+
+
+def _longest_shared_run(a: str, b: str) -> int:
+    left, right = normalise(a).split(), normalise(b).split()
+    best = 0
+    previous = [0] * (len(right) + 1)
+    for word in left:
+        current = [0] * (len(right) + 1)
+        for j, other in enumerate(right, start=1):
+            if word == other:
+                current[j] = previous[j - 1] + 1
+                best = max(best, current[j])
+        previous = current
+    return best
+
+
+def question_problems(question: str, evidence: str) -> list[str]:
+    """A question is a natural-language request: not a pasted table row, not a copied document fragment."""
+    problems = well_formed("question", question)
+    if len(_PAIR.findall(question)) >= 2 or (";" in question and ":" in question):
+        problems.append("the question pastes a table row (column: value; ...); ask in plain words")
+    elif not question.rstrip().endswith("?") and not _REQUEST.match(question.strip()):
+        problems.append("write a question a user would ask, ending with '?'")
+    if _longest_shared_run(question, evidence) >= COPIED_WORDS:
+        problems.append("the question copies the document; ask in your own words")
+    return problems
+
+
+def names_problems(question: str, named: dict[str, str], *, refers_to: str = "", proxy: str = "") -> list[str]:
+    """The question names every value that selects its answer, and refers to `refers_to` (an entity an
+    earlier answer named) without writing it, through `proxy` or a pronoun."""
+    text = normalise(question)
+    problems = [
+        f'the question must name {column.replace("_", " ")} "{value}" so that it has one answer'
+        for column, value in named.items()
+        if not mentions(question, value)
+    ]
+    if refers_to:
+        if contains_phrase(text, refers_to):
+            problems.append(f'do not write "{refers_to}"; refer to it as "{proxy}"')
+        elif not (set(text.split()) & _REFERENCES or (proxy and contains_phrase(text, proxy))):
+            problems.append(f'refer to "{refers_to}" (named in the previous answer) as "{proxy}"')
+    return problems
+
+
+def leak_problems(question: str, value: str, named: Sequence[str]) -> list[str]:
+    """The question must not contain its own answer."""
+    if value and mentions(question, value) and not any(normalise(value) == normalise(n) for n in named):
+        return [f'the question gives away its answer "{value}"; ask for it instead']
+    return []
+
+
+def grounding_problems(answer: str, evidence: str, recognizer: EntityRecognizer) -> tuple[Facts, list[str]]:
+    """(the answer's facts, problems): every entity and whole-token number of the answer holds in the evidence."""
+    facts = answer_facts(answer, recognizer)
+    if not facts:
+        return facts, ["the answer states no name or number of the evidence; answer with the fact the evidence gives"]
+    missing = missing_facts(facts, evidence)
+    if missing:
+        return facts, [f"the evidence does not say {', '.join(missing)}; answer only with what the evidence says"]
+    return facts, []
+
+
+def agrees(reference: Facts, exact: str, reply: str) -> bool:
+    """A round-trip reply agrees with the reference: it states the exact value (table turns), or every
+    entity and whole-token number of the reference answer (text turns)."""
+    if exact:
+        return mentions(reply, exact)
+    return bool(reference) and not missing_facts(reference, reply)

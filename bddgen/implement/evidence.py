@@ -1,0 +1,151 @@
+"""What an answerable turn asks, chosen by code before the LM writes a word.
+
+A table turn is one row and one column, with a filter (column -> value conditions) that selects
+exactly that row; its reference value is computed from the table. A text or policy turn is one
+sentence of the document, which bounds what its answer may assert. Candidates come best first, so a
+turn that cannot be written about one piece of evidence moves on to the next.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Literal, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bddgen.implement.context import sentences
+from bddgen.implement.grounding import answer_facts
+from bddgen.implement.normalise import content_words, normalise
+from bddgen.implement.tables import TableQuery, evaluate_table_query, matching_rows
+from bddgen.models import PolicyDocument, TableDocument, TextDocument
+from bddgen.ner.base import EntityRecognizer
+from bddgen.specs import ExactExpectation
+
+FILTER_VALUE_CHARS = 40  # longer cells make clumsy questions; they are not used to select a row
+ANSWER_VALUE_CHARS = 60
+SENTENCE_WORDS = (6, 60)
+
+
+class TableEvidence(BaseModel):
+    """One cell of one table and the filter that selects its row alone."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["table"] = "table"
+    table: str
+    row: int = Field(ge=0, description="Index of the row in the table (0-based).")
+    column: str = Field(description="Column the answer is read from.")
+    filter: dict[str, str] = Field(description="Column -> value conditions that select exactly this row.")
+    referred: str = Field(default="", description="FILLER: the filter column the question refers to through the earlier turn.")
+    value: str = Field(default="", description="The computed reference value.")
+
+    def query(self) -> TableQuery:
+        (first, value), *rest = self.filter.items()
+        return TableQuery(table=self.table, op="lookup", column=self.column, where_column=first, where_value=value, and_where=dict(rest))
+
+    def named(self) -> dict[str, str]:
+        """The conditions the question must name itself (all but the one it refers back to)."""
+        return {c: v for c, v in self.filter.items() if c != self.referred}
+
+
+class SentenceEvidence(BaseModel):
+    """One sentence of a text or policy document."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["sentence"] = "sentence"
+    document: str
+    sentence: int = Field(ge=0, description="Index of the sentence in the document's passage (0-based).")
+    text: str
+
+
+def unique_filter(table: TableDocument, row: int, exclude: Sequence[str], start: dict[str, str] | None = None) -> dict[str, str] | None:
+    """Conditions that select exactly `row`: `start` extended, one column at a time, by the row's cell
+    that narrows the selection most (short cells, then leftmost columns, first); None when no combination is unique."""
+    conditions = dict(start or {})
+    selected = matching_rows(table, conditions)
+    cells = table.rows[row]
+    while selected != [row]:
+        options = []
+        for position, (header, cell) in enumerate(zip(table.headers, cells)):
+            if header in conditions or header in exclude or not cell.strip() or len(cell) > FILTER_VALUE_CHARS or ";" in cell:
+                continue
+            narrowed = matching_rows(table, {**conditions, header: cell})
+            options.append((len(narrowed), len(cell.split()) > 3, position, header, cell, narrowed))
+        if not options:
+            return None
+        count, _, _, header, cell, narrowed = min(options)
+        if count >= len(selected):
+            return None
+        conditions[header] = cell
+        selected = narrowed
+    return conditions
+
+
+def _cell_matches(cell: str, value: str) -> bool:
+    wanted = normalise(value)
+    return bool(wanted) and (normalise(cell) == wanted or any(normalise(part) == wanted for part in cell.split(";")))
+
+
+def _ranked_rows(table: TableDocument, focus: set[str], must: str) -> list[int]:
+    rows = [n for n, row in enumerate(table.rows) if not must or any(_cell_matches(c, must) for c in row)]
+    return sorted(rows, key=lambda n: (-len(content_words(" ".join(table.rows[n])) & focus), n))
+
+
+def _answer_columns(table: TableDocument, row: int, focus: set[str], skip: Sequence[str]) -> list[str]:
+    cells = dict(zip(table.headers, table.rows[row]))
+    usable = [h for h in table.headers if h not in skip and cells.get(h, "").strip() and len(cells[h]) <= ANSWER_VALUE_CHARS]
+    return sorted(usable, key=lambda h: (-len(content_words(h.replace("_", " ")) & focus), table.headers.index(h)))
+
+
+def _evaluated(table: TableDocument, evidence: TableEvidence) -> TableEvidence | None:
+    try:
+        exact = evaluate_table_query(evidence.query(), table)
+    except ValueError:
+        return None
+    return evidence.model_copy(update={"value": exact.value})
+
+
+def table_candidates(
+    table: TableDocument, focus: set[str], *, names: str = "", about: str = "", avoid: Sequence[tuple[int, str]] = ()
+) -> Iterator[TableEvidence]:
+    """Cells to ask about, best first. `names`: the answer is the cell holding this value (a PRE-FILLER);
+    `about`: the row holds this value and the question refers to it through the earlier turn (a FILLER)."""
+    must = names or about
+    for row in _ranked_rows(table, focus, must):
+        cells = dict(zip(table.headers, table.rows[row]))
+        holder = next((h for h in table.headers if must and _cell_matches(cells[h], must)), "")
+        if names:
+            columns, start, referred = [holder], {}, ""
+        elif about:
+            columns, start, referred = _answer_columns(table, row, focus, [holder]), {holder: cells[holder]}, holder
+        else:
+            columns, start, referred = _answer_columns(table, row, focus, []), {}, ""
+        for column in columns:
+            if (row, column) in avoid:
+                continue
+            conditions = unique_filter(table, row, [column], start)
+            if not conditions:
+                continue
+            evidence = _evaluated(table, TableEvidence(table=table.id, row=row, column=column, filter=conditions, referred=referred))
+            if evidence is not None:
+                yield evidence
+
+
+def exact_expectation(table: TableDocument, evidence: TableEvidence) -> ExactExpectation:
+    return evaluate_table_query(evidence.query(), table)
+
+
+def sentence_candidates(
+    doc: TextDocument | PolicyDocument, focus: set[str], recognizer: EntityRecognizer, *, must: str = "", avoid: Sequence[int] = ()
+) -> Iterator[SentenceEvidence]:
+    """Sentences to ask about, best first: ones naming `must` (when given) that state a checkable fact
+    (a named entity or a number), most words shared with the spec first."""
+    parts = sentences(doc.passage)
+    low, high = SENTENCE_WORDS
+    usable = [
+        n for n, s in enumerate(parts)
+        if n not in avoid and low <= len(s.split()) <= high and (not must or f" {normalise(must)} " in f" {normalise(s)} ")
+    ]
+    for n in sorted(usable, key=lambda n: (-len(content_words(parts[n]) & focus), n)):
+        if answer_facts(parts[n], recognizer):
+            yield SentenceEvidence(document=doc.id, sentence=n, text=parts[n])

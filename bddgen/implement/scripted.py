@@ -1,0 +1,70 @@
+"""Replies for the implement stage's tasks that follow each prompt faithfully, for ScriptedLM: tests and
+smoke runs of the whole stage without a model. They show what a well-behaved LM writes; they are no
+measure of a real model."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from bddgen.implement.context import sentences
+from bddgen.implement.unanswerable import ATTRIBUTES
+from bddgen.implement.normalise import normalise
+from bddgen.lm.base import LMRequest
+from bddgen.specs import CANNOT_ANSWER
+
+Reply = Callable[[LMRequest], dict[str, Any]]
+
+
+def section(request: LMRequest, name: str) -> str:
+    """The text under `## <name>` in the request's user message ('' when absent)."""
+    match = re.search(rf"^## {name}\n(.*?)(?=^## |\Z)", request.messages[-1].content, re.S | re.M)
+    return match.group(1).strip() if match else ""
+
+
+def write_turn(request: LMRequest) -> dict[str, Any]:
+    """A question that does what the task says, and the answer the instruction or the evidence gives."""
+    task, evidence = section(request, "What To Ask"), section(request, "Evidence")
+    quoted = re.findall(r'"([^"]+)"', task)
+    if task.startswith("Ask for the") and "No document says it" in task:
+        subject = re.match(r"Ask for (.+?)\. No document", task)
+        return {"question": f"What is {subject.group(1) if subject else 'it'}?", "answer": CANNOT_ANSWER}
+    if task.startswith("Ask one question"):
+        return {"question": "Could you sum up what you found so far?", "answer": "summary"}
+    answer = re.search(r'The answer is "([^"]+)"', task)
+    if answer:  # a table cell
+        column = re.match(r"(?:The previous answer named \"[^\"]+\"\. )?Ask for the (.+?) (?:in|of) ", task)
+        what = column.group(1) if column else "value"
+        proxy = re.search(r'say "([^"]+)"', task)
+        where = re.search(r" where (.+?)(?:; the question names|\. The answer|, without)", task)
+        conditions = (where.group(1).replace('"', "") if where else "")
+        subject = f" of {proxy.group(1)}" if proxy else ""
+        return {"question": f"What is the {what}{subject}{' where ' + conditions if conditions else ''}?", "answer": answer.group(1)}
+    proxy = re.search(r'say "([^"]+)"', task)
+    if proxy:  # a FILLER about a sentence
+        return {"question": f"What else is known about {proxy.group(1)}?", "answer": evidence}
+    title = quoted[0] if quoted else "it"
+    words = list(dict.fromkeys(w.strip(",.;:") for w in evidence.split() if w.islower() and len(w.strip(",.;:")) >= 5))[:4]
+    return {"question": f"What does {title} say about {' '.join(words) or 'this'}?", "answer": evidence}
+
+
+def answer_from_documents(request: LMRequest) -> dict[str, Any]:
+    """CANNOTANSWER for an attribute the documents never mention; otherwise the table row or sentence
+    shown that shares most words with the question and the conversation so far."""
+    asked = section(request, "Question")
+    question, documents = normalise(asked), normalise(section(request, "Documents"))
+    if any(normalise(a) in question and normalise(a) not in documents for a in ATTRIBUTES):
+        return {"answer": CANNOT_ANSWER}
+    if "sum up" in question:  # a SYNTHESIS question: the conversation's answers, from their documents
+        return {"answer": " ".join(re.findall(r"^Assistant: (.*)$", section(request, "Conversation So Far"), re.M))[:580]}
+    context = set(normalise(f"{asked} {section(request, 'Conversation So Far')[-200:]}").split())
+    lines = section(request, "Documents").splitlines()
+    headers = {n + 1 for n, line in enumerate(lines) if line.startswith("[")}  # a table's header follows its title line
+    pieces = [p for n, line in enumerate(lines) if not line.startswith("[") and not (n in headers and " | " in line) for p in sentences(line)]
+    best = max(pieces, key=lambda p: len(set(normalise(p).split()) & context), default="")
+    return {"answer": best[:280] or CANNOT_ANSWER}
+
+
+def faithful_replies() -> dict[str, Reply]:
+    """ScriptedLM `by_task` entries for every implement task."""
+    return {"write_turn": write_turn, "answer_from_documents": answer_from_documents}

@@ -1,0 +1,425 @@
+"""Write a conversation one turn at a time: code chooses each turn's evidence, the LM phrases it, the
+deterministic checks and a round trip verify it against that evidence, and a failing turn is rewritten
+with the reasons (bounded), then moved to other evidence, then dropped. The conversation is dropped
+only when its UNANSWERABLE or SYNTHESIS turn cannot be kept, or too few turns remain."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Iterator, Mapping, Sequence
+
+from bddgen.errors import LMOutputError
+from bddgen.implement.checks import agrees, grounding_problems, leak_problems, names_problems, question_problems, well_formed
+from bddgen.implement.context import Document, sentences
+from bddgen.implement.evidence import SentenceEvidence, TableEvidence, exact_expectation, sentence_candidates, table_candidates
+from bddgen.implement.grounding import DocumentTexts, Facts, answer_facts, mentions
+from bddgen.implement.normalise import content_words, normalise
+from bddgen.implement.plan import PlannedTurn, TurnPlan
+from bddgen.implement.provenance import EarlierTurns, Evidence, TurnCheck, TurnProvenance
+from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, STAGE, WRITE_TURN, WrittenTurn
+from bddgen.implement.unanswerable import AbsentSubject, absent_subjects, still_absent
+from bddgen.lm.base import LMRequest
+from bddgen.lm.client import LanguageModel
+from bddgen.models import TableDocument
+from bddgen.ner.base import EntityRecognizer
+from bddgen.retrieval.base import Retriever
+from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Spec, Turn
+
+RETRY_HEAT = 0.3  # a rewrite runs a little hotter, so it is not the same reply again
+HISTORY_TURNS = 3  # earlier turns shown to the LM
+ROUNDTRIP_ROWS = 5
+ROUNDTRIP_SENTENCES = 3
+
+
+@dataclass(frozen=True)
+class WriterContext:
+    """Everything turn writing looks things up in, fixed for one spec."""
+
+    spec: Spec
+    documents: Mapping[str, Document]
+    texts: DocumentTexts
+    lm: LanguageModel
+    recognizer: EntityRecognizer
+    retriever: Retriever
+    focus: frozenset[str]
+    attempts: int  # LM writes per piece of evidence
+    alternatives: int  # pieces of evidence tried per turn
+    min_turns: int
+    seed: int = 0
+
+
+@dataclass
+class _Kept:
+    turn: Turn
+    record: TurnProvenance
+    facts: Facts
+    exact: str = ""
+
+
+@dataclass
+class _Draft:
+    """One written version of a turn and what its checks found."""
+
+    turn: Turn
+    checks: list[TurnCheck]
+    problems: list[str]
+    facts: Facts = field(default_factory=lambda: Facts((), ()))
+    exact: str = ""
+
+
+@dataclass(frozen=True)
+class WrittenConversation:
+    turns: list[Turn]
+    records: list[TurnProvenance]
+    dropped: str = ""  # why the conversation was dropped, naming the turn ('' when written)
+
+
+def _history(kept: Sequence[_Kept], *, whole: bool = False) -> str:
+    shown = kept if whole else kept[-HISTORY_TURNS:]
+    return "\n".join(f"User: {k.turn.question}\nAssistant: {k.turn.answer}" for k in shown) or "(this is the first turn)"
+
+
+def _humane(column: str) -> str:
+    return column.replace("_", " ")
+
+
+def _conditions(filters: Mapping[str, str]) -> str:
+    return " and ".join(f'{_humane(c)} is "{v}"' for c, v in filters.items())
+
+
+class ConversationWriter:
+    """Writes the turns of one plan, in order, each verified before the next is written."""
+
+    def __init__(self, context: WriterContext, plan: TurnPlan) -> None:
+        self.context = context
+        self.plan = plan
+        self.kept: list[_Kept] = []
+        self.records: list[TurnProvenance] = []
+        self.used_cells: dict[str, list] = {}  # per document: (row, column) of tables, sentence indexes of texts
+
+    def write(self) -> WrittenConversation:
+        for number, planned in enumerate(self.plan.turns, start=1):
+            kind = planned.query_type
+            if kind is QueryType.FILLER and not self._bridge_carried(planned):
+                kind = QueryType.SINGLE_DOC  # its PRE-FILLER was dropped: name the entity instead of referring to it
+            record = self._write_turn(number, planned, kind)
+            self.records.append(record)
+            if record.outcome == "dropped":
+                if planned.query_type in (QueryType.UNANSWERABLE, QueryType.SYNTHESIS):
+                    return self._drop(f"turn {number} ({planned.query_type.value}): {record.dropped}")
+                if kind is QueryType.FILLER:
+                    self._unpair_pre_filler()
+        if len(self.kept) < self.context.min_turns:
+            return self._drop(f"only {len(self.kept)} turns kept (fewer than {self.context.min_turns})")
+        return WrittenConversation(turns=[k.turn for k in self.kept], records=self.records)
+
+    def _drop(self, reason: str) -> WrittenConversation:
+        return WrittenConversation(turns=[], records=self.records, dropped=reason)
+
+    def _bridge_carried(self, planned: PlannedTurn) -> bool:
+        last = self.kept[-1] if self.kept else None
+        return last is not None and last.turn.query_type is QueryType.PRE_FILLER and mentions(last.turn.answer, planned.bridge)
+
+    def _unpair_pre_filler(self) -> None:
+        last = self.kept[-1] if self.kept else None
+        if last is not None and last.turn.query_type is QueryType.PRE_FILLER:
+            last.turn = last.turn.model_copy(update={"query_type": QueryType.SINGLE_DOC})
+            last.record.query_type = QueryType.SINGLE_DOC
+
+    # --- one turn -------------------------------------------------------------------------------
+
+    def _write_turn(self, number: int, planned: PlannedTurn, kind: QueryType) -> TurnProvenance:
+        record = TurnProvenance(planned=number, query_type=kind, outcome="dropped")
+        last_problems: list[str] = ["no evidence to ask about"]
+        for evidence in islice(self._evidence(planned, kind), self.context.alternatives):
+            record.evidence_tried += 1
+            record.evidence = evidence
+            draft = self._verified(planned, kind, evidence, record)
+            if draft is not None:
+                record.outcome, record.question, record.answer = "kept", draft.turn.question, draft.turn.answer
+                record.value, record.checks = draft.exact, draft.checks
+                self._remember(evidence)
+                self.kept.append(_Kept(turn=draft.turn, record=record, facts=draft.facts, exact=draft.exact))
+                return record
+            last_problems = record.rewrites[-1:] or last_problems
+        record.dropped = "; ".join(last_problems)
+        return record
+
+    def _verified(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, record: TurnProvenance) -> _Draft | None:
+        """Write, check and round-trip the turn on `evidence`, rewriting with the reasons; None when it never passes."""
+        problems: list[str] = []
+        unusable: LMOutputError | None = None
+        usable = False
+        for attempt in range(1, self.context.attempts + 1):
+            inputs = self._inputs(planned, kind, evidence, problems)
+            temperature = None if attempt == 1 else min(1.0, self.context.lm.temperature + RETRY_HEAT * (attempt - 1))
+            record.attempts += 1
+            try:
+                written = self.context.lm.run(WRITE_TURN, stage=STAGE, temperature=temperature, **inputs)
+            except LMOutputError as exc:
+                unusable = exc
+                problems = [f"the reply was unusable: {exc.reason}"]
+                record.rewrites.append(problems[0])
+                continue
+            usable = True
+            draft = self._checked(planned, kind, evidence, written)
+            if not draft.problems:
+                reply = self._round_trip(kind, evidence, draft.turn.question)
+                record.roundtrip_answer = reply
+                agreed = self._agrees(kind, evidence, draft, reply)
+                draft.checks.append(TurnCheck(name="roundtrip", passed=agreed, detail=f"answered from the documents: {reply}"))
+                if not agreed:
+                    draft.problems = [
+                        f"answering your question from the documents gave {reply!r} instead of {self._expected(kind, draft)!r}; "
+                        "ask so that the documents give exactly this answer"
+                    ]
+            if not draft.problems:
+                record.prompt_hash = LMRequest(messages=WRITE_TURN.messages(**inputs)).prompt_hash()
+                record.roundtrip_first_try = record.attempts == 1
+                return draft
+            problems = draft.problems
+            record.rewrites.append("; ".join(problems))
+            record.question, record.answer, record.checks = draft.turn.question, draft.turn.answer, draft.checks
+        if unusable is not None and not usable:
+            raise unusable  # the LM never gave a usable reply: the chain is left for a rerun, not judged
+        return None
+
+    def _remember(self, evidence: Evidence) -> None:
+        if isinstance(evidence, TableEvidence):
+            self.used_cells.setdefault(evidence.table, []).append((evidence.row, evidence.column))
+        elif isinstance(evidence, SentenceEvidence):
+            self.used_cells.setdefault(evidence.document, []).append(evidence.sentence)
+
+    # --- evidence ----------------------------------------------------------------------------------
+
+    def _evidence(self, planned: PlannedTurn, kind: QueryType) -> Iterator[Evidence]:
+        if kind is QueryType.UNANSWERABLE:
+            yield from absent_subjects(self._entity(planned), self.context.texts, self.context.retriever, start=self.context.seed)
+            return
+        if kind is QueryType.SYNTHESIS:
+            combined = self._combined()
+            if combined is not None:
+                yield combined
+            return
+        focus = set(self.context.focus)
+        names = planned.bridge if kind is QueryType.PRE_FILLER else ""
+        about = planned.bridge if kind is QueryType.FILLER else ""
+        for doc_id in planned.documents:
+            doc = self.context.documents[doc_id]
+            if isinstance(doc, TableDocument):
+                yield from table_candidates(doc, focus, names=names, about=about, avoid=self.used_cells.get(doc_id, []))
+            else:
+                yield from sentence_candidates(doc, focus, self.context.recognizer, must=names or about, avoid=self.used_cells.get(doc_id, []))
+
+    def _entity(self, planned: PlannedTurn) -> str:
+        """What the UNANSWERABLE turn asks about: the plan's bridging entity, else a name the conversation
+        already used (a filter value or an answer), else the first document's title."""
+        named = [planned.subject] if planned.subject and any(ch.isalpha() for ch in planned.subject) else []
+        for kept in self.kept:
+            evidence = kept.record.evidence
+            if isinstance(evidence, TableEvidence):
+                named += [v for v in evidence.filter.values() if any(ch.isalpha() for ch in v)]
+            named += list(kept.facts.entities)
+        if named:
+            return named[0]
+        return self.context.documents[self.plan.chain.documents[0]].title
+
+    def _combined(self) -> EarlierTurns | None:
+        """One verified answer per chain document (at least two), in conversation order."""
+        chosen: dict[str, int] = {}
+        for position, kept in enumerate(self.kept, start=1):
+            if kept.turn.query_type is QueryType.UNANSWERABLE:
+                continue
+            chosen.setdefault(kept.turn.doc_ids[0] if kept.turn.doc_ids else "", position)
+        turns = sorted(chosen.values())
+        if len(turns) < 2:
+            answerable = [p for p, k in enumerate(self.kept, start=1) if k.turn.query_type is not QueryType.UNANSWERABLE]
+            turns = answerable[:2]
+        if len(turns) < 2:
+            return None
+        return EarlierTurns(turns=turns, answers=[self.kept[p - 1].turn.answer for p in turns])
+
+    # --- prompting ---------------------------------------------------------------------------------
+
+    def _inputs(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, problems: Sequence[str]) -> dict[str, str]:
+        spec = self.context.spec
+        inputs = {
+            "spec": f"{spec.title}: {'; '.join(spec.then)}",
+            "conversation_so_far": _history(self.kept, whole=isinstance(evidence, EarlierTurns)),
+            "what_to_ask": self._task(planned, kind, evidence),
+            "evidence": self._evidence_text(evidence),
+        }
+        if problems:
+            inputs["problems"] = "\n".join(f"- {p}" for p in problems)
+        return inputs
+
+    def _task(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence) -> str:
+        if isinstance(evidence, AbsentSubject):
+            return f'Ask for {evidence.subject}. No document says it: the answer is "{CANNOT_ANSWER}".'
+        if isinstance(evidence, EarlierTurns):
+            asked = "; ".join(f'"{self.kept[p - 1].turn.question}"' for p in evidence.turns)
+            return f"Ask one question that asks again, together, for what these earlier questions found: {asked}. Answer with all of their answers."
+        if isinstance(evidence, TableEvidence):
+            title = self.context.documents[evidence.table].title
+            if evidence.referred:
+                other = evidence.named()
+                rest = f", for the row where {_conditions(other)} (name {', '.join(repr(v) for v in other.values())})" if other else ""
+                return (f'The previous answer named "{planned.bridge}". Ask for the {_humane(evidence.column)} of {planned.proxy} in "{title}"{rest}, '
+                        f'without writing "{planned.bridge}": say "{planned.proxy}". The answer is "{evidence.value}".')
+            return (f'Ask for the {_humane(evidence.column)} in "{title}" where {_conditions(evidence.filter)}; the question names '
+                    f'{", ".join(repr(v) for v in evidence.filter.values())}. The answer is "{evidence.value}".')
+        title = self.context.documents[evidence.document].title
+        if kind is QueryType.PRE_FILLER:
+            return f'Ask a question about "{title}" that this sentence answers with "{planned.bridge}"; the answer names "{planned.bridge}", the question does not.'
+        if kind is QueryType.FILLER:
+            return (f'The previous answer named "{planned.bridge}". Ask a question about it that this sentence answers, '
+                    f'without writing "{planned.bridge}": say "{planned.proxy}".')
+        return f'Ask a question about "{title}" that this sentence answers, naming what it is about.'
+
+    def _evidence_text(self, evidence: Evidence) -> str:
+        if isinstance(evidence, TableEvidence):
+            picked = "; ".join(f"{_humane(c)} = {v}" for c, v in evidence.filter.items())
+            return f"{picked} -> {_humane(evidence.column)} = {evidence.value}"
+        if isinstance(evidence, SentenceEvidence):
+            return evidence.text
+        if isinstance(evidence, EarlierTurns):
+            return "\n".join(f"- {a}" for a in evidence.answers)
+        return "(none: the documents do not say it)"
+
+    # --- checks ------------------------------------------------------------------------------------
+
+    def _checked(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, written: WrittenTurn) -> _Draft:
+        question = written.question
+        if kind is QueryType.FILLER and planned.bridge and planned.proxy:
+            question = re.sub(re.escape(planned.bridge), planned.proxy, question, flags=re.IGNORECASE)
+        if isinstance(evidence, TableEvidence):
+            return self._check_table(planned, kind, evidence, question, written.answer)
+        if isinstance(evidence, SentenceEvidence):
+            return self._check_sentence(planned, kind, evidence, question, written.answer)
+        if isinstance(evidence, AbsentSubject):
+            return self._check_unanswerable(evidence, question)
+        assert isinstance(evidence, EarlierTurns)
+        return self._check_synthesis(evidence, question, written.answer)
+
+    @staticmethod
+    def _record(checks: list[TurnCheck], name: str, problems: list[str], passed_detail: str = "") -> list[str]:
+        checks.append(TurnCheck(name=name, passed=not problems, detail="; ".join(problems) or passed_detail))  # type: ignore[arg-type]
+        return problems
+
+    def _check_table(self, planned: PlannedTurn, kind: QueryType, evidence: TableEvidence, question: str, answer: str) -> _Draft:
+        table = self.context.documents[evidence.table]
+        assert isinstance(table, TableDocument)
+        exact: ExactExpectation = exact_expectation(table, evidence)
+        row = table.row_text(evidence.row)
+        checks: list[TurnCheck] = []
+        problems = self._record(checks, "well-formed", well_formed("question", question))
+        problems += self._record(checks, "question", question_problems(question, row))
+        refers = planned.bridge if evidence.referred else ""
+        named = names_problems(question, evidence.named(), refers_to=refers, proxy=planned.proxy)
+        named += leak_problems(question, exact.value, list(evidence.filter.values()))
+        problems += self._record(checks, "names", named, "names " + _conditions(evidence.named()))
+        # the reference answer is the computed value, in the LM's words only when they say exactly that and nothing else
+        fluent = mentions(answer, exact.value) and not well_formed("answer", answer) and not grounding_problems(answer, row, self.context.recognizer)[1]
+        reference = answer if fluent else exact.value
+        self._record(checks, "exact", [], f"{exact.operation} {exact.detail} = {exact.value}")
+        self._record(checks, "grounding", [], f"in row {evidence.row} of {evidence.table}: {', '.join(answer_facts(reference, self.context.recognizer).all()) or exact.value}")
+        turn = Turn(question=question, answer=reference, query_type=kind, doc_ids=[evidence.table], exact=exact)
+        return _Draft(turn=turn, checks=checks, problems=problems, facts=answer_facts(reference, self.context.recognizer), exact=exact.value)
+
+    def _check_sentence(self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence, question: str, answer: str) -> _Draft:
+        checks: list[TurnCheck] = []
+        problems = self._record(checks, "well-formed", well_formed("question", question) + well_formed("answer", answer))
+        problems += self._record(checks, "question", question_problems(question, evidence.text))
+        facts, grounding = grounding_problems(answer, evidence.text, self.context.recognizer)
+        if kind is QueryType.PRE_FILLER and not mentions(answer, planned.bridge):
+            grounding.append(f'the answer must name "{planned.bridge}"')
+        problems += self._record(checks, "grounding", grounding, f"in sentence {evidence.sentence} of {evidence.document}: {', '.join(facts.all())}")
+        named: list[str] = []
+        if kind is QueryType.FILLER:
+            named += names_problems(question, {}, refers_to=planned.bridge, proxy=planned.proxy)
+        else:
+            topic = (content_words(evidence.text) | content_words(self.context.documents[evidence.document].title)) - content_words(" ".join(facts.all()))
+            if not content_words(question) & topic:
+                named.append("the question must name what it is about (a name or subject of the evidence)")
+        if facts and all(mentions(question, f) for f in facts.all()):
+            named.append("the question gives away its answer; ask for it instead")
+        problems += self._record(checks, "names", named)
+        turn = Turn(question=question, answer=answer, query_type=kind, doc_ids=[evidence.document])
+        return _Draft(turn=turn, checks=checks, problems=problems, facts=facts)
+
+    def _check_unanswerable(self, subject: AbsentSubject, question: str) -> _Draft:
+        checks: list[TurnCheck] = []
+        problems = self._record(checks, "well-formed", well_formed("question", question))
+        problems += self._record(checks, "question", question_problems(question, ""))
+        absent = still_absent(question, subject, self.context.texts, self.context.retriever)
+        problems += self._record(checks, "unanswerable", absent, f"no document mentions {subject.attribute} (retrieved: {', '.join(subject.retrieved)})")
+        turn = Turn(question=question, answer=CANNOT_ANSWER, query_type=QueryType.UNANSWERABLE, doc_ids=[])
+        return _Draft(turn=turn, checks=checks, problems=problems)
+
+    def _check_synthesis(self, combined: EarlierTurns, question: str, answer: str) -> _Draft:
+        checks: list[TurnCheck] = []
+        problems = self._record(checks, "well-formed", well_formed("question", question))
+        problems += self._record(checks, "question", question_problems(question, ""))
+        parts = [self.kept[p - 1] for p in combined.turns]
+        complete = all(agrees(k.facts, k.exact, answer) for k in parts) and not well_formed("answer", answer)
+        reference = answer if complete else "; ".join(k.turn.answer.rstrip(". ") for k in parts) + "."
+        self._record(checks, "combines", [], "states the answers of turns " + ", ".join(str(p) for p in combined.turns))
+        docs = list(dict.fromkeys(d for k in parts for d in k.turn.doc_ids))
+        turn = Turn(question=question, answer=reference, query_type=QueryType.SYNTHESIS, doc_ids=docs)
+        facts = Facts(
+            entities=tuple(e for k in parts for e in k.facts.entities),
+            numbers=tuple(n for k in parts for n in k.facts.numbers),
+        )
+        return _Draft(turn=turn, checks=checks, problems=problems, facts=facts)
+
+    # --- round trip --------------------------------------------------------------------------------
+
+    def _round_trip(self, kind: QueryType, evidence: Evidence, question: str) -> str:
+        """The LM's answer to `question` from the cited documents alone (never the reference)."""
+        context = f"{question} {self.kept[-1].turn.answer if self.kept else ''}"
+        if isinstance(evidence, TableEvidence):
+            docs = [self._render(evidence.table, context)]
+        elif isinstance(evidence, SentenceEvidence):
+            docs = [self._render(evidence.document, context)]
+        elif isinstance(evidence, AbsentSubject):
+            docs = [self._render(d, question) for d in evidence.retrieved[:2] if d in self.context.documents]
+        else:
+            assert isinstance(evidence, EarlierTurns)
+            docs = [self._render(d, self.kept[p - 1].turn.question) for p in evidence.turns for d in self.kept[p - 1].turn.doc_ids]
+        try:
+            reply = self.context.lm.run(
+                ANSWER_FROM_DOCUMENTS, stage=STAGE, conversation_so_far=_history(self.kept, whole=isinstance(evidence, EarlierTurns)),
+                question=question, documents="\n\n".join(dict.fromkeys(docs)) or "(none)",
+            )
+        except LMOutputError as exc:
+            return f"(no usable answer: {exc.reason})"
+        return reply.answer
+
+    def _render(self, doc_id: str, question: str) -> str:
+        doc = self.context.documents[doc_id]
+        if isinstance(doc, TableDocument):
+            ranked = sorted(range(len(doc.rows)), key=lambda n: (-_row_score(doc.rows[n], question), n))[:ROUNDTRIP_ROWS]
+            lines = [" | ".join(doc.headers)] + [" | ".join(doc.rows[n]) for n in sorted(ranked)]
+            return f"[{doc.id}] {doc.title}\n" + "\n".join(lines)
+        parts = sentences(doc.passage)
+        words = content_words(question)
+        ranked = sorted(range(len(parts)), key=lambda n: (-len(content_words(parts[n]) & words), n))[:ROUNDTRIP_SENTENCES]
+        return f"[{doc.id}] {doc.title}\n" + " ".join(parts[n] for n in sorted(ranked))
+
+    def _agrees(self, kind: QueryType, evidence: Evidence, draft: _Draft, reply: str) -> bool:
+        if kind is QueryType.UNANSWERABLE:
+            return CANNOT_ANSWER.lower() in reply.lower()
+        if isinstance(evidence, EarlierTurns):
+            return all(agrees(k.facts, k.exact, reply) for k in (self.kept[p - 1] for p in evidence.turns))
+        return agrees(draft.facts, draft.exact, reply)
+
+    @staticmethod
+    def _expected(kind: QueryType, draft: _Draft) -> str:
+        return draft.exact or (CANNOT_ANSWER if kind is QueryType.UNANSWERABLE else draft.turn.answer)
+
+
+def _row_score(row: Sequence[str], question: str) -> int:
+    text = normalise(question)
+    return sum(2 for cell in row if cell.strip() and f" {normalise(cell)} " in f" {text} ") + len(content_words(" ".join(row)) & content_words(question))

@@ -1,0 +1,226 @@
+"""Answer-first turns: evidence chosen by code, checks against the turn's own evidence, the round trip,
+and turn-level repair (scripted LM, no model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from bddgen.embed.base import HashingEmbedder
+from bddgen.features.document import FeatureDocument
+from bddgen.features.lint import lint_features
+from bddgen.features.writer import render_feature
+from bddgen.implement.chains import Chain
+from bddgen.implement.checks import grounding_problems, question_problems
+from bddgen.implement.evidence import table_candidates, unique_filter
+from bddgen.implement.grounding import DocumentTexts, answer_facts, missing_facts
+from bddgen.implement.normalise import content_words
+from bddgen.implement.plan import PlannedTurn, TurnPlan
+from bddgen.implement.scripted import answer_from_documents, faithful_replies, write_turn
+from bddgen.implement.tables import matching_rows
+from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, WRITE_TURN
+from bddgen.implement.turns import ConversationWriter, WriterContext, WrittenConversation
+from bddgen.implement.unanswerable import ATTRIBUTES, absent_subjects
+from bddgen.lm.base import LMRequest
+from bddgen.lm.client import LanguageModel
+from bddgen.lm.scripted import ScriptedLM
+from bddgen.models import Corpus, SystemDescription, TableDocument, TextDocument
+from bddgen.ner.base import RegexRecognizer
+from bddgen.retrieval.memory import MemoryIndex
+from bddgen.specs import CANNOT_ANSWER, Conversation, QueryType, Spec, Turn
+
+Q = QueryType
+TRANSFERS = TableDocument(
+    id="t1", title="Transfer records", headers=["player", "from_club", "to_club", "fee_million", "year"],
+    rows=[
+        ["Rasmus Kaldor", "Brennick Town", "Redmarsh Rovers", "5.8", "2006"],
+        ["Jonah Petrakis", "Orlanmouth Wanderers", "Westerholm Athletic", "2.1", "1999"],
+        ["Rasmus Kaldor", "Redmarsh Rovers", "Korrin Sporting", "3.4", "2011"],
+    ],
+)
+FINAL = TextDocument(
+    id="d1", title="2004 Varen Cup Final",
+    passage="Rasmus Kaldor scored both goals as Brennick Town beat Korrin Sporting 2-1 in the 2004 Varen Cup Final at Crownfield Stadium. "
+    "The Varen Cup was first run in 1903 and is the oldest cup in Veloria.",
+)
+CORPUS = Corpus(system=SystemDescription(name="Football", purpose="Answers questions about Velorian football."), documents=[TRANSFERS, FINAL])
+SPEC = Spec.create("Cup final heroes", ["a fan of cup finals"], ["the fan asks who decided a final"], ["the assistant names the hero"])
+PLAN = TurnPlan(
+    chain=Chain(documents=["t1", "d1"], hops=[]),
+    turns=[
+        PlannedTurn(query_type=Q.SINGLE_DOC, documents=["t1"]),
+        PlannedTurn(query_type=Q.SINGLE_DOC, documents=["d1"]),
+        PlannedTurn(query_type=Q.UNANSWERABLE, subject="Rasmus Kaldor"),
+        PlannedTurn(query_type=Q.SYNTHESIS, documents=["t1", "d1"]),
+    ],
+)
+
+
+def _writer(replies: dict[str, Any], corpus: Corpus = CORPUS, attempts: int = 3, alternatives: int = 2) -> tuple[ConversationWriter, ScriptedLM]:
+    backend = ScriptedLM(by_task={**faithful_replies(), **replies})
+    context = WriterContext(
+        spec=SPEC, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()), lm=LanguageModel(backend, max_retries=0),
+        recognizer=RegexRecognizer(), retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(SPEC.as_text())),
+        attempts=attempts, alternatives=alternatives, min_turns=3,
+    )
+    return ConversationWriter(context, PLAN), backend
+
+
+def _write(replies: dict[str, Any], **options: Any) -> tuple[WrittenConversation, ScriptedLM]:
+    writer, backend = _writer(replies, **options)
+    return writer.write(), backend
+
+
+def _then_faithful(first: list[Any], faithful: Any) -> Any:
+    """Replies `first` in order (callables get the request), then the faithful reply."""
+    queue = list(first)
+
+    def reply(request: LMRequest) -> Any:
+        if queue:
+            head = queue.pop(0)
+            return head(request) if callable(head) else head
+        return faithful(request)
+
+    return reply
+
+
+def test_a_faithful_conversation_keeps_every_turn_with_evidence_checks_and_an_exact_table_value() -> None:
+    result, _ = _write({})
+    assert not result.dropped and [t.query_type for t in result.turns] == [Q.SINGLE_DOC, Q.SINGLE_DOC, Q.UNANSWERABLE, Q.SYNTHESIS]
+    table_turn, table_record = result.turns[0], result.records[0]
+    evidence = table_record.evidence
+    assert evidence is not None and evidence.kind == "table"
+    assert table_turn.exact is not None and table_turn.exact.value == TRANSFERS.rows[evidence.row][TRANSFERS.headers.index(evidence.column)]
+    assert matching_rows(TRANSFERS, evidence.filter) == [evidence.row]
+    assert all(c.passed for r in result.records for c in r.checks)
+    assert {c.name for c in table_record.checks} >= {"well-formed", "question", "names", "exact", "roundtrip"}
+    assert result.records[2].evidence is not None and result.records[2].evidence.kind == "absent"
+    synthesis = result.turns[-1]
+    assert all(t.answer.rstrip(".") in synthesis.answer for t in result.turns[:2])
+
+
+def test_an_answer_taken_from_another_row_of_the_same_table_is_rejected() -> None:
+    own_row, other_row = TRANSFERS.row_text(1), TRANSFERS.row_text(0)
+    assert grounding_problems("Jonah Petrakis moved to Westerholm Athletic in 1999.", own_row, RegexRecognizer())[1] == []
+    assert grounding_problems("Jonah Petrakis moved to Redmarsh Rovers in 2006.", own_row, RegexRecognizer())[1]  # both values are in the table
+    assert grounding_problems("Rasmus Kaldor moved to Redmarsh Rovers in 2006.", other_row, RegexRecognizer())[1] == []
+
+    other_rows_value = {"answer": "Orlanmouth Wanderers"}  # the round trip reads another row
+    result, _ = _write({"answer_from_documents": _then_faithful([other_rows_value], answer_from_documents)})
+    first = result.records[0]
+    assert first.outcome == "kept" and not first.roundtrip_first_try and "Orlanmouth Wanderers" in first.rewrites[0]
+    assert first.evidence is not None and first.evidence.kind == "table"
+    assert result.turns[0].answer != "Orlanmouth Wanderers" and result.turns[0].exact is not None
+    assert result.turns[0].exact.value == TRANSFERS.rows[first.evidence.row][TRANSFERS.headers.index(first.evidence.column)]
+
+
+def test_the_lm_cannot_put_another_rows_value_into_a_table_turns_reference() -> None:
+    def wrong_row(request: LMRequest) -> dict[str, Any]:
+        reply = write_turn(request)
+        return {**reply, "answer": "Westerholm Athletic"} if "Transfer records" in request.messages[-1].content else reply
+
+    result, _ = _write({"write_turn": wrong_row})
+    record = result.records[0]
+    assert record.evidence is not None and record.evidence.kind == "table"
+    value = TRANSFERS.rows[record.evidence.row][TRANSFERS.headers.index(record.evidence.column)]
+    assert result.turns[0].answer == value != "Westerholm Athletic"
+
+
+def test_a_number_fragment_does_not_ground_a_number() -> None:
+    recognizer = RegexRecognizer()
+    assert missing_facts(answer_facts("It leaves at 00 past the hour.", recognizer), "Flight XV104 departs at 06:00.") == ["00"]
+    assert missing_facts(answer_facts("It departs at 06:45.", recognizer), "departs at 06:45 from CPH") == []
+    assert missing_facts(answer_facts("It departs at 6:45.", recognizer), "departs at 06:45 from CPH") == ["6:45"]
+    assert missing_facts(answer_facts("The fee was 1,250.00 EUR.", recognizer), "fee: 1250") == []
+    assert missing_facts(answer_facts("It was first run in 1995.", recognizer), FINAL.passage) == ["1995"]
+
+    def wrong_year(request: LMRequest) -> dict[str, Any]:
+        reply = write_turn(request)
+        return {**reply, "answer": "It was first run in 1995."} if "1903" in request.messages[-1].content else reply
+
+    result, _ = _write({"write_turn": _then_faithful([wrong_year, wrong_year], write_turn)})
+    assert all("1995" not in t.answer for t in result.turns)
+
+
+def test_a_filter_that_selects_two_rows_is_rewritten_to_select_one() -> None:
+    assert matching_rows(TRANSFERS, {"player": "Rasmus Kaldor"}) == [0, 2]
+    rewritten = unique_filter(TRANSFERS, 2, exclude=["to_club"], start={"player": "Rasmus Kaldor"})
+    assert rewritten is not None and rewritten["player"] == "Rasmus Kaldor" and len(rewritten) == 2
+    assert matching_rows(TRANSFERS, rewritten) == [2]
+    twins = TRANSFERS.model_copy(update={"rows": [["A", "B", "C", "1", "2000"], ["A", "B", "D", "1", "2000"]]})
+    assert unique_filter(twins, 0, exclude=["to_club"]) is None  # nothing but the answer tells them apart: another row is chosen
+    for evidence in table_candidates(TRANSFERS, set(), about="Rasmus Kaldor"):
+        assert matching_rows(TRANSFERS, evidence.filter) == [evidence.row] and evidence.referred == "player"
+
+
+def test_a_duplicated_phrase_is_rejected_by_verification_and_by_validate(tmp_path: Path) -> None:
+    mangled = "Which club did (that player) (that player) join in 2011?"
+    assert any("written twice" in p for p in question_problems(mangled, ""))
+    result, _ = _write({"write_turn": _then_faithful([{"question": mangled, "answer": "Korrin Sporting"}], write_turn)})
+    first = result.records[0]
+    assert first.outcome == "kept" and "written twice" in first.rewrites[0] and mangled not in [t.question for t in result.turns]
+
+    turn = Turn(question=mangled, answer="Korrin Sporting", query_type=Q.SINGLE_DOC, doc_ids=["t1"])
+    feature = tmp_path / "mangled.feature"
+    feature.write_text(render_feature(FeatureDocument(spec=SPEC, conversations=[Conversation(id="c1", title="Transfers", turns=[turn])])))
+    _, problems = lint_features([feature])
+    assert any("turn 1" in p.message and "written twice" in p.message for p in problems)
+
+
+def test_a_pasted_table_row_as_question_is_rejected() -> None:
+    assert any("pastes a table row" in p for p in question_problems("player: Rasmus Kaldor; to_club: Redmarsh Rovers", ""))
+    assert question_problems("Which club did Rasmus Kaldor join in 2006?", TRANSFERS.row_text(0)) == []
+    copied = FINAL.passage.split(". ")[0] + "?"
+    assert any("copies the document" in p for p in question_problems(copied, FINAL.passage))
+
+
+def test_a_turn_failing_twice_then_succeeding_keeps_its_conversation() -> None:
+    pasted = {"question": "player: Rasmus Kaldor; year: 2006", "answer": "Redmarsh Rovers"}
+    result, backend = _write({"write_turn": _then_faithful([pasted, pasted], write_turn)})
+    assert not result.dropped and len(result.turns) == 4
+    first = result.records[0]
+    assert first.outcome == "kept" and first.attempts == 3 and len(first.rewrites) == 2 and first.evidence_tried == 1
+    assert all("pastes a table row" in r for r in first.rewrites)
+    retries = [r for r in backend.requests if r.task == "write_turn"][:3]
+    assert "## Problems" not in retries[0].messages[-1].content and "pastes a table row" in retries[1].messages[-1].content
+
+
+def test_a_turn_that_keeps_failing_moves_to_other_evidence_then_is_dropped_with_its_reason() -> None:
+    pasted = {"question": "player: Rasmus Kaldor; year: 2006", "answer": "x"}
+    result, _ = _write({"write_turn": _then_faithful([pasted] * 6, write_turn)})
+    first = result.records[0]
+    assert first.outcome == "dropped" and first.evidence_tried == 2 and first.attempts == 6 and "pastes a table row" in first.dropped
+    assert result.dropped and "SYNTHESIS" in result.dropped  # one answerable turn left: nothing to combine, and the drop says so
+
+
+def test_the_static_prompt_prefix_is_byte_identical_across_calls() -> None:
+    _, backend = _write({})
+    for task in (WRITE_TURN, ANSWER_FROM_DOCUMENTS):
+        requests = [r for r in backend.requests if r.task == task.name]
+        assert len(requests) >= 3
+        systems = {r.messages[0].content.encode() for r in requests}
+        assert [r.messages[0].role for r in requests] == ["system"] * len(requests) and len(systems) == 1
+        assert len({r.messages[-1].content for r in requests}) == len(requests)  # only the user message varies
+
+
+def test_an_unanswerable_subject_found_in_the_corpus_is_replaced() -> None:
+    covered = TextDocument(id="d2", title="Rasmus Kaldor", passage=f"Rasmus Kaldor's {ATTRIBUTES[0]} was the Hammer of Brennick.")
+    corpus = Corpus(system=CORPUS.system, documents=[TRANSFERS, FINAL, covered])
+    subjects = absent_subjects("Rasmus Kaldor", DocumentTexts(corpus.by_id()), MemoryIndex(HashingEmbedder(), corpus))
+    first = next(subjects)
+    assert first.attribute != ATTRIBUTES[0] and first.entity == "Rasmus Kaldor"
+
+    result, _ = _write({}, corpus=corpus)
+    unanswerable = result.records[2]
+    assert unanswerable.outcome == "kept" and unanswerable.evidence is not None and unanswerable.evidence.kind == "absent"
+    assert ATTRIBUTES[0] not in result.turns[2].question and result.turns[2].answer == CANNOT_ANSWER
+
+
+def test_an_unanswerable_question_the_corpus_covers_is_rewritten() -> None:
+    def covered_first(request: LMRequest) -> Any:
+        reply = write_turn(request)
+        return {"question": "What was the score of the 2004 Varen Cup Final?", "answer": CANNOT_ANSWER} if reply["answer"] == CANNOT_ANSWER else reply
+
+    result, _ = _write({"write_turn": _then_faithful([write_turn, write_turn, covered_first], write_turn)})
+    record = result.records[2]
+    assert record.outcome == "kept" and record.rewrites and "ask for the" in record.rewrites[0]
