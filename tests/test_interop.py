@@ -14,10 +14,10 @@ from bddgen.corpus import load_corpus
 from bddgen.features.reader import read_feature
 from bddgen.interop.formats import CANNOT_ANSWER_REFERENCE
 from bddgen.interop.model import ExportedConversation
+from bddgen.implement.scripted import faithful_replies
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.specs import CANNOT_ANSWER
-from test_implement_pipeline import REVIEW_OK, _corrections, plan_following_writer
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 SPEC = """Feature: Checked bags
@@ -29,8 +29,7 @@ SPEC = """Feature: Checked bags
 
 
 def _use_lm(monkeypatch: pytest.MonkeyPatch) -> None:
-    writer = plan_following_writer(load_corpus(CORPORA / "airline"))
-    backend = ScriptedLM(by_task={"write_conversation": writer, "correct_answers": _corrections, "review_conversation": REVIEW_OK})
+    backend = ScriptedLM(by_task=dict(faithful_replies()))
     monkeypatch.setattr("bddgen.lm.pool.build_language_model", lambda project, settings=None, where="[lm]": LanguageModel(backend, max_retries=0))
 
 
