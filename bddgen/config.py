@@ -129,7 +129,7 @@ class GenerateSettings(_Section):
     cover_top_k: int = Field(default=5, ge=1, description="Documents retrieved for a draft to check that the corpus covers its title.")
     min_title_cover: float = Field(
         default=0.75, gt=0, le=1,
-        description="Share of a title's key terms one retrieved document must use; below it the draft is off corpus.",
+        description="Share of a title's key terms one sentence or row of a retrieved document must hold; below it the draft is off corpus.",
     )
 
 

@@ -41,9 +41,11 @@ def words(text: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """The word's Snowball stem, the same the lexical index uses ("founding", "founded" -> "found")."""
-    stems = tokenize(word)
-    return stems[0] if len(stems) == 1 else word.casefold()
+    """The word's Snowball stem, the same the lexical index uses ("founding", "founded" -> "found";
+    "FC's" -> "fc")."""
+    word = word.casefold().replace("’", "'")
+    stems = tokenize(word[:-2] if word.endswith("'s") else word)
+    return stems[0] if len(stems) == 1 else word
 
 
 def key_terms(text: str) -> list[str]:
