@@ -6,6 +6,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests: a small campaign by default (CI), a deep one with `--hypothesis-profile=long`.
+_FUZZ_HEALTH = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large]
+settings.register_profile("ci", max_examples=15, deadline=None, suppress_health_check=_FUZZ_HEALTH, print_blob=True)
+settings.register_profile("long", max_examples=2000, deadline=None, suppress_health_check=_FUZZ_HEALTH, print_blob=True)
+settings.load_profile("ci")
 
 REPO = Path(__file__).resolve().parents[1]
 CORPORA = REPO / "corpora"

@@ -179,6 +179,12 @@ def test_05_an_endpoint_answering_200_with_html_is_a_clear_error(html_server: st
         OpenAIEmbedder("m", html_server).embed(["hello"])
 
 
+def test_05_bddgen_lm_against_an_html_endpoint_exits_2_with_the_fix(html_server: str, tmp_path: Path) -> None:
+    (tmp_path / "bddgen.toml").write_text(f'corpus = "c"\n[lm]\nbackend = "openai"\nbase_url = "{html_server}"\nmodel = "m"\n')
+    code, output = invoke(tmp_path, "lm", "hi")
+    assert code == 2 and "base_url" in output and "Traceback" not in output, output
+
+
 # 6: see tests/test_robustness_concurrency.py (two real processes on one project)
 
 

@@ -63,10 +63,10 @@ def read_model(model: type[BaseModel], data: Any, location: str) -> BaseModel:
 
 
 def humanize(stem: str) -> str:
-    """A title from a file name: `award_winners` -> "Award winners"."""
+    """A title from a file name: `award_winners` -> "Award winners" ("Untitled" for a name of only separators)."""
     words = stem.replace("_", " ").replace("-", " ").split()
     text = " ".join(words)
-    return text[:1].upper() + text[1:]
+    return text[:1].upper() + text[1:] if text else "Untitled"
 
 
 def markdown_document(path: Path, location: str, doc_id: str, kind: str) -> Read:

@@ -75,12 +75,13 @@ class OpenAIEmbedder:
             raise self._unusable(f"a {type(reply).__name__} body ({str(reply)[:80]!r}...), not JSON")
         try:
             rows = sorted(reply.data, key=lambda item: item.index)
-            vectors = np.asarray([row.embedding for row in rows], dtype=np.float32)
+            vectors = np.asarray([row.embedding for row in rows], dtype=np.float64)
         except (TypeError, ValueError, AttributeError) as exc:
             raise self._unusable(f"its data is not a list of embeddings ({exc})") from None
         if vectors.ndim != 2 or vectors.shape[0] != count or vectors.shape[1] == 0 or not np.isfinite(vectors).all():
-            raise self._unusable(f"expected {count} vectors of numbers, got an array of shape {vectors.shape}")
-        return normalise(vectors)
+            raise self._unusable(f"expected {count} vectors of finite numbers, got an array of shape {vectors.shape}")
+        largest = np.abs(vectors).max(axis=1, keepdims=True)
+        return normalise(vectors / np.where(largest > 0, largest, 1.0))  # scaled first, so no norm overflows
 
     def _unusable(self, problem: str) -> BackendUnavailableError:
         return BackendUnavailableError(

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from gherkin.dialect import Dialect
+from pydantic import ValidationError
 from gherkin.errors import CompositeParserException, ParserError
 from gherkin.parser import Parser
 from gherkin.token_scanner import TokenScanner
@@ -119,16 +120,22 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
             turns[-1]["exact_value"] = m.group("value")
         elif not SATISFY.match(text):
             problems.append(Problem(f"{source}:{line}", f"unknown step {text!r} (see `bddgen validate`)"))
+    where = f"{source}:{scenario['location']['line']}"
+    if not turns and not problems:
+        problems.append(Problem(where, "a conversation without a 'When the user asks \"...\"' step; add its turns or remove the @conversation tag"))
     if problems:
         raise InputError(problems, title="invalid conversation")
-    return Conversation(
-        id=conv_id,
-        title=scenario["name"] or conv_id,
-        turns=[_turn(t, source, scenario["location"]["line"]) for t in turns],
-        chain=chain,
-        locked="@locked" in tags,
-        tags=extra_tags,
-    )
+    try:
+        return Conversation(
+            id=conv_id,
+            title=scenario["name"] or conv_id,
+            turns=[_turn(t, source, scenario["location"]["line"]) for t in turns],
+            chain=chain,
+            locked="@locked" in tags,
+            tags=extra_tags,
+        )
+    except ValidationError as exc:
+        raise InputError([Problem(where, f"{'.'.join(map(str, e['loc']))}: {e['msg']}") for e in exc.errors()], title="invalid conversation") from exc
 
 
 def _turn(raw: dict[str, Any], source: str, line: int) -> Turn:

@@ -193,11 +193,9 @@ class OpenAICompatibleLM:
                 raise self._status_error(exc) from None
             if problem is None:
                 return reply
-            if attempt < self.retries:
-                time.sleep(min(self.backoff * 2**attempt, self.max_backoff))
-                continue
+            # Not retried: a 2xx body that is no completion means base_url points at something else.
             raise BackendUnavailableError(
-                f"{self._where()} answered, but not with a chat completion, {attempt + 1} time(s): {self._redact(problem)}. "
+                f"{self._where()} answered, but not with a chat completion: {self._redact(problem)}. "
                 "Check that [lm] base_url is the API itself (usually ending in /v1) and not a web page or proxy."
             )
         raise AssertionError("unreachable: the loop returns or raises")

@@ -1,0 +1,47 @@
+"""Hypothesis strategies shared by the fuzz campaign (tests/test_fuzz_*.py): hostile text, names
+and bytes, and the Gherkin dialects gherkin-official ships."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import gherkin
+from hypothesis import strategies as st
+
+#: Text as users, documents and models produce it, plus what they should not: control characters,
+#: NUL, escape sequences, right-to-left marks, lone surrogates are left out (files cannot hold them).
+hostile_text = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",)),
+    max_size=80,
+) | st.sampled_from([
+    "", " ", "\x00", "\x1b[31mred\x1b[0m", "=1+1", "+SUM(A1)", "-2", "@cmd", "a,b", "a b", "100%", "#x", "|", "\"\"\"",
+    "../../etc/passwd", "<script>x</script>", "\u202eevil", "line\nbreak", "tab\there", "\r\n", "é", "名前", "😀",
+])
+
+#: A file or folder name: odd, but one a file system can hold (no '/', no NUL, at most 120 bytes).
+odd_name = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="/\x00"), min_size=1, max_size=40
+).filter(lambda name: name not in (".", "..") and len(name.encode("utf-8")) <= 120)
+
+#: Bytes a file may hold: random, text in another encoding, or nothing.
+encodings = st.sampled_from(["utf-8", "utf-16", "latin-1", "cp1252", "utf-8-sig"])
+
+
+@st.composite
+def encoded_text(draw: st.DrawFn, text: st.SearchStrategy[str] = hostile_text) -> bytes:
+    """Text encoded one way or another (undecodable characters replaced), or raw bytes."""
+    if draw(st.booleans()):
+        return draw(st.binary(max_size=200))
+    return draw(text).encode(draw(encodings), errors="replace")
+
+
+@cache
+def gherkin_dialects() -> dict[str, dict[str, list[str]]]:
+    """Every language gherkin-official knows: code -> keyword lists."""
+    path = Path(gherkin.__file__).parent / "gherkin-languages.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+languages = st.sampled_from(sorted(gherkin_dialects()))
