@@ -30,6 +30,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("bddgen.commands.run:run", "Run the suites against an assistant."),
     "report": ("bddgen.commands.report:report", "Failure-rate reports and run comparison."),
     "coverage": ("bddgen.commands.report:coverage", "Which documents and entities the suite covers."),
+    "export": ("bddgen.commands.interop:export", "Conversations as a ragas, DeepEval, promptfoo or JSONL dataset."),
+    "import": ("bddgen.commands.interop:import_", "ragas or DeepEval datasets as hand-written specs."),
     "demo": ("bddgen.commands.demo:demo", "The whole pipeline offline on a shipped corpus."),
 }
 

@@ -116,6 +116,9 @@ class RetrievalSettings(_Section):
 
     top_k: int = Field(default=5, ge=1, description="Documents returned per query.")
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal-rank-fusion constant.")
+    max_indexed_rows: int = Field(
+        default=5000, ge=1, description="Rows of one table indexed for search (an evenly spaced sample beyond this); answers use all rows."
+    )
 
 
 class GenerateSettings(_Section):
@@ -175,6 +178,12 @@ class ImplementSettings(_Section):
     turn_evidence: int = Field(default=2, ge=1, description="Pieces of evidence (cells, sentences, unanswerable subjects) tried per turn before it is dropped.")
 
 
+class ExportSettings(_Section):
+    """[export]: datasets for other evaluation tools (`bddgen export`)."""
+
+    table_rows: int = Field(default=20, ge=1, description="Rows of a table a turn cites given as its reference context (rows the answer names).")
+
+
 class RunSettings(_Section):
     """`bddgen run`: executing the suites against an assistant."""
 
@@ -231,6 +240,7 @@ class Settings(_Section):
     select: SelectSettings = Field(default_factory=SelectSettings)
     implement: ImplementSettings = Field(default_factory=ImplementSettings)
     run: RunSettings = Field(default_factory=RunSettings)
+    export: ExportSettings = Field(default_factory=ExportSettings)
     assistants: dict[str, AssistantSettings] = Field(
         default_factory=dict, description="Assistants under test by name: [assistants.NAME] sections."
     )

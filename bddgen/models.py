@@ -124,12 +124,14 @@ class SystemDescription(_Strict):
     off_limits: list[str] = Field(default_factory=list)
     tools: list[Tool] = Field(default_factory=list)
     data_summary: str = ""
+    language: str = Field(default="", description="ISO 639-1 code of the corpus language (de, fr, ...); empty: detected from the documents.")
 
 
 class Corpus(_Strict):
     """A system description and its documents, ids unique across kinds."""
 
     root: str = ""
+    language: str = Field(default="", description="ISO 639-1 code of the documents' language; empty when unknown.")
     system: SystemDescription
     documents: list[Document] = Field(default_factory=list)
 

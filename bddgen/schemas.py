@@ -19,8 +19,9 @@ from pydantic import BaseModel, TypeAdapter
 
 import bddgen
 from bddgen.config import Settings
-from bddgen.corpus.formats import TableFile, TableSidecar
+from bddgen.corpus.formats import DatabaseSidecar, TableFile, TableSidecar
 from bddgen.implement.provenance import FeatureProvenance
+from bddgen.interop.model import ExportedConversation
 from bddgen.lm.tasks import PromptTask
 from bddgen.models import Document, PolicyDocument, SystemDescription, TableDocument, TextDocument
 from bddgen.results import RunMetadata, TurnResult
@@ -35,6 +36,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "policy-document.json": PolicyDocument,
     "table.json": TableFile,
     "table.yaml": TableSidecar,
+    "database.yaml": DatabaseSidecar,
     "corpus.jsonl": TypeAdapter(Document),
     "candidates.json": CandidateSet,
     "selection.json": Selection,
@@ -44,6 +46,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "report.json": Report,
     "coverage.json": CoverageCertificate,
     "provenance.json": FeatureProvenance,
+    "export.jsonl": ExportedConversation,
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 

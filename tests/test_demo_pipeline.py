@@ -80,7 +80,7 @@ def fake_demo_models(fakes: FakeModels) -> ModelBuilders:
     return ModelBuilders(
         language_model=lambda project, settings: LanguageModel(fakes.lm, CallStore(project.lm_db)),
         embedder=lambda project: HashingEmbedder(),
-        recognizer=lambda project, lm: RegexRecognizer(),
+        recognizer=lambda project, lm, language: RegexRecognizer(),
     )
 
 

@@ -214,10 +214,10 @@ def test_empty_documents_and_unread_files_are_reported(tiny_corpus: Path) -> Non
     (tiny_corpus / "text" / "blank.md").write_text("\n  \n", encoding="utf-8")
     (tiny_corpus / "policies" / "title_only.md").write_text("# Only a title\n", encoding="utf-8")
     (tiny_corpus / "tables" / "header_only.csv").write_text("a,b\n", encoding="utf-8")
-    (tiny_corpus / "text" / "notes.txt").write_text("stray", encoding="utf-8")
+    (tiny_corpus / "text" / "notes.rtf").write_text("stray", encoding="utf-8")
     problems = problems_of(tiny_corpus)
     assert len(problems) == 4, problems
-    assert problems[0] == "text/notes.txt: not read: text/ holds *.md files"
+    assert problems[0] == "text/notes.rtf: not read: text/ holds *.md, *.pdf, *.docx, *.pptx, *.html, *.htm, *.txt files"
     assert any(p.startswith("text/blank.md: empty document") for p in problems)
     assert any(p.startswith("policies/title_only.md:1: empty document") for p in problems)
     assert "tables/header_only.csv: empty table: a header row but no data rows" in problems

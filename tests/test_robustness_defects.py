@@ -81,10 +81,10 @@ def _big_table_corpus(root: Path, rows: int) -> Path:
 
 def test_03_ingest_of_a_table_larger_than_chromas_largest_batch(tmp_path: Path) -> None:
     corpus = load_corpus(_big_table_corpus(tmp_path / "corpus", 5600))
-    index = HybridIndex(tmp_path / "index", HashingEmbedder())
+    index = HybridIndex(tmp_path / "index", HashingEmbedder(), max_indexed_rows=10_000)  # every row indexed
     report = index.ingest(corpus)
     assert report.units_embedded > 5600
-    reopened = HybridIndex(tmp_path / "index", HashingEmbedder())
+    reopened = HybridIndex(tmp_path / "index", HashingEmbedder(), max_indexed_rows=10_000)
     assert reopened.unit_count == report.units_embedded and reopened.documents_by_kind()[DocKind.TABLE] == len(corpus.tables)
 
 

@@ -51,6 +51,7 @@ def stats(path: str, as_json: bool) -> None:
     summary.add_column("what")
     summary.add_column("count", justify="right")
     for label, value in [
+        ("language", counts.language or "unknown"),
         ("documents", counts.documents),
         ("text", counts.text),
         ("table", counts.table),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
 
@@ -34,3 +34,11 @@ TableSidecar: type[BaseModel] = create_model(
     __doc__="tables/<name>.yaml next to tables/<name>.csv: the table's title and description.",
     **_fields_of(TableDocument, "title", "description"),
 )
+
+
+class DatabaseSidecar(BaseModel):
+    """tables/<name>.yaml next to a SQLite file tables/<name>.sqlite|.db: which tables to read."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tables: list[str] = Field(default_factory=list, description="Tables to read; empty or missing: every table.")

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bddgen.corpus.documents import DOCUMENT_SUFFIXES, document_file
+from bddgen.corpus.language import detect_language
 from bddgen.corpus.readers import AnyDocument, Read, csv_table, jsonl_documents, markdown_document, read_model, read_yaml
 from bddgen.corpus.records import records_file
+from bddgen.corpus.sqlite import DATABASE_SUFFIXES, database_tables
 from bddgen.errors import InputError, Problem
 from bddgen.models import Corpus, SystemDescription
 
 SYSTEM_FILE = "system.yaml"
-FOLDER_SUFFIXES: dict[str, tuple[str, ...]] = {"text": (".md",), "tables": (".csv", ".json", ".jsonl", ".yaml"), "policies": (".md",)}
-"""Sub-folder -> the file types it may hold (a table's .yaml is the sidecar of its .csv)."""
+FOLDER_SUFFIXES: dict[str, tuple[str, ...]] = {
+    "text": (".md", *DOCUMENT_SUFFIXES),
+    "tables": (".csv", ".json", ".jsonl", *DATABASE_SUFFIXES, ".yaml"),
+    "policies": (".md", *DOCUMENT_SUFFIXES),
+}
+"""Sub-folder -> the file types it may hold (a .yaml is the sidecar of a .csv or a database)."""
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -61,19 +68,25 @@ def _read_documents(root: Path, problems: list[Problem]) -> tuple[list[Read], in
         for path in _visible_files(root / folder, root, problems):
             count += 1
             location = path.relative_to(root).as_posix()
-            results.append(markdown_document(path, location, f"{folder}/{path.stem}", kind))
+            if path.suffix == ".md":
+                results.append(markdown_document(path, location, f"{folder}/{path.stem}", kind))
+            else:
+                results.append(document_file(path, location, folder, kind))
     tables = _visible_files(root / "tables", root, problems)
     stems_with_csv = {p.stem for p in tables if p.suffix == ".csv"}
+    stems_with_database = {p.stem for p in tables if p.suffix in DATABASE_SUFFIXES}
     for path in tables:
         location = path.relative_to(root).as_posix()
         if path.suffix == ".yaml":
-            if path.stem not in stems_with_csv:
+            if path.stem not in stems_with_csv | stems_with_database:
                 problems.append(Problem(location, f"a table sidecar without tables/{path.stem}.csv; rename or remove it"))
             continue
         count += 1
+        sidecar = path.with_suffix(".yaml")
         if path.suffix == ".csv":
-            sidecar = path.with_suffix(".yaml")
             results.append(csv_table(path, location, f"tables/{path.stem}", sidecar if sidecar.is_file() else None))
+        elif path.suffix in DATABASE_SUFFIXES:
+            results.append(database_tables(path, location, sidecar if sidecar.is_file() else None))
         else:
             results.append(records_file(path, location, "tables/"))
     for path in sorted(root.glob("*.jsonl")):
@@ -116,4 +129,5 @@ def load_corpus(path: Path) -> Corpus:
         )
     if problems or system is None:
         raise InputError(problems, title=title)
-    return Corpus(root=str(root.resolve()), system=system, documents=documents)
+    language = system.language or detect_language(documents)
+    return Corpus(root=str(root.resolve()), language=language, system=system, documents=documents)

@@ -23,6 +23,7 @@ class CorpusStats(BaseModel):
     """What a corpus holds (`bddgen corpus stats --json` prints this object)."""
 
     documents: int = Field(description="All documents.")
+    language: str = Field(default="", description="ISO 639-1 code of the corpus language (given in system.yaml or detected).")
     text: int = Field(description="Text documents.")
     table: int = Field(description="Table documents.")
     policy: int = Field(description="Policy documents.")
@@ -35,6 +36,7 @@ def corpus_stats(corpus: Corpus) -> CorpusStats:
     prose = corpus.texts + corpus.policies
     return CorpusStats(
         documents=len(corpus.documents),
+        language=corpus.language,
         text=len(corpus.texts),
         table=len(corpus.tables),
         policy=len(corpus.policies),

@@ -20,6 +20,7 @@ class FeatureDocument(BaseModel):
     conversations: list[Conversation] = Field(default_factory=list)
     path: str = ""
     edited: bool = False
+    language: str = Field(default="en", description="Gherkin language of the file (`# language: xx`); bddgen writes en, de, fr, es.")
     form: Literal["rule", "scenario"] = Field(
         default="rule", description="How the spec was written: in a Rule description or as a plain Scenario."
     )

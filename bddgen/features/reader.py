@@ -232,6 +232,7 @@ def read_feature_text(text: str, source: str) -> FeatureDocument:
         conversations=conversations,
         path=source,
         edited=is_edited(text),
+        language=language,
         form=form,
     )
 

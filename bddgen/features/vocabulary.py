@@ -7,11 +7,14 @@ import re
 from urllib.parse import quote as _percent_quote
 from urllib.parse import unquote as _percent_unquote
 
-ASK = re.compile(r'^the user asks "(?P<question>.*)"$')
-AGREE = re.compile(r'^the answer should agree with "(?P<answer>.*)"$')
-ABSTAIN = re.compile(r"^the assistant should say it cannot answer$")
-CONTAINS = re.compile(r'^the answer should contain "(?P<value>.*)"$')
-SATISFY = re.compile(r"^the conversation should satisfy the spec$")
+from bddgen.features.languages import any_language
+
+# Each matches its step in every language bddgen writes (languages.STEP_PHRASES).
+ASK = any_language("ask")
+AGREE = any_language("agree")
+ABSTAIN = any_language("abstain")
+CONTAINS = any_language("contains")
+SATISFY = any_language("satisfy")
 
 # behave `parse` patterns of the same steps (steps/ registers these).
 BEHAVE_ASK = 'the user asks "{question}"'

@@ -8,6 +8,7 @@ from pathlib import Path
 from bddgen.errors import InputError, Problem
 from bddgen.files import atomic_write
 from bddgen.features.document import FeatureDocument
+from bddgen.features.languages import DEFAULT_LANGUAGE, KEYWORDS, Keywords, keywords, phrases, writing_language
 from bddgen.features.vocabulary import encode_tag_value, quote
 from bddgen.specs import CANNOT_ANSWER, Conversation, QueryType, Spec
 
@@ -19,11 +20,11 @@ def body_hash(body: str) -> str:
     return hashlib.sha256(body.rstrip().encode("utf-8")).hexdigest()[:12]
 
 
-def _spec_lines(spec: Spec, indent: str) -> list[str]:
+def _spec_lines(spec: Spec, indent: str, words: Keywords = KEYWORDS[DEFAULT_LANGUAGE]) -> list[str]:
     lines: list[str] = []
-    for keyword, parts in (("Given", spec.given), ("When", spec.when), ("Then", spec.then)):
+    for keyword, parts in ((words.given, spec.given), (words.when, spec.when), (words.then, spec.then)):
         for i, part in enumerate(parts):
-            lines.append(f"{indent}{keyword if i == 0 else 'And'} {quote(part)}")
+            lines.append(f"{indent}{keyword if i == 0 else words.and_} {quote(part)}")
     return lines
 
 
@@ -36,25 +37,26 @@ def _turn_comment(number: int, turn_type: QueryType, doc_ids: list[str], exact_o
     return " | ".join(fields)
 
 
-def _conversation_lines(conv: Conversation) -> list[str]:
+def _conversation_lines(conv: Conversation, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    words, steps = keywords(language), phrases(language)
     tags = ["@conversation", f"@conv:{conv.id}"]
     if conv.chain:
         tags += [f"@docs:{','.join(map(encode_tag_value, conv.chain))}", f"@chain-length:{len(conv.chain)}"]
     if conv.locked:
         tags.append("@locked")
     tags += [t for t in conv.tags if t not in tags]
-    lines = ["", f"    {' '.join(tags)}", f"    Scenario: {quote(conv.title)}"]
+    lines = ["", f"    {' '.join(tags)}", f"    {words.scenario}: {quote(conv.title)}"]
     for number, turn in enumerate(conv.turns, start=1):
         exact_op = f"{turn.exact.operation} {turn.exact.table_id}" if turn.exact else None
         lines.append(f"      # {_turn_comment(number, turn.query_type, turn.doc_ids, exact_op)}")
-        lines.append(f'      When the user asks "{quote(turn.question)}"')
+        lines.append(f"      {words.when} {steps.ask.format(question=quote(turn.question))}")
         if turn.answer.strip() == CANNOT_ANSWER:
-            lines.append("      Then the assistant should say it cannot answer")
+            lines.append(f"      {words.then} {steps.abstain}")
         else:
-            lines.append(f'      Then the answer should agree with "{quote(turn.answer)}"')
+            lines.append(f"      {words.then} {steps.agree.format(answer=quote(turn.answer))}")
         if turn.exact is not None:
-            lines.append(f'      And the answer should contain "{quote(turn.exact.value)}"')
-    lines.append("      Then the conversation should satisfy the spec")
+            lines.append(f"      {words.and_} {steps.contains.format(value=quote(turn.exact.value))}")
+    lines.append(f"      {words.then} {steps.satisfy}")
     return lines
 
 
@@ -62,12 +64,15 @@ def render_body(doc: FeatureDocument) -> str:
     """The Gherkin below the header line."""
     source_tag = "@generated" if doc.spec.source == "generated" else "@hand-written"
     tags = ["@spec", source_tag] + [t for t in doc.tags if t not in ("@spec", "@generated", "@hand-written")]
-    lines = [" ".join(tags), f"Feature: {quote(doc.spec.title)}"]
+    language = writing_language(doc.language)
+    words = keywords(language)
+    lines = [f"# language: {language}"] if language != DEFAULT_LANGUAGE else []
+    lines += [" ".join(tags), f"{words.feature}: {quote(doc.spec.title)}"]
     lines += [f"  {quote(line)}" for line in doc.rationale if line.strip()]
-    lines += ["", f"  Rule: {quote(doc.spec.title)}"]
-    lines += _spec_lines(doc.spec, "    ")
+    lines += ["", f"  {words.rule}: {quote(doc.spec.title)}"]
+    lines += _spec_lines(doc.spec, "    ", words)
     for conv in doc.conversations:
-        lines += _conversation_lines(conv)
+        lines += _conversation_lines(conv, language)
     return "\n".join(lines) + "\n"
 
 

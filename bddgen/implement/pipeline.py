@@ -18,6 +18,7 @@ from bddgen.config import ImplementSettings
 from bddgen.errors import LMOutputError
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import read_feature
+from bddgen.features.languages import writing_language
 from bddgen.features.writer import write_feature
 from bddgen.implement.chains import Chain, find_chains, rank_chains, shortfall_note
 from bddgen.implement.entities import EntityCache
@@ -192,6 +193,8 @@ def _implement(
         focus=frozenset(content_words(doc.spec.as_text())), attempts=settings.turn_attempts, alternatives=settings.turn_evidence,
         min_turns=settings.min_turns, seed=seed,
     )
+    if not doc.conversations:  # a spec's first conversations are written in the corpus language
+        doc.language = writing_language(corpus.language)
     failed = _write_conversations(path, doc, provenance, report, chains, stage, settings, on_progress)
     if report.written < needed and not failed:
         notes.append(f"{len(doc.conversations)} of {settings.n} conversations: no untried chain left")

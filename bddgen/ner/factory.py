@@ -7,13 +7,18 @@ from bddgen.ner.base import EntityRecognizer, RegexRecognizer
 from bddgen.project import Project
 
 
-def build_recognizer(project: Project, lm: LanguageModel | None = None) -> EntityRecognizer:
-    """The recogniser named by [ner] backend; 'llm' uses `lm`, or the project's LM when none is given."""
+def build_recognizer(project: Project, lm: LanguageModel | None = None, language: str = "") -> EntityRecognizer:
+    """The recogniser named by [ner] backend; 'llm' uses `lm`, or the project's LM when none is given.
+
+    spaCy: a corpus in another `language` gets an installed pipeline of that language (or the
+    multilingual one) instead of the English default; a configured `spacy_model` is kept.
+    """
     settings = project.settings.ner
     if settings.backend == "spacy":
+        from bddgen.ner.pipelines import pipeline_for
         from bddgen.ner.spacy_recognizer import SpacyRecognizer
 
-        return SpacyRecognizer(settings.spacy_model)
+        return SpacyRecognizer(pipeline_for(language, settings.spacy_model))
     if settings.backend == "llm":
         from bddgen.ner.llm import LLMRecognizer
 

@@ -26,10 +26,10 @@ def _configured_embedder(project: Project) -> "Embedder":
     return build_embedder(project)
 
 
-def _configured_recognizer(project: Project, lm: LanguageModel | None) -> "EntityRecognizer":
+def _configured_recognizer(project: Project, lm: LanguageModel | None, language: str) -> "EntityRecognizer":
     from bddgen.ner.factory import build_recognizer
 
-    return build_recognizer(project, lm)
+    return build_recognizer(project, lm, language)
 
 
 def _configured_assistant(name: str, project: Project, lm: LanguageModel | None, embedder: "Embedder | None") -> "Assistant":
@@ -46,7 +46,7 @@ class ModelBuilders:
 
     language_model: Callable[[Project, LMSettings], LanguageModel] | None = None
     embedder: Callable[[Project], "Embedder"] = _configured_embedder
-    recognizer: Callable[[Project, LanguageModel | None], "EntityRecognizer"] = _configured_recognizer
+    recognizer: Callable[[Project, LanguageModel | None, str], "EntityRecognizer"] = _configured_recognizer
     assistant: Callable[[str, Project, LanguageModel | None, "Embedder | None"], "Assistant"] = _configured_assistant
 
 
@@ -78,9 +78,9 @@ class Models:
 
     @cached_property
     def recognizer(self) -> "EntityRecognizer":
-        """The entity recogniser ([ner]); it loads the LM only when it is the LM recogniser."""
+        """The entity recogniser ([ner]) for the corpus language; it loads the LM only when it is the LM recogniser."""
         lm = self.lm if self.project.settings.ner.backend == "llm" else None
-        return self.builders.recognizer(self.project, lm)
+        return self.builders.recognizer(self.project, lm, self.corpus.language)
 
     @cached_property
     def corpus(self) -> Corpus:
@@ -91,7 +91,8 @@ class Models:
         """The project's persistent retrieval index, as stored (the ingest stage brings it up to date)."""
         from bddgen.retrieval.hybrid import HybridIndex
 
-        return HybridIndex(self.project.index_path, self.embedder, rrf_k=self.project.settings.retrieval.rrf_k)
+        settings = self.project.settings.retrieval
+        return HybridIndex(self.project.index_path, self.embedder, rrf_k=settings.rrf_k, max_indexed_rows=settings.max_indexed_rows)
 
     def assistant(self, name: str) -> "Assistant":
         """The assistant `name` ([assistants.<name>] or a built-in); a reference assistant runs on

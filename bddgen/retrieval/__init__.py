@@ -15,6 +15,7 @@ def open_retriever(project: "Project", embedder: "Embedder", corpus: "Corpus") -
     """The project's persistent index of `corpus`, brought up to date (no embedding when unchanged)."""
     from bddgen.retrieval.hybrid import HybridIndex
 
-    index = HybridIndex(project.index_path, embedder, rrf_k=project.settings.retrieval.rrf_k)
+    settings = project.settings.retrieval
+    index = HybridIndex(project.index_path, embedder, rrf_k=settings.rrf_k, max_indexed_rows=settings.max_indexed_rows)
     index.ingest(corpus)
     return index

@@ -16,7 +16,7 @@ from bddgen.retrieval.base import Hit
 from bddgen.retrieval.chroma import open_client, open_collection
 from bddgen.retrieval.manifest import IndexedDocument, IndexManifest
 from bddgen.retrieval.ranking import Channel, HybridRanker
-from bddgen.retrieval.units import LAYOUT_VERSION, Facet, IndexUnit, units_of
+from bddgen.retrieval.units import DEFAULT_MAX_INDEXED_ROWS, LAYOUT_VERSION, Facet, IndexUnit, units_of
 
 COLLECTIONS: dict[DocKind, str] = {
     DocKind.TEXT: "bddgen-text",
@@ -84,10 +84,12 @@ class HybridIndex:
     as it was before (the new version's partial units are ignored, then deleted by the next ingest).
     """
 
-    def __init__(self, path: Path, embedder: Embedder, rrf_k: int = 60) -> None:
+    def __init__(self, path: Path, embedder: Embedder, rrf_k: int = 60, max_indexed_rows: int = DEFAULT_MAX_INDEXED_ROWS) -> None:
         self.path = Path(path)
         self._embedder = embedder
         self._rrf_k = rrf_k
+        self._max_indexed_rows = max_indexed_rows
+        self._language = "en"
         self._client = open_client(self.path / "chroma")
         saved = IndexManifest.load(self._manifest_path)
         self._rebuilding = saved is not None and not saved.matches(embedder.name, LAYOUT_VERSION)
@@ -120,6 +122,8 @@ class HybridIndex:
     def ingest(self, corpus: Corpus, on_progress: ProgressCallback | None = None) -> IngestReport:
         """Bring the index in line with `corpus`; cheap (no embedding) when nothing changed."""
         started = time.perf_counter()
+        if (corpus.language or "en") != self._language:
+            self._language, self._ranker = corpus.language or "en", None  # keyword search stems in the corpus language
         wanted = corpus.by_id()
         known = self._manifest.documents
         removed = [doc_id for doc_id in known if doc_id not in wanted]
@@ -154,6 +158,7 @@ class HybridIndex:
                 _ChromaSearch(self._collections, self._current),
                 self._embedder,
                 rrf_k=self._rrf_k,
+                language=self._language,
             )
         return self._ranker.search(query, kinds, top_k)
 
@@ -164,7 +169,7 @@ class HybridIndex:
             on_progress(0, total)
         batch: list[tuple[Document, list[IndexUnit]]] = []
         for position, document in enumerate(documents, start=1):
-            batch.append((document, units_of(document)))
+            batch.append((document, units_of(document, self._max_indexed_rows)))
             if sum(len(units) for _, units in batch) >= ADD_BATCH_UNITS or position == total:
                 embedded += self._store(batch)
                 done += len(batch)

@@ -11,7 +11,7 @@ from bddgen.embed.base import Embedder
 from bddgen.models import Corpus, DocKind
 from bddgen.retrieval.base import Hit
 from bddgen.retrieval.ranking import Channel, HybridRanker
-from bddgen.retrieval.units import IndexUnit, units_of
+from bddgen.retrieval.units import DEFAULT_MAX_INDEXED_ROWS, IndexUnit, units_of
 
 
 class _MatrixSearch:
@@ -33,10 +33,10 @@ class _MatrixSearch:
 class MemoryIndex:
     """Embeds every unit of `corpus` once at construction; implements `Retriever`."""
 
-    def __init__(self, embedder: Embedder, corpus: Corpus, rrf_k: int = 60) -> None:
-        units = [unit for document in corpus.documents for unit in units_of(document)]
+    def __init__(self, embedder: Embedder, corpus: Corpus, rrf_k: int = 60, max_indexed_rows: int = DEFAULT_MAX_INDEXED_ROWS) -> None:
+        units = [unit for document in corpus.documents for unit in units_of(document, max_indexed_rows)]
         vectors = embedder.embed([unit.text for unit in units]) if units else np.zeros((0, 1), np.float32)
-        self._ranker = HybridRanker(units, _MatrixSearch(units, vectors), embedder, rrf_k=rrf_k)
+        self._ranker = HybridRanker(units, _MatrixSearch(units, vectors), embedder, rrf_k=rrf_k, language=corpus.language or "en")
 
     def search(self, query: str, kinds: Collection[DocKind] | None = None, top_k: int = 5) -> list[Hit]:
         return self._ranker.search(query, kinds, top_k)

@@ -62,6 +62,7 @@ class HybridRanker:
         embedder: Embedder,
         rrf_k: int = 60,
         candidates: int = 50,
+        language: str = "en",
     ) -> None:
         self._units = {unit.id: unit for unit in units}
         self._dense = dense
@@ -71,7 +72,7 @@ class HybridRanker:
         self._channel_sizes: dict[Channel, int] = defaultdict(int)
         for unit in units:
             self._channel_sizes[(unit.kind, unit.facet)] += 1
-        self._lexical = LexicalIndex(units)
+        self._lexical = LexicalIndex(units, language)
 
     def search(self, query: str, kinds: Collection[DocKind] | None = None, top_k: int = 5) -> list[Hit]:
         wanted = {kind for kind in DocKind if kinds is None or kind in kinds}

@@ -6,17 +6,20 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from bddgen.config import RetrievalSettings
 from bddgen.models import DocKind, PolicyDocument, TableDocument, TextDocument
 from bddgen.text import pack
 
 #: Bump when the way documents are cut or stored changes: persistent indexes are then rebuilt.
 #: 2: units are stored under ids naming their document's version (see `retrieval.hybrid.stored_id`).
-LAYOUT_VERSION = 2
+#: 3: a table with more rows than [retrieval] max_indexed_rows indexes an evenly spaced sample.
+LAYOUT_VERSION = 3
 #: e5 reads at most 512 word pieces, MiniLM 256; chunks stay below both (table cells tokenise densely).
 MAX_PASSAGE_WORDS = 160
 MAX_ROW_CHUNK_WORDS = 80
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+DEFAULT_MAX_INDEXED_ROWS: int = RetrievalSettings.model_fields["max_indexed_rows"].default
 
 
 class Facet(str, Enum):
@@ -47,10 +50,10 @@ FACETS: dict[DocKind, tuple[Facet, ...]] = {
 }
 
 
-def units_of(document: TextDocument | TableDocument | PolicyDocument) -> list[IndexUnit]:
-    """The units of one document, in document order."""
+def units_of(document: TextDocument | TableDocument | PolicyDocument, max_indexed_rows: int = DEFAULT_MAX_INDEXED_ROWS) -> list[IndexUnit]:
+    """The units of one document, in document order (of a large table: its schema and a sample of rows)."""
     if isinstance(document, TableDocument):
-        return _table_units(document)
+        return _table_units(document, max_indexed_rows)
     kind = DocKind(document.kind)
     return [
         IndexUnit(f"{document.id}#p{i}", document.id, kind, Facet.PASSAGE, document.title, f"{document.title}\n\n{chunk}")
@@ -58,9 +61,15 @@ def units_of(document: TextDocument | TableDocument | PolicyDocument) -> list[In
     ]
 
 
-def _table_units(table: TableDocument) -> list[IndexUnit]:
+def sampled_rows(row_count: int, limit: int) -> range:
+    """Indices of at most `limit` rows spread evenly over the table (all rows when it is small)."""
+    step = max(1, -(-row_count // limit))
+    return range(0, row_count, step)
+
+
+def _table_units(table: TableDocument, max_indexed_rows: int) -> list[IndexUnit]:
     units = [IndexUnit(f"{table.id}#schema", table.id, DocKind.TABLE, Facet.SCHEMA, table.title, table.schema_text())]
-    rows = [table.row_text(i) for i in range(len(table.rows))]
+    rows = [table.row_text(i) for i in sampled_rows(len(table.rows), max_indexed_rows)]
     for i, chunk in enumerate("\n".join(group) for group in pack(rows, MAX_ROW_CHUNK_WORDS)):
         text = f"{table.title}\n{chunk}"
         units.append(IndexUnit(f"{table.id}#rows{i}", table.id, DocKind.TABLE, Facet.ROWS, table.title, text))

@@ -13,6 +13,7 @@ from behave.matchers import Matcher, get_step_matcher_factory
 from behave.model_type import Argument
 from behave.step_registry import registry
 
+from bddgen.features.languages import DEFAULT_LANGUAGE, STEP_PHRASES
 from bddgen.features.vocabulary import BEHAVE_ABSTAIN, BEHAVE_AGREE, BEHAVE_ASK, BEHAVE_CONTAINS, BEHAVE_SATISFY
 from bddgen.run.scenario import ScenarioRun
 
@@ -76,6 +77,15 @@ def answer_contains(context: Any, value: str) -> None:
 @step(BEHAVE_SATISFY)
 def conversation_satisfies_spec(context: Any) -> None:
     _scenario(context).check_spec()
+
+
+for _language, _phrases in STEP_PHRASES.items():  # the same steps in every language bddgen writes
+    if _language != DEFAULT_LANGUAGE:
+        step(_phrases.ask)(user_asks)
+        step(_phrases.agree)(answer_agrees)
+        step(_phrases.abstain)(assistant_abstains)
+        step(_phrases.contains)(answer_contains)
+        step(_phrases.satisfy)(conversation_satisfies_spec)
 
 
 get_step_matcher_factory().register_step_matcher_class(SpecLineMatcher.NAME, SpecLineMatcher)
