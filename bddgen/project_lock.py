@@ -13,6 +13,7 @@ import json
 import os
 import shlex
 import sys
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -34,12 +35,20 @@ class ProjectLockedError(BddgenError):
     """Another bddgen process holds the project lock (exit code 2)."""
 
 
+HOLDER_WAIT = 2.0  # seconds a refused command waits for a holder that has just taken the lock to record itself
+
+
 def _holder(state: Path) -> str:
-    try:
-        data = json.loads((state / HOLDER_FILE).read_text(encoding="utf-8"))
-        return f"pid {data['pid']} (`{data['command']}`, since {data['since']})"
-    except (OSError, ValueError, KeyError, TypeError):
-        return "another process (it has not recorded its pid yet)"
+    """Who holds the lock, from the holder file (which the holder writes just after taking the lock)."""
+    deadline = time.monotonic() + HOLDER_WAIT
+    while True:
+        try:
+            data = json.loads((state / HOLDER_FILE).read_text(encoding="utf-8"))
+            return f"pid {data['pid']} (`{data['command']}`, since {data['since']})"
+        except (OSError, ValueError, KeyError, TypeError):
+            if time.monotonic() >= deadline:
+                return "another process (it has not recorded its pid yet)"
+            time.sleep(0.05)
 
 
 def acquire_project_lock(project: Project, command: str) -> None:
