@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 import bddgen
+from bddgen.agents.manifest import WorkflowManifest
 from bddgen.config import Settings
 from bddgen.corpus.formats import TableFile, TableSidecar
 from bddgen.implement.provenance import FeatureProvenance
@@ -44,6 +45,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "report.json": Report,
     "coverage.json": CoverageCertificate,
     "provenance.json": FeatureProvenance,
+    "agents.yaml": WorkflowManifest,
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 
