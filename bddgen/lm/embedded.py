@@ -1,8 +1,9 @@
 """The embedded backend: a GGUF model run in-process by llama.cpp (the xllamacpp wheel), offline.
 
-One llama.cpp server per model file per process, started on first use and shared by every
-`EmbeddedLM` of that file; a lock per server serialises calls from concurrent threads. Output is
-constrained by the request's JSON Schema (llama.cpp grammar via ``response_format``).
+One llama.cpp server per model file and engine options per process, started on first use and
+shared by every `EmbeddedLM` of that file; a semaphore per server admits one call per slot (one
+unless ``[lm] parallel`` says more). Output is constrained by the request's JSON Schema (llama.cpp
+grammar via ``response_format``).
 """
 
 from __future__ import annotations
@@ -28,17 +29,34 @@ _QUIET, _VERBOSE = 0, 3  # llama.cpp log verbosity: 0 prints nothing but fatal e
 SAMPLING: dict[str, Any] = {"top_k": 20, "top_p": 0.8, "repeat_penalty": 1.1}
 
 
+@dataclass(frozen=True)
+class EngineOptions:
+    """How llama.cpp runs one model file; each distinct set of options is its own server.
+
+    Speculative decoding (`ngram_lookup`, `draft_model`) proposes tokens that the model then checks in
+    one batch and keeps only where they are the tokens it would have chosen itself; `parallel` slots
+    decode concurrent calls together. See docs/embedded-models.md for what each measured.
+    """
+
+    context_size: int = 8192
+    threads: int = 0
+    parallel: int = 1
+    ngram_lookup: bool = False
+    draft_model: Path | None = None
+    draft_tokens: int = 16
+
+
 @dataclass
 class _LoadedModel:
-    """A running llama.cpp server and the lock that serialises its calls."""
+    """A running llama.cpp server and the semaphore that admits one call per slot."""
 
     server: Any
     context_size: int
-    lock: threading.Lock
+    slots: threading.BoundedSemaphore
     api_key: str  # of its loopback HTTP side, which only this process knows
 
 
-_servers: dict[Path, _LoadedModel] = {}
+_servers: dict[tuple[Path, EngineOptions], _LoadedModel] = {}
 _servers_lock = threading.Lock()
 
 
@@ -57,21 +75,51 @@ def _import_xllamacpp() -> Any:
     return xllamacpp
 
 
-def _load(path: Path, context_size: int, threads: int) -> _LoadedModel:
-    """The process's server for `path`; the first caller's context size and threads decide."""
+def _set_threads(cpu: Any, cpu_batch: Any, threads: int) -> None:
+    if threads > 0:  # else llama.cpp's default: the number of physical cores
+        cpu.n_threads = threads
+        cpu_batch.n_threads = threads
+
+
+def _speculation(params: Any, xllamacpp: Any, options: EngineOptions) -> None:
+    kinds = xllamacpp.common_speculative_type
+    types = []
+    if options.draft_model is not None:
+        types.append(kinds.COMMON_SPECULATIVE_TYPE_DRAFT_SIMPLE)
+        draft = params.speculative.draft
+        draft.mparams.path = str(options.draft_model)
+        draft.n_max = options.draft_tokens
+        _set_threads(draft.cpuparams, draft.cpuparams_batch, options.threads)
+    if options.ngram_lookup:
+        # prompt lookup: the tokens that followed the last few generated tokens where they occur earlier
+        # in the prompt or reply (answers quote their evidence, JSON repeats its keys)
+        types.append(kinds.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE)
+        params.speculative.ngram_simple.size_n = NGRAM_MATCH
+        params.speculative.ngram_simple.size_m = options.draft_tokens
+    if types:
+        params.speculative.types = types
+
+
+# Tokens that must match before n-gram lookup proposes what followed them.
+NGRAM_MATCH = 3
+
+
+def _load(path: Path, options: EngineOptions) -> _LoadedModel:
+    """The process's server for `path` run with `options`, started on first use."""
+    key = (path, options)
     with _servers_lock:
-        if path not in _servers:
+        if key not in _servers:
             xllamacpp = _import_xllamacpp()
             params = xllamacpp.CommonParams()
             params.model.path = str(path)
-            params.n_ctx = context_size
-            params.n_parallel = 1
-            if threads > 0:  # else llama.cpp's default: the number of physical cores
-                params.cpuparams.n_threads = threads
-                params.cpuparams_batch.n_threads = threads
+            params.n_parallel = options.parallel
+            params.n_ctx = options.context_size * options.parallel  # every slot gets the whole context size
+            params.cache_prompt = True  # a prompt starting like the slot's last one re-reads only the rest
+            _set_threads(params.cpuparams, params.cpuparams_batch, options.threads)
+            _speculation(params, xllamacpp, options)
             params.verbosity = _VERBOSE if _debug() else _QUIET
             params.offline = True  # never fetch anything
-            params.hostnames = ["127.0.0.1"]  # its HTTP side stays on loopback and needs a key nobody has
+            params.hostnames = ["127.0.0.1"]  # its HTTP side stays on loopback and needs a key nobody else has
             api_key = secrets.token_hex(16)
             params.api_keys = [api_key]
             params.n_threads_http = 1
@@ -79,29 +127,37 @@ def _load(path: Path, context_size: int, threads: int) -> _LoadedModel:
                 server = xllamacpp.Server(params)
             except Exception as exc:  # llama.cpp reports load failures as generic runtime errors
                 raise BackendUnavailableError(
-                    f"llama.cpp could not load {path}: {exc}. Is it a GGUF chat model?"
+                    f"llama.cpp could not load {path}: {exc}. Is it a GGUF chat model"
+                    + (f" (and {options.draft_model} a smaller model with the same tokenizer)?" if options.draft_model else "?")
                 ) from exc
-            _servers[path] = _LoadedModel(server, context_size, threading.Lock(), api_key)
-        return _servers[path]
+            _servers[key] = _LoadedModel(server, options.context_size, threading.BoundedSemaphore(options.parallel), api_key)
+        return _servers[key]
 
 
 class EmbeddedLM:
     """A local GGUF chat model; needs no network and no key."""
 
-    def __init__(self, model_path: Path, *, name: str, context_size: int = 8192, threads: int = 0) -> None:
+    def __init__(self, model_path: Path, *, name: str, options: EngineOptions | None = None) -> None:
         _import_xllamacpp()
         self.model_path = model_path
         self._name = name
-        self.context_size = context_size
-        self.threads = threads
+        self.options = options or EngineOptions()
 
     @classmethod
     def from_settings(cls, settings: LMSettings) -> "EmbeddedLM":
-        """Resolve ``[lm] model`` (assembling a registered model once); the model loads on first call."""
+        """Resolve ``[lm] model`` (and ``draft_model``; assembling registered models once); loads on first call."""
         _import_xllamacpp()
         path = resolve_model_path(settings.model)
         name = settings.model if settings.model in MODELS else path.name
-        return cls(path, name=name, context_size=settings.context_size, threads=settings.threads)
+        options = EngineOptions(
+            context_size=settings.context_size,
+            threads=settings.threads,
+            parallel=settings.parallel,
+            ngram_lookup=settings.ngram_lookup,
+            draft_model=resolve_model_path(settings.draft_model) if settings.draft_model else None,
+            draft_tokens=settings.draft_tokens,
+        )
+        return cls(path, name=name, options=options)
 
     @property
     def model_name(self) -> str:
@@ -114,6 +170,7 @@ class EmbeddedLM:
             "temperature": request.temperature,
             "seed": request.seed,
             "max_tokens": request.max_tokens,
+            "cache_prompt": True,
             **SAMPLING,
         }
         if request.schema is not None:
@@ -125,12 +182,12 @@ class EmbeddedLM:
 
     def load(self) -> None:
         """Start the model now (the first call does it otherwise); shared by every EmbeddedLM of the file."""
-        _load(self.model_path, self.context_size, self.threads)
+        _load(self.model_path, self.options)
 
     def chat(self, body: dict[str, Any]) -> dict[str, Any]:
         """llama.cpp's raw reply to one chat request (with its ``timings``); loads the model on first use."""
-        loaded = _load(self.model_path, self.context_size, self.threads)
-        with loaded.lock:
+        loaded = _load(self.model_path, self.options)
+        with loaded.slots:
             reply: dict[str, Any] = loaded.server.handle_chat_completions(body)
         if "error" in reply:
             raise self._error(reply["error"], loaded)
@@ -138,7 +195,7 @@ class EmbeddedLM:
 
     def count_tokens(self, text: str) -> int:
         """Tokens of `text` by the model's own tokenizer (llama.cpp's /tokenize on loopback; no generation)."""
-        loaded = _load(self.model_path, self.context_size, self.threads)
+        loaded = _load(self.model_path, self.options)
         request = urllib.request.Request(
             f"{loaded.server.listening_address}/tokenize",
             data=json.dumps({"content": text}).encode(),

@@ -79,7 +79,8 @@ def reply_token_limit(schema: dict[str, Any]) -> int:
 
 
 def estimate_tokens(text: str) -> int:
-    """Tokens of `text` when no tokenizer is at hand: one per `CHARS_PER_TOKEN` characters, which
-    overestimates English prose for the usual tokenizers (about 4 characters per token), so a budget
-    measured this way holds."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
+    """Tokens of `text` when no tokenizer is at hand: one per digit (the usual tokenizers split numbers
+    into digits) plus one per `CHARS_PER_TOKEN` other characters, which overcounts English prose (about 4
+    characters per token), so a budget measured this way holds."""
+    digits = sum(ch.isdigit() for ch in text)
+    return digits + math.ceil((len(text) - digits) / CHARS_PER_TOKEN)

@@ -64,6 +64,7 @@ class CallStore:
         self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=30, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA busy_timeout=30000")
+        self._db.execute("PRAGMA synchronous=NORMAL")  # durable across crashes of bddgen in WAL mode
         self._migrate()
 
     def _migrate(self) -> None:
@@ -216,10 +217,10 @@ class CallStore:
         if not cleaned or any(ch not in "0123456789abcdef" for ch in cleaned):
             raise InputError(Problem(prefix or "HASH", "a prompt hash is hexadecimal (see `bddgen lm log`)"), title="unknown prompt hash")
         with self._lock:
+            # A range over the primary key ('g' sorts after every hex digit), so the lookup uses the index.
             found = [row[0] for row in self._db.execute(
-                "SELECT hash FROM prompts WHERE hash LIKE ? ORDER BY hash LIMIT 6", (cleaned + "%",)
+                "SELECT hash FROM prompts WHERE hash >= ? AND hash < ? ORDER BY hash LIMIT 6", (cleaned, cleaned + "g")
             )]
-            logged = self._db.execute("SELECT COUNT(*) FROM calls WHERE prompt_hash LIKE ?", (cleaned + "%",)).fetchone()[0]
         if len(found) == 1:
             return found[0]
         if found:
@@ -227,9 +228,10 @@ class CallStore:
                 Problem(prefix, f"several prompts start with it ({', '.join(found[:5])}{', …' if len(found) > 5 else ''}); give more characters"),
                 title="ambiguous prompt hash",
             )
-        unknown = "no call with this prompt hash is in the log"
-        if not logged:
-            unknown += f" {self.path} (calls logged before prompts were stored cannot be shown; list the logged ones with `bddgen lm log`)"
+        unknown = (
+            f"no call with this prompt hash is in {self.path} (calls logged before bddgen stored prompts cannot be shown;"
+            " list the logged ones with `bddgen lm log`)"
+        )
         raise InputError(Problem(prefix, unknown), title="unknown prompt hash")
 
     def prompt_calls(self, prompt_hash: str) -> list[LoggedCall]:

@@ -7,13 +7,15 @@ from pathlib import Path
 
 from bddgen.errors import InputError
 from bddgen.features.reader import feature_files
-from bddgen.implement.provenance import provenance_path, read_provenance
+from bddgen.implement.provenance import ConversationProvenance, provenance_path, read_provenance
 from bddgen.lm.store import CallStore
 from bddgen.report.model import ConversationCall
 
 
 def conversation_calls(features_path: Path) -> list[ConversationCall]:
-    """Every conversation recorded in the sidecars under the folder, with its prompt hash (damaged sidecars skipped)."""
+    """The calls the sidecars under the folder record: one per written turn (numbered as in the
+    .feature file), or one for the whole conversation when its turns carry no hash of their own.
+    Damaged sidecars are skipped."""
     found: list[ConversationCall] = []
     for path in feature_files([features_path]) if features_path.is_dir() else []:
         try:
@@ -22,17 +24,24 @@ def conversation_calls(features_path: Path) -> list[ConversationCall]:
             continue
         if provenance is None:
             continue
-        found += [
-            ConversationCall(
-                spec_id=provenance.spec_id,
-                conversation_id=conversation.conversation_id,
-                prompt_hash=conversation.prompt_hash,
-                model=conversation.model,
-            )
-            for conversation in provenance.conversations
-            if conversation.prompt_hash
-        ]
+        for conversation in provenance.conversations:
+            found += _calls_of(provenance.spec_id, conversation)
     return found
+
+
+def _calls_of(spec_id: str, conversation: ConversationProvenance) -> list[ConversationCall]:
+    kept = [turn for turn in conversation.turns if turn.outcome == "kept"]
+    if any(turn.prompt_hash for turn in kept):
+        return [
+            ConversationCall(spec_id=spec_id, conversation_id=conversation.conversation_id, turn=number,
+                             prompt_hash=turn.prompt_hash, model=conversation.model)
+            for number, turn in enumerate(kept, start=1)
+            if turn.prompt_hash
+        ]
+    if not conversation.prompt_hash:
+        return []
+    return [ConversationCall(spec_id=spec_id, conversation_id=conversation.conversation_id,
+                             prompt_hash=conversation.prompt_hash, model=conversation.model)]
 
 
 def with_prompts_and_replies(calls: list[ConversationCall], lm_db: Path) -> list[ConversationCall]:

@@ -125,11 +125,12 @@ class Comparison(_Frozen):
 
 
 class ConversationCall(_Frozen):
-    """The LM call that wrote a conversation and its reference answers: the prompt hash its
-    provenance file records and, when the call log has it, that call's prompt and reply."""
+    """The LM call that wrote a conversation's reference answers (or one turn's): the prompt hash
+    its provenance file records and, when the call log has it, that call's prompt and reply."""
 
     spec_id: str
     conversation_id: str
+    turn: int = Field(default=0, ge=0, description="The written turn whose reference answer the call wrote; 0: the whole conversation.")
     prompt_hash: str
     model: str = ""
     messages: list[Message] = Field(default_factory=list, description="The prompt; empty when the call log lacks it.")

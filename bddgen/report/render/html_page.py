@@ -344,14 +344,14 @@ def _result_block(result: TurnResult, show_repeat: bool) -> str:
 
 
 def _call_anchor(call: ConversationCall) -> str:
-    return f"call-{escape(call.spec_id)}-{escape(call.conversation_id)}"
+    return f"call-{escape(call.spec_id)}-{escape(call.conversation_id)}-{call.turn}"
 
 
-def _call_block(call: ConversationCall) -> str:
-    """The call that wrote the conversation: its prompt hash, the command that opens it, and its text when logged."""
+def _call_block(call: ConversationCall, what: str) -> str:
+    """The call that wrote `what`: its prompt hash, the command that opens it, and its prompt and reply when logged."""
     command = f"bddgen lm show {call.prompt_hash}"
     head = (
-        f'<div class="call" id="{_call_anchor(call)}">reference answers written by LM call <code>{escape(call.prompt_hash)}</code>'
+        f'<div class="call" id="{_call_anchor(call)}">{what} written by LM call <code>{escape(call.prompt_hash)}</code>'
         f"{f' ({escape(call.model)})' if call.model else ''} · open it with <code>{escape(command)}</code>"
     )
     if not call.logged:
@@ -365,8 +365,10 @@ def _call_block(call: ConversationCall) -> str:
 
 
 def _conversation_block(
-    report: Report, conversation_id: str, results: list[TurnResult], call: ConversationCall | None = None
+    report: Report, conversation_id: str, results: list[TurnResult], calls: dict[int, ConversationCall] | None = None
 ) -> str:
+    """One conversation's turns; `calls` maps a turn (0: the whole conversation) to the LM call that wrote it."""
+    calls = calls or {}
     by_turn: dict[int, dict[str, list[TurnResult]]] = defaultdict(lambda: defaultdict(list))
     for result in results:
         by_turn[result.turn][result.run_id].append(result)
@@ -390,8 +392,15 @@ def _conversation_block(
         question = (
             f'<div class="question">{escape(first.question)}</div>' if turn else '<div class="question">The conversation should satisfy the spec</div>'
         )
-        written_by = f' <a href="#{_call_anchor(call)}" title="the LM call that wrote it">call {escape(call.prompt_hash[:8])}</a>' if call else ""
+        whole = calls.get(0)
+        written_by = (
+            f' <a href="#{_call_anchor(whole)}" title="the LM call that wrote it">call {escape(whole.prompt_hash[:8])}</a>'
+            if whole and turn not in calls
+            else ""
+        )
         expected = f'<div class="expected">expected: {escape(first.expected)}{written_by}</div>' if first.expected else ""
+        if first.expected and turn and turn in calls:
+            expected += _call_block(calls[turn], "this reference answer")
         kind = escape(first.query_type.value) if first.query_type else ("spec check" if turn == 0 else "")
         cells = "".join(
             f"<td>{''.join(_result_block(r, len(runs[run.run_id]) > 1) for r in sorted(runs[run.run_id], key=lambda r: r.repeat))}</td>"
@@ -405,7 +414,7 @@ def _conversation_block(
         f'<details class="conv{" has-fail" if has_fail else ""}"><summary>{escape(sample.scenario)}'
         f'<span class="rates">{"".join(outcome)}</span></summary><div class="inner">'
         + (f'<div class="chain">documents: {chain}</div>' if chain else "")
-        + (_call_block(call) if call else "")
+        + (_call_block(calls[0], "reference answers") if 0 in calls else "")
         + f'<table class="turns"><thead><tr><th class=num>turn</th><th>type</th><th>question</th>{_run_headers(report)}</tr></thead>'
         f'<tbody>{"".join(rows)}</tbody></table></div></details>'
     )
@@ -415,7 +424,9 @@ def _drilldown_section(report: Report) -> str:
     by_spec: dict[str, dict[str, list[TurnResult]]] = defaultdict(lambda: defaultdict(list))
     for result in report.turns:
         by_spec[result.spec_id][result.conversation_id].append(result)
-    calls = {(call.spec_id, call.conversation_id): call for call in report.calls}
+    calls: dict[tuple[str, str], dict[int, ConversationCall]] = defaultdict(dict)
+    for call in report.calls:
+        calls[(call.spec_id, call.conversation_id)][call.turn] = call
     blocks = []
     for row in report.specs:
         conversations = by_spec.get(row.spec_id, {})

@@ -1,0 +1,40 @@
+"""The static part of every prompt comes first and is byte-identical across calls, so llama.cpp's
+prompt cache re-reads only what changed (the inputs)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+
+import bddgen
+from bddgen.lm.tasks import PromptTask
+
+
+def _package_tasks() -> list[PromptTask]:
+    """Every PromptTask defined at module level in a bddgen `tasks` module."""
+    found: dict[str, PromptTask] = {}
+    for module in pkgutil.walk_packages(bddgen.__path__, "bddgen."):
+        if module.name.rsplit(".", 1)[-1] != "tasks":
+            continue
+        for value in vars(importlib.import_module(module.name)).values():
+            if isinstance(value, PromptTask):
+                found[f"{module.name}:{value.name}"] = value
+    return list(found.values())
+
+
+TASKS = _package_tasks()
+
+
+def test_the_package_tasks_are_found() -> None:
+    assert {"write_spec", "rag-answer", "judge-turn"} <= {task.name for task in TASKS}
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda task: task.name)
+def test_a_tasks_system_message_is_byte_identical_whatever_the_inputs(task: PromptTask) -> None:
+    first = task.messages(question="Who won the 2011 final?", context="[1] Ashvale Rangers won 2-1.")
+    second = task.messages(question="Where is Brennick Town?", context="[1] Brennick Town plays at Holm Park.", extra="more")
+    assert first[0].role == "system" and first[0].content == second[0].content
+    assert all(m.role != "system" for m in first[1:])  # nothing static comes after an input
+    assert first[1:] != second[1:]
