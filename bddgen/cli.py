@@ -30,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("bddgen.commands.run:run", "Run the suites against an assistant."),
     "report": ("bddgen.commands.report:report", "Failure-rate reports and run comparison."),
     "coverage": ("bddgen.commands.report:coverage", "Which documents and entities the suite covers."),
-    "manifest": ("bddgen.commands.manifest:manifest", "Check the workflow manifest of a tool-using agent."),
+    "manifest": ("bddgen.commands.manifest:manifest", "Check an agent workflow manifest; its structural coverage."),
     "demo": ("bddgen.commands.demo:demo", "The whole pipeline offline on a shipped corpus."),
 }
 
