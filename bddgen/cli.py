@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "coverage": ("bddgen.commands.report:coverage", "Which documents and entities the suite covers."),
     "export": ("bddgen.commands.interop:export", "Conversations as a ragas, DeepEval, promptfoo or JSONL dataset."),
     "import": ("bddgen.commands.interop:import_", "ragas or DeepEval datasets as hand-written specs."),
+    "manifest": ("bddgen.commands.manifest:manifest", "Check an agent workflow manifest; its structural coverage."),
     "demo": ("bddgen.commands.demo:demo", "The whole pipeline offline on a shipped corpus."),
 }
 

@@ -6,6 +6,7 @@ from enum import Enum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
 from bddgen.specs import QueryType
 
 
@@ -42,6 +43,9 @@ class TurnResult(BaseModel):
     documents: list[str] = Field(default_factory=list, description="Documents of the conversation's chain.")
     contexts: list[str] = Field(default_factory=list, description="Context ids or snippets the assistant reported.")
     repeat: int = Field(default=1, ge=1)
+    tool_calls: list[ToolCall] = Field(default_factory=list, description="Tool calls the assistant reported for this turn.")
+    handoffs: list[Handoff] = Field(default_factory=list, description="Handoffs between agents the assistant reported.")
+    blocked_calls: list[BlockedCall] = Field(default_factory=list, description="Tool calls refused or blocked before they ran.")
 
 
 class RunMetadata(BaseModel):

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 import bddgen
+from bddgen.agents.manifest import WorkflowManifest
 from bddgen.config import Settings
 from bddgen.corpus.formats import DatabaseSidecar, TableFile, TableSidecar
 from bddgen.implement.provenance import FeatureProvenance
@@ -47,6 +48,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "coverage.json": CoverageCertificate,
     "provenance.json": FeatureProvenance,
     "export.jsonl": ExportedConversation,
+    "agents.yaml": WorkflowManifest,
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 

@@ -10,7 +10,7 @@ from typing import Callable
 from bddgen.errors import AssistantError
 from bddgen.lm.base import Message
 from bddgen.results import TurnResult, Verdict
-from bddgen.run.assistants.base import Assistant, error_category
+from bddgen.run.assistants.base import Assistant, AssistantReply, error_category
 from bddgen.run.judge import Judge, Judgement
 from bddgen.run.store import ConversationKey
 from bddgen.specs import Conversation, Spec, Turn
@@ -120,11 +120,11 @@ class ConversationSession:
             reply = self._assistant().respond(history + [Message("user", turn.question)])
         except AssistantError as exc:
             judgement = Judgement(Verdict.ERROR, str(exc), error_category=error_category(exc))
-            return self._record(number, turn, "", judgement, time.perf_counter() - started, [])
+            return self._record(number, turn, "", judgement, time.perf_counter() - started, AssistantReply(answer=""))
         latency = time.perf_counter() - started
         judgement = self._judge.judge_turn(turn, reply.answer, history)
         self._history += [Message("user", turn.question), Message("assistant", reply.answer)]
-        return self._record(number, turn, reply.answer, judgement, latency, reply.contexts)
+        return self._record(number, turn, reply.answer, judgement, latency, reply)
 
     def _check_spec(self) -> TurnResult:
         turns = self.plan.conversation.turns
@@ -153,7 +153,7 @@ class ConversationSession:
         )
 
     def _record(
-        self, number: int, turn: Turn, answer: str, judgement: Judgement, latency: float, contexts: list[str]
+        self, number: int, turn: Turn, answer: str, judgement: Judgement, latency: float, reply: AssistantReply
     ) -> TurnResult:
         return TurnResult(
             run_id=self.run_id,
@@ -173,6 +173,9 @@ class ConversationSession:
             checks=list(judgement.checks),
             latency=round(latency, 4),
             documents=self.plan.conversation.doc_ids,
-            contexts=contexts,
+            contexts=reply.contexts,
             repeat=self.repeat,
+            tool_calls=reply.tool_calls,
+            handoffs=reply.handoffs,
+            blocked_calls=reply.blocked_calls,
         )

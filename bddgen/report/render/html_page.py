@@ -7,6 +7,7 @@ answers and feedback is HTML-escaped. The page records its own script errors in
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from html import escape
 
@@ -74,6 +75,7 @@ summary .rates span { margin-left:10px; }
 .call { color:var(--muted); font-size:12px; margin:2px 0 8px; }
 .call pre { white-space:pre-wrap; background:var(--bg); border:1px solid var(--line); padding:6px 8px; max-height:420px; overflow:auto; color:var(--ink); }
 .turns .feedback { margin-top:4px; color:var(--muted); font-style:italic; }
+.turns .trajectory { margin-top:4px; font-size:0.9em; }
 .turns .repeat { border-top:1px dashed var(--line); padding-top:4px; margin-top:4px; }
 .controls { display:flex; gap:10px; align-items:center; margin:6px 0 10px; flex-wrap:wrap; }
 button { font:inherit; padding:4px 12px; border:1px solid var(--line); border-radius:6px; background:#fff; cursor:pointer; }
@@ -339,8 +341,26 @@ def _result_block(result: TurnResult, show_repeat: bool) -> str:
         parts.append(f'<div class="feedback">{escape(result.feedback)}</div>')
     if result.error_category:
         parts.append(f'<div class="feedback">category: {escape(result.error_category)}</div>')
+    parts.append(_trajectory_block(result))
     parts.append("</div>")
     return "".join(parts)
+
+
+def _trajectory_block(result: TurnResult) -> str:
+    """The agent trace the assistant reported for the turn: handoffs, tool calls, blocked attempts."""
+    steps = [f"handoff {escape(h.source)} → {escape(h.target)}" for h in result.handoffs]
+    for call in result.tool_calls:
+        agent = f"{escape(call.agent)} " if call.agent else ""
+        arguments = escape(json.dumps(call.arguments, ensure_ascii=False))
+        returned = f" → {escape(call.result)}" if call.result else ""
+        steps.append(f"{agent}called <code>{escape(call.name)}</code> {arguments}{returned}")
+    for blocked in result.blocked_calls:
+        reason = f" ({escape(blocked.reason)})" if blocked.reason else ""
+        steps.append(f"blocked: {escape(blocked.agent)} → <code>{escape(blocked.tool)}</code>{reason}")
+    if not steps:
+        return ""
+    items = "".join(f"<li>{step}</li>" for step in steps)
+    return f'<div class="trajectory">trajectory:<ol>{items}</ol></div>'
 
 
 def _call_anchor(call: ConversationCall) -> str:

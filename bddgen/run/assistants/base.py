@@ -6,18 +6,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
 from bddgen.errors import AssistantError
 from bddgen.lm.base import Message
-
-
-class ToolCall(BaseModel):
-    """One tool the assistant reports having used, in order."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = Field(min_length=1)
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    result: str = Field(default="", description="What the tool returned, shortened.")
 
 
 class AssistantReply(BaseModel):
@@ -28,6 +19,8 @@ class AssistantReply(BaseModel):
     answer: str
     contexts: list[str] = Field(default_factory=list, description="Ids or snippets of what the answer used.")
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    handoffs: list[Handoff] = Field(default_factory=list, description="Handoffs between agents, in order.")
+    blocked_calls: list[BlockedCall] = Field(default_factory=list, description="Tool calls refused or blocked before they ran.")
 
 
 class Assistant(Protocol):

@@ -10,6 +10,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
 from bddgen.errors import InputError, Problem
 from bddgen.lm.base import Message
 from bddgen.run.assistants.base import AssistantCallError, AssistantReply, reply_from_payload
@@ -27,6 +28,9 @@ class FakeRule(BaseModel):
     behaviour: Literal["answer", "error", "timeout", "garbage"] = "answer"
     answer: str = ""
     contexts: list[str] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = Field(default_factory=list, description="Tool calls the reply reports.")
+    handoffs: list[Handoff] = Field(default_factory=list, description="Handoffs between agents the reply reports.")
+    blocked_calls: list[BlockedCall] = Field(default_factory=list, description="Refused or blocked tool calls the reply reports.")
 
 
 class FakeScript(BaseModel):
@@ -81,7 +85,13 @@ class FakeAssistant:
             time.sleep(HANG_SECONDS)
         if rule.behaviour == "garbage":
             return reply_from_payload(dict(GARBAGE_PAYLOAD), f"fake assistant {self._name!r}")
-        return AssistantReply(answer=rule.answer, contexts=rule.contexts)
+        return AssistantReply(
+            answer=rule.answer,
+            contexts=rule.contexts,
+            tool_calls=rule.tool_calls,
+            handoffs=rule.handoffs,
+            blocked_calls=rule.blocked_calls,
+        )
 
     def _rule_for(self, question: str) -> FakeRule:
         lowered = question.lower()

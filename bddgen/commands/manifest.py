@@ -1,0 +1,79 @@
+"""`bddgen manifest validate|coverage`: check the workflow manifest of a tool-using assistant, and
+how much of it a run's recorded trajectories exercised."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from bddgen.agents.coverage import CRITERIA, structural_coverage
+from bddgen.agents.manifest import read_manifest, unreachable_agents
+from bddgen.console import console
+from bddgen.project import Project
+from bddgen.report.runs import METADATA_FILE, load_run, resolve_runs
+from bddgen.results import TurnResult
+
+
+@click.group()
+def manifest() -> None:
+    """Check a workflow manifest (agents, tools, permissions, handoffs) and its structural coverage."""
+
+
+@manifest.command()
+@click.argument("path", type=click.Path(path_type=Path), metavar="PATH")
+def validate(path: Path) -> None:
+    """Check the manifest at PATH: list every problem (exit 2) or print a summary (exit 0)."""
+    loaded = read_manifest(path)
+    for agent in unreachable_agents(loaded):
+        console.print(
+            f"warning: {path}: agent {agent!r} is not reachable from the entry agent {loaded.entry!r}; "
+            "add a delegation to it or remove it",
+            markup=False,
+            soft_wrap=True,
+        )
+    console.print(
+        f"ok: {path}: {len(loaded.agents)} agents, {len(loaded.tools)} tools, {len(loaded.allowed)} allowed and "
+        f"{len(loaded.restricted)} restricted tool edges, {len(loaded.delegations)} delegations; entry {loaded.entry!r}",
+        markup=False,
+        soft_wrap=True,
+    )
+
+
+def _records(run: str | None) -> list[TurnResult]:
+    if run is None:
+        return []
+    if (Path(run) / METADATA_FILE).is_file():
+        return load_run(Path(run)).results
+    [path] = resolve_runs(Project.discover(require_corpus=False).runs_path, [run])
+    return load_run(path).results
+
+
+@manifest.command()
+@click.argument("path", type=click.Path(path_type=Path), metavar="PATH")
+@click.argument("run", required=False, metavar="[RUN]")
+def coverage(path: Path, run: str | None) -> None:
+    """Structural coverage (C1–C4) of the manifest at PATH by the trajectories of RUN.
+
+    RUN is a run id under the project's runs/ or a run directory; without it the obligations are
+    listed, none witnessed. Exit 1 when a restricted tool was called.
+    """
+    found = structural_coverage(read_manifest(path), _records(run))
+    table = Table(title=f"structural coverage of {path}" + (f" by {run}" if run else ""))
+    for column in ("criterion", "obligation", "witnessed", "first witness"):
+        table.add_column(column)
+    for obligation in found.obligations:
+        first = obligation.witnesses[0] if obligation.witnesses else ""
+        table.add_row(obligation.criterion, obligation.label, "yes" if obligation.witnessed else "no", first)
+    console.print(table)
+    for criterion, meaning in CRITERIA.items():
+        chosen = [o for o in found.obligations if o.criterion == criterion]
+        witnessed = sum(o.witnessed for o in chosen)
+        console.print(f"{criterion} {meaning}: {witnessed}/{len(chosen)} = {found.ratio(criterion):.2f}", markup=False)
+    if found.unattributed_calls:
+        console.print(f"{found.unattributed_calls} tool calls did not name their agent and witness nothing", markup=False)
+    for violation in found.violations:
+        console.print(f"VIOLATION: agent {violation.agent!r} called restricted tool {violation.tool!r} ({violation.where})", markup=False)
+    if found.violations:
+        raise SystemExit(1)
