@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Sequence
 
@@ -110,3 +111,16 @@ def test_entity_extraction_is_cached_per_content_hash_across_runs(tmp_path: Path
     again = EntityCache(second, tmp_path).entities([*texts, "Brennick Town lost."])
     assert second.calls == [1]  # only the new text went to the recogniser
     assert again[:2] == found
+
+
+def test_entities_cached_under_older_type_rules_are_recognised_again(tmp_path: Path) -> None:
+    texts = ["Ivo Stenmark won the Hallam Medal."]
+    EntityCache(_CountingRecognizer(), tmp_path).entities(texts)
+    cache_file = next(tmp_path.glob("entities-*.json"))
+    stored = json.loads(cache_file.read_text(encoding="utf-8"))
+    del stored["type_rules"]  # a cache written before entity types were settled
+    cache_file.write_text(json.dumps(stored), encoding="utf-8")
+
+    rerun = _CountingRecognizer()
+    EntityCache(rerun, tmp_path).entities(texts)
+    assert rerun.calls == [1]

@@ -8,9 +8,10 @@ from typing import Sequence
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from bddgen.features.writer import atomic_write
+from bddgen.files import atomic_write
 from bddgen.models import content_hash
 from bddgen.ner.base import EntityRecognizer
+from bddgen.ner.types import TYPE_RULES_VERSION
 
 # Labels whose values are shared by many unrelated documents (years, counts, amounts).
 WEAK_LABELS = frozenset({"DATE", "TIME", "CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY"})
@@ -29,6 +30,7 @@ class _CacheFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     recognizer: str
+    type_rules: int = 0  # TYPE_RULES_VERSION the entities were typed with (0: before types were settled)
     entities: dict[str, list[NamedEntity]]
 
 
@@ -51,7 +53,8 @@ class EntityCache:
             stored = _CacheFile.model_validate_json(self.path.read_text(encoding="utf-8"))
         except (ValidationError, ValueError):
             return {}  # a damaged cache is rebuilt, never trusted
-        return stored.entities if stored.recognizer == self.recognizer.name else {}
+        current = stored.recognizer == self.recognizer.name and stored.type_rules == TYPE_RULES_VERSION
+        return stored.entities if current else {}
 
     def entities(self, texts: Sequence[str]) -> list[list[NamedEntity]]:
         """Entities of each text; only texts not seen before go to the recogniser (in one batch)."""
@@ -68,5 +71,5 @@ class EntityCache:
     def _save(self) -> None:
         if self.path is None:
             return
-        data = _CacheFile(recognizer=self.recognizer.name, entities=self._entities)
+        data = _CacheFile(recognizer=self.recognizer.name, type_rules=TYPE_RULES_VERSION, entities=self._entities)
         atomic_write(self.path, json.dumps(data.model_dump(mode="json"), ensure_ascii=False))

@@ -12,6 +12,8 @@ import re
 from bddgen.ner.entity import Entity
 from bddgen.ner.labels import EVENT, ID, LAW, PERSON, PRODUCT, WORK
 
+TYPE_RULES_VERSION = 1
+"""Bumped whenever `settle_types` changes; entities cached under another version are recognised again."""
 MIN_CODE_CHARS = 3
 # Upper-case letters and digits, both present, optionally joined by hyphens or slashes: AS123, R-1042, QJ7K2M.
 _CODE = re.compile(r"(?<![\w'’./-])(?=[A-Z0-9/-]*\d)(?=[A-Z0-9/-]*[A-Z])[A-Z0-9]+(?:[-/][A-Z0-9]+)*(?![\w'’-]|\.\w)")
