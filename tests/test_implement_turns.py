@@ -224,3 +224,12 @@ def test_an_unanswerable_question_the_corpus_covers_is_rewritten() -> None:
     result, _ = _write({"write_turn": _then_faithful([write_turn, write_turn, covered_first], write_turn)})
     record = result.records[2]
     assert record.outcome == "kept" and record.rewrites and "ask for the" in record.rewrites[0]
+
+
+def test_a_table_turn_asks_about_a_row_named_by_its_key_not_for_the_key() -> None:
+    fares = TableDocument(
+        id="t2", title="Fare classes", headers=["fare_class", "cabin", "checked_bags", "changeable"],
+        rows=[["Saver", "economy", "0", "no"], ["Flex", "economy", "1", "yes"], ["Business", "business", "2", "yes"]],
+    )
+    first = next(table_candidates(fares, set()))
+    assert first.column != "fare_class" and first.filter == {"fare_class": fares.rows[first.row][0]}
