@@ -29,7 +29,7 @@ from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Spec, Turn
 
 RETRY_HEAT = 0.3  # a rewrite runs a little hotter, so it is not the same reply again
 HISTORY_TURNS = 3  # earlier turns shown to the LM
-ROUNDTRIP_ROWS = 5
+ROUNDTRIP_ROWS = 4
 ROUNDTRIP_SENTENCES = 3
 
 
@@ -401,8 +401,8 @@ class ConversationWriter:
         doc = self.context.documents[doc_id]
         if isinstance(doc, TableDocument):
             ranked = sorted(range(len(doc.rows)), key=lambda n: (-_row_score(doc.rows[n], question), n))[:ROUNDTRIP_ROWS]
-            lines = [" | ".join(doc.headers)] + [" | ".join(doc.rows[n]) for n in sorted(ranked)]
-            return f"[{doc.id}] {doc.title}\n" + "\n".join(lines)
+            # one "column: value; ..." line per row: a small model misreads positional columns
+            return f"[{doc.id}] {doc.title}\n" + "\n".join(doc.row_text(n) for n in sorted(ranked))
         parts = sentences(doc.passage)
         words = content_words(question)
         ranked = sorted(range(len(parts)), key=lambda n: (-len(content_words(parts[n]) & words), n))[:ROUNDTRIP_SENTENCES]
