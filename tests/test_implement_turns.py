@@ -233,3 +233,16 @@ def test_a_table_turn_asks_about_a_row_named_by_its_key_not_for_the_key() -> Non
     )
     first = next(table_candidates(fares, set()))
     assert first.column != "fare_class" and first.filter == {"fare_class": fares.rows[first.row][0]}
+
+
+def test_a_question_that_repeats_an_earlier_one_is_rewritten() -> None:
+    def repeat_the_first(request: LMRequest) -> Any:
+        history = request.messages[-1].content.split("## Conversation So Far\n", 1)[1]
+        earlier = next((line[len("User: "):] for line in history.splitlines() if line.startswith("User: ")), "")
+        reply = write_turn(request)
+        return {**reply, "question": earlier} if earlier and reply["answer"] != CANNOT_ANSWER else reply
+
+    result, _ = _write({"write_turn": _then_faithful([write_turn, repeat_the_first], write_turn)})
+    second = result.records[1]
+    assert second.outcome == "kept" and "repeats an earlier one" in second.rewrites[0]
+    assert len({t.question for t in result.turns}) == len(result.turns)

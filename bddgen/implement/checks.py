@@ -11,7 +11,8 @@ from bddgen.implement.normalise import contains_phrase, normalise
 from bddgen.implement.wellformed import text_problems
 from bddgen.ner.base import EntityRecognizer
 
-COPIED_WORDS = 8  # a question sharing this many words in a row with its evidence copies the document
+COPIED_WORDS = 8
+REPEATED_SHARE = 0.8  # a question sharing this share of its words with an earlier one repeats it  # a question sharing this many words in a row with its evidence copies the document
 _PAIR = re.compile(r"\b[A-Za-z_][\w]*(?: [A-Za-z_][\w]*)?:\s")
 _REQUEST = re.compile(
     r"^(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|"
@@ -49,6 +50,16 @@ def question_problems(question: str, evidence: str) -> list[str]:
     if _longest_shared_run(question, evidence) >= COPIED_WORDS:
         problems.append("the question copies the document; ask in your own words")
     return problems
+
+
+def repeats_problems(question: str, earlier: Sequence[str]) -> list[str]:
+    """A question asks something new: it is not an earlier question of the conversation again."""
+    words = set(normalise(question).split())
+    for previous in earlier:
+        other = set(normalise(previous).split())
+        if words and len(words & other) >= REPEATED_SHARE * len(words | other):
+            return [f'the question repeats an earlier one ("{previous}"); ask what the evidence says instead']
+    return []
 
 
 def names_problems(question: str, named: dict[str, str], *, refers_to: str = "", proxy: str = "") -> list[str]:

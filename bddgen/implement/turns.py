@@ -11,7 +11,7 @@ from itertools import islice
 from typing import Iterator, Mapping, Sequence
 
 from bddgen.errors import LMOutputError
-from bddgen.implement.checks import agrees, grounding_problems, leak_problems, names_problems, question_problems, well_formed
+from bddgen.implement.checks import agrees, grounding_problems, leak_problems, names_problems, question_problems, repeats_problems, well_formed
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence, exact_expectation, sentence_candidates, table_candidates
 from bddgen.implement.grounding import DocumentTexts, Facts, answer_facts, mentions
@@ -294,6 +294,15 @@ class ConversationWriter:
         question = written.question
         if kind is QueryType.FILLER and planned.bridge and planned.proxy:
             question = re.sub(re.escape(planned.bridge), planned.proxy, question, flags=re.IGNORECASE)
+        draft = self._checked_on_evidence(planned, kind, evidence, question, written)
+        earlier = [k.turn.question for k in self.kept]
+        repeated = repeats_problems(question, earlier)
+        if repeated:
+            draft.checks.append(TurnCheck(name="question", passed=False, detail=repeated[0]))
+            draft.problems += repeated
+        return draft
+
+    def _checked_on_evidence(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, question: str, written: WrittenTurn) -> _Draft:
         if isinstance(evidence, TableEvidence):
             return self._check_table(planned, kind, evidence, question, written.answer)
         if isinstance(evidence, SentenceEvidence):
