@@ -165,14 +165,14 @@ class ConversationWriter:
                 continue
             usable = True
             draft = self._checked(planned, kind, evidence, written)
-            if not draft.problems:
-                reply = self._round_trip(kind, evidence, draft.turn.question)
+            if not draft.problems and not isinstance(evidence, AbsentSubject):  # absence is proven by the corpus search, not by an LM
+                reply = self._round_trip(evidence, draft.turn.question)
                 record.roundtrip_answer = reply
-                agreed = self._agrees(kind, evidence, draft, reply)
+                agreed = self._agrees(evidence, draft, reply)
                 draft.checks.append(TurnCheck(name="roundtrip", passed=agreed, detail=f"answered from the documents: {reply}"))
                 if not agreed:
                     draft.problems = [
-                        f"answering your question from the documents gave {reply!r} instead of {self._expected(kind, draft)!r}; "
+                        f"answering your question from the documents gave {reply!r} instead of {self._expected(draft)!r}; "
                         "ask so that the documents give exactly this answer"
                     ]
             if not draft.problems:
@@ -385,15 +385,13 @@ class ConversationWriter:
 
     # --- round trip --------------------------------------------------------------------------------
 
-    def _round_trip(self, kind: QueryType, evidence: Evidence, question: str) -> str:
+    def _round_trip(self, evidence: Evidence, question: str) -> str:
         """The LM's answer to `question` from the cited documents alone (never the reference)."""
         context = f"{question} {self.kept[-1].turn.answer if self.kept else ''}"
         if isinstance(evidence, TableEvidence):
             docs = [self._render(evidence.table, context)]
         elif isinstance(evidence, SentenceEvidence):
             docs = [self._render(evidence.document, context)]
-        elif isinstance(evidence, AbsentSubject):
-            docs = [self._render(d, question) for d in evidence.retrieved[:2] if d in self.context.documents]
         else:
             assert isinstance(evidence, EarlierTurns)
             docs = [self._render(d, self.kept[p - 1].turn.question) for p in evidence.turns for d in self.kept[p - 1].turn.doc_ids]
@@ -417,16 +415,14 @@ class ConversationWriter:
         ranked = sorted(range(len(parts)), key=lambda n: (-len(content_words(parts[n]) & words), n))[:ROUNDTRIP_SENTENCES]
         return f"[{doc.id}] {doc.title}\n" + " ".join(parts[n] for n in sorted(ranked))
 
-    def _agrees(self, kind: QueryType, evidence: Evidence, draft: _Draft, reply: str) -> bool:
-        if kind is QueryType.UNANSWERABLE:
-            return CANNOT_ANSWER.lower() in reply.lower()
+    def _agrees(self, evidence: Evidence, draft: _Draft, reply: str) -> bool:
         if isinstance(evidence, EarlierTurns):
             return all(agrees(k.facts, k.exact, reply) for k in (self.kept[p - 1] for p in evidence.turns))
         return agrees(draft.facts, draft.exact, reply)
 
     @staticmethod
-    def _expected(kind: QueryType, draft: _Draft) -> str:
-        return draft.exact or (CANNOT_ANSWER if kind is QueryType.UNANSWERABLE else draft.turn.answer)
+    def _expected(draft: _Draft) -> str:
+        return draft.exact or draft.turn.answer
 
 
 def _row_score(row: Sequence[str], question: str) -> int:
