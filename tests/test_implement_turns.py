@@ -11,7 +11,7 @@ from bddgen.features.document import FeatureDocument
 from bddgen.features.lint import lint_features
 from bddgen.features.writer import render_feature
 from bddgen.implement.chains import Chain
-from bddgen.implement.checks import grounding_problems, question_problems
+from bddgen.implement.checks import grounding_problems, question_problems, unsupported_words
 from bddgen.implement.evidence import table_candidates, unique_filter
 from bddgen.implement.grounding import DocumentTexts, answer_facts, missing_facts
 from bddgen.implement.normalise import content_words
@@ -246,3 +246,9 @@ def test_a_question_that_repeats_an_earlier_one_is_rewritten() -> None:
     second = result.records[1]
     assert second.outcome == "kept" and "repeats an earlier one" in second.rewrites[0]
     assert len({t.question for t in result.turns}) == len(result.turns)
+
+
+def test_a_text_answer_may_not_add_words_its_sentence_lacks() -> None:
+    sentence = "The 2023 Varen Cup Final was played on 19 November 2023 at Crownfield Stadium."
+    assert unsupported_words("It was played from March to November 2023.", sentence, "When was the 2023 final played?") == ["march"]
+    assert unsupported_words("On 19 November 2023, at Crownfield Stadium.", sentence, "When was the 2023 final played?") == []

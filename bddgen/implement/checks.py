@@ -7,7 +7,7 @@ import re
 from typing import Sequence
 
 from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_facts
-from bddgen.implement.normalise import contains_phrase, normalise
+from bddgen.implement.normalise import contains_phrase, content_words, normalise
 from bddgen.implement.wellformed import text_problems
 from bddgen.ner.base import EntityRecognizer
 
@@ -95,6 +95,14 @@ def grounding_problems(answer: str, evidence: str, recognizer: EntityRecognizer)
     if missing:
         return facts, [f"the evidence does not say {', '.join(missing)}; answer only with what the evidence says"]
     return facts, []
+
+
+def unsupported_words(answer: str, evidence: str, question: str) -> list[str]:
+    """Content words of a text answer that neither its evidence sentence nor the question contains
+    (a month, a verb, a place the sentence never says), allowing a plural 's'."""
+    known = content_words(evidence) | content_words(question)
+    stems = {w.rstrip("s") for w in known}
+    return sorted(w for w in content_words(answer) if w not in known and w.rstrip("s") not in stems)
 
 
 def agrees(reference: Facts, exact: str, reply: str) -> bool:

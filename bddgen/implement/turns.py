@@ -11,7 +11,7 @@ from itertools import islice
 from typing import Iterator, Mapping, Sequence
 
 from bddgen.errors import LMOutputError
-from bddgen.implement.checks import agrees, grounding_problems, leak_problems, names_problems, question_problems, repeats_problems, well_formed
+from bddgen.implement.checks import agrees, grounding_problems, leak_problems, names_problems, question_problems, repeats_problems, unsupported_words, well_formed
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence, exact_expectation, sentence_candidates, table_candidates
 from bddgen.implement.grounding import DocumentTexts, Facts, answer_facts, mentions
@@ -342,6 +342,9 @@ class ConversationWriter:
         problems = self._record(checks, "well-formed", well_formed("question", question) + well_formed("answer", answer))
         problems += self._record(checks, "question", question_problems(question, evidence.text))
         facts, grounding = grounding_problems(answer, evidence.text, self.context.recognizer)
+        unsupported = unsupported_words(answer, evidence.text, question)
+        if unsupported:
+            grounding.append(f"the evidence does not say {', '.join(unsupported)}; answer only with its words")
         if kind is QueryType.PRE_FILLER and not mentions(answer, planned.bridge):
             grounding.append(f'the answer must name "{planned.bridge}"')
         problems += self._record(checks, "grounding", grounding, f"in sentence {evidence.sentence} of {evidence.document}: {', '.join(facts.all())}")
