@@ -93,7 +93,8 @@ def test_conversations_satisfy_every_constraint_and_keep_the_spec(tmp_path: Path
         assert record.model == "scripted" and len(kept) == len(conversation.turns)
         for turn, trace in zip(conversation.turns, kept):
             assert trace.prompt_hash and all(c.passed for c in trace.checks) and turn.question == trace.question
-            assert any(c.name == "roundtrip" and c.passed for c in trace.checks)
+            proof = "unanswerable" if turn.query_type is QueryType.UNANSWERABLE else "roundtrip"
+            assert any(c.name == proof and c.passed for c in trace.checks)
             table = known.get(turn.doc_ids[0]) if turn.doc_ids else None
             if isinstance(table, TableDocument) and turn.query_type is not QueryType.SYNTHESIS:
                 # every table turn carries the value code computed from its evidence row

@@ -11,7 +11,7 @@ from bddgen.features.document import FeatureDocument
 from bddgen.features.lint import lint_features
 from bddgen.features.writer import render_feature
 from bddgen.implement.chains import Chain
-from bddgen.implement.checks import grounding_problems, question_problems
+from bddgen.implement.checks import grounding_problems, question_problems, unsupported_words
 from bddgen.implement.evidence import table_candidates, unique_filter
 from bddgen.implement.grounding import DocumentTexts, answer_facts, missing_facts
 from bddgen.implement.normalise import content_words
@@ -224,3 +224,31 @@ def test_an_unanswerable_question_the_corpus_covers_is_rewritten() -> None:
     result, _ = _write({"write_turn": _then_faithful([write_turn, write_turn, covered_first], write_turn)})
     record = result.records[2]
     assert record.outcome == "kept" and record.rewrites and "ask for the" in record.rewrites[0]
+
+
+def test_a_table_turn_asks_about_a_row_named_by_its_key_not_for_the_key() -> None:
+    fares = TableDocument(
+        id="t2", title="Fare classes", headers=["fare_class", "cabin", "checked_bags", "changeable"],
+        rows=[["Saver", "economy", "0", "no"], ["Flex", "economy", "1", "yes"], ["Business", "business", "2", "yes"]],
+    )
+    first = next(table_candidates(fares, set()))
+    assert first.column != "fare_class" and first.filter == {"fare_class": fares.rows[first.row][0]}
+
+
+def test_a_question_that_repeats_an_earlier_one_is_rewritten() -> None:
+    def repeat_the_first(request: LMRequest) -> Any:
+        history = request.messages[-1].content.split("## Conversation So Far\n", 1)[1]
+        earlier = next((line[len("User: "):] for line in history.splitlines() if line.startswith("User: ")), "")
+        reply = write_turn(request)
+        return {**reply, "question": earlier} if earlier and reply["answer"] != CANNOT_ANSWER else reply
+
+    result, _ = _write({"write_turn": _then_faithful([write_turn, repeat_the_first], write_turn)})
+    second = result.records[1]
+    assert second.outcome == "kept" and "repeats an earlier one" in second.rewrites[0]
+    assert len({t.question for t in result.turns}) == len(result.turns)
+
+
+def test_a_text_answer_may_not_add_words_its_sentence_lacks() -> None:
+    sentence = "The 2023 Varen Cup Final was played on 19 November 2023 at Crownfield Stadium."
+    assert unsupported_words("It was played from March to November 2023.", sentence, "When was the 2023 final played?") == ["march"]
+    assert unsupported_words("On 19 November 2023, at Crownfield Stadium.", sentence, "When was the 2023 final played?") == []

@@ -7,11 +7,12 @@ import re
 from typing import Sequence
 
 from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_facts
-from bddgen.implement.normalise import contains_phrase, normalise
+from bddgen.implement.normalise import contains_phrase, content_words, normalise
 from bddgen.implement.wellformed import text_problems
 from bddgen.ner.base import EntityRecognizer
 
-COPIED_WORDS = 8  # a question sharing this many words in a row with its evidence copies the document
+COPIED_WORDS = 8
+REPEATED_SHARE = 0.8  # a question sharing this share of its words with an earlier one repeats it  # a question sharing this many words in a row with its evidence copies the document
 _PAIR = re.compile(r"\b[A-Za-z_][\w]*(?: [A-Za-z_][\w]*)?:\s")
 _REQUEST = re.compile(
     r"^(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|"
@@ -51,6 +52,16 @@ def question_problems(question: str, evidence: str) -> list[str]:
     return problems
 
 
+def repeats_problems(question: str, earlier: Sequence[str]) -> list[str]:
+    """A question asks something new: it is not an earlier question of the conversation again."""
+    words = set(normalise(question).split())
+    for previous in earlier:
+        other = set(normalise(previous).split())
+        if words and len(words & other) >= REPEATED_SHARE * len(words | other):
+            return [f'the question repeats an earlier one ("{previous}"); ask what the evidence says instead']
+    return []
+
+
 def names_problems(question: str, named: dict[str, str], *, refers_to: str = "", proxy: str = "") -> list[str]:
     """The question names every value that selects its answer, and refers to `refers_to` (an entity an
     earlier answer named) without writing it, through `proxy` or a pronoun."""
@@ -84,6 +95,14 @@ def grounding_problems(answer: str, evidence: str, recognizer: EntityRecognizer)
     if missing:
         return facts, [f"the evidence does not say {', '.join(missing)}; answer only with what the evidence says"]
     return facts, []
+
+
+def unsupported_words(answer: str, evidence: str, question: str) -> list[str]:
+    """Content words of a text answer that neither its evidence sentence nor the question contains
+    (a month, a verb, a place the sentence never says), allowing a plural 's'."""
+    known = content_words(evidence) | content_words(question)
+    stems = {w.rstrip("s") for w in known}
+    return sorted(w for w in content_words(answer) if w not in known and w.rstrip("s") not in stems)
 
 
 def agrees(reference: Facts, exact: str, reply: str) -> bool:

@@ -70,7 +70,7 @@ def unique_filter(table: TableDocument, row: int, exclude: Sequence[str], start:
             if header in conditions or header in exclude or not cell.strip() or len(cell) > FILTER_VALUE_CHARS or ";" in cell:
                 continue
             narrowed = matching_rows(table, {**conditions, header: cell})
-            options.append((len(narrowed), len(cell.split()) > 3, position, header, cell, narrowed))
+            options.append((len(narrowed), not _nameable(cell), position, header, cell, narrowed))
         if not options:
             return None
         count, _, _, header, cell, narrowed = min(options)
@@ -79,6 +79,12 @@ def unique_filter(table: TableDocument, row: int, exclude: Sequence[str], start:
         conditions[header] = cell
         selected = narrowed
     return conditions
+
+
+def _nameable(cell: str) -> bool:
+    """A cell a question can name literally: not a bare flag or a one-digit count ('0', 'no'), not a long phrase."""
+    value = normalise(cell)
+    return len(value) > 1 and value not in ("yes", "no", "true", "false") and len(cell.split()) <= 3
 
 
 def _cell_matches(cell: str, value: str) -> bool:
@@ -91,10 +97,21 @@ def _ranked_rows(table: TableDocument, focus: set[str], must: str) -> list[int]:
     return sorted(rows, key=lambda n: (-len(content_words(" ".join(table.rows[n])) & focus), n))
 
 
+def key_column(table: TableDocument) -> str:
+    """The leftmost column whose cells are all filled and all different (an id, a name), or ''."""
+    for position, header in enumerate(table.headers):
+        cells = [normalise(row[position]) for row in table.rows if position < len(row)]
+        if len(cells) == len(table.rows) and all(cells) and len(set(cells)) == len(cells):
+            return header
+    return ""
+
+
 def _answer_columns(table: TableDocument, row: int, focus: set[str], skip: Sequence[str]) -> list[str]:
+    """The row's usable cells, the table's key column last (it names the row; the question should ask about it)."""
     cells = dict(zip(table.headers, table.rows[row]))
+    key = key_column(table)
     usable = [h for h in table.headers if h not in skip and cells.get(h, "").strip() and len(cells[h]) <= ANSWER_VALUE_CHARS]
-    return sorted(usable, key=lambda h: (-len(content_words(h.replace("_", " ")) & focus), table.headers.index(h)))
+    return sorted(usable, key=lambda h: (h == key, -len(content_words(h.replace("_", " ")) & focus), table.headers.index(h)))
 
 
 def _evaluated(table: TableDocument, evidence: TableEvidence) -> TableEvidence | None:

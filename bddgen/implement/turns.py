@@ -11,7 +11,7 @@ from itertools import islice
 from typing import Iterator, Mapping, Sequence
 
 from bddgen.errors import LMOutputError
-from bddgen.implement.checks import agrees, grounding_problems, leak_problems, names_problems, question_problems, well_formed
+from bddgen.implement.checks import agrees, grounding_problems, leak_problems, names_problems, question_problems, repeats_problems, unsupported_words, well_formed
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence, exact_expectation, sentence_candidates, table_candidates
 from bddgen.implement.grounding import DocumentTexts, Facts, answer_facts, mentions
@@ -29,7 +29,7 @@ from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Spec, Turn
 
 RETRY_HEAT = 0.3  # a rewrite runs a little hotter, so it is not the same reply again
 HISTORY_TURNS = 3  # earlier turns shown to the LM
-ROUNDTRIP_ROWS = 5
+ROUNDTRIP_ROWS = 4
 ROUNDTRIP_SENTENCES = 3
 
 
@@ -165,14 +165,14 @@ class ConversationWriter:
                 continue
             usable = True
             draft = self._checked(planned, kind, evidence, written)
-            if not draft.problems:
-                reply = self._round_trip(kind, evidence, draft.turn.question)
+            if not draft.problems and not isinstance(evidence, AbsentSubject):  # absence is proven by the corpus search, not by an LM
+                reply = self._round_trip(evidence, draft.turn.question)
                 record.roundtrip_answer = reply
-                agreed = self._agrees(kind, evidence, draft, reply)
+                agreed = self._agrees(evidence, draft, reply)
                 draft.checks.append(TurnCheck(name="roundtrip", passed=agreed, detail=f"answered from the documents: {reply}"))
                 if not agreed:
                     draft.problems = [
-                        f"answering your question from the documents gave {reply!r} instead of {self._expected(kind, draft)!r}; "
+                        f"answering your question from the documents gave {reply!r} instead of {self._expected(draft)!r}; "
                         "ask so that the documents give exactly this answer"
                     ]
             if not draft.problems:
@@ -294,6 +294,15 @@ class ConversationWriter:
         question = written.question
         if kind is QueryType.FILLER and planned.bridge and planned.proxy:
             question = re.sub(re.escape(planned.bridge), planned.proxy, question, flags=re.IGNORECASE)
+        draft = self._checked_on_evidence(planned, kind, evidence, question, written)
+        earlier = [k.turn.question for k in self.kept]
+        repeated = repeats_problems(question, earlier)
+        if repeated:
+            draft.checks.append(TurnCheck(name="question", passed=False, detail=repeated[0]))
+            draft.problems += repeated
+        return draft
+
+    def _checked_on_evidence(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, question: str, written: WrittenTurn) -> _Draft:
         if isinstance(evidence, TableEvidence):
             return self._check_table(planned, kind, evidence, question, written.answer)
         if isinstance(evidence, SentenceEvidence):
@@ -333,6 +342,9 @@ class ConversationWriter:
         problems = self._record(checks, "well-formed", well_formed("question", question) + well_formed("answer", answer))
         problems += self._record(checks, "question", question_problems(question, evidence.text))
         facts, grounding = grounding_problems(answer, evidence.text, self.context.recognizer)
+        unsupported = unsupported_words(answer, evidence.text, question)
+        if unsupported:
+            grounding.append(f"the evidence does not say {', '.join(unsupported)}; answer only with its words")
         if kind is QueryType.PRE_FILLER and not mentions(answer, planned.bridge):
             grounding.append(f'the answer must name "{planned.bridge}"')
         problems += self._record(checks, "grounding", grounding, f"in sentence {evidence.sentence} of {evidence.document}: {', '.join(facts.all())}")
@@ -376,15 +388,13 @@ class ConversationWriter:
 
     # --- round trip --------------------------------------------------------------------------------
 
-    def _round_trip(self, kind: QueryType, evidence: Evidence, question: str) -> str:
+    def _round_trip(self, evidence: Evidence, question: str) -> str:
         """The LM's answer to `question` from the cited documents alone (never the reference)."""
         context = f"{question} {self.kept[-1].turn.answer if self.kept else ''}"
         if isinstance(evidence, TableEvidence):
             docs = [self._render(evidence.table, context)]
         elif isinstance(evidence, SentenceEvidence):
             docs = [self._render(evidence.document, context)]
-        elif isinstance(evidence, AbsentSubject):
-            docs = [self._render(d, question) for d in evidence.retrieved[:2] if d in self.context.documents]
         else:
             assert isinstance(evidence, EarlierTurns)
             docs = [self._render(d, self.kept[p - 1].turn.question) for p in evidence.turns for d in self.kept[p - 1].turn.doc_ids]
@@ -401,23 +411,21 @@ class ConversationWriter:
         doc = self.context.documents[doc_id]
         if isinstance(doc, TableDocument):
             ranked = sorted(range(len(doc.rows)), key=lambda n: (-_row_score(doc.rows[n], question), n))[:ROUNDTRIP_ROWS]
-            lines = [" | ".join(doc.headers)] + [" | ".join(doc.rows[n]) for n in sorted(ranked)]
-            return f"[{doc.id}] {doc.title}\n" + "\n".join(lines)
+            # one "column: value; ..." line per row: a small model misreads positional columns
+            return f"[{doc.id}] {doc.title}\n" + "\n".join(doc.row_text(n) for n in sorted(ranked))
         parts = sentences(doc.passage)
         words = content_words(question)
         ranked = sorted(range(len(parts)), key=lambda n: (-len(content_words(parts[n]) & words), n))[:ROUNDTRIP_SENTENCES]
         return f"[{doc.id}] {doc.title}\n" + " ".join(parts[n] for n in sorted(ranked))
 
-    def _agrees(self, kind: QueryType, evidence: Evidence, draft: _Draft, reply: str) -> bool:
-        if kind is QueryType.UNANSWERABLE:
-            return CANNOT_ANSWER.lower() in reply.lower()
+    def _agrees(self, evidence: Evidence, draft: _Draft, reply: str) -> bool:
         if isinstance(evidence, EarlierTurns):
             return all(agrees(k.facts, k.exact, reply) for k in (self.kept[p - 1] for p in evidence.turns))
         return agrees(draft.facts, draft.exact, reply)
 
     @staticmethod
-    def _expected(kind: QueryType, draft: _Draft) -> str:
-        return draft.exact or (CANNOT_ANSWER if kind is QueryType.UNANSWERABLE else draft.turn.answer)
+    def _expected(draft: _Draft) -> str:
+        return draft.exact or draft.turn.answer
 
 
 def _row_score(row: Sequence[str], question: str) -> int:
