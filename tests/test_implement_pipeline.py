@@ -4,12 +4,11 @@ written into .feature files behave can run, edits kept, interrupted runs resumed
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from behave_dry_run import dry_run_over_step_library
 
 from bddgen.config import ImplementSettings
 from bddgen.corpus import load_corpus
@@ -109,15 +108,7 @@ def test_written_files_run_under_behave_dry_run_with_no_undefined_steps(tmp_path
     features.mkdir()
     path = _spec_file(features, name)
     _implement(path, corpus, index, scripted(corpus)[0], n=1)
-    (tmp_path / "steps").mkdir()
-    (tmp_path / "steps" / "bddgen_steps.py").write_text("from bddgen.run.behave_steps import *  # noqa: F401,F403\n")
-    run = subprocess.run(
-        [sys.executable, "-m", "behave", "--dry-run", "--no-capture", "--format", "plain", "features"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
-    )
-    summary = run.stdout + run.stderr
-    assert run.returncode == 0, summary
-    assert not re.search(r"\b[1-9]\d* undefined\b", summary), summary
+    summary = dry_run_over_step_library(tmp_path)
     steps = sum(2 + (t.exact is not None) for c in read_feature(path).conversations for t in c.turns) + 1
     assert re.search(rf"\b{steps} untested\b", summary), summary  # every step of the scenario was matched
 

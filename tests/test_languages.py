@@ -4,11 +4,10 @@ features written with `# language:` and localized steps that behave runs."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from behave_dry_run import dry_run_over_step_library
 from click.testing import CliRunner
 
 from bddgen.cli import cli
@@ -120,14 +119,6 @@ def test_implement_writes_a_french_feature_that_behave_runs(french_corpus: Path,
     doc = read_feature(spec)
     assert doc.language == "fr" and len(doc.conversations) == 1 and doc.spec.given == ["un visiteur à Paris"]
 
-    (tmp_path / "steps").mkdir()
-    (tmp_path / "steps" / "bddgen_steps.py").write_text("from bddgen.run.behave_steps import *  # noqa: F401,F403\n")
-    run = subprocess.run(
-        [sys.executable, "-m", "behave", "--dry-run", "--no-capture", "--format", "plain", "features"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
-    )
-    summary = run.stdout + run.stderr
-    assert run.returncode == 0, summary
-    assert not re.search(r"\b[1-9]\d* undefined\b", summary), summary
+    summary = dry_run_over_step_library(tmp_path)
     steps = sum(1 for line in text.splitlines() if line.startswith("      ") and not line.strip().startswith("#"))
     assert re.search(rf"\b{steps} untested\b", summary), summary
