@@ -206,15 +206,13 @@ def test_dropped_conversations_are_recorded_and_not_tried_again(tmp_path: Path, 
     corpus, index, name = _first_corpus(corpora)
     path = _spec_file(tmp_path, name)
 
-    def never_unanswerable(request: LMRequest) -> Any:  # its UNANSWERABLE questions always name what the corpus covers
-        reply = write_turn(request)
-        return {**reply, "question": "Who won the Varen Cup final?"} if reply["answer"] == CANNOT_ANSWER else reply
-
-    report = _implement(path, corpus, index, scripted(corpus, never_unanswerable)[0], n=1)
+    # answering from the documents never agrees with a reference: no answerable turn is kept, so nothing is left to combine
+    disagreeing = ScriptedLM(by_task={**faithful_replies(), "answer_from_documents": {"answer": "The documents do not say."}})
+    report = _implement(path, corpus, index, LanguageModel(disagreeing, max_retries=1), n=1)
     feature = report.features[0]
     assert feature.written == 0 and feature.dropped == 2
     provenance = FeatureProvenance.model_validate_json(provenance_path(path).read_text())
-    assert all(r.reason.startswith("turn ") and "(UNANSWERABLE)" in r.reason for r in provenance.rejected)
+    assert all(r.reason.startswith("turn ") and "(SYNTHESIS)" in r.reason for r in provenance.rejected)
     tried = {frozenset(r.chain) for r in provenance.rejected}
 
     rerun = _implement(path, corpus, index, scripted(corpus)[0], n=1)

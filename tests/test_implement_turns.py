@@ -12,7 +12,7 @@ from bddgen.features.lint import lint_features
 from bddgen.features.writer import render_feature
 from bddgen.implement.chains import Chain
 from bddgen.implement.checks import grounding_problems, question_problems, unsupported_words
-from bddgen.implement.evidence import table_candidates, unique_filter
+from bddgen.implement.evidence import TableEvidence, table_candidates, unique_filter
 from bddgen.implement.grounding import DocumentTexts, answer_facts, missing_facts
 from bddgen.implement.normalise import content_words
 from bddgen.implement.plan import PlannedTurn, TurnPlan
@@ -185,12 +185,53 @@ def test_a_turn_failing_twice_then_succeeding_keeps_its_conversation() -> None:
     assert "## Problems" not in retries[0].messages[-1].content and "pastes a table row" in retries[1].messages[-1].content
 
 
-def test_a_turn_that_keeps_failing_moves_to_other_evidence_then_is_dropped_with_its_reason() -> None:
+def test_a_table_turn_whose_wordings_all_fail_gets_the_question_worded_by_code() -> None:
     pasted = {"question": "player: Rasmus Kaldor; year: 2006", "answer": "x"}
-    result, _ = _write({"write_turn": _then_faithful([pasted] * 6, write_turn)})
+    result, _ = _write({"write_turn": _then_faithful([pasted] * 3, write_turn)})
     first = result.records[0]
-    assert first.outcome == "dropped" and first.evidence_tried == 2 and first.attempts == 6 and "pastes a table row" in first.dropped
-    assert result.dropped and "SYNTHESIS" in result.dropped  # one answerable turn left: nothing to combine, and the drop says so
+    assert first.outcome == "kept" and first.worded_by == "code" and first.evidence_tried == 1 and len(first.rewrites) == 3
+    evidence = first.evidence
+    assert isinstance(evidence, TableEvidence)
+    assert first.question.startswith('In "Transfer records", what is the ') and first.question.endswith("?")
+    assert all(value in first.question for value in evidence.filter.values()) and first.answer == evidence.value
+    assert {c.name: c.passed for c in first.checks}["roundtrip"]
+    assert not result.dropped
+
+
+def test_a_text_turn_that_keeps_failing_moves_to_other_evidence_and_the_plan_adds_a_turn_before_synthesis() -> None:
+    pasted = {"question": "Rasmus Kaldor; 2004: Varen Cup Final", "answer": "x"}
+    result, _ = _write({"write_turn": _then_faithful([write_turn] + [pasted] * 6, write_turn)})
+    text_turn = result.records[1]
+    assert text_turn.outcome == "dropped" and text_turn.evidence_tried == 2 and text_turn.attempts == 6 and "pastes a table row" in text_turn.dropped
+    added = [r for r in result.records if r.added]
+    assert len(added) == 1 and added[0].outcome == "kept" and added[0].query_type is Q.SINGLE_DOC
+    assert result.records.index(added[0]) == len(result.records) - 2  # just before SYNTHESIS
+    assert not result.dropped and result.turns[-1].query_type is Q.SYNTHESIS
+
+
+def test_an_unanswerable_turn_whose_wordings_all_fail_is_worded_by_code_from_its_absent_subject() -> None:
+    pasted = {"question": "mascot: none; entity: Rasmus Kaldor", "answer": "x"}
+    result, _ = _write({"write_turn": _then_faithful([write_turn, write_turn] + [pasted] * 3, write_turn)})
+    unanswerable = result.records[2]
+    assert unanswerable.outcome == "kept" and unanswerable.worded_by == "code" and unanswerable.answer == CANNOT_ANSWER
+    evidence = unanswerable.evidence
+    assert evidence is not None and evidence.kind == "absent" and unanswerable.question == f"What is the {evidence.attribute} of {evidence.entity}?"
+
+
+def test_every_lm_wording_failing_leaves_table_unanswerable_and_synthesis_turns_worded_by_code() -> None:
+    pasted = {"question": "Rasmus Kaldor; 2004: Varen Cup Final", "answer": "x"}
+    result, _ = _write({"write_turn": pasted})
+    assert not result.dropped and [t.query_type for t in result.turns] == [Q.SINGLE_DOC, Q.UNANSWERABLE, Q.SINGLE_DOC, Q.SYNTHESIS]
+    kept = [r for r in result.records if r.outcome == "kept"]
+    assert all(r.worded_by == "code" for r in kept) and all(r.evidence is not None and r.evidence.kind != "sentence" for r in kept)
+    synthesis = result.turns[-1]
+    assert synthesis.question.startswith("To sum up, ") and all(t.answer in synthesis.answer for t in (result.turns[0], result.turns[2]))
+
+
+def test_a_conversation_is_dropped_naming_its_synthesis_turn_when_no_round_trip_agrees() -> None:
+    result, _ = _write({"answer_from_documents": {"answer": "The documents do not say."}})
+    assert result.dropped.startswith("turn ") and "(SYNTHESIS)" in result.dropped and not result.turns
+    assert all(r.outcome == "dropped" for r in result.records if r.query_type not in (Q.UNANSWERABLE,))
 
 
 def test_the_static_prompt_prefix_is_byte_identical_across_calls() -> None:
@@ -252,3 +293,15 @@ def test_a_text_answer_may_not_add_words_its_sentence_lacks() -> None:
     sentence = "The 2023 Varen Cup Final was played on 19 November 2023 at Crownfield Stadium."
     assert unsupported_words("It was played from March to November 2023.", sentence, "When was the 2023 final played?") == ["march"]
     assert unsupported_words("On 19 November 2023, at Crownfield Stadium.", sentence, "When was the 2023 final played?") == []
+
+
+def test_a_sentence_opening_with_a_reference_is_asked_about_after_self_contained_ones() -> None:
+    from bddgen.implement.evidence import sentence_candidates
+
+    cup = TextDocument(
+        id="d2", title="Crown Shield",
+        passage="It runs alongside the league and offers smaller clubs a route to silverware since 1985. "
+        "The Crown Shield is a knockout competition for the clubs of the top two divisions, first played in 1985.",
+    )
+    order = [e.sentence for e in sentence_candidates(cup, set(), RegexRecognizer())]
+    assert order == [1, 0]

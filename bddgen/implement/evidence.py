@@ -152,17 +152,29 @@ def exact_expectation(table: TableDocument, evidence: TableEvidence) -> ExactExp
     return evaluate_table_query(evidence.query(), table)
 
 
+_CONTEXT_WORDS = frozenset("it its they their them he his him she her this these those such there then".split())
+
+
+def _leans_on_context(sentence: str) -> bool:
+    """A sentence opening with a reference ('It runs alongside…', 'This rule…') does not say what it is
+    about; a question on it cannot name its subject, so it is asked about last."""
+    first = normalise(sentence).split()[:1]
+    return bool(first) and first[0] in _CONTEXT_WORDS
+
+
 def sentence_candidates(
     doc: TextDocument | PolicyDocument, focus: set[str], recognizer: EntityRecognizer, *, must: str = "", avoid: Sequence[int] = ()
 ) -> Iterator[SentenceEvidence]:
     """Sentences to ask about, best first: ones naming `must` (when given) that state a checkable fact
-    (a named entity or a number), most words shared with the spec first."""
+    (a named entity or a number), self-contained ones before those opening with a reference, most words
+    shared with the spec first."""
     parts = sentences(doc.passage)
     low, high = SENTENCE_WORDS
     usable = [
         n for n, s in enumerate(parts)
         if n not in avoid and low <= len(s.split()) <= high and (not must or f" {normalise(must)} " in f" {normalise(s)} ")
     ]
-    for n in sorted(usable, key=lambda n: (-len(content_words(parts[n]) & focus), n)):
+    ranked = sorted(usable, key=lambda n: (_leans_on_context(parts[n]), -len(content_words(parts[n]) & focus), n))
+    for n in ranked:
         if answer_facts(parts[n], recognizer):
             yield SentenceEvidence(document=doc.id, sentence=n, text=parts[n])

@@ -50,7 +50,8 @@ class TurnProvenance(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    planned: int = Field(ge=1, description="Position in the turn plan (1-based).")
+    planned: int = Field(ge=1, description="Position in the turn plan (1-based), counting turns the plan added.")
+    added: bool = Field(default=False, description="A SINGLE-DOC turn the plan added before SYNTHESIS because fewer than two answerable turns were kept.")
     query_type: QueryType
     outcome: Literal["kept", "dropped"]
     question: str = ""
@@ -63,7 +64,10 @@ class TurnProvenance(BaseModel):
     evidence_tried: int = Field(default=0, ge=0, description="Pieces of evidence tried (more than one: the plan adapted).")
     roundtrip_answer: str = Field(default="", description="The LM's answer to the question from the documents alone.")
     roundtrip_first_try: bool = Field(default=False, description="The first version written passed every check and its round trip.")
-    prompt_hash: str = Field(default="", description="Hash of the prompt that wrote the kept version.")
+    prompt_hash: str = Field(default="", description="Hash of the prompt that wrote the kept version ('' when worded by code).")
+    worded_by: Literal["lm", "code"] = Field(
+        default="lm", description="'code': every LM wording failed and the question was worded by code from its evidence (a table cell's filter, an absent subject, the questions a synthesis combines)."
+    )
     dropped: str = Field(default="", description="Why the turn was dropped ('' when kept).")
 
 

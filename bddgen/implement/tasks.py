@@ -31,7 +31,24 @@ You get the spec the conversation tests, the conversation so far, what to ask in
 "question": one natural question a user would ask, in plain words, ending with "?". Do what "What to ask" says: name what it says to name,
 refer back where it says so. Never paste a table row ("column: value; ...") or copy a sentence of the document.
 "answer": a short answer that states only what the evidence says (for a question no document answers: "{CANNOT_ANSWER}").
-If "Problems" are listed, your previous attempt had them: fix every one.""",
+If "Problems" are listed, your previous attempt had them: fix every one.
+
+Examples (about other documents; the form is what matters):
+What to ask: Ask for the opening year in "Branch libraries" where branch is "Eastgate". Plainly: In "Branch libraries", what is the opening year where the branch is Eastgate?
+Evidence: branch = Eastgate -> opening year = 1998
+Reply: {{"question": "When did the Eastgate branch library open?", "answer": "1998"}}
+What to ask: Ask for the branch in "Branch libraries" where opening year is "1998". Plainly: In "Branch libraries", what is the branch where the opening year is 1998?
+Evidence: opening year = 1998 -> branch = Eastgate
+Reply: {{"question": "Which branch library opened in 1998?", "answer": "Eastgate"}}
+What to ask: The previous answer named "Eastgate". Ask for the manager of that branch in "Branch staff", without writing "Eastgate": say "that branch".
+Evidence: branch = Eastgate -> manager = Mira Holt
+Reply: {{"question": "Who manages that branch?", "answer": "Mira Holt"}}
+What to ask: Ask a question about "Borrowing rules" that this sentence answers, naming what it is about.
+Evidence: Members may borrow up to twelve books at a time, for three weeks each.
+Reply: {{"question": "How many books can a library member borrow at once?", "answer": "Up to twelve books, for three weeks each."}}
+What to ask: The previous answer named "Mira Holt". Ask a question about it that this sentence answers, without writing "Mira Holt": say "that person".
+Evidence: Mira Holt founded the reading club in 2004.
+Reply: {{"question": "When did that person found the reading club?", "answer": "In 2004."}}""",
     output=WrittenTurn,
     max_tokens=160,
 )

@@ -100,7 +100,11 @@ class ConversationWriter:
         self.used_cells: dict[str, list] = {}  # per document: (row, column) of tables, sentence indexes of texts
 
     def write(self) -> WrittenConversation:
-        for number, planned in enumerate(self.plan.turns, start=1):
+        number = 0
+        for planned in self.plan.turns:
+            if planned.query_type is QueryType.SYNTHESIS:
+                number = self._add_facts_to_combine(number)
+            number += 1
             kind = planned.query_type
             if kind is QueryType.FILLER and not self._bridge_carried(planned):
                 kind = QueryType.SINGLE_DOC  # its PRE-FILLER was dropped: name the entity instead of referring to it
@@ -114,6 +118,24 @@ class ConversationWriter:
         if len(self.kept) < self.context.min_turns:
             return self._drop(f"only {len(self.kept)} turns kept (fewer than {self.context.min_turns})")
         return WrittenConversation(turns=[k.turn for k in self.kept], records=self.records)
+
+    def _add_facts_to_combine(self, number: int) -> int:
+        """Adapt the plan before SYNTHESIS when fewer than two answerable turns were kept: one more
+        SINGLE-DOC turn per chain document (documents without a kept turn first) until two are, within the
+        planned length. Returns the number of the last turn written."""
+        covered = {d for k in self.kept if k.turn.query_type is not QueryType.UNANSWERABLE for d in k.turn.doc_ids}
+        documents = sorted(self.plan.chain.documents, key=lambda d: d in covered)
+        for doc_id in documents:
+            if self._answerable_kept() >= 2 or len(self.kept) + 1 >= len(self.plan.turns):  # the conversation keeps its length
+                break
+            number += 1
+            record = self._write_turn(number, PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[doc_id]), QueryType.SINGLE_DOC)
+            record.added = True
+            self.records.append(record)
+        return number
+
+    def _answerable_kept(self) -> int:
+        return sum(k.turn.query_type is not QueryType.UNANSWERABLE for k in self.kept)
 
     def _drop(self, reason: str) -> WrittenConversation:
         return WrittenConversation(turns=[], records=self.records, dropped=reason)
@@ -184,7 +206,38 @@ class ConversationWriter:
             record.question, record.answer, record.checks = draft.turn.question, draft.turn.answer, draft.checks
         if unusable is not None and not usable:
             raise unusable  # the LM never gave a usable reply: the chain is left for a rerun, not judged
+        if isinstance(evidence, (TableEvidence, AbsentSubject, EarlierTurns)):
+            return self._plain_draft(planned, kind, evidence, record)
         return None
+
+    def _plain_draft(
+        self, planned: PlannedTurn, kind: QueryType, evidence: TableEvidence | AbsentSubject | EarlierTurns, record: TurnProvenance
+    ) -> _Draft | None:
+        """The question worded by code, for a turn whose every LM wording failed and whose evidence fixes
+        the question (a table cell and its filter, an absent subject, the earlier questions a synthesis
+        combines), under the same checks and round trip."""
+        if isinstance(evidence, TableEvidence):
+            written = WrittenTurn(question=self._plain_question(planned, evidence), answer=evidence.value)
+        elif isinstance(evidence, AbsentSubject):
+            written = WrittenTurn(question=f"What is the {evidence.attribute} of {evidence.entity}?", answer=CANNOT_ANSWER)
+        else:
+            asked = [self.kept[p - 1].turn.question.rstrip(" ?") for p in evidence.turns]
+            question = "To sum up, " + ", and ".join(_lower_first_word(a) for a in asked) + "?"
+            written = WrittenTurn(question=question, answer="; ".join(evidence.answers))
+        draft = self._checked(planned, kind, evidence, written)
+        if not draft.problems and not isinstance(evidence, AbsentSubject):
+            reply = self._round_trip(evidence, draft.turn.question)
+            record.roundtrip_answer = reply
+            agreed = self._agrees(evidence, draft, reply)
+            draft.checks.append(TurnCheck(name="roundtrip", passed=agreed, detail=f"answered from the documents: {reply}"))
+            if not agreed:
+                draft.problems = [f"answering the question worded by code from the documents gave {reply!r} instead of {self._expected(draft)!r}"]
+        if draft.problems:
+            record.rewrites.append("worded by code: " + "; ".join(draft.problems))
+            return None
+        record.worded_by = "code"
+        record.prompt_hash = ""
+        return draft
 
     def _remember(self, evidence: Evidence) -> None:
         if isinstance(evidence, TableEvidence):
@@ -263,13 +316,14 @@ class ConversationWriter:
             return f"Ask one question that asks again, together, for what these earlier questions found: {asked}. Answer with all of their answers."
         if isinstance(evidence, TableEvidence):
             title = self.context.documents[evidence.table].title
+            plainly = f" Plainly: {self._plain_question(planned, evidence)}"
             if evidence.referred:
                 other = evidence.named()
                 rest = f", for the row where {_conditions(other)} (name {', '.join(repr(v) for v in other.values())})" if other else ""
                 return (f'The previous answer named "{planned.bridge}". Ask for the {_humane(evidence.column)} of {planned.proxy} in "{title}"{rest}, '
-                        f'without writing "{planned.bridge}": say "{planned.proxy}". The answer is "{evidence.value}".')
+                        f'without writing "{planned.bridge}": say "{planned.proxy}". The answer is "{evidence.value}".{plainly}')
             return (f'Ask for the {_humane(evidence.column)} in "{title}" where {_conditions(evidence.filter)}; the question names '
-                    f'{", ".join(repr(v) for v in evidence.filter.values())}. The answer is "{evidence.value}".')
+                    f'{", ".join(repr(v) for v in evidence.filter.values())}. The answer is "{evidence.value}".{plainly}')
         title = self.context.documents[evidence.document].title
         if kind is QueryType.PRE_FILLER:
             return f'Ask a question about "{title}" that this sentence answers with "{planned.bridge}"; the answer names "{planned.bridge}", the question does not.'
@@ -277,6 +331,16 @@ class ConversationWriter:
             return (f'The previous answer named "{planned.bridge}". Ask a question about it that this sentence answers, '
                     f'without writing "{planned.bridge}": say "{planned.proxy}".')
         return f'Ask a question about "{title}" that this sentence answers, naming what it is about.'
+
+    def _plain_question(self, planned: PlannedTurn, evidence: TableEvidence) -> str:
+        """The table turn's question worded by code: it names every filter value (or refers back through
+        the proxy) and asks for the column, so it has exactly one answer; used when the LM's wordings fail."""
+        title = self.context.documents[evidence.table].title
+        conditions = " and ".join(f"the {_humane(c)} is {v}" for c, v in evidence.named().items())
+        if evidence.referred:
+            where = f", where {conditions}" if conditions else ""
+            return f'In "{title}", what is the {_humane(evidence.column)} of {planned.proxy}{where}?'
+        return f'In "{title}", what is the {_humane(evidence.column)} where {conditions}?'
 
     def _evidence_text(self, evidence: Evidence) -> str:
         if isinstance(evidence, TableEvidence):
@@ -426,6 +490,15 @@ class ConversationWriter:
     @staticmethod
     def _expected(draft: _Draft) -> str:
         return draft.exact or draft.turn.answer
+
+
+_QUESTION_OPENERS = frozenset("what which who whom whose when where why how in is are was were do does did can could has have had".split())
+
+
+def _lower_first_word(question: str) -> str:
+    """'What is…' -> 'what is…' inside a longer question; a name opening the question keeps its capital."""
+    first, _, rest = question.partition(" ")
+    return f"{first.lower()} {rest}" if first.lower() in _QUESTION_OPENERS else question
 
 
 def _row_score(row: Sequence[str], question: str) -> int:
