@@ -3,6 +3,7 @@ and turn-level repair (scripted LM, no model)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from bddgen.implement.evidence import TableEvidence, table_candidates, unique_fi
 from bddgen.implement.grounding import DocumentTexts, answer_facts, missing_facts
 from bddgen.implement.normalise import content_words
 from bddgen.implement.plan import PlannedTurn, TurnPlan
-from bddgen.implement.scripted import answer_from_documents, faithful_replies, write_turn
+from bddgen.implement.scripted import answer_from_documents, faithful_replies, section, write_turn
 from bddgen.implement.tables import matching_rows
 from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, WRITE_TURN
 from bddgen.implement.turns import ConversationWriter, WriterContext, WrittenConversation
@@ -305,3 +306,33 @@ def test_a_sentence_opening_with_a_reference_is_asked_about_after_self_contained
     )
     order = [e.sentence for e in sentence_candidates(cup, set(), RegexRecognizer())]
     assert order == [1, 0]
+
+
+def test_code_chooses_the_fact_a_text_turn_asks_for_leaving_out_its_title_and_the_referred_entity() -> None:
+    from bddgen.implement.evidence import answer_spans
+
+    sentence = "Redmarsh Rovers have won the Crown Shield nine times, most recently in 2019 against Harbour City FC."
+    spans = answer_spans(sentence, "Crown Shield", RegexRecognizer())
+    assert spans[0] == "Redmarsh Rovers" and "Crown Shield" not in spans and "2019" in spans
+    assert answer_spans(sentence, "Crown Shield", RegexRecognizer(), skip="Redmarsh Rovers")[0] == "Harbour City FC"
+
+
+def test_a_text_turn_keeps_the_fact_code_chose_when_the_lm_answer_adds_what_its_sentence_lacks() -> None:
+    def embellished(request: LMRequest) -> Any:
+        reply = write_turn(request)
+        return {**reply, "answer": "Rasmus Kaldor, the greatest striker of his generation."} if "Varen Cup Final" in reply["question"] else reply
+
+    result, _ = _write({"write_turn": embellished})
+    text = result.records[1]
+    assert text.outcome == "kept" and text.evidence is not None and text.evidence.kind == "sentence"
+    assert text.answer == text.value == text.evidence.answer and text.value in text.evidence.text
+
+
+def test_a_text_question_that_contains_its_own_answer_is_rewritten() -> None:
+    def giveaway(request: LMRequest) -> Any:
+        reply = write_turn(request)
+        span = re.search(r'answers with "([^"]+)"', section(request, "What To Ask"))
+        return {**reply, "question": f"Did {span.group(1)} feature in it?"} if span else reply
+
+    result, _ = _write({"write_turn": _then_faithful([write_turn, giveaway], write_turn)})
+    assert result.records[1].outcome == "kept" and "gives away its answer" in result.records[1].rewrites[0]

@@ -8,12 +8,13 @@ turn that cannot be written about one piece of evidence moves on to the next.
 
 from __future__ import annotations
 
+import re
 from typing import Iterator, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.implement.context import sentences
-from bddgen.implement.grounding import answer_facts
+from bddgen.implement.grounding import answer_facts, mentions
 from bddgen.implement.normalise import content_words, normalise
 from bddgen.implement.tables import TableQuery, evaluate_table_query, matching_rows
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
@@ -56,6 +57,7 @@ class SentenceEvidence(BaseModel):
     document: str
     sentence: int = Field(ge=0, description="Index of the sentence in the document's passage (0-based).")
     text: str
+    answer: str = Field(default="", description="The fact of the sentence (a name or a number) the question asks for, chosen by code.")
 
 
 def unique_filter(table: TableDocument, row: int, exclude: Sequence[str], start: dict[str, str] | None = None) -> dict[str, str] | None:
@@ -162,12 +164,26 @@ def _leans_on_context(sentence: str) -> bool:
     return bool(first) and first[0] in _CONTEXT_WORDS
 
 
+def answer_spans(sentence: str, title: str, recognizer: EntityRecognizer, *, skip: str = "") -> list[str]:
+    """The facts of `sentence` a question can ask for, best first: named entities, then number tokens
+    as the sentence writes them, leaving out what the document's title or `skip` (the entity a FILLER
+    refers back to) already says."""
+    facts = answer_facts(sentence, recognizer)
+    named = normalise(f"{title} {skip}")
+    entities = [e for e in facts.entities if f" {normalise(e)} " not in f" {named} " and not (skip and mentions(e, skip))]
+    written = [m.group(0).strip(",.;:") for m in re.finditer(r"\S*\d\S*", sentence)]
+    numbers = [w for w in dict.fromkeys(written) if w and not mentions(title, w)]
+    return entities + numbers
+
+
 def sentence_candidates(
-    doc: TextDocument | PolicyDocument, focus: set[str], recognizer: EntityRecognizer, *, must: str = "", avoid: Sequence[int] = ()
+    doc: TextDocument | PolicyDocument, focus: set[str], recognizer: EntityRecognizer, *, must: str = "", answer_is_must: bool = False,
+    avoid: Sequence[int] = (),
 ) -> Iterator[SentenceEvidence]:
-    """Sentences to ask about, best first: ones naming `must` (when given) that state a checkable fact
-    (a named entity or a number), self-contained ones before those opening with a reference, most words
-    shared with the spec first."""
+    """Sentences to ask about, best first, each with the fact its question asks for: ones naming `must`
+    (when given) that state a checkable fact (a named entity or a number), self-contained ones before
+    those opening with a reference, most words shared with the spec first. The fact is `must` itself
+    when `answer_is_must` (a PRE-FILLER names the bridging entity), else the sentence's best other fact."""
     parts = sentences(doc.passage)
     low, high = SENTENCE_WORDS
     usable = [
@@ -176,5 +192,6 @@ def sentence_candidates(
     ]
     ranked = sorted(usable, key=lambda n: (_leans_on_context(parts[n]), -len(content_words(parts[n]) & focus), n))
     for n in ranked:
-        if answer_facts(parts[n], recognizer):
-            yield SentenceEvidence(document=doc.id, sentence=n, text=parts[n])
+        spans = [must] if answer_is_must else answer_spans(parts[n], doc.title, recognizer, skip=must)
+        if spans:
+            yield SentenceEvidence(document=doc.id, sentence=n, text=parts[n], answer=spans[0])

@@ -57,7 +57,7 @@ class TurnProvenance(BaseModel):
     question: str = ""
     answer: str = ""
     evidence: Evidence | None = None
-    value: str = Field(default="", description="The reference value computed by code (table turns).")
+    value: str = Field(default="", description="What code chose as the answer: the computed cell (table turns), the fact of the sentence (text turns).")
     checks: list[TurnCheck] = Field(default_factory=list, description="Checks of the final version (all passed when kept).")
     attempts: int = Field(default=0, ge=0, description="LM calls that wrote this turn, over every piece of evidence tried.")
     rewrites: list[str] = Field(default_factory=list, description="Why each rewrite was asked for, in order.")

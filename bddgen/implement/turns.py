@@ -264,7 +264,9 @@ class ConversationWriter:
             if isinstance(doc, TableDocument):
                 yield from table_candidates(doc, focus, names=names, about=about, avoid=self.used_cells.get(doc_id, []))
             else:
-                yield from sentence_candidates(doc, focus, self.context.recognizer, must=names or about, avoid=self.used_cells.get(doc_id, []))
+                yield from sentence_candidates(
+                    doc, focus, self.context.recognizer, must=names or about, answer_is_must=bool(names), avoid=self.used_cells.get(doc_id, [])
+                )
 
     def _entity(self, planned: PlannedTurn) -> str:
         """What the UNANSWERABLE turn asks about: the plan's bridging entity, else a name the conversation
@@ -325,12 +327,11 @@ class ConversationWriter:
             return (f'Ask for the {_humane(evidence.column)} in "{title}" where {_conditions(evidence.filter)}; the question names '
                     f'{", ".join(repr(v) for v in evidence.filter.values())}. The answer is "{evidence.value}".{plainly}')
         title = self.context.documents[evidence.document].title
-        if kind is QueryType.PRE_FILLER:
-            return f'Ask a question about "{title}" that this sentence answers with "{planned.bridge}"; the answer names "{planned.bridge}", the question does not.'
+        span = evidence.answer
         if kind is QueryType.FILLER:
-            return (f'The previous answer named "{planned.bridge}". Ask a question about it that this sentence answers, '
-                    f'without writing "{planned.bridge}": say "{planned.proxy}".')
-        return f'Ask a question about "{title}" that this sentence answers, naming what it is about.'
+            return (f'The previous answer named "{planned.bridge}". Ask a question about it that this sentence answers with "{span}", '
+                    f'without writing "{planned.bridge}": say "{planned.proxy}". The answer names "{span}", the question does not.')
+        return f'Ask a question about "{title}" that this sentence answers with "{span}"; the answer names "{span}", the question does not.'
 
     def _plain_question(self, planned: PlannedTurn, evidence: TableEvidence) -> str:
         """The table turn's question worded by code: it names every filter value (or refers back through
@@ -402,28 +403,29 @@ class ConversationWriter:
         return _Draft(turn=turn, checks=checks, problems=problems, facts=answer_facts(reference, self.context.recognizer), exact=exact.value)
 
     def _check_sentence(self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence, question: str, answer: str) -> _Draft:
+        span = evidence.answer
         checks: list[TurnCheck] = []
-        problems = self._record(checks, "well-formed", well_formed("question", question) + well_formed("answer", answer))
+        problems = self._record(checks, "well-formed", well_formed("question", question))
         problems += self._record(checks, "question", question_problems(question, evidence.text))
-        facts, grounding = grounding_problems(answer, evidence.text, self.context.recognizer)
-        unsupported = unsupported_words(answer, evidence.text, question)
-        if unsupported:
-            grounding.append(f"the evidence does not say {', '.join(unsupported)}; answer only with its words")
-        if kind is QueryType.PRE_FILLER and not mentions(answer, planned.bridge):
-            grounding.append(f'the answer must name "{planned.bridge}"')
-        problems += self._record(checks, "grounding", grounding, f"in sentence {evidence.sentence} of {evidence.document}: {', '.join(facts.all())}")
+        # the reference answer is the fact code chose, in the LM's words only when they state it and nothing the sentence lacks
+        _, grounding = grounding_problems(answer, evidence.text, self.context.recognizer)
+        fluent = (mentions(answer, span) and not grounding and not unsupported_words(answer, evidence.text, question)
+                  and not well_formed("answer", answer))
+        reference = answer if fluent else span
+        facts = answer_facts(span, self.context.recognizer) or Facts(entities=(span,), numbers=())
+        self._record(checks, "grounding", [], f"in sentence {evidence.sentence} of {evidence.document}: {span}")
         named: list[str] = []
         if kind is QueryType.FILLER:
             named += names_problems(question, {}, refers_to=planned.bridge, proxy=planned.proxy)
         else:
-            topic = (content_words(evidence.text) | content_words(self.context.documents[evidence.document].title)) - content_words(" ".join(facts.all()))
+            topic = (content_words(evidence.text) | content_words(self.context.documents[evidence.document].title)) - content_words(span)
             if not content_words(question) & topic:
                 named.append("the question must name what it is about (a name or subject of the evidence)")
-        if facts and all(mentions(question, f) for f in facts.all()):
-            named.append("the question gives away its answer; ask for it instead")
+        if mentions(question, span):
+            named.append(f'the question gives away its answer "{span}"; ask for it instead')
         problems += self._record(checks, "names", named)
-        turn = Turn(question=question, answer=answer, query_type=kind, doc_ids=[evidence.document])
-        return _Draft(turn=turn, checks=checks, problems=problems, facts=facts)
+        turn = Turn(question=question, answer=reference, query_type=kind, doc_ids=[evidence.document])
+        return _Draft(turn=turn, checks=checks, problems=problems, facts=facts, exact=span)
 
     def _check_unanswerable(self, subject: AbsentSubject, question: str) -> _Draft:
         checks: list[TurnCheck] = []
