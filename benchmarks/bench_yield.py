@@ -79,7 +79,7 @@ def measure(project: Path, code: Path, n: int, turns: int) -> dict[str, Any]:
     specs = sorted((project / "features").rglob("*.feature"))
     seconds = bddgen(["implement", "--n", str(n), "--turns", str(turns)], project, code)
     figures: dict[str, Any] = {"specs": len(specs), "attempted": len(specs) * n, "written": 0, "turns": 0, "table_turns": 0,
-                               "table_turns_exact": 0, "roundtrip_agree": 0, "roundtrip_first_try": 0, "repaired": 0}
+                               "table_turns_exact": 0, "answerable": 0, "roundtrip_agree": 0, "roundtrip_first_try": 0, "repaired": 0, "worded_by_code": 0}
     drops: Counter[str] = Counter()
     for spec in specs:
         text = spec.read_text(encoding="utf-8")
@@ -97,8 +97,11 @@ def measure(project: Path, code: Path, n: int, turns: int) -> dict[str, Any]:
                 table = (turn.get("evidence") or {}).get("kind") == "table"
                 figures["table_turns"] += table
                 figures["table_turns_exact"] += table and checks.get("exact", False)
+                answerable = turn.get("query_type") != "UNANSWERABLE"  # absence is proven by retrieval, not by a round trip
+                figures["answerable"] += answerable
                 figures["roundtrip_agree"] += checks.get("roundtrip", False)
-                figures["roundtrip_first_try"] += turn.get("roundtrip_first_try", False)
+                figures["worded_by_code"] += turn.get("worded_by") == "code"
+                figures["roundtrip_first_try"] += answerable and turn.get("roundtrip_first_try", False)
                 figures["repaired"] += bool(turn.get("rewrites")) or turn.get("evidence_tried", 1) > 1
     if not any((s.with_name(s.stem + ".provenance.json")).is_file() for s in specs):
         figures["table_turns_exact"] = None
@@ -106,8 +109,8 @@ def measure(project: Path, code: Path, n: int, turns: int) -> dict[str, Any]:
     written, kept = figures["written"], figures["turns"]
     figures.update(
         seconds=round(seconds, 1), tokens=tokens, drops=dict(drops.most_common()),
-        roundtrip_agree=round(figures["roundtrip_agree"] / kept, 3) if kept else 0.0,
-        roundtrip_first_try=round(figures["roundtrip_first_try"] / kept, 3) if kept else 0.0,
+        roundtrip_agree=round(figures["roundtrip_agree"] / figures["answerable"], 3) if figures["answerable"] else 0.0,
+        roundtrip_first_try=round(figures["roundtrip_first_try"] / figures["answerable"], 3) if figures["answerable"] else 0.0,
         seconds_per_written=round(seconds / written, 1) if written else None,
         tokens_per_written=round(tokens / written) if written else None,
         tokens_per_turn=round(tokens / kept) if kept else None,
@@ -122,7 +125,8 @@ def baseline_tree(ref: str, folder: Path) -> Path:
 
 
 def print_table(results: dict[str, dict[str, Any]], baseline: dict[str, dict[str, Any]]) -> None:
-    rows = ["attempted", "written", "turns", "table_turns", "table_turns_exact", "roundtrip_agree", "roundtrip_first_try", "repaired",
+    rows = ["attempted", "written", "turns", "answerable", "table_turns", "table_turns_exact", "roundtrip_agree", "roundtrip_first_try",
+            "repaired", "worded_by_code",
             "seconds", "seconds_per_written", "tokens", "tokens_per_written", "tokens_per_turn"]
     columns = [(name, results[name]) for name in results] + [(f"{name} (baseline)", baseline[name]) for name in baseline]
     print(f"{'':22}" + "".join(f"{label:>22}" for label, _ in columns))
@@ -168,8 +172,8 @@ def main() -> None:
         if options.keep is None:
             shutil.rmtree(folder, ignore_errors=True)
     if options.json:
-        keys = ("attempted", "written", "turns", "table_turns", "table_turns_exact", "roundtrip_agree", "roundtrip_first_try",
-                "seconds_per_written", "tokens_per_written", "tokens_per_turn", "drops")
+        keys = ("attempted", "written", "turns", "answerable", "table_turns", "table_turns_exact", "roundtrip_agree", "roundtrip_first_try",
+                "worded_by_code", "seconds_per_written", "tokens_per_written", "tokens_per_turn", "drops")
         output: dict[str, Any] = {corpus: {k: figures[k] for k in keys} for corpus, figures in results.items()}
         for corpus, figures in baseline.items():
             output[f"{corpus} (baseline {options.baseline_ref})"] = {k: figures[k] for k in keys}
