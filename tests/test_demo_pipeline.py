@@ -51,7 +51,7 @@ class FakeModels:
                 **faithful_replies(),
                 "rag-answer": self.rag_answer,
                 "react-rag-step": self.react_step,
-                "self-rag-retrieve": {"reason": "The conversation does not state it.", "retrieve": True},
+                "self-rag-retrieve": {"quote": ""},
                 "self-rag-relevance": self.relevance,
                 "self-rag-support": {"reason": "Every figure is in the context.", "support": "fully"},
                 "judge-turn": self.judge_turn,

@@ -61,7 +61,7 @@ def _steps(reply: AssistantReply) -> list[tuple[str, str]]:
 def test_it_skips_retrieval_when_the_conversation_holds_the_answer(tmp_path: Path) -> None:
     backend = ScriptedLM(
         by_task={
-            "self-rag-retrieve": {"reason": "The earlier answer gave the weight.", "retrieve": False},
+            "self-rag-retrieve": {"quote": "when it weighs no more than 8 kg"},
             "self-rag-direct": {"answer": "No more than 8 kg.", "found": True},
             "self-rag-support": FULLY,
         }
@@ -71,7 +71,7 @@ def test_it_skips_retrieval_when_the_conversation_holds_the_answer(tmp_path: Pat
     assert backend.tasks_seen() == ["self-rag-retrieve", "self-rag-direct", "self-rag-support"]
     assert reply.contexts == []  # nothing was retrieved
     assert _steps(reply) == [("retrieve", "skip"), ("answer", "No more than 8 kg."), ("support", "fully")]
-    assert reply.tool_calls[0].arguments["reason"] == "The earlier answer gave the weight."
+    assert reply.tool_calls[0].arguments["quote"] == "when it weighs no more than 8 kg"
     # The support of an answer without retrieval is graded against the conversation it came from.
     assert "8 kg" in _section(backend.requests[-1], "Context")
 
@@ -79,7 +79,7 @@ def test_it_skips_retrieval_when_the_conversation_holds_the_answer(tmp_path: Pat
 def test_an_unsupported_answer_without_retrieval_falls_back_to_retrieval(tmp_path: Path) -> None:
     backend = ScriptedLM(
         by_task={
-            "self-rag-retrieve": {"reason": "Answered before.", "retrieve": False},
+            "self-rag-retrieve": {"quote": "Yes, when it weighs"},
             "self-rag-direct": {"answer": "It costs 40 EUR.", "found": True},
             "self-rag-support": [PARTLY, FULLY],
             "self-rag-relevance": _relevant_when("pet fee"),
@@ -90,6 +90,26 @@ def test_an_unsupported_answer_without_retrieval_falls_back_to_retrieval(tmp_pat
     assert reply.answer == "55 EUR per flight."
     assert reply.contexts == ["policies/pets#1"]
     assert [step for step, _ in _steps(reply)] == ["retrieve", "answer", "support", "relevance", "relevance", "answer", "support"]
+
+
+@pytest.mark.parametrize(
+    "quote, why",
+    [("", "no earlier answer answers it"), ("It weighs 12 kg", "the quoted words are not in an earlier answer"),
+     ("Can my cat fly in the cabin", "the quoted words are not in an earlier answer")],  # the user's own words answer nothing
+)
+def test_it_retrieves_unless_the_quoted_answer_is_in_an_earlier_answer(tmp_path: Path, quote: str, why: str) -> None:
+    backend = ScriptedLM(
+        by_task={
+            "self-rag-retrieve": {"quote": quote},
+            "self-rag-relevance": _relevant_when("pet fee"),
+            "rag-answer": {"answer": "55 EUR per flight.", "found": True},
+            "self-rag-support": FULLY,
+        }
+    )
+    reply = _assistant(backend, tmp_path, top_k=2).respond(HISTORY + [Message("user", "What is the pet fee?")])
+    assert "self-rag-direct" not in backend.tasks_seen()
+    assert _steps(reply)[0] == ("retrieve", "retrieve") and reply.tool_calls[0].arguments["reason"] == why
+    assert reply.answer == "55 EUR per flight."
 
 
 def test_the_first_question_retrieves_without_asking(tmp_path: Path) -> None:
@@ -105,7 +125,7 @@ def test_the_first_question_retrieves_without_asking(tmp_path: Path) -> None:
 def test_irrelevant_passages_are_dropped_from_the_answer_and_its_contexts(tmp_path: Path) -> None:
     backend = ScriptedLM(
         by_task={
-            "self-rag-retrieve": {"reason": "A new question.", "retrieve": True},
+            "self-rag-retrieve": {"quote": ""},
             "self-rag-relevance": _relevant_when("change_fee_eur"),
             "rag-answer": {"answer": "70 EUR.", "found": True},
             "self-rag-support": FULLY,
@@ -124,7 +144,7 @@ def test_irrelevant_passages_are_dropped_from_the_answer_and_its_contexts(tmp_pa
 def test_it_retries_with_the_next_passages_then_abstains_when_no_answer_is_supported(tmp_path: Path) -> None:
     backend = ScriptedLM(
         by_task={
-            "self-rag-retrieve": {"reason": "A new question.", "retrieve": True},
+            "self-rag-retrieve": {"quote": ""},
             "self-rag-relevance": {"reason": "Close enough.", "relevant": True},
             "rag-answer": {"answer": "About 60 EUR.", "found": True},
             "self-rag-support": PARTLY,
@@ -145,7 +165,7 @@ def test_it_retries_with_the_next_passages_then_abstains_when_no_answer_is_suppo
 def test_a_retry_that_gets_a_supported_answer_is_the_reply(tmp_path: Path) -> None:
     backend = ScriptedLM(
         by_task={
-            "self-rag-retrieve": {"reason": "A new question.", "retrieve": True},
+            "self-rag-retrieve": {"quote": ""},
             "self-rag-relevance": {"reason": "Close enough.", "relevant": True},
             "rag-answer": [{"answer": "About 60 EUR.", "found": True}, {"answer": "55 EUR.", "found": True}],
             "self-rag-support": [PARTLY, FULLY],
@@ -176,7 +196,7 @@ def test_every_prompt_keeps_its_passages_within_the_context_budget(tmp_path: Pat
     corpus = Corpus(system=SystemDescription(name="Airline", purpose="Answer passengers."), documents=[_long_policy(n) for n in range(4)])
     backend = ScriptedLM(
         by_task={
-            "self-rag-retrieve": {"reason": "A new question.", "retrieve": True},
+            "self-rag-retrieve": {"quote": ""},
             "self-rag-relevance": {"reason": "On the subject.", "relevant": True},
             "rag-answer": {"answer": "At the gate.", "found": True},
             "self-rag-support": [PARTLY, PARTLY],

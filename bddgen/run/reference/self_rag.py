@@ -17,7 +17,7 @@ from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
-from bddgen.run.messages import NO_HISTORY, last_user_message, render_history
+from bddgen.run.messages import last_user_message, render_history
 from bddgen.run.reference.budget import cut_to_tokens, fit_to_budget
 from bddgen.run.reference.chunks import Chunk, ChunkIndex
 from bddgen.run.reference.dense_rag import retrieval_query
@@ -30,6 +30,7 @@ from bddgen.run.reference.tasks import (
     SELF_RAG_SUPPORT,
     RagAnswer,
 )
+from bddgen.text import words
 
 STAGE = "run"
 SUPPORTED = "fully"  # the only support grade an answer is given with; anything less is retried, then abstained
@@ -45,10 +46,17 @@ class _Reflections:
         self.calls.append(ToolCall(name=f"self-rag:{step}", arguments=dict(arguments), result=result))
 
 
+def _holds(text: str, quote: str) -> bool:
+    """Whether the quote's words occur, in order and together, in `text` (case and punctuation aside)."""
+    wanted = words(quote)
+    return bool(wanted) and f" {' '.join(wanted)} " in f" {' '.join(words(text))} "
+
+
 class SelfRagAssistant:
     """Answers a question in up to `max_attempts` retrieval rounds after an optional answer without retrieval.
 
-    1. *retrieve?* — the LM decides whether the conversation already holds the answer. If it does, it
+    1. *retrieve?* — on a follow-up the LM quotes the words of an earlier answer that answer the question;
+       when it quotes none, or words no earlier answer holds, it retrieves. Otherwise it
        answers from the conversation and grades that answer's support by the conversation; an answer
        that is not fully supported falls through to retrieval.
     2. Each round takes the next `top_k` chunks of the ranking, has the LM grade each for relevance
@@ -88,7 +96,7 @@ class SelfRagAssistant:
     def _respond(self, question: str, history: list[Message]) -> AssistantReply:
         conversation = render_history(history)
         trace = _Reflections()
-        if not self._retrieve(conversation, question, trace):
+        if not self._retrieve(history, question, trace):
             direct = self.lm.run(SELF_RAG_DIRECT, stage=STAGE, conversation=conversation, question=question)
             answer = self._graded(direct, conversation, question, trace, attempt=0, passages=[])
             if answer is not None:
@@ -115,14 +123,23 @@ class SelfRagAssistant:
         trace.add("abstain", f"no supported answer after {rounds} retrieval round(s)", relevant=[chunk.id for chunk in relevant])
         return AssistantReply(answer=CANNOT_ANSWER_REPLY, tool_calls=trace.calls)
 
-    def _retrieve(self, conversation: str, question: str, trace: _Reflections) -> bool:
-        """The LM's decision to retrieve; a first question has nothing else to be answered from, so it is not asked."""
-        if conversation == NO_HISTORY:
-            trace.add("retrieve", "retrieve", reason="first question: no earlier conversation to answer from")
+    def _retrieve(self, history: list[Message], question: str, trace: _Reflections) -> bool:
+        """Retrieve unless the LM quotes an earlier answer that answers `question` (code checks the quote is
+        one); a first question has nothing else to be answered from, so it is not asked."""
+        answers = [m.content for m in history if m.role == "assistant"]
+        if not answers:
+            trace.add("retrieve", "retrieve", reason="first question: no earlier answer to answer from")
             return True
-        decision = self.lm.run(SELF_RAG_RETRIEVE, stage=STAGE, conversation=conversation, question=question)
-        trace.add("retrieve", "retrieve" if decision.retrieve else "skip", reason=decision.reason)
-        return decision.retrieve
+        conversation = render_history(history)
+        quote = self.lm.run(SELF_RAG_RETRIEVE, stage=STAGE, conversation=conversation, question=question).quote.strip()
+        if not quote:
+            trace.add("retrieve", "retrieve", reason="no earlier answer answers it")
+            return True
+        if not any(_holds(answer, quote) for answer in answers):
+            trace.add("retrieve", "retrieve", reason="the quoted words are not in an earlier answer", quote=quote)
+            return True
+        trace.add("retrieve", "skip", reason="an earlier answer answers it", quote=quote)
+        return False
 
     def _relevant(self, chunk: Chunk, earlier: str, question: str, trace: _Reflections, attempt: int) -> bool:
         passage = cut_to_tokens(chunk.text, self.context_tokens, self.lm.count_tokens)

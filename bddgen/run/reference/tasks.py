@@ -64,10 +64,12 @@ REFLECTION_TOKENS = 128
 
 
 class RetrievalDecision(BaseModel):
-    """Self-RAG's first reflection: does this message need the documents?"""
+    """Self-RAG's first reflection, asked so that code can check it: the words of the conversation that
+    already answer the latest message (it retrieves when there are none, or they are not in the conversation)."""
 
-    reason: str = Field(description="One short sentence.")
-    retrieve: bool = Field(description="true unless the conversation so far already holds the whole answer")
+    quote: str = Field(
+        description="The words of an earlier message that answer the latest message, copied exactly; empty when no earlier message answers it."
+    )
 
 
 class RelevanceGrade(BaseModel):
@@ -89,11 +91,10 @@ class SupportGrade(BaseModel):
 SELF_RAG_RETRIEVE = PromptTask(
     name="self-rag-retrieve",
     instruction=(
-        "You are the customer assistant described by the documents. Decide whether you must look up the documents "
-        "to answer the user's latest message. Set retrieve to false only when the earlier conversation already "
-        "states the whole answer (a greeting, thanks, or a question about something an earlier answer said). "
-        "Any question about facts, names, figures, dates, prices or rules that the conversation does not state "
-        "needs retrieval."
+        "You are the customer assistant described by the documents. Before you look anything up, check whether "
+        "an earlier message of the conversation already answers the user's latest message. If one does, copy "
+        "the words that answer it exactly as quote. If none does (the latest message asks for a fact, name, "
+        "figure, date, price or rule that no earlier message gives), leave quote empty."
     ),
     output=RetrievalDecision,
     max_tokens=REFLECTION_TOKENS,
