@@ -198,14 +198,14 @@ class RunSettings(_Section):
 class AssistantSettings(_Section):
     """An assistant under test (see README: pointing bddgen at your assistant)."""
 
-    kind: Literal["openai", "http", "python", "dense-rag", "react-rag", "fake"] = Field(
+    kind: Literal["openai", "http", "python", "dense-rag", "react-rag", "self-rag", "fake"] = Field(
         description="How bddgen talks to it: openai (chat completions), http (any JSON API), python (a function), "
-        "dense-rag or react-rag (the built-in reference assistants), fake (scripted replies)."
+        "dense-rag, react-rag or self-rag (the built-in reference assistants), fake (scripted replies)."
     )
     base_url: str = Field(default="", description="OpenAI-compatible: endpoint of the assistant.")
     model: str = Field(
         default="",
-        description="OpenAI-compatible: model name to send. dense-rag/react-rag: the model they run on instead of "
+        description="OpenAI-compatible: model name to send. dense-rag/react-rag/self-rag: the model they run on instead of "
         "[lm] model (same backend), to compare assistant variants.",
     )
     api_key_env: EnvVarName = Field(default="", description="Environment variable holding its API key.")
@@ -215,10 +215,14 @@ class AssistantSettings(_Section):
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers; ${VAR} is read from the environment.")
     callable: str = Field(default="", description="Python: module:function(messages).")
     max_steps: int = Field(default=4, ge=1, description="react-rag: tool steps before it must answer.")
+    max_attempts: int = Field(
+        default=2, ge=1,
+        description="self-rag: retrieval rounds (each grades the next top_k passages) before it abstains when no answer is fully supported.",
+    )
     context_tokens: int = Field(
         default=REFERENCE_CONTEXT_TOKENS,
         ge=100,
-        description="dense-rag/react-rag: most tokens of retrieved context in one prompt, counted with the model's "
+        description="dense-rag/react-rag/self-rag: most tokens of retrieved context in one prompt, counted with the model's "
         "tokenizer (on backends without one, an estimate: a token per digit and per 3 other characters); smaller answers faster.",
     )
     script: str = Field(default="", description="fake: YAML/JSON reply script, relative to the project root.")

@@ -1,6 +1,6 @@
 """`bddgen demo`: the whole pipeline, offline, on a shipped corpus, sized to finish in minutes on 2 cores.
 
-init → ingest → generate → select → implement → run (both reference assistants) → report with
+init → ingest → generate → select → implement → run (the three reference assistants) → report with
 comparison. Every stage resumes: a second demo in the same folder reuses the candidates, the
 features, the finished conversations of each run and the LM cache.
 """
@@ -35,7 +35,7 @@ from bddgen.templates.settings_toml import toml_value
 DEMO_CORPUS = "sports"
 DEMO_MODEL = "qwen2.5-coder-1.5b"
 DEMO_ASSISTANT_MODEL = "qwen2.5-coder-0.5b"
-REFERENCE_ASSISTANTS = ("dense-rag", "react-rag")
+REFERENCE_ASSISTANTS = ("dense-rag", "react-rag", "self-rag")
 REPORT_FOLDER = Path("reports") / "demo"
 EXAMPLES_FOLDER = "examples"
 STEPS = 7
@@ -59,10 +59,11 @@ class DemoSizes(BaseModel):
         "decodes, so only a reply cut off at its token cap fails, and a second try is usually cut off too.",
     )
     react_steps: int = Field(default=2, ge=1, description="Tool steps react-rag may take per question.")
+    self_rag_attempts: int = Field(default=2, ge=1, description="Retrieval rounds self-rag may take per question before it abstains.")
     model: str = Field(default=DEMO_MODEL, description="bddgen's own embedded chat model: it writes specs and conversations and judges.")
     assistant_model: str = Field(
         default=DEMO_ASSISTANT_MODEL,
-        description="The embedded chat model both reference assistants run on: the system under test, judged by another model.",
+        description="The embedded chat model the reference assistants run on: the systems under test, judged by another model.",
     )
     minutes: int = Field(default=15, description="The time budget these sizes were chosen for, on 2 CPU cores.")
 
@@ -77,12 +78,13 @@ class DemoSizes(BaseModel):
         }
 
     def assistants_toml(self) -> str:
-        """The [assistants] tables the demo adds: both reference assistants on the assistant model,
-        react-rag with the demo's step limit."""
+        """The [assistants] tables the demo adds: the reference assistants on the assistant model,
+        react-rag with the demo's step limit and self-rag with its retrieval rounds."""
         model = toml_value(self.assistant_model)
         return (
             f'\n[assistants.dense-rag]\nkind = "dense-rag"\nmodel = {model}\n'
             f'\n[assistants.react-rag]\nkind = "react-rag"\nmodel = {model}\nmax_steps = {self.react_steps}\n'
+            f'\n[assistants.self-rag]\nkind = "self-rag"\nmodel = {model}\nmax_attempts = {self.self_rag_attempts}\n'
         )
 
     def describe(self) -> str:
@@ -177,7 +179,7 @@ class Demo:
         with self._step(5, f"implement: {self.sizes.n} conversation(s) of {self.sizes.turns} turns per spec") as summary:
             self._implement(models, summary)
         runs: list[Path] = []
-        with self._step(6, f"run: both reference assistants ({', '.join(REFERENCE_ASSISTANTS)}), judged by {models.judge_lm.model_name}") as summary:
+        with self._step(6, f"run: the reference assistants ({', '.join(REFERENCE_ASSISTANTS)}), judged by {models.judge_lm.model_name}") as summary:
             for name in REFERENCE_ASSISTANTS:
                 runs.append(self._run(models, name, summary))
         with self._step(7, "report: compare the assistants") as summary:

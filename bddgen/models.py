@@ -138,6 +138,11 @@ class Corpus(_Strict):
     def by_id(self) -> dict[str, TextDocument | TableDocument | PolicyDocument]:
         return {d.id: d for d in self.documents}
 
+    def digest(self) -> str:
+        """Changes whenever any document changes."""
+        joined = "\n".join(f"{d.id}:{d.hash}" for d in sorted(self.documents, key=lambda d: d.id))
+        return hashlib.sha256(joined.encode()).hexdigest()[:16]
+
     def of_kind(self, kind: DocKind) -> list[TextDocument | TableDocument | PolicyDocument]:
         return [d for d in self.documents if d.kind == kind.value]
 

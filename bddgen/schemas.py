@@ -21,6 +21,7 @@ import bddgen
 from bddgen.agents.manifest import WorkflowManifest
 from bddgen.config import Settings
 from bddgen.corpus.formats import DatabaseSidecar, TableFile, TableSidecar
+from bddgen.implement.linking import LinkingRecord
 from bddgen.implement.provenance import FeatureProvenance
 from bddgen.interop.model import ExportedConversation
 from bddgen.lm.tasks import PromptTask
@@ -47,6 +48,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "report.json": Report,
     "coverage.json": CoverageCertificate,
     "provenance.json": FeatureProvenance,
+    "linking-entities.json": LinkingRecord,
     "export.jsonl": ExportedConversation,
     "agents.yaml": WorkflowManifest,
 }

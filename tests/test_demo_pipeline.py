@@ -1,5 +1,5 @@
 """The demo end to end with fakes (ScriptedLM, HashingEmbedder, RegexRecognizer): every stage,
-both reference assistants, the report, and resuming in the same folder."""
+the three reference assistants, the report, and resuming in the same folder."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from bddgen.config import load_settings
 from bddgen.demo import Demo, DemoSizes, set_setting
 from bddgen.embed.base import HashingEmbedder
 from bddgen.generate.scripted import draft_following_prompt
+from bddgen.implement.linking import linking_path, read_linking
 from bddgen.implement.scripted import faithful_replies
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
@@ -50,6 +51,9 @@ class FakeModels:
                 **faithful_replies(),
                 "rag-answer": self.rag_answer,
                 "react-rag-step": self.react_step,
+                "self-rag-retrieve": {"quote": ""},
+                "self-rag-relevance": self.relevance,
+                "self-rag-support": {"reason": "Every figure is in the context.", "support": "fully"},
                 "judge-turn": self.judge_turn,
                 "judge-conversation": self.judge_conversation,
             }
@@ -66,6 +70,10 @@ class FakeModels:
     def react_step(self, request: LMRequest) -> dict:
         text = _user_text(request)
         return {"thought": "I can answer now.", "action": "answer", "query": "", "answer": f"From the search: {text[-50:]}"}
+
+    def relevance(self, request: LMRequest) -> dict:
+        relevant = bool(_digest(_user_text(request)) % 2)
+        return {"reason": "It names the subject." if relevant else "Another subject.", "relevant": relevant}
 
     def judge_turn(self, request: LMRequest) -> dict:
         score = 5 if _digest(_user_text(request)) % 2 else 2
@@ -98,14 +106,19 @@ def test_demo_runs_every_stage_writes_the_comparison_report_and_resumes(tmp_path
     project = Project.discover(tmp_path / "demo")
     assert (project.settings.generate.m, project.settings.select.k, project.settings.implement.turns) == (4, 3, 5)
     assert project.settings.lm.model == SIZES.model
-    assert [run.label for run in result.report.runs] == ["dense-rag", "react-rag"]
-    assert len(result.report.comparisons) == 1 and result.report.specs
-    assert all(spec.cells.keys() == {"demo-dense-rag", "demo-react-rag"} for spec in result.report.specs)
+    assert [run.label for run in result.report.runs] == ["dense-rag", "react-rag", "self-rag"]
+    assert len(result.report.comparisons) == 2 and result.report.specs
+    assert all(spec.cells.keys() == {"demo-dense-rag", "demo-react-rag", "demo-self-rag"} for spec in result.report.specs)
     assert {r.turn for r in result.report.turns} >= {0, 1, 5}
     assert result.report.coverage is not None and result.report.coverage.group("all documents").covered > 0
+    # The coverage's linking entities are those implement recorded, read back by the report.
+    assert "implement stage's document graph" in result.report.coverage.entity_source
+    recorded = {e.name for e in read_linking(linking_path(project.state_path)).entities}  # type: ignore[union-attr]
+    assert recorded and {i.id for i in result.report.coverage.group("linking entities").items} == recorded
     assert {c.stage for c in result.report.costs} >= {"generate", "implement", "run"}
     html = result.files["html"].read_text()
     assert html.startswith("<!DOCTYPE html>") and "react-rag compared with dense-rag" in html
+    assert "self-rag compared with dense-rag" in html and "self-rag:relevance" in html  # its reflections in the drill-down
     output = quiet_console.export_text()
     for step in ("[1/7] init", "[3/7] generate", "[5/7] implement", "[6/7] run", "[7/7] report"):
         assert step in output
@@ -115,6 +128,7 @@ def test_demo_runs_every_stage_writes_the_comparison_report_and_resumes(tmp_path
     assert [p.name for p in (project.features_path / "examples").glob("*.feature")] == ["league-season.feature"]  # the shortest
     assert [p.name for p in (project.root / "examples").glob("*.feature")] == ["varen-cup-finals.feature"]
     assert project.settings.retrieval.top_k == SIZES.top_k and project.settings.lm.max_retries == SIZES.lm_retries and project.settings.assistants["react-rag"].max_steps == 2
+    assert project.settings.assistants["self-rag"].kind == "self-rag" and project.settings.assistants["self-rag"].max_attempts == SIZES.self_rag_attempts
     # The assistants under test run on their own model; bddgen's model writes the suite and judges.
     assert {a.model for a in project.settings.assistants.values()} == {SIZES.assistant_model} != {SIZES.model}
     for run_dir in result.runs:

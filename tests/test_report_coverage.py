@@ -7,11 +7,14 @@ from pathlib import Path
 import pytest
 
 from bddgen.corpus import load_corpus
+from bddgen.errors import InputError
 from bddgen.features.document import FeatureDocument
 from bddgen.features.writer import render_feature
+from bddgen.implement.entities import EntityCache
+from bddgen.implement.linking import LinkingEntity, LinkingRecord, linking_entities, linking_path, record_linking
 from bddgen.ner.base import RegexRecognizer
 from bddgen.project import Project
-from bddgen.report.coverage import coverage_certificate, linking_entities
+from bddgen.report.coverage import coverage_certificate
 from bddgen.report.suite import suite_coverage
 from bddgen.specs import Conversation, QueryType, Spec, Turn
 
@@ -24,7 +27,8 @@ TEXTS = {
 TABLE = "player,club,goals\nTomas Okafor,Harbour City FC,248\nElias Marwood,Korrin Sporting,221\n"
 
 
-def make_project(root: Path, conversations: list[Conversation]) -> Project:
+def make_project(root: Path, conversations: list[Conversation], *, implemented: bool = True) -> Project:
+    """A project with one spec; `implemented`: with the linking entities `bddgen implement` records."""
     corpus = root / "corpus"
     (corpus / "text").mkdir(parents=True)
     (corpus / "tables").mkdir()
@@ -37,7 +41,10 @@ def make_project(root: Path, conversations: list[Conversation]) -> Project:
     document = FeatureDocument(spec=spec, conversations=conversations)
     (root / "features").mkdir()
     (root / "features" / "club-histories.feature").write_text(render_feature(document))
-    return Project.discover(root)
+    project = Project.discover(root)
+    if implemented:
+        record_linking(load_corpus(project.corpus_path), EntityCache(RegexRecognizer()), linking_path(project.state_path))
+    return project
 
 
 def conversation(cid: str, chain: list[str], extra_docs: list[str]) -> Conversation:
@@ -54,7 +61,7 @@ def conversation(cid: str, chain: list[str], extra_docs: list[str]) -> Conversat
 
 def test_certificate_lists_touched_and_untouched_documents_and_entities(tmp_path: Path) -> None:
     project = make_project(tmp_path, [conversation("c1", ["text/harbour", "text/okafor"], ["tables/scorers"])])
-    certificate = suite_coverage(project, RegexRecognizer())
+    certificate = suite_coverage(project)
     assert (certificate.features, certificate.conversations) == (1, 1)
     documents = certificate.group("all documents")
     assert {i.id for i in documents.touched} == {"text/harbour", "text/okafor", "tables/scorers"}
@@ -104,7 +111,7 @@ def test_linking_entities_skip_weak_bridges(tmp_path: Path) -> None:
 
 def test_empty_suite_touches_nothing(tmp_path: Path) -> None:
     project = make_project(tmp_path, [])
-    certificate = suite_coverage(project, RegexRecognizer())
+    certificate = suite_coverage(project)
     assert certificate.conversations == 0
     assert all(g.covered == 0 for g in certificate.groups)
 
@@ -127,6 +134,62 @@ def test_implement_sidecars_name_the_bridging_entities(tmp_path: Path) -> None:
         conversations=[ConversationProvenance(conversation_id="c1", chain=["text/harbour", "tables/scorers"], hops=[hop], model="m", prompt_hash="h", created="2025")],
     )
     write_provenance(provenance_path(feature), sidecar)
-    certificate = suite_coverage(project, RegexRecognizer())
+    certificate = suite_coverage(project)
     assert [i.id for i in certificate.group("linking entities").touched] == ["Tomas Okafor"]
     assert "implement stage" in certificate.entity_source
+
+
+def _fail(*args: object, **kwargs: object) -> None:
+    raise AssertionError("the report rebuilt the document graph")
+
+
+def test_the_report_reads_the_recorded_entities_and_never_rebuilds_the_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = make_project(tmp_path, [conversation("c1", ["text/harbour", "text/okafor"], ["tables/scorers"])])
+    path = linking_path(project.state_path)
+    record = LinkingRecord.model_validate_json(path.read_text())
+    assert {e.name for e in record.entities} >= {"Tomas Okafor", "Harbour City FC", "Redmarsh Rovers"}
+    # A record that disagrees with the graph: the report must show what was recorded, not what a rebuild finds.
+    edited = record.model_copy(
+        update={"entities": [LinkingEntity(name="Seaview Arena", documents=["text/harbour", "text/okafor"]),
+                             LinkingEntity(name="Crownfield Stadium", documents=["text/lonely", "text/redmarsh"])]}
+    )
+    path.write_text(edited.model_dump_json())
+    for module in ("bddgen.implement.graph", "bddgen.implement.linking"):
+        monkeypatch.setattr(f"{module}.build_document_graph", _fail)
+    monkeypatch.setattr(EntityCache, "entities", _fail)
+    monkeypatch.setattr(RegexRecognizer, "extract_many", _fail)
+    certificate = suite_coverage(project)
+    entities = certificate.group("linking entities")
+    assert [i.id for i in entities.touched] == ["Seaview Arena"] and [i.id for i in entities.untouched] == ["Crownfield Stadium"]
+    assert "implement stage's document graph (regex recogniser)" in certificate.entity_source
+
+
+def test_a_project_implemented_without_the_record_says_so_and_how_to_fix_it(tmp_path: Path) -> None:
+    project = make_project(tmp_path, [conversation("c1", ["text/harbour", "text/okafor"], [])], implemented=False)
+    certificate = suite_coverage(project)
+    assert "linking entities" not in {g.name for g in certificate.groups}
+    assert certificate.group("all documents").covered == 2  # documents are still certified
+    assert "older bddgen version" in certificate.entity_source and "run `bddgen implement`" in certificate.entity_source
+    assert ".bddgen/implement/linking-entities.json" in certificate.entity_source
+
+
+def test_a_record_of_an_earlier_corpus_is_flagged_and_a_damaged_one_names_the_file(tmp_path: Path) -> None:
+    project = make_project(tmp_path, [conversation("c1", ["text/harbour", "text/okafor"], [])])
+    assert "corpus last changed" not in suite_coverage(project).entity_source
+    (project.corpus_path / "text" / "lonely.md").write_text("# Weather in Veloria\n\nsnow falls in the south.\n")
+    assert "corpus last changed" in suite_coverage(project).entity_source
+    linking_path(project.state_path).write_text('{"entities": 3}')
+    with pytest.raises(InputError, match="linking-entities.json.*bddgen implement"):
+        suite_coverage(project)
+
+
+def test_the_coverage_stage_builds_no_entity_recogniser(tmp_path: Path) -> None:
+    from bddgen.pipeline import ModelBuilders, Models, stages
+
+    project = make_project(tmp_path, [conversation("c1", ["text/harbour", "text/okafor"], ["tables/scorers"])])
+
+    def no_recogniser(*args: object) -> RegexRecognizer:
+        raise AssertionError("the report built an entity recogniser")
+
+    certificate = stages.coverage(Models(project, ModelBuilders(recognizer=no_recogniser)))
+    assert certificate is not None and "Tomas Okafor" in {i.id for i in certificate.group("linking entities").touched}

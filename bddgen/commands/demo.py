@@ -24,9 +24,9 @@ DEFAULT_SIZES = DemoSizes()
 @click.option("--model", default=DEFAULT_SIZES.model, show_default=True,
               help="bddgen's embedded model (writes specs and conversations, judges): qwen2.5-coder-1.5b or qwen2.5-coder-0.5b.")
 @click.option("--assistant-model", default=DEFAULT_SIZES.assistant_model, show_default=True,
-              help="The embedded model both reference assistants run on.")
+              help="The embedded model the reference assistants run on.")
 def demo(out: Path, corpus: str, m: int, k: int, n: int, turns: int, model: str, assistant_model: str) -> None:
-    """Run generate → select → implement → run (dense-rag and react-rag) → report on a shipped
+    """Run generate → select → implement → run (dense-rag, react-rag and self-rag) → report on a shipped
     corpus, offline with the embedded models, and print where the HTML report is.
 
     The default sizes finish within 15 minutes on 2 CPU cores. Running it again in the same

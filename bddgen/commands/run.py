@@ -25,7 +25,7 @@ EXIT_INTERRUPTED = 130
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--assistant", "-a", help="An [assistants.<name>] entry or a built-in (dense-rag, react-rag, fake). Default: [run] assistant.")
+@click.option("--assistant", "-a", help="An [assistants.<name>] entry or a built-in (dense-rag, react-rag, self-rag, fake). Default: [run] assistant.")
 @click.option("--tags", "-t", multiple=True, help="behave tag expression, e.g. 'not @locked' (repeat to AND them).")
 @click.option("--limit", type=click.IntRange(min=1), help="Run only the first N conversations.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Conversations run at once (threads). Default: [run] jobs (1).")

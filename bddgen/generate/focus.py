@@ -111,7 +111,7 @@ class MaterialChooser:
         self.texts = sorted(corpus.texts, key=lambda d: d.id)
         self.policies = sorted(corpus.policies, key=lambda d: d.id)
         self.tables = sorted((t for t in corpus.tables if len(t.rows) >= 2), key=lambda d: d.id)
-        self.named_tables = [t for t in self.tables if _name_column(t) is not None]
+        self.named_tables = [(t, column) for t in self.tables if (column := _name_column(t)) is not None]
         self.off_limits = list(off_limits)
         # Names written in words ("Harbour City FC", not a booking reference) make sense in any request.
         self.names = [name for name in names if any(ch.islower() for ch in name)] or names
@@ -137,12 +137,12 @@ class MaterialChooser:
         if kind is FocusKind.POLICY:
             return self._policy(rng.choice(self.policies))
         if kind is FocusKind.COMPARISON:
-            return self._comparison(rng.choice(self.named_tables), rng)
+            return self._comparison(*rng.choice(self.named_tables), rng)
         if kind is FocusKind.REFUSAL:
             return self._refusal(rng.choice(self.off_limits), rng.choice(self.names))
         if self.texts:
             return self._document(rng.choice(self.texts))
-        return self._row(rng.choice(self.named_tables), rng)
+        return self._row(*rng.choice(self.named_tables), rng)
 
     def _table(self, table: TableDocument, rng: random.Random) -> Material:
         text = "\n".join(
@@ -176,9 +176,7 @@ class MaterialChooser:
             topic_hint=f"the topic of a policy, such as {policy.title!r}",
         )
 
-    def _comparison(self, table: TableDocument, rng: random.Random) -> Material:
-        column = _name_column(table)
-        assert column is not None  # named_tables holds only tables with a name column
+    def _comparison(self, table: TableDocument, column: int, rng: random.Random) -> Material:
         first, second = rng.sample(table.rows, 2)
         names = (first[column].strip(), second[column].strip())
         compared = [i for i in _number_columns(table) if i != column] or [i for i in range(len(table.headers)) if i != column]
@@ -212,9 +210,7 @@ class MaterialChooser:
         )
         return Material(FocusKind.ENTITY, document.title, text, must_name=(document.title,))
 
-    def _row(self, table: TableDocument, rng: random.Random) -> Material:
-        column = _name_column(table)
-        assert column is not None  # named_tables holds only tables with a name column
+    def _row(self, table: TableDocument, column: int, rng: random.Random) -> Material:
         row = rng.choice(table.rows)
         name = row[column].strip()
         text = (

@@ -49,6 +49,13 @@ class WriterContext:
     min_turns: int
     seed: int = 0
 
+    def table(self, doc_id: str) -> TableDocument:
+        """The table that table evidence cites (its id came from a table, so anything else is a bug)."""
+        document = self.documents[doc_id]
+        if not isinstance(document, TableDocument):
+            raise TypeError(f"table evidence cites {doc_id!r}, which is a {document.kind} document")
+        return document
+
 
 @dataclass
 class _Kept:
@@ -374,7 +381,6 @@ class ConversationWriter:
             return self._check_sentence(planned, kind, evidence, question, written.answer)
         if isinstance(evidence, AbsentSubject):
             return self._check_unanswerable(evidence, question)
-        assert isinstance(evidence, EarlierTurns)
         return self._check_synthesis(evidence, question, written.answer)
 
     @staticmethod
@@ -383,8 +389,7 @@ class ConversationWriter:
         return problems
 
     def _check_table(self, planned: PlannedTurn, kind: QueryType, evidence: TableEvidence, question: str, answer: str) -> _Draft:
-        table = self.context.documents[evidence.table]
-        assert isinstance(table, TableDocument)
+        table = self.context.table(evidence.table)
         exact: ExactExpectation = exact_expectation(table, evidence)
         row = table.row_text(evidence.row)
         checks: list[TurnCheck] = []
@@ -454,7 +459,7 @@ class ConversationWriter:
 
     # --- round trip --------------------------------------------------------------------------------
 
-    def _round_trip(self, evidence: Evidence, question: str) -> str:
+    def _round_trip(self, evidence: TableEvidence | SentenceEvidence | EarlierTurns, question: str) -> str:
         """The LM's answer to `question` from the cited documents alone (never the reference)."""
         context = f"{question} {self.kept[-1].turn.answer if self.kept else ''}"
         if isinstance(evidence, TableEvidence):
@@ -462,7 +467,6 @@ class ConversationWriter:
         elif isinstance(evidence, SentenceEvidence):
             docs = [self._render(evidence.document, context)]
         else:
-            assert isinstance(evidence, EarlierTurns)
             docs = [self._render(d, self.kept[p - 1].turn.question) for p in evidence.turns for d in self.kept[p - 1].turn.doc_ids]
         try:
             reply = self.context.lm.run(

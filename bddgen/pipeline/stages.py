@@ -95,6 +95,7 @@ def implement(
 ) -> ImplementReport:
     """Write verified conversations into each spec's .feature file (default: the features folder)."""
     from bddgen.implement.entities import EntityCache
+    from bddgen.implement.linking import linking_path, record_linking
 
     project, settings = models.project, models.project.settings
     paths = feature_files(features or [project.features_path])
@@ -103,6 +104,7 @@ def implement(
         raise InputError(Problem(where, "no .feature files: run `bddgen select`, or write a spec by hand (see docs/formats)"))
     index = retriever(models, on_progress)
     cache = EntityCache(models.recognizer, project.ensure_state() / "implement")
+    record_linking(models.corpus, cache, linking_path(project.state_path))  # what the report's coverage reads
     report = ImplementReport()
     per_feature = settings.implement.n
     for number, path in enumerate(paths):
@@ -202,7 +204,7 @@ def coverage(models: Models) -> CoverageCertificate | None:
     project = models.project
     if not project.corpus_path.is_dir() or not project.features_path.is_dir():
         return None
-    return suite_coverage(project, models.recognizer)
+    return suite_coverage(project)
 
 
 def report(models: Models, runs: list[str], *, with_coverage: bool = True) -> Report:

@@ -5,30 +5,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable, Mapping
 
-import networkx as nx
-
 from bddgen.features.document import FeatureDocument
-from bddgen.implement.graph import edge_bridges
 from bddgen.implement.normalise import normalise
 from bddgen.models import Corpus
 from bddgen.report.coverage_model import CoverageCertificate, CoverageGroup, CoverageItem
 
 ConversationKey = tuple[str, str]  # (spec_id, conversation_id)
-
-
-def linking_entities(graph: nx.Graph) -> dict[str, set[str]]:
-    """Every entity or cell value that links two documents of the graph (weak bridges such as
-    bare years left out), with the documents it links. Keys are surface forms."""
-    holders: dict[str, set[str]] = defaultdict(set)
-    surface: dict[str, str] = {}
-    for a, b in graph.edges:
-        for bridge in edge_bridges(graph, a, b):
-            if bridge.weak or bridge.kind == "field":
-                continue
-            key = normalise(bridge.entity)
-            name = surface.setdefault(key, bridge.entity)
-            holders[name].update((a, b))
-    return dict(holders)
 
 
 def _touching(specs_by_item: Mapping[str, set[str]], ids: Iterable[str], titles: Mapping[str, str]) -> list[CoverageItem]:

@@ -10,13 +10,18 @@ from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import feature_files, read_feature
 from bddgen.implement.chains import Hop
-from bddgen.implement.entities import EntityCache
-from bddgen.implement.graph import build_document_graph
+from bddgen.implement.linking import LINKING_FILE, LinkingRecord, linking_path, read_linking
 from bddgen.implement.provenance import provenance_path, read_provenance
-from bddgen.ner.base import EntityRecognizer
+from bddgen.models import Corpus
 from bddgen.project import Project
-from bddgen.report.coverage import ConversationKey, coverage_certificate, linking_entities
+from bddgen.report.coverage import ConversationKey, coverage_certificate
 from bddgen.report.coverage_model import CoverageCertificate
+
+NOT_RECORDED = (
+    f"no record: the project's features were implemented by an older bddgen version (or not here), so "
+    f"{{state}}/implement/{LINKING_FILE} is missing; run `bddgen implement` to record them (implemented specs keep "
+    "their conversations)"
+)
 
 
 def readable_suite(features_path: Path) -> tuple[list[FeatureDocument], list[Problem]]:
@@ -73,21 +78,25 @@ def bridging_entities(features_path: Path) -> dict[ConversationKey, set[str]]:
     return bridging
 
 
-def suite_coverage(project: Project, recognizer: EntityRecognizer) -> CoverageCertificate:
-    """The certificate of the project's features over its corpus, entities by `recognizer`."""
+def suite_coverage(project: Project) -> CoverageCertificate:
+    """The certificate of the project's features over its corpus, linking entities as the implement stage recorded them."""
     corpus = load_corpus(project.corpus_path)
     features, problems = readable_suite(project.features_path)
     for problem in problems:
         console.print(f"warning: left out of coverage: {problem} (see `bddgen validate`)", style="yellow", markup=False, soft_wrap=True)
-    cache = EntityCache(recognizer, project.ensure_state() / "implement")  # shared with `bddgen implement`
-    entities = dict(zip([d.id for d in corpus.texts], cache.entities([d.as_text() for d in corpus.texts])))
-    graph = build_document_graph(corpus.texts, corpus.tables, entities)
+    record = read_linking(linking_path(project.state_path))
     bridging = bridging_entities(project.features_path)
-    source = f"the document graph ({recognizer.name} recogniser)"
+    if record is None:
+        source = NOT_RECORDED.format(state=project.settings.state_dir)
+        console.print(f"warning: linking entities left out of coverage: {source}", style="yellow", markup=False, soft_wrap=True)
+        return coverage_certificate(corpus, features, {}, bridging=bridging, entity_source=source)
     return coverage_certificate(
-        corpus,
-        features,
-        linking_entities(graph),
-        bridging=bridging,
-        entity_source=source + (", bridges as the implement stage recorded them" if bridging else ""),
+        corpus, features, record.holders(), bridging=bridging, entity_source=_recorded_source(record, corpus, bool(bridging))
     )
+
+
+def _recorded_source(record: LinkingRecord, corpus: Corpus, bridging: bool) -> str:
+    source = f"the implement stage's document graph ({record.recognizer} recogniser)"
+    if record.corpus_digest != corpus.digest():
+        source += ", recorded before the corpus last changed (run `bddgen implement` to record it again)"
+    return source + (", bridges as the implement stage recorded them" if bridging else "")

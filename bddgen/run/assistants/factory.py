@@ -13,8 +13,8 @@ from bddgen.project import Project
 from bddgen.run.assistants.base import Assistant
 from bddgen.run.assistants.guard import GuardedAssistant
 
-BUILT_IN_ASSISTANTS = ("dense-rag", "react-rag", "fake")
-REFERENCE_KINDS = ("dense-rag", "react-rag")
+BUILT_IN_ASSISTANTS = ("dense-rag", "react-rag", "self-rag", "fake")
+REFERENCE_KINDS = ("dense-rag", "react-rag", "self-rag")
 
 
 def assistant_settings(name: str, project: Project) -> AssistantSettings:
@@ -94,14 +94,18 @@ def _reference_assistant(
     corpus = load_corpus(project.corpus_path)
     embedder = embedder or build_embedder(project)
     lm = lm or build_language_model(project, settings=reference_lm_settings(project, settings))
-    if settings.kind == "dense-rag":
+    if settings.kind in ("dense-rag", "self-rag"):
         from bddgen.run.reference.chunks import ChunkIndex
         from bddgen.run.reference.dense_rag import DenseRagAssistant
+        from bddgen.run.reference.self_rag import SelfRagAssistant
 
-        index = ChunkIndex.build(corpus, embedder, project.ensure_state() / "dense-rag")
-        return DenseRagAssistant(
-            lm, index, top_k=project.settings.retrieval.top_k, name=name, context_tokens=settings.context_tokens
-        )
+        index = ChunkIndex.build(corpus, embedder, project.ensure_state() / "dense-rag")  # one chunk cache for both
+        top_k = project.settings.retrieval.top_k
+        if settings.kind == "self-rag":
+            return SelfRagAssistant(
+                lm, index, top_k=top_k, max_attempts=settings.max_attempts, name=name, context_tokens=settings.context_tokens
+            )
+        return DenseRagAssistant(lm, index, top_k=top_k, name=name, context_tokens=settings.context_tokens)
     from bddgen.retrieval import open_retriever
     from bddgen.run.reference.react_rag import ReactRagAssistant
 

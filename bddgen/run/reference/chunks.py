@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import io
 import re
 from dataclasses import dataclass
@@ -48,12 +47,6 @@ def chunk_document(document: TextDocument | PolicyDocument | TableDocument, word
     return [Chunk(f"{document.id}#{n}", document.id, DocKind(document.kind), text) for n, text in enumerate(texts, start=1)]
 
 
-def corpus_digest(corpus: Corpus) -> str:
-    """Changes whenever any document changes."""
-    joined = "\n".join(f"{d.id}:{d.hash}" for d in sorted(corpus.documents, key=lambda d: d.id))
-    return hashlib.sha256(joined.encode()).hexdigest()[:16]
-
-
 class ChunkIndex:
     """Exact cosine search over chunk embeddings."""
 
@@ -70,7 +63,7 @@ class ChunkIndex:
         cache = None
         if cache_dir is not None:
             safe_name = re.sub(r"[^A-Za-z0-9_.-]+", "_", embedder.name)
-            cache = cache_dir / f"chunks-{corpus_digest(corpus)}-{safe_name}-{words}.npz"
+            cache = cache_dir / f"chunks-{corpus.digest()}-{safe_name}-{words}.npz"
         vectors = _read_cache(cache, ids) if cache is not None else None
         if vectors is None:
             vectors = embedder.embed([c.text for c in chunks]) if chunks else np.zeros((0, embedder.dimension), np.float32)

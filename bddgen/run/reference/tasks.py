@@ -58,3 +58,80 @@ REACT_STEP = PromptTask(
     max_tokens=REPLY_TOKENS,
 )
 
+
+# Self-RAG's reflections are short verdicts; the cap keeps a runaway reply from costing minutes.
+REFLECTION_TOKENS = 128
+
+
+class RetrievalDecision(BaseModel):
+    """Self-RAG's first reflection, asked so that code can check it: the words of the conversation that
+    already answer the latest message (it retrieves when there are none, or they are not in the conversation)."""
+
+    quote: str = Field(
+        description="The words of an earlier message that answer the latest message, copied exactly; empty when no earlier message answers it."
+    )
+
+
+class RelevanceGrade(BaseModel):
+    """Self-RAG's grade of one retrieved passage."""
+
+    reason: str = Field(description="One short sentence.")
+    relevant: bool = Field(description="true when the passage holds information that answers the question, even in part")
+
+
+class SupportGrade(BaseModel):
+    """Self-RAG's grade of its own answer against the passages it was written from."""
+
+    reason: str = Field(description="One short sentence naming a fact of the answer the context does not state, if any.")
+    support: Literal["fully", "partially", "no"] = Field(
+        description="fully: every name, number and claim of the answer is stated in the context; partially: some are; no: none are"
+    )
+
+
+SELF_RAG_RETRIEVE = PromptTask(
+    name="self-rag-retrieve",
+    instruction=(
+        "You are the customer assistant described by the documents. Before you look anything up, check whether "
+        "an earlier message of the conversation already answers the user's latest message. If one does, copy "
+        "the words that answer it exactly as quote. If none does (the latest message asks for a fact, name, "
+        "figure, date, price or rule that no earlier message gives), leave quote empty."
+    ),
+    output=RetrievalDecision,
+    max_tokens=REFLECTION_TOKENS,
+)
+
+SELF_RAG_RELEVANCE = PromptTask(
+    name="self-rag-relevance",
+    instruction=(
+        "Grade one retrieved passage for the user's question. It is relevant when it contains information that "
+        "answers the question, even in part: the thing asked about and the kind of fact asked for. A passage about "
+        "a different subject, or about the subject but not the fact asked for, is not relevant. The earlier "
+        "question tells what words like 'it' or 'they' refer to."
+    ),
+    output=RelevanceGrade,
+    max_tokens=REFLECTION_TOKENS,
+)
+
+SELF_RAG_SUPPORT = PromptTask(
+    name="self-rag-support",
+    instruction=(
+        "Check an answer against the context it was written from. Compare every name, number, date and claim "
+        "of the answer with the context. support is fully when the context states all of them, partially when "
+        "it states only some, no when it states none or says otherwise. Judge only support by the context, "
+        "not whether the answer is complete."
+    ),
+    output=SupportGrade,
+    max_tokens=REFLECTION_TOKENS,
+)
+
+SELF_RAG_DIRECT = PromptTask(
+    name="self-rag-direct",
+    instruction=(
+        "You are the customer assistant described by the documents. Answer the user's latest message from the "
+        "earlier conversation only, without any documents. If the earlier conversation does not state the "
+        "answer, set found to false: never guess. Answer in one to three sentences and copy names, numbers and "
+        "amounts exactly as the conversation writes them."
+    ),
+    output=RagAnswer,
+    max_tokens=REPLY_TOKENS,
+)
