@@ -28,6 +28,7 @@ from bddgen.models import Document, PolicyDocument, SystemDescription, TableDocu
 from bddgen.results import RunMetadata, TurnResult
 from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.report.model import Report
+from bddgen.review.record import ReviewRecord
 from bddgen.specs import CandidateSet, Selection
 
 FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
@@ -47,6 +48,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "report.json": Report,
     "coverage.json": CoverageCertificate,
     "provenance.json": FeatureProvenance,
+    "review.json": ReviewRecord,
     "export.jsonl": ExportedConversation,
     "agents.yaml": WorkflowManifest,
 }

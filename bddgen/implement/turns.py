@@ -48,6 +48,7 @@ class WriterContext:
     alternatives: int  # pieces of evidence tried per turn
     min_turns: int
     seed: int = 0
+    avoid: Mapping[str, Sequence[object]] = field(default_factory=dict)  # per document: evidence a reviewer rejected
 
 
 @dataclass
@@ -97,7 +98,8 @@ class ConversationWriter:
         self.plan = plan
         self.kept: list[_Kept] = []
         self.records: list[TurnProvenance] = []
-        self.used_cells: dict[str, list] = {}  # per document: (row, column) of tables, sentence indexes of texts
+        # per document: (row, column) of tables, sentence indexes of texts; starts with what a reviewer rejected
+        self.used_cells: dict[str, list] = {doc: list(keys) for doc, keys in context.avoid.items()}
 
     def write(self) -> WrittenConversation:
         for number, planned in enumerate(self.plan.turns, start=1):

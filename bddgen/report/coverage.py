@@ -12,6 +12,7 @@ from bddgen.implement.graph import edge_bridges
 from bddgen.implement.normalise import normalise
 from bddgen.models import Corpus
 from bddgen.report.coverage_model import CoverageCertificate, CoverageGroup, CoverageItem
+from bddgen.review.state import suite_review_counts
 
 ConversationKey = tuple[str, str]  # (spec_id, conversation_id)
 
@@ -81,4 +82,5 @@ def coverage_certificate(
         conversations=conversations,
         groups=[g for g in groups if g.total],
         entity_source=entity_source,
+        review=suite_review_counts(features),
     )
