@@ -75,8 +75,8 @@ def _table(turn: Turn, evidence: TableEvidence, table: TableDocument, recognizer
 
 def _beyond_row(answer: str, row: str, recognizer: EntityRecognizer) -> list[str]:
     """Names and numbers the answer adds that its row does not hold (a bare value is checked by `exact`)."""
-    missing = missing_facts(answer_facts(answer, recognizer), row)
-    return [f"the row does not say {', '.join(dict.fromkeys(missing))}"] if missing else []
+    missing = {fact.lower(): fact for fact in reversed(missing_facts(answer_facts(answer, recognizer), row))}
+    return [f"the row does not say {', '.join(reversed(missing.values()))}"] if missing else []
 
 
 def _sentence(turn: Turn, evidence: SentenceEvidence, recognizer: EntityRecognizer) -> list[TurnCheck]:
