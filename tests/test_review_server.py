@@ -182,3 +182,4 @@ def test_a_change_is_refused_while_another_command_holds_the_project_lock(server
     finally:
         holder.communicate("", timeout=30)
     assert request(server, "POST", "/api/action", action, authorised(server))[0] == 200
+    assert read_feature(Path(server.reviewer.project.root) / spec["path"]).conversations[0].locked

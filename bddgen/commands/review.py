@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from bddgen.console import console
-from bddgen.errors import InputError, Problem
+from bddgen.errors import ConfigError, InputError, Problem
 from bddgen.features.reader import feature_files
 from bddgen.pipeline import Models
 from bddgen.project import Project
@@ -39,7 +39,10 @@ def review(paths: tuple[Path, ...], port: int, open_browser: bool, export_dir: P
         written = export_page(reviewer, export_dir)
         console.print(f"wrote {written}", markup=False, soft_wrap=True)
         return
-    server = ReviewServer(reviewer, port=port)
+    try:
+        server = ReviewServer(reviewer, port=port)
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); choose another port with --port, or 0 for a free one") from exc
     console.print(f"reviewing {len(files)} feature file(s) at {server.url}", markup=False, soft_wrap=True)
     console.print("Ctrl+C stops", markup=False)
     if open_browser:
