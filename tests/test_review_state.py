@@ -22,7 +22,7 @@ from bddgen.review.page import shown_path
 from bddgen.review.record import read_review
 
 from review_project import implemented_project
-from test_run_behave import _invoke, _only_run_dir, _verdicts, _write_project
+from test_run_behave import _invoke, _verdicts, _write_project
 
 
 def _tag(path: Path, conversation: str, tag: str) -> None:

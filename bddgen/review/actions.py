@@ -12,7 +12,7 @@ from typing import Literal, Mapping
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.errors import BddgenError, InputError, Problem
-from bddgen.features.reader import read_feature_text
+from bddgen.features.reader import read_feature, read_feature_text
 from bddgen.files import atomic_write
 from bddgen.implement.context import Document
 from bddgen.implement.provenance import FeatureProvenance, TurnProvenance, provenance_path, read_provenance
@@ -24,7 +24,7 @@ from bddgen.review.checks import disagreements, recheck
 from bddgen.review.lines import FileLines, locate, version
 from bddgen.review.page import SpecView, SuiteView, kept_records, shown_path, spec_view, suite_view
 from bddgen.review.record import RejectedConversation, RejectedTurn, ReviewRecord, TurnEdit, now, read_review, write_review
-from bddgen.review.state import LOCKED_TAG, REJECTED_TAG, REVIEWED_TAG
+from bddgen.review.state import LOCKED_TAG, REJECTED_TAG, REVIEWED_TAG, ReviewCounts, review_counts
 from bddgen.specs import Conversation, Turn
 
 ActionName = Literal[
@@ -63,6 +63,10 @@ class Reviewer:
     def view(self) -> SuiteView:
         return suite_view(self.paths, self.project.root, self.documents, self.recognizer)
 
+    def counts(self) -> ReviewCounts:
+        """The suite's review counts from the files alone (no checks re-run)."""
+        return review_counts(c for path in self.paths for c in _readable(path))
+
     def path_of(self, shown: str) -> Path:
         for path in self.paths:
             if shown_path(path, self.project.root) == shown:
@@ -90,6 +94,13 @@ class Reviewer:
 
     def _context(self, path: Path) -> "_Context":
         return _Context(self, read_provenance(provenance_path(path)))
+
+
+def _readable(path: Path) -> list[Conversation]:
+    try:
+        return read_feature(path).conversations
+    except InputError:
+        return []
 
 
 @dataclass(frozen=True)
@@ -167,8 +178,10 @@ def _edit(action: Action, file: FileLines, conversation: Conversation, turns: di
     if not text:
         raise InputError(Problem(f"turn {number}", "the new text is empty; reject the turn instead"))
     turn = turns[number]
-    field = "question" if action.action == "edit-question" else "answer"
+    field: Literal["question", "answer"] = "question" if action.action == "edit-question" else "answer"
     before = getattr(turn, field)
+    if text == before:
+        return  # nothing changed: the turn keeps its marks
     if field == "question":
         edit.set_question(file, conv, number, text)
     else:

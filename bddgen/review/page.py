@@ -11,21 +11,20 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.errors import InputError
 from bddgen.features.reader import read_feature_text
+from bddgen.implement.checks import agrees
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence
+from bddgen.implement.grounding import answer_facts
 from bddgen.implement.provenance import ConversationProvenance, EarlierTurns, TurnCheck, TurnProvenance, provenance_path, read_provenance
 from bddgen.implement.unanswerable import AbsentSubject
 from bddgen.models import TableDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.review.checks import disagreements, recheck
 from bddgen.review.lines import FileLines, locate, version
+from bddgen.review.located import located_evidence
 from bddgen.review.record import ReviewRecord, read_review
 from bddgen.review.state import LOCKED_TAG, REJECTED_TAG, ReviewCounts, State, conversation_state, review_counts, turn_state
-from bddgen.implement.checks import agrees
-from bddgen.implement.grounding import answer_facts
-from bddgen.review.located import located_evidence
 from bddgen.specs import CANNOT_ANSWER, Conversation, QueryType, Turn, TurnMark
-
 
 class _View(BaseModel):
     model_config = ConfigDict(extra="forbid")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -56,7 +57,7 @@ class TurnEdit(BaseModel):
 
     conversation_id: str
     turn: int = Field(ge=1)
-    field: str = Field(pattern="^(question|answer)$")
+    field: Literal["question", "answer"]
     before: str
     after: str
     problems: list[str] = Field(default_factory=list, description="Failed deterministic checks of the edited turn.")

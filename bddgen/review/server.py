@@ -127,7 +127,7 @@ class ReviewHandler(BaseHTTPRequestHandler):
             return self._error(HTTPStatus.LOCKED, str(exc))
         except InputError as exc:
             return self._error(HTTPStatus.UNPROCESSABLE_ENTITY, str(exc))
-        self._json(HTTPStatus.OK, {"spec": spec.model_dump(mode="json"), "counts": self.server.reviewer.view().counts.model_dump()})
+        self._json(HTTPStatus.OK, {"spec": spec.model_dump(mode="json"), "counts": self.server.reviewer.counts().model_dump()})
 
 
 def logged_calls(reviewer: Reviewer, prompt_hash: str) -> list[dict[str, object]]:
