@@ -42,7 +42,7 @@ def test_run_skips_rejected_conversations_and_can_run_only_reviewed_ones(tmp_pat
     _invoke(root, monkeypatch, "--run-id", "reviewed", "--reviewed-only")
     assert {c for c, _ in _verdicts(root / "runs" / "reviewed")} == {"passing"}
     metadata = json.loads((root / "runs" / "reviewed" / "run.json").read_text())
-    assert "@reviewed" in metadata["tags"] and "not @rejected" in metadata["tags"]
+    assert metadata["tags"] == "@reviewed"
 
 
 @pytest.fixture
@@ -122,3 +122,22 @@ def test_implement_does_not_write_a_rejected_conversation_again(reviewed: tuple[
     cells = [(t.evidence.table, t.evidence.row, t.evidence.column) for c in provenance.conversations for t in c.turns
              if t.outcome == "kept" and getattr(t.evidence, "kind", "") == "table"]
     assert (rejected_cell.table, rejected_cell.row, rejected_cell.column) not in cells  # type: ignore[union-attr]
+
+
+def test_plain_behave_in_a_new_project_skips_rejected_conversations(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    from importlib import resources
+
+    (tmp_path / "features").mkdir()
+    (tmp_path / "behave.ini").write_text(resources.files("bddgen.templates").joinpath("project", "behave.ini").read_text())
+    (tmp_path / "features" / "a.feature").write_text(
+        "Feature: A\n  Scenario: A spec\n    Given x\n    When y\n    Then z\n\n"
+        '  @conversation @conv:c1\n  Scenario: Kept\n    When the user asks "one?"\n    Then the answer should agree with "1"\n\n'
+        '  @conversation @conv:c2 @rejected\n  Scenario: Gone\n    When the user asks "two?"\n    Then the answer should agree with "2"\n'
+    )
+    (tmp_path / "steps").mkdir()
+    (tmp_path / "steps" / "bddgen_steps.py").write_text("from bddgen.run.behave_steps import *  # noqa: F401,F403\n")
+    run = subprocess.run([sys.executable, "-m", "behave", "--dry-run", "--no-capture", "-f", "plain"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "1 skipped, 2 untested" in run.stdout and "2 skipped, 5 untested" in run.stdout  # only the rejected conversation is skipped

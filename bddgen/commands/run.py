@@ -13,7 +13,7 @@ from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
 from bddgen.results import RunMetadata, Verdict
-from bddgen.review.state import review_tags
+from bddgen.review.state import NOT_REJECTED, REVIEWED_TAG
 from bddgen.run.assistants import assistant_settings
 from bddgen.run.launcher import BEHAVE_JSON, JUNIT_DIR
 from bddgen.run.metadata import latest_run_dir, new_run_dir
@@ -69,7 +69,7 @@ def run(
         options, feature_paths = _resumed(project, resume, jobs)
         tag_list = [options.tags] if options.tags else []
     else:
-        tag_list = [*tags, *review_tags(reviewed_only)]
+        tag_list = [*tags, *([REVIEWED_TAG] if reviewed_only else [])]
         feature_paths = [p.resolve() for p in paths] or [project.features_path]
         name = assistant or project.settings.run.assistant
         assistant_settings(name, project)
@@ -84,7 +84,7 @@ def run(
         )
     try:
         with progress_bar("conversations") as on_progress:
-            outcome = stages.run(Models(project), options, feature_paths, tags=tag_list, behave_format=behave_format, on_progress=on_progress)
+            outcome = stages.run(Models(project), options, feature_paths, tags=[*tag_list, NOT_REJECTED], behave_format=behave_format, on_progress=on_progress)
     except BaseException:
         if resume is None:
             RunStore(options.run_dir).remove_if_unused()

@@ -14,10 +14,8 @@ REVIEWED_TAG = "@reviewed"
 REJECTED_TAG = "@rejected"
 LOCKED_TAG = "@locked"
 
-def review_tags(reviewed_only: bool) -> list[str]:
-    """behave tag expressions of a run: a rejected conversation never runs; with `reviewed_only`,
-    only accepted ones do."""
-    return [f"not {REJECTED_TAG}", *([REVIEWED_TAG] if reviewed_only else [])]
+NOT_REJECTED = f"not {REJECTED_TAG}"
+"""The tag expression every `bddgen run` adds: a conversation a reviewer rejected never runs."""
 
 
 State = Literal["reviewed", "unreviewed", "rejected"]
