@@ -65,17 +65,18 @@ def acquire_project_lock(project: Project, command: str) -> None:
 
 
 @contextmanager
-def project_lock(project: Project, command: str) -> Iterator[None]:
+def project_lock(project: Project, command: str, again: str = "") -> Iterator[None]:
     """The project lock for one block of a long-running command that writes now and then
-    (`bddgen review` takes it for each change, so other commands can run in between)."""
-    path = _acquire(project, command)
+    (`bddgen review` takes it for each change, so other commands can run in between); `again`
+    says how to retry when it is refused."""
+    path = _acquire(project, command, again)
     try:
         yield
     finally:
         release_project_lock(path)
 
 
-def _acquire(project: Project, command: str) -> Path:
+def _acquire(project: Project, command: str, again: str = "") -> Path:
     state = project.ensure_state()
     path = (state / LOCK_FILE).resolve()
     if path in _held:
@@ -88,7 +89,7 @@ def _acquire(project: Project, command: str) -> Path:
         except Timeout:
             raise ProjectLockedError(
                 f"the project {project.root} is busy: {_holder(state)} is writing its state. Wait until it "
-                f"finishes, then run `bddgen {command}` again (two commands at once would overwrite each other's files)."
+                f"finishes, then {again or f'run `bddgen {command}` again'} (two commands at once would overwrite each other's files)."
             ) from None
         _held[path] = (lock, 1)
         record = {

@@ -178,7 +178,7 @@ def test_a_change_is_refused_while_another_command_holds_the_project_lock(server
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         action = {"path": spec["path"], "version": spec["version"], "action": "lock", "conversation": conversation["id"]}
         status, body = request(server, "POST", "/api/action", action, authorised(server))
-        assert status == 423 and "busy" in body["error"]
+        assert status == 423 and "busy" in body["error"] and "again on the page" in body["error"]
     finally:
         holder.communicate("", timeout=30)
     assert request(server, "POST", "/api/action", action, authorised(server))[0] == 200

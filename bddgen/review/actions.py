@@ -75,7 +75,7 @@ class Reviewer:
 
     def apply(self, action: Action) -> SpecView:
         path = self.path_of(action.path)
-        with self._mutex, project_lock(self.project, "review"):
+        with self._mutex, project_lock(self.project, "review", again="do it again on the page (nothing was written)"):
             text = path.read_text(encoding="utf-8")
             if version(text) != action.version:
                 raise StaleVersion(f"{action.path} changed since this page loaded it (another page or program wrote it); reload to see the change, then try again")
