@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "select": ("bddgen.commands.select:select", "Select a diverse, covering subset of specs."),
     "validate": ("bddgen.commands.validate:validate", "Lint .feature files."),
     "implement": ("bddgen.commands.implement:implement", "Turn specs into grounded conversations."),
+    "review": ("bddgen.commands.review:review", "Review the suite beside its evidence on a local page."),
     "run": ("bddgen.commands.run:run", "Run the suites against an assistant."),
     "report": ("bddgen.commands.report:report", "Failure-rate reports and run comparison."),
     "coverage": ("bddgen.commands.report:coverage", "Which documents and entities the suite covers."),

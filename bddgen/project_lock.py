@@ -14,8 +14,10 @@ import os
 import shlex
 import sys
 import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Iterator
 
 import click
 from filelock import FileLock, Timeout
@@ -54,6 +56,27 @@ def _holder(state: Path) -> str:
 def acquire_project_lock(project: Project, command: str) -> None:
     """Take the project lock for the rest of this command (released when the click command ends,
     or at exit outside one). Taking it again in the same process nests."""
+    path = _acquire(project, command)
+    context = click.get_current_context(silent=True)
+    if context is not None:
+        context.call_on_close(lambda: release_project_lock(path))
+    else:
+        atexit.register(release_project_lock, path)
+
+
+@contextmanager
+def project_lock(project: Project, command: str, again: str = "") -> Iterator[None]:
+    """The project lock for one block of a long-running command that writes now and then
+    (`bddgen review` takes it for each change, so other commands can run in between); `again`
+    says how to retry when it is refused."""
+    path = _acquire(project, command, again)
+    try:
+        yield
+    finally:
+        release_project_lock(path)
+
+
+def _acquire(project: Project, command: str, again: str = "") -> Path:
     state = project.ensure_state()
     path = (state / LOCK_FILE).resolve()
     if path in _held:
@@ -66,7 +89,7 @@ def acquire_project_lock(project: Project, command: str) -> None:
         except Timeout:
             raise ProjectLockedError(
                 f"the project {project.root} is busy: {_holder(state)} is writing its state. Wait until it "
-                f"finishes, then run `bddgen {command}` again (two commands at once would overwrite each other's files)."
+                f"finishes, then {again or f'run `bddgen {command}` again'} (two commands at once would overwrite each other's files)."
             ) from None
         _held[path] = (lock, 1)
         record = {
@@ -75,11 +98,7 @@ def acquire_project_lock(project: Project, command: str) -> None:
             "since": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
         atomic_write(state / HOLDER_FILE, json.dumps(record) + "\n")
-    context = click.get_current_context(silent=True)
-    if context is not None:
-        context.call_on_close(lambda: release_project_lock(path))
-    else:
-        atexit.register(release_project_lock, path)
+    return path
 
 
 def release_project_lock(path: Path) -> None:

@@ -29,6 +29,7 @@ from bddgen.models import Document, PolicyDocument, SystemDescription, TableDocu
 from bddgen.results import RunMetadata, TurnResult
 from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.report.model import Report
+from bddgen.review.record import ReviewRecord
 from bddgen.specs import CandidateSet, Selection
 
 FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
@@ -49,6 +50,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "coverage.json": CoverageCertificate,
     "provenance.json": FeatureProvenance,
     "linking-entities.json": LinkingRecord,
+    "review.json": ReviewRecord,
     "export.jsonl": ExportedConversation,
     "agents.yaml": WorkflowManifest,
 }

@@ -119,6 +119,12 @@ class ExactExpectation(_Strict):
     detail: str = Field(default="", description="How the value was computed (column, filter).")
 
 
+TurnMark = Literal["reviewed", "edited", "disagrees"]
+"""A turn's review state as its `# turn N | ...` comment records it: accepted by a reviewer, changed by
+one, and (after a change) no longer agreeing with the evidence it was written from."""
+TURN_MARKS: tuple[TurnMark, ...] = ("reviewed", "edited", "disagrees")
+
+
 class Turn(_Strict):
     """One question of a conversation with its reference answer."""
 
@@ -128,6 +134,7 @@ class Turn(_Strict):
     doc_ids: list[str] = Field(default_factory=list)
     theme_relation: str = ""
     exact: ExactExpectation | None = None
+    marks: list[TurnMark] = Field(default_factory=list, description="Review marks from the turn comment (`bddgen review`).")
 
 
 class Conversation(_Strict):

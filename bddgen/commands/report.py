@@ -11,7 +11,7 @@ from bddgen.files import atomic_write
 from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.report.project_report import default_report_folder
-from bddgen.report.render.tables import coverage_table
+from bddgen.report.render.tables import coverage_table, review_table
 from bddgen.report.render.terminal import print_comparison, print_report, print_tables
 from bddgen.report.write import FILE_FORMATS, write_report
 
@@ -63,7 +63,7 @@ def coverage(out: Path | None) -> None:
     certificate = stages.coverage(Models(project))
     if certificate is None:
         raise click.UsageError(f"nothing to certify: no corpus at {project.corpus_path} or no features at {project.features_path}")
-    print_tables([coverage_table(certificate)], console)
+    print_tables([t for t in (coverage_table(certificate), review_table(certificate)) if t.rows], console)
     for group in certificate.groups:
         if group.untouched:
             console.print(f"{group.name} not touched ({len(group.untouched)}): " + ", ".join(i.id for i in group.untouched), markup=False, soft_wrap=True)

@@ -13,6 +13,7 @@ from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
 from bddgen.results import RunMetadata, Verdict
+from bddgen.review.state import NOT_REJECTED, REVIEWED_TAG
 from bddgen.run.assistants import assistant_settings
 from bddgen.run.launcher import BEHAVE_JSON, JUNIT_DIR
 from bddgen.run.metadata import latest_run_dir, new_run_dir
@@ -36,6 +37,7 @@ EXIT_INTERRUPTED = 130
 @click.option("--resume", is_flag=False, flag_value="", default=None, metavar="[RUN_ID]",
               help="Continue an interrupted run (the latest when no id is given) with its original options.")
 @click.option("--behave-format", metavar="FORMAT", help="Also print behave's own report (pretty, plain, progress).")
+@click.option("--reviewed-only", is_flag=True, help="Run only the conversations a reviewer accepted (@reviewed, see `bddgen review`).")
 def run(
     paths: tuple[Path, ...],
     assistant: str | None,
@@ -48,10 +50,12 @@ def run(
     run_id: str | None,
     resume: str | None,
     behave_format: str | None,
+    reviewed_only: bool,
 ) -> None:
     """Run the .feature files in PATHS (default: the project's features/) against an assistant.
 
-    Writes runs/<run-id>/results.jsonl (one record per turn), run.json, junit.xml (and junit/)
+    Conversations a reviewer rejected (@rejected) never run. Writes runs/<run-id>/results.jsonl
+    (one record per turn), run.json, junit.xml (and junit/)
     and behave.json. Exit 0 when every turn passed, 1 when any failed or errored, 2 on bad input.
     """
     run_overrides: dict[str, object] = {}
@@ -65,7 +69,7 @@ def run(
         options, feature_paths = _resumed(project, resume, jobs)
         tag_list = [options.tags] if options.tags else []
     else:
-        tag_list = list(tags)
+        tag_list = [*tags, *([REVIEWED_TAG] if reviewed_only else [])]
         feature_paths = [p.resolve() for p in paths] or [project.features_path]
         name = assistant or project.settings.run.assistant
         assistant_settings(name, project)
@@ -76,11 +80,11 @@ def run(
             jobs=jobs or project.settings.run.jobs,
             limit=limit,
             repeat=repeat or project.settings.run.repeat,
-            tags=" and ".join(f"({t})" for t in tags) if len(tags) > 1 else "".join(tags),
+            tags=" and ".join(f"({t})" for t in tag_list) if len(tag_list) > 1 else "".join(tag_list),
         )
     try:
         with progress_bar("conversations") as on_progress:
-            outcome = stages.run(Models(project), options, feature_paths, tags=tag_list, behave_format=behave_format, on_progress=on_progress)
+            outcome = stages.run(Models(project), options, feature_paths, tags=[*tag_list, NOT_REJECTED], behave_format=behave_format, on_progress=on_progress)
     except BaseException:
         if resume is None:
             RunStore(options.run_dir).remove_if_unused()

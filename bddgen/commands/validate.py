@@ -1,4 +1,5 @@
-"""`bddgen validate`: lint .feature files and list every problem."""
+"""`bddgen validate`: lint .feature files and list every problem; warn about edited answers that
+disagree with their evidence."""
 
 from __future__ import annotations
 
@@ -7,17 +8,40 @@ from pathlib import Path
 import click
 
 from bddgen.console import console
-from bddgen.errors import InputError
+from bddgen.errors import ConfigError, InputError
 from bddgen.features.lint import lint_features
+from bddgen.features.reader import feature_files
 from bddgen.project import Project
 
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path), metavar="[PATHS]...")
 def validate(paths: tuple[Path, ...]) -> None:
-    """Lint .feature files (default: the project's features folder): exit 2 listing every problem."""
-    targets = list(paths) or [Project.discover(require_corpus=False).features_path]
+    """Lint .feature files (default: the project's features folder): exit 2 listing every problem.
+
+    In a project with a corpus, a question or answer edited since `bddgen implement` wrote it is
+    checked against its recorded evidence; one that disagrees is a warning (exit code unchanged).
+    """
+    project = Project.discover(require_corpus=False)
+    targets = list(paths) or [project.features_path]
     count, problems = lint_features(targets)
+    _warn_disagreeing(project, targets)
     if problems:
         raise InputError(problems, title=f"{count} feature file{'' if count == 1 else 's'} checked")
     console.print(f"ok: {count} file{'' if count == 1 else 's'}", markup=False)
+
+
+def _warn_disagreeing(project: Project, targets: list[Path]) -> None:
+    if not project.corpus_path.exists():
+        return
+    from bddgen.pipeline import Models
+    from bddgen.review.validation import disagreeing_edits
+
+    models = Models(project)
+    try:
+        warnings = disagreeing_edits(feature_files([t for t in targets if t.exists()]), models.corpus.by_id(), lambda: models.recognizer)
+    except (InputError, ConfigError) as exc:
+        console.print(f"warning: edited answers not checked: {exc}", style="yellow", markup=False, soft_wrap=True)
+        return
+    for warning in warnings:
+        console.print(f"warning: {warning}", style="yellow", markup=False, soft_wrap=True)

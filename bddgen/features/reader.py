@@ -16,7 +16,7 @@ from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
 from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, SATISFY, decode_tag_value
 from bddgen.features.writer import is_edited, read_header
-from bddgen.specs import CANNOT_ANSWER, Conversation, ExactExpectation, QueryType, Spec, Turn
+from bddgen.specs import CANNOT_ANSWER, TURN_MARKS, Conversation, ExactExpectation, QueryType, Spec, Turn, TurnMark
 
 _TURN_COMMENT = re.compile(r"^\s*#\s*turn\s+\d+\s*\|(?P<fields>.*)$")
 # gherkin's step keyword types -> the spec part a step belongs to ("" continues the previous part).
@@ -77,15 +77,16 @@ def _step_parts(steps: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return [(_PART_OF_TYPE.get(step.get("keywordType", ""), ""), step["text"]) for step in steps]
 
 
-def _turn_metadata(comments: dict[int, str], line: int) -> tuple[QueryType | None, list[str], str | None]:
-    """Query type, documents and exact operation from the `# turn N | ...` comment above `line`."""
+def _turn_metadata(comments: dict[int, str], line: int) -> tuple[QueryType | None, list[str], str | None, list[TurnMark]]:
+    """Query type, documents, exact operation and review marks from the `# turn N | ...` comment above `line`."""
     comment = comments.get(line - 1, "")
     match = _TURN_COMMENT.match(comment)
     if not match:
-        return None, [], None
+        return None, [], None, []
     query_type: QueryType | None = None
     docs: list[str] = []
     exact: str | None = None
+    marks: list[TurnMark] = []
     for field in (f.strip() for f in match.group("fields").split("|")):
         if field.startswith("docs:"):
             docs = [decode_tag_value(d.strip()) for d in field[5:].split(",") if d.strip()]
@@ -93,7 +94,9 @@ def _turn_metadata(comments: dict[int, str], line: int) -> tuple[QueryType | Non
             exact = field[6:].strip()
         elif field in {q.value for q in QueryType}:
             query_type = QueryType(field)
-    return query_type, docs, exact
+        elif field in TURN_MARKS and field not in marks:
+            marks.append(field)  # type: ignore[arg-type]
+    return query_type, docs, exact, marks
 
 
 def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: str) -> Conversation:
@@ -108,8 +111,8 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
     for step in scenario.get("steps", []):
         text, line = step["text"].strip(), step["location"]["line"]
         if (m := ASK.match(text)) is not None:
-            query_type, docs, exact = _turn_metadata(comments, line)
-            turns.append({"question": m.group("question"), "answer": "", "query_type": query_type, "doc_ids": docs, "exact_op": exact})
+            query_type, docs, exact, marks = _turn_metadata(comments, line)
+            turns.append({"question": m.group("question"), "answer": "", "query_type": query_type, "doc_ids": docs, "exact_op": exact, "marks": marks})
         elif not turns and not SATISFY.match(text):
             problems.append(Problem(f"{source}:{line}", f"step {text!r} comes before the first 'When the user asks'"))
         elif (m := AGREE.match(text)) is not None:
@@ -149,7 +152,7 @@ def _turn(raw: dict[str, Any], source: str, line: int) -> Turn:
             operation=op if op in _EXACT_OPS else "lookup",
             value=raw["exact_value"],
         )
-    return Turn(question=raw["question"], answer=answer, query_type=query_type, doc_ids=raw["doc_ids"], exact=exact)
+    return Turn(question=raw["question"], answer=answer, query_type=query_type, doc_ids=raw["doc_ids"], exact=exact, marks=raw["marks"])
 
 
 def _is_conversation(scenario: dict[str, Any]) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Sequence
 
 from bddgen.errors import InputError, Problem
 from bddgen.files import atomic_write
@@ -28,13 +29,13 @@ def _spec_lines(spec: Spec, indent: str, words: Keywords = KEYWORDS[DEFAULT_LANG
     return lines
 
 
-def _turn_comment(number: int, turn_type: QueryType, doc_ids: list[str], exact_op: str | None) -> str:
+def _turn_comment(number: int, turn_type: QueryType, doc_ids: list[str], exact_op: str | None, marks: Sequence[str] = ()) -> str:
     fields = [f"turn {number}", turn_type.value]
     if doc_ids:
         fields.append("docs: " + ", ".join(map(encode_tag_value, doc_ids)))
     if exact_op:
         fields.append(f"exact: {exact_op}")
-    return " | ".join(fields)
+    return " | ".join([*fields, *marks])
 
 
 def _conversation_lines(conv: Conversation, language: str = DEFAULT_LANGUAGE) -> list[str]:
@@ -48,7 +49,7 @@ def _conversation_lines(conv: Conversation, language: str = DEFAULT_LANGUAGE) ->
     lines = ["", f"    {' '.join(tags)}", f"    {words.scenario}: {quote(conv.title)}"]
     for number, turn in enumerate(conv.turns, start=1):
         exact_op = f"{turn.exact.operation} {turn.exact.table_id}" if turn.exact else None
-        lines.append(f"      # {_turn_comment(number, turn.query_type, turn.doc_ids, exact_op)}")
+        lines.append(f"      # {_turn_comment(number, turn.query_type, turn.doc_ids, exact_op, turn.marks)}")
         lines.append(f"      {words.when} {steps.ask.format(question=quote(turn.question))}")
         if turn.answer.strip() == CANNOT_ANSWER:
             lines.append(f"      {words.then} {steps.abstain}")

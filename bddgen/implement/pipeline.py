@@ -41,6 +41,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.models import Corpus
 from bddgen.ner.base import EntityRecognizer
 from bddgen.retrieval.base import Retriever
+from bddgen.review import record as review_record  # module import: the review record imports implement's evidence types
 from bddgen.specs import Conversation, Spec
 
 CHAINS_PER_CONVERSATION = 2  # chains tried per wanted conversation, so dropped ones can be replaced
@@ -184,14 +185,16 @@ def _implement(
     search = find_chains(
         graph, length, max_per_start=settings.max_chains_per_start, max_total=settings.max_chains_total, seed=seed, starts=sources.ranked
     )
+    review = review_record.read_review(path)
     used = {frozenset(c.chain) for c in doc.conversations if c.chain} | {frozenset(r.chain) for r in provenance.rejected}
+    used |= review.rejected_chains() if review else set()
     chains = rank_chains(search, needed * CHAINS_PER_CONVERSATION, exclude=used, relevance=sources.relevance)
     notes += [n for n in [shortfall_note(search, chains)] if n]
     known = corpus.by_id()
     stage = WriterContext(
         spec=doc.spec, documents=known, texts=DocumentTexts(known), lm=lm, recognizer=recognizer, retriever=retriever,
         focus=frozenset(content_words(doc.spec.as_text())), attempts=settings.turn_attempts, alternatives=settings.turn_evidence,
-        min_turns=settings.min_turns, seed=seed,
+        min_turns=settings.min_turns, seed=seed, avoid=review.rejected_evidence() if review else {},
     )
     if not doc.conversations:  # a spec's first conversations are written in the corpus language
         doc.language = writing_language(corpus.language)

@@ -48,6 +48,7 @@ class WriterContext:
     alternatives: int  # pieces of evidence tried per turn
     min_turns: int
     seed: int = 0
+    avoid: Mapping[str, Sequence[object]] = field(default_factory=dict)  # per document: evidence a reviewer rejected
 
     def table(self, doc_id: str) -> TableDocument:
         """The table that table evidence cites (its id came from a table, so anything else is a bug)."""
@@ -104,7 +105,8 @@ class ConversationWriter:
         self.plan = plan
         self.kept: list[_Kept] = []
         self.records: list[TurnProvenance] = []
-        self.used_cells: dict[str, list] = {}  # per document: (row, column) of tables, sentence indexes of texts
+        # per document: (row, column) of tables, sentence indexes of texts; starts with what a reviewer rejected
+        self.used_cells: dict[str, list] = {doc: list(keys) for doc, keys in context.avoid.items()}
 
     def write(self) -> WrittenConversation:
         number = 0

@@ -9,6 +9,7 @@ from bddgen.features.document import FeatureDocument
 from bddgen.implement.normalise import normalise
 from bddgen.models import Corpus
 from bddgen.report.coverage_model import CoverageCertificate, CoverageGroup, CoverageItem
+from bddgen.review.state import suite_review_counts
 
 ConversationKey = tuple[str, str]  # (spec_id, conversation_id)
 
@@ -63,4 +64,5 @@ def coverage_certificate(
         conversations=conversations,
         groups=[g for g in groups if g.total],
         entity_source=entity_source,
+        review=suite_review_counts(features),
     )

@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
+from bddgen.review.state import ReviewCounts
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -68,6 +70,7 @@ class CoverageCertificate(_Frozen):
     conversations: int
     groups: list[CoverageGroup]
     entity_source: str = Field(description="Where the linking entities came from.")
+    review: ReviewCounts | None = Field(default=None, description="Reviewed, unreviewed and rejected conversations and turns (`bddgen review`).")
 
     def group(self, name: str) -> CoverageGroup:
         return next(g for g in self.groups if g.name == name)

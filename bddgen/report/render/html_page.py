@@ -11,7 +11,7 @@ import json
 from collections import defaultdict
 from html import escape
 
-from bddgen.report.coverage_model import CoverageItem
+from bddgen.report.coverage_model import CoverageCertificate, CoverageItem
 from bddgen.report.model import Breakdown, Comparison, ConversationCall, Report, SpecRow
 from bddgen.report.outcomes import combined_verdict
 from bddgen.report.render.svg import Bar, BarGroup, coverage_bar, grouped_bar_chart, series_colour
@@ -291,7 +291,24 @@ def _coverage_section(report: Report) -> str:
         f'<p class="note">What the suite gives evidence about: {coverage.conversations} conversations in {coverage.features} '
         f"feature files over the corpus {escape(coverage.corpus)}. Linking entities from {escape(coverage.entity_source)}.</p>"
         "<table><thead><tr><th>of the corpus</th><th class=num>touched</th><th class=num>%</th><th></th>"
-        f"<th>not touched by any conversation</th></tr></thead><tbody>{rows}</tbody></table></section>"
+        f"<th>not touched by any conversation</th></tr></thead><tbody>{rows}</tbody></table>{_review_state(coverage)}</section>"
+    )
+
+
+def _review_state(coverage: CoverageCertificate) -> str:
+    """The review state table (`bddgen review`), '' when there is nothing to count."""
+    review = coverage.review
+    if review is None or not coverage.conversations:
+        return ""
+    rows = "".join(
+        f"<tr><td>{name}</td><td class=num>{counts.reviewed}</td><td class=num>{counts.unreviewed}</td><td class=num>{counts.rejected}</td></tr>"
+        for name, counts in (("conversations", review.conversations), ("turns", review.turns))
+    )
+    return (
+        '<h3 id="review-state">Review state</h3>'
+        f'<p class="note">{review.edited} turn(s) edited by a reviewer, {review.disagreeing} of them disagreeing with their evidence.</p>'
+        "<table><thead><tr><th></th><th class=num>reviewed</th><th class=num>unreviewed</th><th class=num>rejected</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
     )
 
 

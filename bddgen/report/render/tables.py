@@ -171,6 +171,17 @@ def coverage_table(coverage: CoverageCertificate) -> TextTable:
     )
 
 
+def review_table(coverage: CoverageCertificate) -> TextTable:
+    """Reviewed, unreviewed and rejected conversations and turns (no rows before `bddgen review` ran or without conversations)."""
+    review = coverage.review
+    rows = [] if review is None or not coverage.conversations else [
+        [name, str(counts.reviewed), str(counts.unreviewed), str(counts.rejected)]
+        for name, counts in (("conversations", review.conversations), ("turns", review.turns))
+    ]
+    note = "" if review is None else f"{review.edited} turn(s) edited by a reviewer, {review.disagreeing} of them disagreeing with their evidence."
+    return TextTable("Review state", ["", "reviewed", "unreviewed", "rejected"], rows, note=note, right_aligned={1, 2, 3})
+
+
 def report_tables(report: Report) -> list[TextTable]:
     """Every section in reading order; empty sections are left out."""
     tables = [runs_table(report), specs_table(report), *breakdown_tables(report), categories_table(report)]
@@ -179,6 +190,6 @@ def report_tables(report: Report) -> list[TextTable]:
     for comparison in report.comparisons:
         tables += comparison_tables(report, comparison)
     if report.coverage is not None:
-        tables.append(coverage_table(report.coverage))
+        tables += [coverage_table(report.coverage), review_table(report.coverage)]
     tables.append(costs_table(report))
     return [t for t in tables if t.rows]
