@@ -4,6 +4,7 @@ and unique filters are computed with SQL over every row, matching cells exactly 
 from __future__ import annotations
 
 import csv
+import re
 import sqlite3
 from pathlib import Path
 
@@ -144,3 +145,33 @@ def test_sql_over_the_store_answers_every_query_as_memory_does(tmp_path_factory:
         assert _answer(query, sql) == _answer(query, memory)
         conditions = {where_column or "a": where_value, **also}
         assert matching_count(sql, conditions) == matching_count(memory, conditions)
+
+
+def test_implement_writes_exact_turns_over_a_stored_table(tmp_path: Path) -> None:
+    from test_implement_pipeline import scripted
+
+    from bddgen.config import ImplementSettings
+    from bddgen.embed.base import HashingEmbedder
+    from bddgen.features.reader import read_feature
+    from bddgen.implement import implement_feature
+    from bddgen.ner.base import RegexRecognizer
+    from bddgen.retrieval.memory import MemoryIndex
+
+    root = _corpus(tmp_path / "c", ["booking", "city", "amount"], BOOKINGS)
+    corpus = load_corpus(root, TableLimits(max_rows=40, store_dir=tmp_path / "stores"))
+    assert corpus.tables[0].store is not None
+    spec = tmp_path / "bookings.feature"
+    spec.write_text(
+        "Feature: Bookings\n  Scenario: Bookings\n    Given a traveller with a booking\n"
+        "    When the traveller asks which city a booking goes to and its amount\n    Then the assistant gives the city and amount\n",
+        encoding="utf-8",
+    )
+    lm, _ = scripted(corpus)
+    report = implement_feature(spec, corpus, lm, RegexRecognizer(), MemoryIndex(HashingEmbedder(), corpus), ImplementSettings(n=1, turns=4), 0)
+    assert report.written == 1, report
+    by_booking = {row[0]: row for row in BOOKINGS}
+    exact = [t for c in read_feature(spec).conversations for t in c.turns if t.exact is not None]
+    assert exact
+    for turn in exact:
+        (booking,) = re.findall(r"B\d{4}", turn.question)  # the question names the row's key
+        assert turn.exact.value in by_booking[booking] and turn.exact.table_id == "tables/bookings"
