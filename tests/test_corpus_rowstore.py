@@ -175,3 +175,18 @@ def test_implement_writes_exact_turns_over_a_stored_table(tmp_path: Path) -> Non
     for turn in exact:
         (booking,) = re.findall(r"B\d{4}", turn.question)  # the question names the row's key
         assert turn.exact.value in by_booking[booking] and turn.exact.table_id == "tables/bookings"
+
+
+def test_corpus_stats_counts_every_row_of_a_sampled_table(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from bddgen.cli import cli
+
+    rows = [[f"B{n:05d}", "Lisbon" if n % 2 else "Porto"] for n in range(6000)]
+    root = _corpus(tmp_path / "c", ["booking", "city"], rows)
+    result = CliRunner().invoke(cli, ["corpus", "stats", str(root), "--json"])
+    assert result.exit_code == 0, result.output
+    stats = json.loads(result.output)
+    assert stats["table_rows"] == 6000 and stats["tables"][0]["rows"] == 6000 and stats["tables"][0]["sampled"] is True
