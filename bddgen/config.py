@@ -117,7 +117,7 @@ class RetrievalSettings(_Section):
     top_k: int = Field(default=5, ge=1, description="Documents returned per query.")
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal-rank-fusion constant.")
     max_indexed_rows: int = Field(
-        default=5000, ge=1, description="Rows of one table indexed for search (an evenly spaced sample beyond this); answers use all rows."
+        default=5000, ge=1, description="Rows of one table held in memory and indexed for search; a longer table is kept whole in a row store (SQLite) and sampled evenly; answers use all rows."
     )
 
 

@@ -7,6 +7,7 @@ from enum import Enum
 from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 
 class DocKind(str, Enum):
@@ -68,6 +69,15 @@ class ForeignKey(_Strict):
     references: str = Field(min_length=1, description="Column of that table holding the same values.")
 
 
+class RowStore(_Strict):
+    """Every row of a table, in a SQLite file bddgen wrote (a large CSV, a database table); the
+    document then holds an evenly spaced sample and exact answers are computed there with SQL."""
+
+    path: str = Field(min_length=1, description="The SQLite file.")
+    rows: int = Field(ge=0, description="Rows of the whole table.")
+    digest: str = Field(min_length=1, description="Content hash of every row, in order.")
+
+
 class TableDocument(_Strict):
     """A table: headers and rows of cell strings."""
 
@@ -80,6 +90,14 @@ class TableDocument(_Strict):
     source: str = ""
     key: str = Field(default="", description="Column whose values identify a row (empty: none declared).")
     foreign_keys: list[ForeignKey] = Field(default_factory=list, description="Declared links to other tables.")
+    store: SkipJsonSchema[RowStore | None] = Field(
+        default=None, exclude=True, description="Set by the reader, never in a file: where all rows are when `rows` is a sample."
+    )
+
+    @property
+    def row_count(self) -> int:
+        """Rows of the whole table (more than `len(rows)` when the rows are a sample of a store)."""
+        return self.store.rows if self.store is not None else len(self.rows)
 
     def schema_text(self) -> str:
         """Title, description and headers: what the table is about."""
@@ -101,7 +119,7 @@ class TableDocument(_Strict):
 
     @property
     def hash(self) -> str:
-        return content_hash(self.as_text())
+        return content_hash(self.as_text() + (f"\n{self.store.digest}" if self.store is not None else ""))
 
 
 Document = Annotated[Union[TextDocument, TableDocument, PolicyDocument], Field(discriminator="kind")]

@@ -1,13 +1,20 @@
 """Large tables: time and peak memory to load, index and answer over a generated CSV of N rows.
 
+Two ways of reading the table are measured in the same run:
+- held (the baseline): every row in memory, as a table within `[retrieval] max_indexed_rows` is read;
+- stored: rows beyond the limit streamed in batches into a row store (SQLite), a sample in memory,
+  exact answers computed with SQL over every row (`bddgen/corpus/rowstore.py`).
+
 Each step runs in a fresh Python process so its peak resident memory (ru_maxrss) is its own:
 - baseline: import bddgen and load a one-row corpus (what every command pays);
-- load: `load_corpus` of a corpus whose only table has N rows (5 columns);
+- load: `load_corpus` of a corpus whose only table has N rows (5 columns); stored: the store is built;
+- reload (stored): load again, the unchanged file read from its store;
 - index: load, then build the in-memory hybrid index (hashing embedder) — a table's rows are
   indexed as a sample (`[retrieval] max_indexed_rows`), its schema always;
-- answer: load, then compute exact answers over all N rows (count with a filter, sum, max).
+- answer: load, then compute exact answers over all N rows (count with a filter, sum), checked
+  against the values computed while writing the file.
 
-Run: python benchmarks/bench_large_table.py [--rows 10000,100000,1000000] [--json]
+Run: python benchmarks/bench_large_table.py [--rows 10000,100000,1000000] [--modes held,stored] [--json]
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ CITIES = ["Lisbon", "Copenhagen", "Vienna", "Porto", "Aarhus", "Graz", "Faro", "
 STEPS = {
     "baseline": "",
     "load": "",
+    "reload": "",
     "index": """
         from bddgen.embed.base import HashingEmbedder
         from bddgen.retrieval.memory import MemoryIndex
@@ -50,10 +58,13 @@ STEPS = {
 PROGRAM = """
 import json, resource, sys, time
 start = time.perf_counter()
-from bddgen.corpus import load_corpus
+from pathlib import Path
+from bddgen.corpus import TableLimits, load_corpus
 result = {{}}
-corpus = load_corpus(sys.argv[1])
-result["rows"] = sum(len(t.rows) for t in corpus.tables)
+limits = TableLimits(max_rows=10**9) if sys.argv[2] == "held" else TableLimits(store_dir=Path(sys.argv[3]))
+corpus = load_corpus(sys.argv[1], limits)
+result["rows"] = sum(t.row_count for t in corpus.tables)
+result["rows_in_memory"] = sum(len(t.rows) for t in corpus.tables)
 {step}
 result["seconds"] = round(time.perf_counter() - start, 2)
 result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -79,38 +90,42 @@ def make_corpus(folder: Path, rows: int) -> tuple[int, float]:
     return lisbon, total
 
 
-def run_step(step: str, corpus: Path) -> dict[str, object]:
+def run_step(step: str, corpus: Path, mode: str, store_dir: Path) -> dict[str, object]:
     code = PROGRAM.format(step=textwrap.indent(textwrap.dedent(STEPS[step]), ""))
-    done = subprocess.run([sys.executable, "-c", code, str(corpus)], capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", code, str(corpus), mode, str(store_dir)], capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default="10000,100000,1000000", help="Comma-separated table sizes.")
+    parser.add_argument("--modes", default="held,stored", help="Comma-separated: held (every row in memory, the baseline), stored (row store).")
     parser.add_argument("--json", action="store_true", help="Print the results as JSON.")
     args = parser.parse_args()
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         baseline_corpus = Path(tmp) / "baseline"
         make_corpus(baseline_corpus, 1)
-        results.append({"table_rows": 1, "step": "baseline", **run_step("baseline", baseline_corpus)})
+        results.append({"table_rows": 1, "mode": "", "step": "baseline", **run_step("baseline", baseline_corpus, "held", Path(tmp))})
         for rows in [int(r) for r in args.rows.split(",")]:
             corpus = Path(tmp) / f"rows-{rows}"
             lisbon, total = make_corpus(corpus, rows)
             csv_mb = round((corpus / "tables" / "bookings.csv").stat().st_size / 2**20, 1)
-            for step in ("load", "index", "answer"):
-                measured = run_step(step, corpus)
-                if step == "answer":
-                    assert measured["count_lisbon"] == str(lisbon) and measured["sum_amount"] == str(total), measured
-                results.append({"table_rows": rows, "csv_mb": csv_mb, "step": step, **measured})
+            for mode in args.modes.split(","):
+                store_dir = Path(tmp) / f"stores-{rows}"
+                steps = ("load", "index", "answer") if mode == "held" else ("load", "reload", "index", "answer")
+                for step in steps:
+                    measured = run_step(step, corpus, mode, store_dir)
+                    if step == "answer":
+                        assert measured["count_lisbon"] == str(lisbon) and measured["sum_amount"] == str(total), measured
+                    results.append({"table_rows": rows, "csv_mb": csv_mb, "mode": mode, "step": step, **measured})
     if args.json:
         print(json.dumps(results, indent=2))
         return
-    print(f"{'rows':>9} {'csv MB':>7} {'step':<9} {'seconds':>8} {'peak RSS MB':>12}  notes")
+    print(f"{'rows':>9} {'csv MB':>7} {'mode':<7} {'step':<9} {'seconds':>8} {'peak RSS MB':>12} {'rows held':>10}  notes")
     for r in results:
         notes = f"{r['units']} index units" if "units" in r else (f"count {r['count_lisbon']}, sum {r['sum_amount']} (checked)" if "sum_amount" in r else "")
-        print(f"{r['table_rows']:>9} {r.get('csv_mb', ''):>7} {r['step']:<9} {r['seconds']:>8} {r['peak_rss_mb']:>12}  {notes}")
+        print(f"{r['table_rows']:>9} {r.get('csv_mb', ''):>7} {r['mode']:<7} {r['step']:<9} {r['seconds']:>8} {r['peak_rss_mb']:>12} {r['rows_in_memory']:>10}  {notes}")
 
 
 if __name__ == "__main__":

@@ -168,3 +168,38 @@ def test_any_records_give_rectangular_tables_whose_foreign_keys_resolve(records:
             parent = tables[key.table]
             assert set(table.column(key.column)) <= set(parent.column(key.references))
             assert len(set(parent.column(key.references))) == len(parent.rows)
+
+
+def test_implement_walks_from_a_line_item_to_its_order_with_exact_answers(shop: Path, tmp_path: Path) -> None:
+    from test_implement_pipeline import scripted
+
+    from bddgen.config import ImplementSettings
+    from bddgen.embed.base import HashingEmbedder
+    from bddgen.features.reader import read_feature
+    from bddgen.implement import implement_feature
+    from bddgen.ner.base import RegexRecognizer
+    from bddgen.retrieval.memory import MemoryIndex
+    from bddgen.specs import QueryType
+
+    corpus = load_corpus(shop)
+    spec = tmp_path / "lines.feature"
+    spec.write_text(
+        "Feature: Order lines\n  Scenario: Order lines\n    Given a customer with an order\n"
+        "    When the customer asks which sku and quantity the line items of the order hold\n"
+        "    Then the assistant gives the sku and quantity of each line item\n",
+        encoding="utf-8",
+    )
+    lm, _ = scripted(corpus)
+    settings = ImplementSettings(n=3, turns=5, chain_length=2)
+    report = implement_feature(spec, corpus, lm, RegexRecognizer(), MemoryIndex(HashingEmbedder(), corpus), settings, 0)
+    assert report.written >= 1, report
+    walks = [c for c in read_feature(spec).conversations if c.chain == ["tables/orders.line_items", "tables/orders"]]
+    assert walks, [c.chain for c in read_feature(spec).conversations]
+    turns = walks[0].turns
+    child = [t for t in turns if t.exact is not None and t.exact.table_id == "tables/orders.line_items"]
+    assert child and all(t.exact.value in {cell for row in _tables(shop)["tables/orders.line_items"].rows for cell in row} for t in child)
+    pre = next(t for t in turns if t.query_type is QueryType.PRE_FILLER)
+    filler = next(t for t in turns if t.query_type is QueryType.FILLER)
+    assert pre.exact is not None and filler.exact is not None and filler.exact.table_id == "tables/orders"
+    order = next(row for row in _tables(shop)["tables/orders"].rows if row[0] == pre.exact.value)  # the order the line item names
+    assert filler.exact.value in order

@@ -104,10 +104,10 @@ def test_single_turn_ragas_deepeval_and_promptfoo_counts(implemented: Path) -> N
     assert [t["content"] for t in goldens[0]["turns"] if t["role"] == "user"] == [t.question for t in written[0].turns]
     assert goldens[0]["scenario"].startswith("Given a passenger with a booking, when")
 
-    _export("promptfoo", implemented / "promptfooconfig.yaml")
-    suite = yaml.safe_load((implemented / "promptfooconfig.yaml").read_text())
-    assert len(suite["tests"]) == len(turns)
-    unanswerable = [t for t in suite["tests"] if "UNANSWERABLE" in t["description"]]
+    _export("promptfoo", implemented / "promptfoo-tests.yaml")
+    tests = yaml.safe_load((implemented / "promptfoo-tests.yaml").read_text())
+    assert len(tests) == len(turns) and [t["vars"]["question"] for t in tests] == [t.question for t in turns]
+    unanswerable = [t for t in tests if "UNANSWERABLE" in t["description"]]
     assert unanswerable and all(t["assert"][0]["type"] == "llm-rubric" for t in unanswerable)
     assert CANNOT_ANSWER_REFERENCE in json.dumps(goldens)
 

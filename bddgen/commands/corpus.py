@@ -66,7 +66,8 @@ def stats(path: str, as_json: bool) -> None:
         for column in ("id", "title", "rows", "columns"):
             per_table.add_column(column, justify="right" if column in ("rows", "columns") else "left")
         for table in counts.tables:
-            per_table.add_row(table.id, table.title, str(table.rows), str(table.columns))
+            rows = f"{table.rows:,} (sampled)" if table.sampled else str(table.rows)
+            per_table.add_row(table.id, table.title, rows, str(table.columns))
         console.print(per_table)
     linked = [t for t in counts.tables if t.key or t.links]
     if linked:

@@ -7,13 +7,13 @@ from pathlib import Path
 import click
 
 from bddgen.console import console
-from bddgen.corpus import load_corpus
 from bddgen.errors import InputError, Problem
 from bddgen.features.reader import feature_files
 from bddgen.features.writer import atomic_write, render_feature
 from bddgen.interop.collect import collect_conversations
 from bddgen.interop.formats import FORMATS
 from bddgen.interop.imports import feature_document, specs_from_dataset
+from bddgen.pipeline.models import Models
 from bddgen.project import Project
 from bddgen.specs import slugify
 
@@ -29,7 +29,7 @@ def export(features: tuple[Path, ...], format_name: str, out: Path | None) -> No
     with questions, reference answers and reference contexts as a ragas, DeepEval, promptfoo or JSONL dataset."""
     project = Project.discover()
     paths = feature_files(list(features) or [project.features_path])
-    corpus = load_corpus(project.corpus_path)
+    corpus = Models(project).corpus
     conversations = collect_conversations(paths, corpus, max_rows=project.settings.export.table_rows, root=project.root)
     if not conversations:
         where = ", ".join(str(f) for f in features) or str(project.features_path)

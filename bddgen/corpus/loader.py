@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from bddgen.corpus.documents import DOCUMENT_SUFFIXES, document_file
@@ -11,6 +12,7 @@ from bddgen.corpus.records import records_file
 from bddgen.corpus.sqlite import DATABASE_SUFFIXES, database_tables
 from bddgen.errors import InputError, Problem
 from bddgen.models import Corpus, SystemDescription
+from bddgen.retrieval.units import DEFAULT_MAX_INDEXED_ROWS
 
 SYSTEM_FILE = "system.yaml"
 FOLDER_SUFFIXES: dict[str, tuple[str, ...]] = {
@@ -60,7 +62,7 @@ def _read_system(root: Path) -> tuple[SystemDescription | None, list[Problem]]:
     return system, []  # type: ignore[return-value]
 
 
-def _read_documents(root: Path, problems: list[Problem]) -> tuple[list[Read], int]:
+def _read_documents(root: Path, problems: list[Problem], limits: TableLimits) -> tuple[list[Read], int]:
     """Every document file's result, and how many document files there were."""
     results: list[Read] = []
     count = 0
@@ -84,9 +86,9 @@ def _read_documents(root: Path, problems: list[Problem]) -> tuple[list[Read], in
         count += 1
         sidecar = path.with_suffix(".yaml")
         if path.suffix == ".csv":
-            results.append(csv_table(path, location, f"tables/{path.stem}", sidecar if sidecar.is_file() else None))
+            results.append(csv_table(path, location, f"tables/{path.stem}", sidecar if sidecar.is_file() else None, limits.max_rows, limits.store_dir))
         elif path.suffix in DATABASE_SUFFIXES:
-            results.append(database_tables(path, location, sidecar if sidecar.is_file() else None))
+            results.append(database_tables(path, location, sidecar if sidecar.is_file() else None, limits.max_rows, limits.store_dir))
         else:
             results.append(records_file(path, location, "tables/"))
     for path in sorted(root.glob("*.jsonl")):
@@ -111,14 +113,23 @@ def _duplicate_problems(documents: list[AnyDocument]) -> list[Problem]:
     return problems
 
 
-def load_corpus(path: Path) -> Corpus:
+@dataclass(frozen=True)
+class TableLimits:
+    """How large tables are read: rows held in memory (a longer table is sampled and kept whole in a
+    row store, see `corpus/rowstore.py`) and the folder of those stores (None: a temporary one)."""
+
+    max_rows: int = DEFAULT_MAX_INDEXED_ROWS
+    store_dir: Path | None = None
+
+
+def load_corpus(path: Path, limits: TableLimits = TableLimits()) -> Corpus:
     """The corpus in folder `path`; InputError listing every problem of every file otherwise."""
     root = Path(path)
     title = f"invalid corpus {path}"
     if not root.is_dir():
         raise InputError(Problem(str(path), "no such folder: give the folder holding system.yaml"), title=title)
     system, problems = _read_system(root)
-    results, file_count = _read_documents(root, problems)
+    results, file_count = _read_documents(root, problems, limits)
     documents = [document for found, _ in results for document in found]
     for _, file_problems in results:
         problems += file_problems

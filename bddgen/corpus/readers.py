@@ -7,7 +7,6 @@ still yields its good lines), so the loader can go on and report the problems of
 from __future__ import annotations
 
 import csv
-import io
 import json
 from pathlib import Path
 from typing import Any, Union
@@ -18,7 +17,9 @@ from pydantic import BaseModel
 from bddgen.corpus.formats import DOCUMENT_MODELS, TableFile, TableSidecar
 from bddgen.corpus.validation import json_pointer, schema_problems
 from bddgen.errors import InputError, Problem
-from bddgen.models import PolicyDocument, TableDocument, TextDocument
+from bddgen.corpus.rowstore import RowStoreWriter, default_store_dir, existing_store, sample, store_path
+from bddgen.models import PolicyDocument, RowStore, TableDocument, TextDocument
+from bddgen.retrieval.units import DEFAULT_MAX_INDEXED_ROWS
 
 AnyDocument = Union[TextDocument, TableDocument, PolicyDocument]
 Read = tuple[list[AnyDocument], list[Problem]]
@@ -113,8 +114,18 @@ def header_problems(headers: list[str]) -> list[str]:
     return found
 
 
-def csv_table(path: Path, location: str, doc_id: str, sidecar: Path | None) -> Read:
-    """A table from a CSV file with a header row; title and description from its YAML sidecar."""
+MAX_ROW_PROBLEMS = 100
+"""Rows of one CSV file reported one by one; the rest are counted in one more problem."""
+
+
+def csv_table(
+    path: Path, location: str, doc_id: str, sidecar: Path | None, max_rows: int = DEFAULT_MAX_INDEXED_ROWS, store_dir: Path | None = None
+) -> Read:
+    """A table from a CSV file with a header row; title and description from its YAML sidecar.
+
+    The file is read as a stream. Up to `max_rows` data rows the table is held in memory; a longer
+    one goes, in batches, into a row store (`corpus/rowstore.py`) and the document holds an evenly
+    spaced sample of `max_rows` rows. An unchanged file is read from its store again."""
     problems: list[Problem] = []
     title, description = humanize(path.stem), ""
     if sidecar is not None:
@@ -124,37 +135,84 @@ def csv_table(path: Path, location: str, doc_id: str, sidecar: Path | None) -> R
             title, description = meta.title, meta.description  # type: ignore[attr-defined]
         except InputError as exc:
             problems += exc.problems
-    try:
-        text = read_utf8(path, location)
-    except InputError as exc:
-        return [], problems + exc.problems
-    reader = csv.reader(io.StringIO(text, newline=""))
-    numbered: list[tuple[int, list[str]]] = []
-    start = 1
-    try:
-        for row in reader:
-            if any(cell.strip() for cell in row):
-                numbered.append((start, row))
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        return [], problems + [Problem(f"{location}:{reader.line_num}", f"invalid CSV: {exc}")]
-    if not numbered:
-        return [], problems + [Problem(location, "empty document: write a header row and at least one data row")]
-    (header_line, headers), body = numbered[0], numbered[1:]
-    problems += [Problem(f"{location}:{header_line}", message) for message in header_problems(headers)]
-    if not body:
-        problems.append(Problem(location, "empty table: a header row but no data rows"))
-    problems += [
-        Problem(f"{location}:{line}", f"expected {len(headers)} columns as in the header row, got {len(row)}")
-        for line, row in body
-        if len(row) != len(headers)
-    ]
+    target = store_path(store_dir or default_store_dir(), path)
+    stored = existing_store(target)
+    if stored is not None and stored[0].rows > max_rows and not problems:
+        store, headers = stored
+        table = TableDocument(
+            id=doc_id, title=title, description=description, headers=headers, rows=sample(store, len(headers), max_rows), source=location, store=store
+        )
+        return [table], []
+    read = _stream_csv(path, location, target, max_rows)
+    if isinstance(read, list):
+        return [], problems + read
+    headers, rows, store = read
     if problems:
         return [], problems
-    table = TableDocument(
-        id=doc_id, title=title, description=description, headers=headers, rows=[row for _, row in body], source=location
-    )
+    table = TableDocument(id=doc_id, title=title, description=description, headers=headers, rows=rows, source=location, store=store)
     return [table], []
+
+
+def _stream_csv(path: Path, location: str, target: Path, max_rows: int) -> list[Problem] | tuple[list[str], list[list[str]], RowStore | None]:
+    """(headers, rows held, store of all rows or None) of a CSV file, or its problems."""
+    problems: list[Problem] = []
+    headers: list[str] | None = None
+    held: list[list[str]] = []
+    writer: RowStoreWriter | None = None
+    body_rows, bad_rows = 0, 0
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            reader = csv.reader(handle)
+            start = 1
+            try:
+                for row in reader:
+                    if any(cell.strip() for cell in row):
+                        if headers is None:
+                            headers = row
+                            problems += [Problem(f"{location}:{start}", message) for message in header_problems(headers)]
+                        elif len(row) != len(headers):
+                            bad_rows += 1
+                            if bad_rows <= MAX_ROW_PROBLEMS:
+                                problems.append(Problem(f"{location}:{start}", f"expected {len(headers)} columns as in the header row, got {len(row)}"))
+                        else:
+                            body_rows += 1
+                            if writer is not None:
+                                writer.add(row)
+                            elif not problems:
+                                held.append(row)
+                                if len(held) > max_rows:
+                                    writer = RowStoreWriter(target, headers)
+                                    for kept in held:
+                                        writer.add(kept)
+                                    held = []
+                    start = reader.line_num + 1
+            except csv.Error as exc:
+                problems.append(Problem(f"{location}:{reader.line_num}", f"invalid CSV: {exc}"))
+                return _discarded(writer, problems)
+    except UnicodeDecodeError:
+        try:
+            read_utf8(path, location)  # finds the offending byte's line and offset
+        except InputError as exc:
+            return _discarded(writer, exc.problems)
+        raise
+    if bad_rows > MAX_ROW_PROBLEMS:
+        problems.append(Problem(location, f"{bad_rows - MAX_ROW_PROBLEMS} more rows have a different number of columns than the header row"))
+    if headers is None:
+        return _discarded(writer, [Problem(location, "empty document: write a header row and at least one data row")])
+    if not body_rows and not bad_rows:
+        problems.append(Problem(location, "empty table: a header row but no data rows"))
+    if problems:
+        return _discarded(writer, problems)
+    if writer is None:
+        return headers, held, None
+    store = writer.finish()
+    return headers, sample(store, len(headers), max_rows), store
+
+
+def _discarded(writer: RowStoreWriter | None, problems: list[Problem]) -> list[Problem]:
+    if writer is not None:
+        writer.discard()
+    return problems
 
 
 def _table_shape_problems(table: TableDocument, location: str) -> list[Problem]:

@@ -1,17 +1,21 @@
 """SQLite databases under tables/: every table (or the ones a sidecar lists) as a table document,
-declared foreign keys kept so the document graph links them. Opened read-only, never written."""
+declared foreign keys kept so the document graph links them. Opened read-only, never written; each
+table's rows are copied into a row store, where exact answers are computed with SQL."""
 
 from __future__ import annotations
 
 import sqlite3
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 
 from bddgen.corpus.formats import DatabaseSidecar
 from bddgen.corpus.readers import Read, humanize, read_model, read_yaml
 from bddgen.corpus.records import cell
+from bddgen.corpus.rowstore import RowStoreWriter, default_store_dir, existing_store, sample, store_path
 from bddgen.errors import InputError, Problem
-from bddgen.models import ForeignKey, TableDocument
+from bddgen.models import ForeignKey, RowStore, TableDocument
+from bddgen.retrieval.units import DEFAULT_MAX_INDEXED_ROWS
 
 DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
@@ -54,20 +58,36 @@ def _foreign_keys(connection: sqlite3.Connection, table: str, doc_prefix: str, l
     return found
 
 
-def _read_table(connection: sqlite3.Connection, name: str, doc_prefix: str, location: str, loaded: set[str]) -> TableDocument | None:
+def _copied_rows(connection: sqlite3.Connection, name: str, target: Path) -> tuple[RowStore, list[str]] | None:
+    """Every row of table `name` streamed into the row store at `target`; None for an empty table."""
     cursor = connection.execute(f"SELECT * FROM {_sql_name(name)}")
     headers = [column[0] for column in cursor.description]
-    rows = [[_cell(value) for value in row] for row in cursor]
-    if not rows:
+    writer = RowStoreWriter(target, headers)
+    for row in cursor:
+        writer.add([_cell(value) for value in row])
+    store = writer.finish()
+    if not store.rows:
+        Path(store.path).unlink()
         return None
+    return store, headers
+
+
+def _read_table(connection: sqlite3.Connection, name: str, source: TableSource, loaded: set[str]) -> TableDocument | None:
+    target = store_path(source.store_dir, source.path, name)
+    copied = existing_store(target) or _copied_rows(connection, name, target)
+    if copied is None:
+        return None
+    store, headers = copied
+    doc_prefix = f"tables/{source.path.stem}."
     return TableDocument(
         id=f"{doc_prefix}{name}",
         title=humanize(name),
         headers=headers,
-        rows=rows,
-        source=f"{location}#{name}",
+        rows=sample(store, len(headers), source.max_rows),
+        source=f"{source.location}#{name}",
         key=_primary_key(connection, name),
         foreign_keys=_foreign_keys(connection, name, doc_prefix, loaded),
+        store=store,
     )
 
 
@@ -82,12 +102,26 @@ def _listed_tables(sidecar: Path | None, location: str) -> tuple[list[str] | Non
     return list(meta.tables) or None, []  # type: ignore[attr-defined]
 
 
-def database_tables(path: Path, location: str, sidecar: Path | None) -> Read:
-    """The tables of a SQLite file as `tables/<file>.<table>`; empty tables are left out."""
+@dataclass(frozen=True)
+class TableSource:
+    """A database file being read, and where and how its tables' rows are kept."""
+
+    path: Path
+    location: str
+    store_dir: Path
+    max_rows: int
+
+
+def database_tables(
+    path: Path, location: str, sidecar: Path | None, max_rows: int = DEFAULT_MAX_INDEXED_ROWS, store_dir: Path | None = None
+) -> Read:
+    """The tables of a SQLite file as `tables/<file>.<table>`; empty tables are left out. Each table's
+    rows are copied into a row store (answers are computed there with SQL); the document holds at
+    most `max_rows` of them, evenly spaced."""
     listed, problems = _listed_tables(sidecar, location)
     if problems:
         return [], problems
-    doc_prefix = f"tables/{path.stem}."
+    source = TableSource(path, location, store_dir or default_store_dir(), max_rows)
     try:
         with closing(connect_read_only(path)) as connection:
             names = _table_names(connection)
@@ -99,7 +133,7 @@ def database_tables(path: Path, location: str, sidecar: Path | None) -> Read:
                     for name in missing
                 ]
             chosen = listed or names
-            tables = [_read_table(connection, name, doc_prefix, location, set(chosen)) for name in chosen]
+            tables = [_read_table(connection, name, source, set(chosen)) for name in chosen]
     except sqlite3.DatabaseError as exc:
         return [], [Problem(location, f"not a readable SQLite database ({exc}); export it again or remove it")]
     documents = [table for table in tables if table is not None]

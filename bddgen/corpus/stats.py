@@ -14,6 +14,7 @@ class TableStats(BaseModel):
     title: str
     rows: int
     columns: int
+    sampled: bool = Field(default=False, description="Rows kept in a row store (SQLite), a sample in memory; answers use every row.")
     source: str = Field(default="", description="The file the table was read from.")
     key: str = Field(default="", description="Column identifying a row, when declared or found.")
     links: list[str] = Field(default_factory=list, description="Foreign keys as 'column -> table.column'.")
@@ -40,14 +41,15 @@ def corpus_stats(corpus: Corpus) -> CorpusStats:
         text=len(corpus.texts),
         table=len(corpus.tables),
         policy=len(corpus.policies),
-        table_rows=sum(len(t.rows) for t in corpus.tables),
+        table_rows=sum(t.row_count for t in corpus.tables),
         words=sum(len(words(d.as_text())) for d in prose),
         tables=[
             TableStats(
                 id=t.id,
                 title=t.title,
-                rows=len(t.rows),
+                rows=t.row_count,
                 columns=len(t.headers),
+                sampled=t.store is not None and len(t.rows) < t.row_count,
                 source=t.source,
                 key=t.key,
                 links=[f"{k.column} -> {k.table}.{k.references}" for k in t.foreign_keys],

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bddgen.implement.context import sentences
 from bddgen.implement.grounding import answer_facts, mentions
 from bddgen.implement.normalise import content_words, normalise
-from bddgen.implement.tables import TableQuery, evaluate_table_query, matching_rows
+from bddgen.implement.tables import TableQuery, evaluate_table_query, matching_count, row_meets
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.specs import ExactExpectation
@@ -62,24 +62,27 @@ class SentenceEvidence(BaseModel):
 
 def unique_filter(table: TableDocument, row: int, exclude: Sequence[str], start: dict[str, str] | None = None) -> dict[str, str] | None:
     """Conditions that select exactly `row`: `start` extended, one column at a time, by the row's cell
-    that narrows the selection most (short cells, then leftmost columns, first); None when no combination is unique."""
+    that narrows the selection most (short cells, then leftmost columns, first); None when no combination is unique.
+    Rows are counted over the whole table (with SQL when it is kept in a row store and `rows` is a sample)."""
     conditions = dict(start or {})
-    selected = matching_rows(table, conditions)
     cells = table.rows[row]
-    while selected != [row]:
+    if not row_meets(table, cells, conditions):
+        return None
+    selected = matching_count(table, conditions)
+    while selected != 1:
         options = []
         for position, (header, cell) in enumerate(zip(table.headers, cells)):
             if header in conditions or header in exclude or not cell.strip() or len(cell) > FILTER_VALUE_CHARS or ";" in cell:
                 continue
-            narrowed = matching_rows(table, {**conditions, header: cell})
-            options.append((len(narrowed), not _nameable(cell), position, header, cell, narrowed))
+            narrowed = matching_count(table, {**conditions, header: cell})
+            options.append((narrowed, not _nameable(cell), position, header, cell))
         if not options:
             return None
-        count, _, _, header, cell, narrowed = min(options)
-        if count >= len(selected):
+        count, _, _, header, cell = min(options)
+        if count >= selected:
             return None
         conditions[header] = cell
-        selected = narrowed
+        selected = count
     return conditions
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Iterable, Iterator, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bddgen.corpus.rowstore import count_rows, select_rows
 from bddgen.implement.normalise import format_number, normalise, parse_number
 from bddgen.models import TableDocument
 from bddgen.specs import ExactExpectation
@@ -43,16 +44,41 @@ def _matches(cell: str, value: str) -> bool:
     return normalise(cell) == wanted or any(normalise(part) == wanted for part in cell.split(";"))
 
 
-def _rows_where(table: TableDocument, column: str, value: str, also: dict[str, str] | None = None) -> list[list[str]]:
+def _indexed(table: TableDocument, conditions: list[tuple[str, str]], role: str) -> list[tuple[int, str]]:
+    return [(_column_index(table, c, role), v) for c, v in conditions]
+
+
+def _rows_where(table: TableDocument, column: str, value: str, also: dict[str, str] | None = None) -> Iterator[list[str]]:
+    """The rows meeting every condition, one at a time: from memory, or with SQL over every row of a
+    table kept in a row store (its `rows` are then a sample)."""
     conditions = ([(column, value)] if column else []) + list((also or {}).items())
-    indexed = [(_column_index(table, c, "where_column"), v) for c, v in conditions]
-    return [row for row in table.rows if all(i < len(row) and _matches(row[i], v) for i, v in indexed)]
+    indexed = _indexed(table, conditions, "where_column")
+    if table.store is not None:
+        return select_rows(table.store, len(table.headers), indexed)
+    return (row for row in table.rows if all(i < len(row) and _matches(row[i], v) for i, v in indexed))
 
 
 def matching_rows(table: TableDocument, conditions: dict[str, str]) -> list[int]:
     """Indexes of the rows whose cells meet every column -> value condition."""
-    indexed = [(_column_index(table, c, "condition"), v) for c, v in conditions.items()]
+    indexed = _indexed(table, list(conditions.items()), "condition")
     return [n for n, row in enumerate(table.rows) if all(i < len(row) and _matches(row[i], v) for i, v in indexed)]
+
+
+def row_meets(table: TableDocument, row: list[str], conditions: dict[str, str]) -> bool:
+    """True when the cells of `row` meet every column -> value condition."""
+    return all(i < len(row) and _matches(row[i], v) for i, v in _indexed(table, list(conditions.items()), "condition"))
+
+
+def matching_count(table: TableDocument, conditions: dict[str, str]) -> int:
+    """How many rows of the whole table meet every column -> value condition."""
+    return _count_where(table, list(conditions.items()), "condition")
+
+
+def _count_where(table: TableDocument, conditions: list[tuple[str, str]], role: str) -> int:
+    indexed = _indexed(table, conditions, role)
+    if table.store is not None:
+        return count_rows(table.store, indexed)
+    return sum(1 for row in table.rows if all(i < len(row) and _matches(row[i], v) for i, v in indexed))
 
 
 def _number(row: list[str], index: int, table: TableDocument) -> float:
@@ -62,13 +88,17 @@ def _number(row: list[str], index: int, table: TableDocument) -> float:
     return value
 
 
-def _single(values: list[str], what: str) -> str:
-    distinct = list(dict.fromkeys(values))
+def _single(values: Iterable[str], what: str) -> str:
+    distinct: dict[str, None] = {}
+    for value in values:
+        distinct[value] = None
+        if len(distinct) > 4:
+            break
     if not distinct:
         raise TableQueryError(f"no row matches {what}")
     if len(distinct) > 1:
-        raise TableQueryError(f"{what} is ambiguous: {', '.join(distinct[:4])}")
-    return distinct[0]
+        raise TableQueryError(f"{what} is ambiguous: {', '.join(list(distinct)[:4])}")
+    return next(iter(distinct))
 
 
 def evaluate_table_query(query: TableQuery, table: TableDocument) -> ExactExpectation:
@@ -77,14 +107,15 @@ def evaluate_table_query(query: TableQuery, table: TableDocument) -> ExactExpect
     conditions = ([(query.where_column, query.where_value)] if query.where_column else []) + list(query.and_where.items())
     where = " where " + " and ".join(f"{c} = {v}" for c, v in conditions) if conditions else ""
     if query.op == "count":
-        return ExactExpectation(table_id=table.id, operation="count", value=str(len(rows)), detail=f"rows{where}")
+        count = _count_where(table, conditions, "where_column")
+        return ExactExpectation(table_id=table.id, operation="count", value=str(count), detail=f"rows{where}")
     if not query.column:
         raise TableQueryError(f"op {query.op!r} needs a column")
     column = _column_index(table, query.column, "column")
     if query.op == "lookup":
         if not query.where_column:
             raise TableQueryError("lookup needs where_column and where_value to pick the row")
-        value = _single([r[column] for r in rows if column < len(r)], f"{query.column}{where}")
+        value = _single((r[column] for r in rows if column < len(r)), f"{query.column}{where}")
         return ExactExpectation(table_id=table.id, operation="lookup", value=value, detail=f"{query.column}{where}")
     if query.op == "sum":
         total = sum(_number(r, column, table) for r in rows)
@@ -94,14 +125,19 @@ def evaluate_table_query(query: TableQuery, table: TableDocument) -> ExactExpect
     return _compare(query, table, column)
 
 
-def _extreme(query: TableQuery, table: TableDocument, rows: list[list[str]], column: int, where: str) -> ExactExpectation:
-    if not rows:
-        raise TableQueryError(f"no row{where}")
-    numbers = [_number(r, column, table) for r in rows]
-    best = max(numbers) if query.op == "max" else min(numbers)
-    winners = [r for r, n in zip(rows, numbers) if n == best]
+def _extreme(query: TableQuery, table: TableDocument, rows: Iterable[list[str]], column: int, where: str) -> ExactExpectation:
     report = _column_index(table, query.return_column, "return_column") if query.return_column else column
-    value = _single([r[report] for r in winners], f"{query.op} of {query.column}{where}")
+    best: float | None = None
+    winners: dict[str, None] = {}  # the reported cells of the rows holding the best number so far (5 tell ambiguity)
+    for row in rows:
+        number = _number(row, column, table)
+        if best is None or (number > best if query.op == "max" else number < best):
+            best, winners = number, {}
+        if number == best and len(winners) < 5:
+            winners[row[report]] = None
+    if best is None:
+        raise TableQueryError(f"no row{where}")
+    value = _single(winners, f"{query.op} of {query.column}{where}")
     detail = f"{query.op} of {query.column}{where}" + (f" -> {query.return_column}" if query.return_column else "")
     return ExactExpectation(table_id=table.id, operation=query.op, value=value, detail=detail)
 
@@ -112,11 +148,14 @@ def _compare(query: TableQuery, table: TableDocument, column: int) -> ExactExpec
     key = _column_index(table, query.where_column, "where_column")
     sides: list[tuple[str, float]] = []
     for value in (query.where_value, query.other_value):
-        rows = _rows_where(table, query.where_column, value)
-        numbers = list(dict.fromkeys(_number(r, column, table) for r in rows))
+        first: list[str] = []
+        numbers: dict[float, None] = {}
+        for row in _rows_where(table, query.where_column, value):
+            first = first or row
+            numbers[_number(row, column, table)] = None
         if len(numbers) != 1:
             raise TableQueryError(f"compare needs exactly one {query.column} where {query.where_column} = {value}; found {len(numbers)}")
-        sides.append((rows[0][key], numbers[0]))
+        sides.append((first[key], next(iter(numbers))))
     if sides[0][1] == sides[1][1]:
         raise TableQueryError(f"{sides[0][0]} and {sides[1][0]} have the same {query.column}; no single answer")
     winner = max(sides, key=lambda side: side[1])

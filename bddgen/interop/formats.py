@@ -6,7 +6,8 @@
 - ragas-single: one SingleTurnSample per answerable turn, with `reference_contexts` and
   `reference_context_ids`;
 - deepeval: ConversationalGolden objects (JSON list, `EvaluationDataset.add_goldens_from_json_file`);
-- promptfoo: a test-suite YAML (`tests:`), one test per turn, grouped by `metadata.conversationId`;
+- promptfoo: a YAML list of test cases (`tests: file://promptfoo-tests.yaml` in a promptfoo config), one
+  test per turn, grouped by `metadata.conversationId`;
 - jsonl: bddgen's own format, one ExportedConversation per line.
 """
 
@@ -100,19 +101,17 @@ def _promptfoo_asserts(turn: ExportedTurn) -> list[dict[str, Any]]:
     return asserts
 
 
-def promptfoo_suite(conversations: list[ExportedConversation]) -> dict[str, Any]:
-    tests = []
-    for conversation in conversations:
-        for number, turn in enumerate(conversation.turns, 1):
-            tests.append(
-                {
-                    "description": f"{conversation.title} — turn {number} ({turn.query_type.value})",
-                    "vars": {"question": turn.question, "context": "\n\n".join(turn.reference_contexts)},
-                    "assert": _promptfoo_asserts(turn),
-                    "metadata": {"conversationId": conversation.id, "turn": number, "spec": conversation.spec_id},
-                }
-            )
-    return {"description": "bddgen conversations (each turn a test; turns of one conversation share metadata.conversationId)", "tests": tests}
+def promptfoo_tests(conversations: list[ExportedConversation]) -> list[dict[str, Any]]:
+    return [
+        {
+            "description": f"{conversation.title} — turn {number} ({turn.query_type.value})",
+            "vars": {"question": turn.question, "context": "\n\n".join(turn.reference_contexts)},
+            "assert": _promptfoo_asserts(turn),
+            "metadata": {"conversationId": conversation.id, "turn": number, "spec": conversation.spec_id},
+        }
+        for conversation in conversations
+        for number, turn in enumerate(conversation.turns, 1)
+    ]
 
 
 def _jsonl(rows: list[dict[str, Any]]) -> str:
@@ -123,8 +122,10 @@ Renderer = Callable[[list[ExportedConversation]], tuple[str, int]]
 
 
 def _render_promptfoo(conversations: list[ExportedConversation]) -> tuple[str, int]:
-    suite = promptfoo_suite(conversations)
-    return yaml.safe_dump(suite, allow_unicode=True, sort_keys=False, width=100), len(suite["tests"])
+    tests = promptfoo_tests(conversations)
+    header = "# bddgen conversations, one promptfoo test per turn (turns of one conversation share metadata.conversationId).\n"
+    header += "# Use from your promptfooconfig.yaml, next to your prompts and providers:  tests: file://promptfoo-tests.yaml\n"
+    return header + yaml.safe_dump(tests, allow_unicode=True, sort_keys=False, width=100), len(tests)
 
 
 def _rows(build: Callable[[list[ExportedConversation]], list[dict[str, Any]]], as_json: bool = False) -> Renderer:
@@ -140,7 +141,7 @@ FORMATS: dict[str, tuple[Renderer, str]] = {
     "ragas": (_rows(ragas_multi_turn), "ragas.jsonl"),
     "ragas-single": (_rows(ragas_single_turn), "ragas-single.jsonl"),
     "deepeval": (_rows(deepeval_goldens, as_json=True), "deepeval.json"),
-    "promptfoo": (_render_promptfoo, "promptfooconfig.yaml"),
+    "promptfoo": (_render_promptfoo, "promptfoo-tests.yaml"),
     "jsonl": (_rows(lambda cs: [c.model_dump(mode="json", exclude_none=True) for c in cs]), "conversations.jsonl"),
 }
 """Format name -> (renderer giving the text and its sample count, default file name)."""
