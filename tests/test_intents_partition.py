@@ -139,3 +139,21 @@ def test_the_partition_file_round_trips_and_an_edit_contradicting_the_schema_is_
     with pytest.raises(InputError) as error:
         read_partition(path)
     assert "/partitions/1/classes/0/value" in str(error.value) and "move the class to INVALID" in str(error.value)
+
+
+def test_an_example_in_the_description_is_a_valid_class_when_nothing_else_is() -> None:
+    found = _classes({"type": "string", "description": "IATA code of the airport, for example CPH"}, required=True)
+    assert found["example-1"] == (Intent.VALID, "CPH", "schema:description")
+
+
+def test_the_lm_is_asked_again_for_a_category_still_without_a_class() -> None:
+    replies = [
+        {"classes": [{"intent": "VALID", "name": "airport-code", "description": "an IATA code", "value": "LIS"}]},
+        {"classes": [{"intent": "INVALID", "name": "unknown-airport", "description": "a code no airport has", "value": "QQQ"}]},
+    ]
+    lm = ScriptedLM(by_task={"intents-semantic-classes": replies})
+    schema = {"type": "object", "required": ["origin"], "properties": {"origin": {"type": "string"}}}
+    flights = manifest().model_copy(update={"tools": [manifest().tools[0].model_copy(update={"name": "search_flights", "parameters": schema})]})
+    table = build_partition(flights, "agents.yaml", TODAY, LanguageModel(lm))
+    assert missing_cells(table) == []
+    assert "INVALID" in lm.requests[1].messages[-1].content.split("## Categories Without A Class")[1]

@@ -161,9 +161,17 @@ def _typed(schema: dict[str, Any]) -> list[EquivalenceClass]:
     return []
 
 
+DESCRIBED_EXAMPLE = re.compile(r"\b(?:for example|e\.g\.|such as)[:,]?\s+([^\s,;)]+)", re.IGNORECASE)
+
+
 def _examples(schema: dict[str, Any]) -> list[EquivalenceClass]:
+    """The documented examples (`examples`, `default`, else 'for example X' in `description`)."""
+    keyword = "examples"
     values = list(schema.get("examples", [])) + ([schema["default"]] if "default" in schema else [])
-    return [_cls(Intent.VALID, f"example-{index + 1}", f"the documented example {value!r}", value, "examples") for index, value in enumerate(values[:2])]
+    if not values and isinstance(schema.get("description"), str):
+        keyword = "description"
+        values = [m.group(1).rstrip(".") for m in DESCRIBED_EXAMPLE.finditer(schema["description"])]
+    return [_cls(Intent.VALID, f"example-{index + 1}", f"the documented example {value!r}", value, keyword) for index, value in enumerate(values[:2])]
 
 
 def derive_classes(schema: dict[str, Any], *, required: bool, today: date) -> list[EquivalenceClass]:

@@ -11,7 +11,7 @@ from bddgen.errors import InputError, LMOutputError, Problem
 from bddgen.intents.derive import conforms, data_type, derive_classes, slug
 from bddgen.intents.files import read_model_yaml
 from bddgen.intents.model import EquivalenceClass, Intent, ParameterPartition, PartitionTable
-from bddgen.intents.tasks import SEMANTIC_CLASSES
+from bddgen.intents.tasks import SEMANTIC_CLASSES, ProposedClass
 from bddgen.lm.client import LanguageModel
 
 STAGE = "intents"
@@ -25,22 +25,36 @@ def tool_parameters(tool: Tool) -> list[tuple[str, dict, bool]]:
     return [(name, schema if isinstance(schema, dict) else {}, name in required) for name, schema in properties.items()]
 
 
-def semantic_classes(lm: LanguageModel, tool: Tool, partition: ParameterPartition, today: date) -> list[EquivalenceClass]:
-    """Classes the LM proposes beyond the schema's; a VALID one is kept only when its value satisfies the schema."""
+def _proposed(lm: LanguageModel, tool: Tool, partition: ParameterPartition, listed: list[EquivalenceClass], today: date) -> list[ProposedClass]:
+    empty = [intent.value for intent in Intent if not any(c.intent == intent for c in listed)]
     try:
-        proposed = lm.run(
+        return lm.run(
             SEMANTIC_CLASSES,
             stage=STAGE,
             tool=f"{tool.name}: {tool.description}",
             parameter=partition.parameter,
             json_schema=partition.schema_,
             reference_date=today.isoformat(),
-            listed_classes=[f"{c.intent.value} {c.name}: {c.description}" for c in partition.classes],
+            listed_classes=[f"{c.intent.value} {c.name}: {c.description}" for c in listed] or "none",
+            categories_without_a_class=empty or "none; add classes to any category",
         ).classes
     except LMOutputError as exc:
         log.warning("no semantic classes for %s.%s: %s", tool.name, partition.parameter, exc)
         return []
-    taken = {c.name for c in partition.classes}
+
+
+def semantic_classes(lm: LanguageModel, tool: Tool, partition: ParameterPartition, today: date) -> list[EquivalenceClass]:
+    """Classes the LM proposes beyond the schema's, asked once more when a category is still empty;
+    a VALID one is kept only when its value satisfies the schema, an INVALID one only with a value."""
+    found = _accepted(_proposed(lm, tool, partition, partition.classes, today), partition, [])
+    listed = partition.classes + found
+    if any(not any(c.intent == intent for c in listed) for intent in Intent):
+        found += _accepted(_proposed(lm, tool, partition, listed, today), partition, found)
+    return found
+
+
+def _accepted(proposed: list[ProposedClass], partition: ParameterPartition, earlier: list[EquivalenceClass]) -> list[EquivalenceClass]:
+    taken = {c.name for c in partition.classes + earlier}
     found: list[EquivalenceClass] = []
     for item in proposed:
         name = slug(item.name)

@@ -35,7 +35,8 @@ SEMANTIC_CLASSES = PromptTask(
         "cannot see: relative dates ('next Friday'), amounts split across sentences, units, nicknames of options, "
         "values that are well-formed but impossible in context (INVALID), and vague wordings the agent must ask "
         "about (UNDERSPEC). Give each a canonical representative value in the schema's form (ISO dates resolved "
-        "from the reference date); use null for UNDERSPEC. Do not repeat a listed class."
+        "from the reference date); use null for UNDERSPEC. Do not repeat a listed class, and give at least one class to every "
+        "category listed as still without one."
     ),
     output=SemanticClasses,
     max_tokens=700,
