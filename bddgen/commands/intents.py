@@ -56,11 +56,12 @@ def partition(manifest: Path | None, out: Path | None, no_lm: bool) -> None:
 @manifest_option
 @click.option("--partition", "partition_file", type=click.Path(path_type=Path), default=None, help="Partition table (default intents/partition.yaml).")
 @click.option("--out", type=click.Path(path_type=Path), default=None, help="Where to write the seeds (default intents/seeds.yaml).")
-def seed(manifest: Path | None, partition_file: Path | None, out: Path | None) -> None:
+@click.option("--tool", "tools", multiple=True, help="Only the cells of this tool (repeatable).")
+def seed(manifest: Path | None, partition_file: Path | None, out: Path | None, tools: tuple[str, ...]) -> None:
     """Write one checked seed request per partition cell."""
     project = Project.discover(require_corpus=False)
     acquire_project_lock(project, "intents seed")
-    seeds, path = stage.seed_stage(project, Models(project).lm, manifest, partition_file, out)
+    seeds, path = stage.seed_stage(project, Models(project).lm, manifest, partition_file, out, set(tools) or None)
     _print(f"wrote {path}: {len(seeds.tasks)} seed tasks, {len(seeds.dropped)} cells without one")
     for reason in seeds.dropped:
         _print(f"  dropped {reason}")
@@ -91,7 +92,8 @@ def _summary_table(title: str, summaries: list) -> Table:
 @click.option("--budget", type=click.IntRange(min=1), default=None, help="Agent queries per cell (default [intents] budget).")
 @click.option("--baseline/--no-baseline", default=True, show_default=True, help="Also run the self-reflection baseline in the same run.")
 @click.option("--intent", "only", type=click.Choice([i.value for i in Intent]), multiple=True, help="Search only these categories.")
-def search(manifest: Path | None, assistant: str | None, budget: int | None, baseline: bool, only: tuple[str, ...]) -> None:
+@click.option("--tool", "tools", multiple=True, help="Search only the cells of this tool (repeatable).")
+def search(manifest: Path | None, assistant: str | None, budget: int | None, baseline: bool, only: tuple[str, ...], tools: tuple[str, ...]) -> None:
     """Search every seed task for wordings the agent misreads; print EESR and AQFF per method."""
     overrides = {"intents": {"budget": budget}} if budget else None
     project = Project.discover(require_corpus=False, overrides=overrides)
@@ -109,7 +111,7 @@ def search(manifest: Path | None, assistant: str | None, budget: int | None, bas
 
     started = time.perf_counter()
     result, written = stage.search_stage(
-        project, manifest, models.assistant(name), models.lm, models.judge_lm, _scorer(project), settings, methods, shown, set(only) or None
+        project, manifest, models.assistant(name), models.lm, models.judge_lm, _scorer(project), settings, methods, shown, set(only) or None, set(tools) or None
     )
     console.print(_summary_table(f"intent integrity of {name}, budget {settings.budget} queries per cell", result.summaries))
     _print(f"took {time.perf_counter() - started:.1f} s; results in {stage.intents_folder(project) / stage.SEARCH_FILE}")

@@ -73,10 +73,15 @@ def partition_stage(project: Project, lm: LanguageModel | None, manifest: Path |
     return table, target
 
 
-def seed_stage(project: Project, lm: LanguageModel, manifest: Path | None, partition: Path | None, out: Path | None) -> tuple[SeedFile, Path]:
+def seed_stage(
+    project: Project, lm: LanguageModel, manifest: Path | None, partition: Path | None, out: Path | None, tools: set[str] | None = None
+) -> tuple[SeedFile, Path]:
+    """A seed task per cell (of `tools` only, when given); written to `out` or intents/seeds.yaml."""
     loaded, _ = load_manifest(project, manifest)
     partition_file = partition or intents_folder(project) / PARTITION_FILE
     table = read_partition(partition_file)
+    if tools:
+        table = table.model_copy(update={"partitions": [p for p in table.partitions if p.tool in tools]})
     seeds = write_seeds(lm, loaded, table, _relative(project, partition_file), project.settings.intents.seed_attempts)
     target = out or intents_folder(project) / SEEDS_FILE
     write_yaml(target, seeds, "Seed tasks, one per partition cell (bddgen intents seed). Edit a request freely; keep its values stated.")
@@ -98,15 +103,16 @@ def search_stage(
     methods: Sequence[str],
     on_outcome: Callable[[CellOutcome], None] | None = None,
     intents: set[str] | None = None,
+    tools: set[str] | None = None,
 ) -> tuple[SearchResult, list[Path]]:
-    """Search every seed task (of the `intents` categories, all by default) by each method; write
-    search.json and the regression features."""
+    """Search every seed task (of the `intents` categories and `tools`, all by default) by each
+    method; write search.json and the regression features."""
     loaded, _ = load_manifest(project, manifest)
     folder = intents_folder(project)
     table = read_partition(folder / PARTITION_FILE)
     seeds = read_seeds(folder / SEEDS_FILE)
-    if intents:
-        seeds = seeds.model_copy(update={"tasks": [t for t in seeds.tasks if t.cell.intent.value in intents]})
+    chosen = [t for t in seeds.tasks if (not intents or t.cell.intent.value in intents) and (not tools or t.cell.tool in tools)]
+    seeds = seeds.model_copy(update={"tasks": chosen})
     memory = StrategyMemory(memory_path(project))
     try:
         ctx = SearchContext(loaded, table, assistant, lm, judge, scorer, memory, settings)
