@@ -72,6 +72,7 @@ class Verdict:
 
     exposed: bool
     reason: str
+    by_judge: bool = False
 
 
 def _argument(call_arguments: dict[str, Any], parameter: str) -> Any:
@@ -104,10 +105,10 @@ def judge_prose(judge: LanguageModel, expectation: Expectation, request: str, re
     try:
         verdict = judge.run(JUDGE_PROSE, stage=STAGE, user_message=request, agent_answer=reply.answer, expected=expectation.prose_expectation())
     except LMOutputError as exc:
-        return Verdict(False, f"not judged (the judge's reply was unusable: {exc.reason})")
+        return Verdict(False, f"not judged (the judge's reply was unusable: {exc.reason})", by_judge=True)
     if verdict.satisfied:
-        return Verdict(False, f"no call; the answer does what is expected ({verdict.reason})")
-    return Verdict(True, f"no call, and the answer does not do what is expected: {verdict.reason}")
+        return Verdict(False, f"no call; the answer does what is expected ({verdict.reason})", by_judge=True)
+    return Verdict(True, f"no call, and the answer does not do what is expected: {verdict.reason}", by_judge=True)
 
 
 def verdict_of(judge: LanguageModel, expectation: Expectation, request: str, reply: AssistantReply) -> Verdict:

@@ -114,6 +114,7 @@ class Attempt(BaseModel):
     tool_calls: list[dict[str, Any]] = Field(default_factory=list)
     exposed: bool
     reason: str
+    by_judge: bool = Field(default=False, description="The verdict came from the judge reading the answer (no tool call settled it).")
 
 
 class CellOutcome(BaseModel):

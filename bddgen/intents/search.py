@@ -72,6 +72,7 @@ def _attempt(candidate: Candidate, reply: AssistantReply, verdict: Verdict, logl
         tool_calls=[c.model_dump(mode="json") for c in reply.tool_calls],
         exposed=verdict.exposed,
         reason=verdict.reason,
+        by_judge=verdict.by_judge,
     )
 
 
