@@ -29,7 +29,7 @@ def test_enum_members_are_valid_a_near_miss_invalid_and_hesitation_underspecifie
     found = _classes({"type": "string", "enum": ["economy", "business"]})
     assert found["member-economy"] == (Intent.VALID, "economy", "schema:enum")
     assert found["member-business"] == (Intent.VALID, "business", "schema:enum")
-    assert found["near-miss"] == (Intent.INVALID, "economy plus", "schema:enum")
+    assert found["near-miss"] == (Intent.INVALID, "business plus", "schema:enum")
     assert found["undecided"] == (Intent.UNDERSPEC, ["economy", "business"], "schema:enum")
 
 
@@ -139,6 +139,12 @@ def test_the_partition_file_round_trips_and_an_edit_contradicting_the_schema_is_
     with pytest.raises(InputError) as error:
         read_partition(path)
     assert "/partitions/1/classes/0/value" in str(error.value) and "move the class to INVALID" in str(error.value)
+
+
+def test_a_description_naming_yyyy_mm_dd_gives_the_date_classes() -> None:
+    found = _classes({"type": "string", "description": "Departure date, YYYY-MM-DD"})
+    assert found["calendar-date"] == (Intent.VALID, "2026-03-22", "schema:description")
+    assert found["impossible-date"] == (Intent.INVALID, "2027-02-30", "schema:description")
 
 
 def test_an_example_in_the_description_is_a_valid_class_when_nothing_else_is() -> None:

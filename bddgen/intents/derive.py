@@ -63,20 +63,25 @@ def _enum(schema: dict[str, Any]) -> list[EquivalenceClass]:
     found = [_cls(Intent.VALID, f"member-{slug(m)}", f"the listed option {m!r}", m, "enum") for m in members]
     text_members = [m for m in members if isinstance(m, str)]
     if text_members:
-        near = f"{text_members[0]} plus"
-        found.append(_cls(Intent.INVALID, "near-miss", f"an option that sounds like {text_members[0]!r} but is not offered", near, "enum"))
+        near = f"{text_members[-1]} plus"
+        found.append(_cls(Intent.INVALID, "near-miss", f"an option that sounds like {text_members[-1]!r} but is not offered", near, "enum"))
     else:
         outside = max(m for m in members if isinstance(m, (int, float))) + 1 if any(isinstance(m, (int, float)) for m in members) else "other"
         found.append(_cls(Intent.INVALID, "not-listed", "a value that is not one of the listed options", outside, "enum"))
     if len(members) >= 2:
-        found.append(
-            _cls(Intent.UNDERSPEC, "undecided", f"the user hesitates between {members[0]!r} and {members[1]!r} without choosing", [members[0], members[1]], "enum")
-        )
+        first, second = members[-2], members[-1]
+        found.append(_cls(Intent.UNDERSPEC, "undecided", f"the user hesitates between {first!r} and {second!r} without choosing", [first, second], "enum"))
     return found
 
 
+DESCRIBED_DATE = re.compile(r"\bYYYY-MM-DD\b")
+
+
 def _format(schema: dict[str, Any], today: date) -> list[EquivalenceClass]:
+    """Classes of `format` (a description naming YYYY-MM-DD counts as format date)."""
     kind = schema.get("format")
+    if kind is None and isinstance(schema.get("description"), str) and DESCRIBED_DATE.search(schema["description"]):
+        return [c.model_copy(update={"source": "schema:description"}) for c in _format({**schema, "format": "date"}, today)]
     valid_day = today + VALID_DATE_OFFSET
     impossible = f"{today.year + 1}-02-30"
     if kind == "date":
