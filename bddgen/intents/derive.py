@@ -13,7 +13,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker
 
-from bddgen.intents.model import EquivalenceClass, Intent
+from bddgen.intents.model import EquivalenceClass, Intent, checked_schema, describes_a_date
 from bddgen.intents.regex_sample import matching_string, non_matching_string
 
 VALID_DATE_OFFSET = timedelta(days=21)  # a representative date a few weeks after the reference date
@@ -74,20 +74,14 @@ def _enum(schema: dict[str, Any]) -> list[EquivalenceClass]:
     return found
 
 
-DESCRIBED_DATE = re.compile(r"\bYYYY-MM-DD\b")
-
-
-def _format(schema: dict[str, Any], today: date) -> list[EquivalenceClass]:
-    """Classes of `format` (a description naming YYYY-MM-DD counts as format date)."""
+def _format(schema: dict[str, Any], today: date, keyword: str) -> list[EquivalenceClass]:
     kind = schema.get("format")
-    if kind is None and isinstance(schema.get("description"), str) and DESCRIBED_DATE.search(schema["description"]):
-        return [c.model_copy(update={"source": "schema:description"}) for c in _format({**schema, "format": "date"}, today)]
     valid_day = today + VALID_DATE_OFFSET
     impossible = f"{today.year + 1}-02-30"
     if kind == "date":
         return [
-            _cls(Intent.VALID, "calendar-date", "an existing calendar date a few weeks ahead", valid_day.isoformat(), "format"),
-            _cls(Intent.INVALID, "impossible-date", "a date that does not exist (February 30)", impossible, "format"),
+            _cls(Intent.VALID, "calendar-date", "an existing calendar date a few weeks ahead", valid_day.isoformat(), keyword),
+            _cls(Intent.INVALID, "impossible-date", "a date that does not exist (February 30)", impossible, keyword),
         ]
     if kind == "date-time":
         return [
@@ -181,11 +175,14 @@ def _examples(schema: dict[str, Any]) -> list[EquivalenceClass]:
 
 def derive_classes(schema: dict[str, Any], *, required: bool, today: date) -> list[EquivalenceClass]:
     """Every class the schema's keywords imply, without duplicate names; classes whose representative
-    contradicts their category are left out (a VALID value the schema rejects, an INVALID one it accepts)."""
+    contradicts their category are left out (a VALID value the schema rejects, an INVALID one it accepts).
+    A description naming YYYY-MM-DD counts as `format: date` (source 'schema:description')."""
+    described_date = describes_a_date(schema)
+    schema = checked_schema(schema)
     found: list[EquivalenceClass] = []
     if "enum" in schema:
         found += _enum(schema)
-    found += _format(schema, today) + _bounds(schema) + _typed(schema)
+    found += _format(schema, today, "description" if described_date else "format") + _bounds(schema) + _typed(schema)
     if schema.get("type", "string") == "string" and "enum" not in schema:
         found += _string(schema)
     if not any(c.intent == Intent.VALID for c in found):

@@ -37,7 +37,7 @@ class Expectation:
             value=klass.value,
             omitted=klass.omitted,
             description=klass.description,
-            schema=partition.schema_,
+            schema=partition.checked_schema,
             arguments=task.arguments,
         )
 

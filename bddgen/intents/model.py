@@ -16,6 +16,17 @@ class Intent(str, Enum):
     UNDERSPEC = "UNDERSPEC"  # too little said: the agent asks instead of guessing
 
 
+def describes_a_date(schema: dict[str, Any]) -> bool:
+    """A string parameter with no format whose description says YYYY-MM-DD."""
+    return "format" not in schema and "YYYY-MM-DD" in str(schema.get("description", ""))
+
+
+def checked_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema values are checked and compared against: the parameter's own, with `format: date`
+    when only its description says YYYY-MM-DD."""
+    return {**schema, "format": "date"} if describes_a_date(schema) else schema
+
+
 class EquivalenceClass(BaseModel):
     """Values of one parameter the agent should treat alike, with one representative."""
 
@@ -43,6 +54,10 @@ class ParameterPartition(BaseModel):
 
     def of(self, intent: Intent) -> list[EquivalenceClass]:
         return [c for c in self.classes if c.intent == intent]
+
+    @property
+    def checked_schema(self) -> dict[str, Any]:
+        return checked_schema(self.schema_)
 
 
 class PartitionTable(BaseModel):

@@ -90,11 +90,11 @@ def drift_by_code(expectation: Expectation, partition: ParameterPartition, candi
         return "repeats an earlier request"
     if expectation.intent == Intent.UNDERSPEC and expectation.omitted:
         for cls in partition.of(Intent.VALID):
-            if cls.value is not None and mentions(candidate.request, cls.value, partition.schema_):
+            if cls.value is not None and mentions(candidate.request, cls.value, partition.checked_schema):
                 return f"states {expectation.parameter} ({cls.value!r}), which the intent leaves out"
-    members = partition.schema_.get("enum", [])
-    if expectation.intent != Intent.UNDERSPEC and members and not mentions(candidate.request, expectation.value, partition.schema_):
-        other = next((m for m in members if m != expectation.value and mentions(candidate.request, m, partition.schema_)), None)
+    members = partition.checked_schema.get("enum", [])
+    if expectation.intent != Intent.UNDERSPEC and members and not mentions(candidate.request, expectation.value, partition.checked_schema):
+        other = next((m for m in members if m != expectation.value and mentions(candidate.request, m, partition.checked_schema)), None)
         if other is not None:
             return f"states {expectation.parameter} {other!r} in place of {expectation.value!r}"
     return None

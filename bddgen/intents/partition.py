@@ -60,7 +60,7 @@ def _accepted(proposed: list[ProposedClass], partition: ParameterPartition, earl
         name = slug(item.name)
         intent = Intent(item.intent)
         value = None if intent == Intent.UNDERSPEC else item.value
-        if name in taken or (intent == Intent.VALID and not conforms(partition.schema_, value)) or (intent == Intent.INVALID and value is None):
+        if name in taken or (intent == Intent.VALID and not conforms(partition.checked_schema, value)) or (intent == Intent.INVALID and value is None):
             continue
         taken.add(name)
         found.append(EquivalenceClass(intent=intent, name=name, description=item.description, value=value, source="lm"))
@@ -101,7 +101,7 @@ def table_problems(table: PartitionTable, location: str) -> list[Problem]:
             if cls.name in names:
                 found.append(Problem(location, f"{where}/name: class {cls.name!r} of {partition.tool}.{partition.parameter} is defined twice; rename one"))
             names.add(cls.name)
-            if cls.intent == Intent.VALID and not conforms(partition.schema_, cls.value):
+            if cls.intent == Intent.VALID and not conforms(partition.checked_schema, cls.value):
                 found.append(Problem(location, f"{where}/value: {cls.value!r} is not accepted by the parameter's schema; move the class to INVALID or fix the value"))
             if cls.intent == Intent.UNDERSPEC and cls.omitted and cls.value is not None:
                 found.append(Problem(location, f"{where}/value: an omitted value has no representative; set value to null"))

@@ -41,7 +41,7 @@ def seed_arguments(table: PartitionTable, cell: Cell) -> dict[str, Any] | str:
 
 def _stated_by_code(request: str, arguments: dict[str, Any], partitions: dict[str, ParameterPartition], skip: str | None) -> list[str]:
     """Parameters whose value code cannot find in `request`."""
-    return [name for name, value in arguments.items() if name != skip and not mentions(request, value, partitions[name].schema_)]
+    return [name for name, value in arguments.items() if name != skip and not mentions(request, value, partitions[name].checked_schema)]
 
 
 def _stated_by_lm(lm: LanguageModel, request: str, name: str, value: Any, reference_date: str) -> bool:
@@ -54,7 +54,7 @@ def _stated_by_lm(lm: LanguageModel, request: str, name: str, value: Any, refere
 
 def _leaks_omitted(request: str, partition: ParameterPartition) -> bool:
     """Whether a request meant to leave `partition` out states one of its VALID representatives."""
-    return any(mentions(request, c.value, partition.schema_) for c in partition.of(Intent.VALID) if c.value is not None)
+    return any(mentions(request, c.value, partition.checked_schema) for c in partition.of(Intent.VALID) if c.value is not None)
 
 
 def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTable, cell: Cell, attempts: int) -> SeedTask | str:
@@ -89,7 +89,7 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
         if missing:
             problem = f"the message does not state {', '.join(f'{n} = {state[n]!r}' for n in missing)}"
             continue
-        if undecided and isinstance(cls.value, list) and not mentions(request, cls.value, partitions[cell.parameter].schema_):
+        if undecided and isinstance(cls.value, list) and not mentions(request, cls.value, partitions[cell.parameter].checked_schema):
             problem = f"the message does not name every option of {cls.value!r}"
             continue
         if cls.omitted and _leaks_omitted(request, partitions[cell.parameter]):
