@@ -184,3 +184,12 @@ class SearchResult(BaseModel):
     reference_date: str
     outcomes: list[CellOutcome] = Field(default_factory=list)
     summaries: list[MethodSummary] = Field(default_factory=list)
+
+
+class IntentsReport(BaseModel):
+    """The intent-integrity section of a project's report: the partition table and the last search."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    partition: PartitionTable
+    search: SearchResult

@@ -73,7 +73,7 @@ def html_section(table: PartitionTable, result: SearchResult) -> str:
     """The report section: summaries side by side, and the partition grid coloured by the full method's status."""
     methods = [s.method for s in result.summaries]
     header, rows = summary_rows(result.summaries)
-    out = [f"<section class='intents'><style>{_STYLE}</style><h2>Intent integrity</h2>"]
+    out = [f"<section id='intents' class='intents'><style>{_STYLE}</style><h2>Intent integrity</h2>"]
     out.append(f"<p>Agent <code>{html.escape(result.assistant)}</code>, budget {result.budget} agent queries per cell, reference date {result.reference_date}.</p>")
     out.append("<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>")
     out += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows]

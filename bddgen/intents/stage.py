@@ -11,7 +11,7 @@ from bddgen.errors import InputError, Problem
 from bddgen.files import atomic_write
 from bddgen.intents.files import read_model_yaml, write_yaml
 from bddgen.intents.memory import StrategyMemory
-from bddgen.intents.model import CellOutcome, PartitionTable, SearchResult, SeedFile
+from bddgen.intents.model import CellOutcome, IntentsReport, PartitionTable, SearchResult, SeedFile
 from bddgen.intents.partition import build_partition, read_partition
 from bddgen.intents.regression import write_regressions
 from bddgen.intents.search import SearchContext, SearchSettings, run_search
@@ -129,6 +129,14 @@ def read_search(project: Project) -> SearchResult:
     if not path.is_file():
         raise InputError(Problem(str(path), "no search results; run `bddgen intents search` first"))
     return SearchResult.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def intents_report(project: Project) -> IntentsReport | None:
+    """The partition table and the last search, when the project has both (for `bddgen report`)."""
+    folder = intents_folder(project)
+    if not (folder / SEARCH_FILE).is_file() or not (folder / PARTITION_FILE).is_file():
+        return None
+    return IntentsReport(partition=read_partition(folder / PARTITION_FILE), search=read_search(project))
 
 
 def _relative(project: Project, path: Path) -> str:
