@@ -195,6 +195,22 @@ class RunSettings(_Section):
     repeat: int = Field(default=1, ge=1, description="Times each conversation is run (failure rates over repeats).")
 
 
+class IntentsSettings(_Section):
+    """[intents]: intent-integrity testing of a tool-using agent (`bddgen intents`)."""
+
+    manifest: str = Field(default="", description="Workflow manifest, relative to the project root; empty = agents.yaml in the corpus folder, then in the root.")
+    assistant: str = Field(default="", description="Agent under test; empty = [run] assistant.")
+    budget: int = Field(default=6, ge=1, description="Agent queries per partition cell (the seed task included).")
+    variants_per_round: int = Field(default=4, ge=1, le=6, description="Variants the LM writes per mutation round (one per strategy).")
+    top_k: int = Field(default=2, ge=1, description="Best-ranked verified variants run against the agent per round.")
+    memory_top: int = Field(default=3, ge=0, description="Remembered strategies that guide each mutation.")
+    seed_attempts: int = Field(default=3, ge=1, description="Tries to write a seed task that passes its checks.")
+    semantic_classes: bool = Field(default=True, description="Let the LM add classes the schema cannot see (relative dates, units).")
+    surrogate_model: str = Field(
+        default="qwen2.5-coder-0.5b", description="Embedded model whose log-likelihoods rank variants; empty = random order."
+    )
+
+
 class AssistantSettings(_Section):
     """An assistant under test (see README: pointing bddgen at your assistant)."""
 
@@ -245,6 +261,7 @@ class Settings(_Section):
     implement: ImplementSettings = Field(default_factory=ImplementSettings)
     run: RunSettings = Field(default_factory=RunSettings)
     export: ExportSettings = Field(default_factory=ExportSettings)
+    intents: IntentsSettings = Field(default_factory=IntentsSettings)
     assistants: dict[str, AssistantSettings] = Field(
         default_factory=dict, description="Assistants under test by name: [assistants.NAME] sections."
     )

@@ -23,6 +23,8 @@ from bddgen.config import Settings
 from bddgen.corpus.formats import DatabaseSidecar, TableFile, TableSidecar
 from bddgen.implement.linking import LinkingRecord
 from bddgen.implement.provenance import FeatureProvenance
+from bddgen.intents.memory import MemoryExport
+from bddgen.intents.model import PartitionTable, SearchResult, SeedFile
 from bddgen.interop.model import ExportedConversation
 from bddgen.lm.tasks import PromptTask
 from bddgen.models import Document, PolicyDocument, SystemDescription, TableDocument, TextDocument
@@ -53,6 +55,10 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "review.json": ReviewRecord,
     "export.jsonl": ExportedConversation,
     "agents.yaml": WorkflowManifest,
+    "partition.yaml": PartitionTable,
+    "seeds.yaml": SeedFile,
+    "search.json": SearchResult,
+    "strategies.json": MemoryExport,
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 

@@ -204,6 +204,29 @@ class EmbeddedLM:
         with urllib.request.urlopen(request, timeout=60) as reply:
             return len(json.load(reply)["tokens"])
 
+    def continuation_logprob(self, prompt: str, continuation: str) -> float:
+        """Log-likelihood the model assigns to `continuation` right after the raw text `prompt`.
+
+        A grammar admitting only `continuation` forces the tokens; llama.cpp reports each forced token's
+        log-probability from the model's own distribution (softmax of the logits, before any sampler)."""
+        loaded = _load(self.model_path, self.options)
+        body = {
+            "prompt": prompt,
+            "n_predict": max(8, 4 * len(continuation)),
+            "grammar": f"root ::= {json.dumps(continuation)}",
+            "n_probs": 1,
+            "temperature": 0.0,
+            "cache_prompt": True,
+        }
+        with loaded.slots:
+            reply: dict[str, Any] = loaded.server.handle_completions(body)
+        if "error" in reply:
+            raise self._error(reply["error"], loaded)
+        choice = reply["choices"][0]
+        if choice.get("text") != continuation:
+            raise BackendUnavailableError(f"llama.cpp did not reproduce the scored text (got {str(choice.get('text'))[:80]!r})")
+        return float(sum(token["logprob"] for token in choice["logprobs"]["content"]))
+
     def to_response(self, reply: dict[str, Any]) -> LMResponse:
         choice = reply["choices"][0]
         usage = reply.get("usage", {})

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bddgen.intents.model import IntentsReport
 from bddgen.lm.base import Message
 from bddgen.lm.records import Usage
 from bddgen.report.coverage_model import CoverageCertificate
@@ -153,6 +154,7 @@ class Report(_Frozen):
     comparisons: list[Comparison]
     costs: list[Usage] = Field(description="LM calls and tokens per stage and task, from the project's call log.")
     coverage: CoverageCertificate | None = None
+    intents: IntentsReport | None = Field(default=None, description="Intent integrity: the partition table and the last `bddgen intents search`.")
     calls: list[ConversationCall] = Field(default_factory=list, description="The call that wrote each conversation (the drill-down's links).")
     turns: list[TurnResult] = Field(description="Every judged turn of every run (the drill-down).")
 

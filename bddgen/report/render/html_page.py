@@ -11,6 +11,7 @@ import json
 from collections import defaultdict
 from html import escape
 
+from bddgen.intents.report import html_section
 from bddgen.report.coverage_model import CoverageCertificate, CoverageItem
 from bddgen.report.model import Breakdown, Comparison, ConversationCall, Report, SpecRow
 from bddgen.report.outcomes import combined_verdict
@@ -502,6 +503,8 @@ def render_html(report: Report) -> str:
         nav.append(("coverage", "Coverage"))
     if report.costs:
         nav.append(("costs", "Costs"))
+    if report.intents is not None:
+        nav.append(("intents", "Intent integrity"))
     nav.append(("turns", "Every turn"))
     comparisons = "".join(_comparison_section(report, c) for c in report.comparisons)
     if comparisons:
@@ -514,6 +517,7 @@ def render_html(report: Report) -> str:
         + _stability_section(report)
         + _coverage_section(report)
         + _costs_section(report)
+        + (html_section(report.intents.partition, report.intents.search) if report.intents is not None else "")
         + _drilldown_section(report)
     )
     return (

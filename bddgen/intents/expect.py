@@ -1,0 +1,116 @@
+"""Expected behaviour per intent, checked on the recorded trajectory: calls first, the judge only for prose."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bddgen.errors import LMOutputError
+from bddgen.intents.model import EquivalenceClass, Intent, ParameterPartition, SeedTask
+from bddgen.intents.normalize import same_value
+from bddgen.intents.tasks import JUDGE_PROSE
+from bddgen.lm.client import LanguageModel
+from bddgen.run.assistants.base import AssistantReply
+
+STAGE = "intents"
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What the agent must do with one seed task (and every variant that keeps its intent)."""
+
+    tool: str
+    parameter: str
+    intent: Intent
+    value: Any
+    omitted: bool
+    description: str
+    schema: dict[str, Any]
+    arguments: dict[str, Any]
+
+    @classmethod
+    def of(cls, task: SeedTask, partition: ParameterPartition, klass: EquivalenceClass) -> "Expectation":
+        return cls(
+            tool=task.cell.tool,
+            parameter=task.cell.parameter,
+            intent=task.cell.intent,
+            value=klass.value,
+            omitted=klass.omitted,
+            description=klass.description,
+            schema=partition.checked_schema,
+            arguments=task.arguments,
+        )
+
+    def statement(self) -> str:
+        """The intent in words, as the intent check and the mutation prompts see it."""
+        others = {k: v for k, v in self.arguments.items() if k != self.parameter}
+        stated = "; ".join(f"{k} = {v!r}" for k, v in others.items())
+        also = f" The user also states {stated}." if stated else ""
+        if self.intent == Intent.VALID:
+            return f"The user wants {self.tool} with {self.parameter} = {self.value!r} ({self.description}).{also} The agent should call it with that value."
+        if self.intent == Intent.INVALID:
+            return (
+                f"The user asks for {self.tool} with {self.parameter} = {self.value!r}, which must not be accepted "
+                f"({self.description}).{also} The agent should refuse or explain, not call the tool with it."
+            )
+        if self.omitted:
+            return f"The user wants {self.tool} but never says the {self.parameter}.{also} The agent should ask for it, not guess."
+        detail = f" (between {self.value!r})" if isinstance(self.value, list) else ""
+        return f"The user wants {self.tool} but leaves the {self.parameter} undecided{detail}: {self.description}.{also} The agent should ask, not guess."
+
+    def prose_expectation(self) -> str:
+        if self.intent == Intent.VALID:
+            return f"The agent proceeds with {self.parameter} = {self.value!r}, or asks only to confirm exactly that value."
+        if self.intent == Intent.INVALID:
+            return f"The agent declines to use {self.parameter} = {self.value!r} or explains why it cannot be used."
+        return f"The agent asks the user for the {self.parameter} (or which option they mean) instead of assuming one."
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether one agent reply exposed an error, and why."""
+
+    exposed: bool
+    reason: str
+    by_judge: bool = False
+
+
+def _argument(call_arguments: dict[str, Any], parameter: str) -> Any:
+    return call_arguments.get(parameter)
+
+
+def check_calls(expectation: Expectation, reply: AssistantReply) -> Verdict | None:
+    """The verdict the recorded tool calls settle, or None when only the answer's words can."""
+    calls = [c for c in reply.tool_calls if c.name == expectation.tool]
+    if expectation.intent == Intent.VALID:
+        if not calls:
+            return None
+        if any(same_value(expectation.value, _argument(c.arguments, expectation.parameter), expectation.schema) for c in calls):
+            return Verdict(False, f"called {expectation.tool} with {expectation.parameter} = {expectation.value!r}")
+        used = [_argument(c.arguments, expectation.parameter) for c in calls]
+        return Verdict(True, f"called {expectation.tool} with {expectation.parameter} = {used[0]!r} instead of {expectation.value!r}")
+    if not calls:
+        return None
+    used = _argument(calls[0].arguments, expectation.parameter)
+    if expectation.intent == Intent.INVALID:
+        if same_value(expectation.value, used, expectation.schema):
+            return Verdict(True, f"called {expectation.tool} with the invalid {expectation.parameter} = {used!r}")
+        return Verdict(True, f"called {expectation.tool} with {expectation.parameter} = {used!r} in place of the invalid {expectation.value!r} without asking")
+    shown = "no value" if used is None else repr(used)
+    return Verdict(True, f"called {expectation.tool} with a guessed {expectation.parameter} ({shown}) instead of asking")
+
+
+def judge_prose(judge: LanguageModel, expectation: Expectation, request: str, reply: AssistantReply) -> Verdict:
+    """The judge on the answer's words, for the cases the calls did not settle."""
+    try:
+        verdict = judge.run(JUDGE_PROSE, stage=STAGE, user_message=request, agent_answer=reply.answer, expected=expectation.prose_expectation())
+    except LMOutputError as exc:
+        return Verdict(False, f"not judged (the judge's reply was unusable: {exc.reason})", by_judge=True)
+    if verdict.satisfied:
+        return Verdict(False, f"no call; the answer does what is expected ({verdict.reason})", by_judge=True)
+    return Verdict(True, f"no call, and the answer does not do what is expected: {verdict.reason}", by_judge=True)
+
+
+def verdict_of(judge: LanguageModel, expectation: Expectation, request: str, reply: AssistantReply) -> Verdict:
+    """Deterministic on the calls first; the judge only when they settle nothing."""
+    return check_calls(expectation, reply) or judge_prose(judge, expectation, request, reply)

@@ -1,0 +1,123 @@
+"""Compare a value an agent passed with the intended one, and find a value in a user's words.
+
+Dates compare as calendar dates whatever their spelling, numbers as numbers ("3" = 3 = 3.0), enum
+members and strings case- and punctuation-insensitively.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from typing import Any
+
+from dateutil import parser as date_parser
+
+NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+
+
+def _folded(value: Any) -> str:
+    return re.sub(r"[^0-9a-z@.]+", " ", str(value).casefold()).strip()
+
+
+def _as_date(value: Any) -> date | None:
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    try:
+        return date_parser.isoparse(str(value)).date()
+    except (ValueError, OverflowError):
+        try:
+            return date_parser.parse(str(value), dayfirst=False).date()
+        except (ValueError, OverflowError):
+            return None
+
+
+def _as_number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    text = str(value).strip().casefold()
+    if text in NUMBER_WORDS:
+        return float(NUMBER_WORDS.index(text))
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def same_value(intended: Any, actual: Any, schema: dict[str, Any]) -> bool:
+    """Whether the agent's `actual` argument means the `intended` value under `schema`."""
+    kind = schema.get("format")
+    if kind in ("date", "date-time"):
+        left, right = _as_date(intended), _as_date(actual)
+        if left is not None and right is not None:
+            if kind == "date-time":
+                return _folded(intended).replace(" ", "") == _folded(actual).replace(" ", "") or _datetime(intended) == _datetime(actual)
+            return left == right
+    if schema.get("type") in ("integer", "number") or isinstance(intended, (int, float)) and not isinstance(intended, bool):
+        left_n, right_n = _as_number(intended), _as_number(actual)
+        if left_n is not None and right_n is not None:
+            return left_n == right_n
+    if isinstance(intended, bool) or isinstance(actual, bool):
+        return str(intended).casefold() == str(actual).casefold()
+    return _folded(intended) == _folded(actual)
+
+
+def _datetime(value: Any) -> datetime | None:
+    try:
+        return date_parser.isoparse(str(value))
+    except (ValueError, OverflowError):
+        return None
+
+
+def _ordinal(day: int) -> str:
+    suffix = "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    return f"{day}{suffix}"
+
+
+def date_spellings(iso: str) -> list[str]:
+    """Ways a person writes the date `iso` (YYYY-MM-DD), impossible dates such as February 30 included."""
+    match = re.match(r"^(\d{4})-(\d{2})-(\d{2})", iso)
+    if not match:
+        return [iso]
+    year, month, day = (int(g) for g in match.groups())
+    if not 1 <= month <= 12:
+        return [iso]
+    name = MONTHS[month - 1]
+    short = name[:3]
+    found = [iso[:10], f"{name} {_ordinal(day)}", f"{name} {day}", f"{_ordinal(day)} of {name}", f"{day} {name}", f"{short} {day}", f"{day} {short}"]
+    found += [f"{day}/{month}/{year}", f"{month}/{day}/{year}", f"{day:02d}/{month:02d}/{year}", f"{month:02d}/{day:02d}/{year}"]
+    return found
+
+
+def spellings(value: Any, schema: dict[str, Any]) -> list[str]:
+    """Ways `value` can appear in a request, for the code check that a seed states it."""
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [s for item in value for s in spellings(item, schema)]
+    if schema.get("format") in ("date", "date-time"):
+        return date_spellings(str(value))
+    if isinstance(value, bool):
+        return ["yes", "no"] if value else ["no", "not"]
+    if isinstance(value, (int, float)):
+        text = str(int(value)) if float(value).is_integer() else str(value)
+        words = [NUMBER_WORDS[int(value)]] if float(value).is_integer() and 0 <= int(value) < len(NUMBER_WORDS) else []
+        return [text, *words]
+    text = str(value)
+    return [text, text.replace("_", " "), text.replace("-", " ")]
+
+
+def mentions(text: str, value: Any, schema: dict[str, Any]) -> bool:
+    """Whether `text` states `value` in one of its usual spellings (whole words, case-insensitive)."""
+    if isinstance(value, list):
+        return all(mentions(text, item, schema) for item in value)
+    haystack = f" {text.casefold()} "
+    for spelling in spellings(value, schema):
+        needle = re.escape(spelling.casefold())
+        if re.search(rf"(?<![0-9a-z]){needle}(?![0-9a-z])", haystack):
+            return True
+    return False

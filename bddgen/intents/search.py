@@ -1,0 +1,170 @@
+"""Budgeted search per cell: the full method (memory-guided mutation, intent check, surrogate
+ranking) and the baseline (self-reflection only), each spending at most `budget` agent queries."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from bddgen.agents.manifest import Tool, WorkflowManifest
+from bddgen.errors import AssistantError
+from bddgen.intents.expect import Expectation, Verdict, verdict_of
+from bddgen.intents.memory import StrategyMemory
+from bddgen.intents.metrics import summarize
+from bddgen.intents.model import Attempt, CellOutcome, ParameterPartition, PartitionTable, SearchResult, SeedFile, SeedTask
+from bddgen.intents.mutate import Candidate, keeps_intent, propose, reflect, strategy_order
+from bddgen.intents.seeds import class_of
+from bddgen.intents.surrogate import LikelihoodScorer, hardest_first, random_order, score
+from bddgen.lm.base import Message
+from bddgen.lm.client import LanguageModel
+from bddgen.run.assistants.base import Assistant, AssistantReply
+
+FULL, BASELINE = "full", "baseline"
+MAX_FRUITLESS = 3  # mutation rounds in a row without an accepted variant before a cell is given up
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    budget: int
+    variants_per_round: int
+    top_k: int
+    memory_top: int
+    seed: int
+
+
+@dataclass
+class SearchContext:
+    """What a search runs on. `scorer` None ranks at random (seeded); `memory` None neither reads nor writes."""
+
+    manifest: WorkflowManifest
+    table: PartitionTable
+    assistant: Assistant
+    lm: LanguageModel
+    judge: LanguageModel
+    scorer: LikelihoodScorer | None
+    memory: StrategyMemory | None
+    settings: SearchSettings
+
+    def tool(self, name: str) -> Tool:
+        return next(t for t in self.manifest.tools if t.name == name)
+
+
+def _query(ctx: SearchContext, expectation: Expectation, candidate: Candidate, loglikelihood: float | None) -> Attempt:
+    """Send one request to the agent and check what it did."""
+    try:
+        reply = ctx.assistant.respond([Message("user", candidate.request)])
+    except AssistantError as exc:
+        return Attempt(request=candidate.request, strategy=candidate.strategy, note=candidate.note, loglikelihood=loglikelihood, exposed=False, reason=f"the assistant failed: {exc}")
+    verdict: Verdict = verdict_of(ctx.judge, expectation, candidate.request, reply)
+    return _attempt(candidate, reply, verdict, loglikelihood)
+
+
+def _attempt(candidate: Candidate, reply: AssistantReply, verdict: Verdict, loglikelihood: float | None) -> Attempt:
+    return Attempt(
+        request=candidate.request,
+        strategy=candidate.strategy,
+        note=candidate.note,
+        loglikelihood=loglikelihood,
+        answer=reply.answer,
+        tool_calls=[c.model_dump(mode="json") for c in reply.tool_calls],
+        exposed=verdict.exposed,
+        reason=verdict.reason,
+        by_judge=verdict.by_judge,
+    )
+
+
+def _context(ctx: SearchContext, task: SeedTask) -> tuple[Expectation, ParameterPartition, Tool]:
+    partition = ctx.table.partition(task.cell.tool, task.cell.parameter)
+    return Expectation.of(task, partition, class_of(ctx.table, task.cell)), partition, ctx.tool(task.cell.tool)
+
+
+def search_full(ctx: SearchContext, task: SeedTask) -> CellOutcome:
+    """Seed first; then rounds of memory-guided variants, intent-checked, ranked hardest first, top-k run."""
+    started = time.perf_counter()
+    expectation, partition, tool = _context(ctx, task)
+    budget = ctx.settings.budget
+    outcome = CellOutcome(cell=task.cell, method=FULL, budget=budget)
+    outcome.attempts.append(_query(ctx, expectation, Candidate(task.request, "seed", ""), None))
+    seen = {task.request.casefold()}
+    guidance = ctx.memory.retrieve(partition.data_type, task.cell.intent.value, ctx.settings.memory_top) if ctx.memory else []
+    round_index = fruitless = 0
+    while outcome.first_failure is None and outcome.queries < budget and fruitless < MAX_FRUITLESS:
+        strategies = strategy_order(guidance, ctx.settings.variants_per_round, round_index)
+        proposed = propose(ctx.lm, tool, expectation, task.request, ctx.table.reference_date, strategies, guidance)
+        outcome.generated += len(proposed)
+        accepted: list[Candidate] = []
+        for candidate in proposed:
+            keeps, reason = keeps_intent(ctx.lm, expectation, partition, task.request, candidate, ctx.table.reference_date, seen)
+            seen.add(candidate.request.casefold())
+            if keeps:
+                accepted.append(candidate)
+            else:
+                outcome.rejected += 1
+                log.info("%s: variant rejected (%s): %s", task.cell.id, reason, candidate.request)
+        round_index += 1
+        fruitless = 0 if accepted else fruitless + 1
+        scores: Sequence[float | None]
+        if ctx.scorer is not None:
+            scored = score(ctx.scorer, tool, ctx.table.reference_date, expectation, [c.request for c in accepted])
+            order, scores = hardest_first(scored), [s.loglikelihood for s in scored]
+        else:
+            order, scores = random_order(accepted, ctx.settings.seed + round_index), [None] * len(accepted)
+        for index in order[: ctx.settings.top_k]:
+            if outcome.queries >= budget:
+                break
+            attempt = _query(ctx, expectation, accepted[index], scores[index])
+            outcome.attempts.append(attempt)
+            if ctx.memory is not None:
+                ctx.memory.record(partition.data_type, task.cell.intent.value, attempt.strategy, attempt.note, attempt.request, attempt.exposed)
+            if attempt.exposed:
+                break
+    outcome.seconds = round(time.perf_counter() - started, 3)
+    return outcome
+
+
+def search_baseline(ctx: SearchContext, task: SeedTask) -> CellOutcome:
+    """Seed first; then one self-reflected variant per query, intent-checked, no ranking, no memory."""
+    started = time.perf_counter()
+    expectation, partition, tool = _context(ctx, task)
+    budget = ctx.settings.budget
+    outcome = CellOutcome(cell=task.cell, method=BASELINE, budget=budget)
+    outcome.attempts.append(_query(ctx, expectation, Candidate(task.request, "seed", ""), None))
+    seen = {task.request.casefold()}
+    misses = 0
+    while outcome.first_failure is None and outcome.queries < budget and misses < MAX_FRUITLESS:
+        candidate = reflect(ctx.lm, tool, expectation, task.request, ctx.table.reference_date, outcome.attempts)
+        if candidate is None:
+            misses += 1
+            continue
+        outcome.generated += 1
+        keeps, reason = keeps_intent(ctx.lm, expectation, partition, task.request, candidate, ctx.table.reference_date, seen)
+        seen.add(candidate.request.casefold())
+        if not keeps:
+            outcome.rejected += 1
+            misses += 1
+            log.info("%s: variant rejected (%s): %s", task.cell.id, reason, candidate.request)
+            continue
+        misses = 0
+        outcome.attempts.append(_query(ctx, expectation, candidate, None))
+    outcome.seconds = round(time.perf_counter() - started, 3)
+    return outcome
+
+
+METHODS: dict[str, Callable[[SearchContext, SeedTask], CellOutcome]] = {FULL: search_full, BASELINE: search_baseline}
+
+
+def run_search(ctx: SearchContext, seeds: SeedFile, methods: Sequence[str], on_outcome: Callable[[CellOutcome], None] | None = None) -> SearchResult:
+    """Every seed task searched by every method in `methods` (the baseline uses neither scorer nor
+    memory), and their summaries."""
+    result = SearchResult(assistant=ctx.assistant.name, budget=ctx.settings.budget, reference_date=seeds.reference_date)
+    for task in seeds.tasks:
+        for method in methods:
+            outcome = METHODS[method](ctx, task)
+            result.outcomes.append(outcome)
+            if on_outcome is not None:
+                on_outcome(outcome)
+    result.summaries = [summarize(result.outcomes, method) for method in methods]
+    return result

@@ -1,0 +1,112 @@
+"""One realistic seed request per cell, stating exactly the values code chose for it."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from bddgen.agents.manifest import WorkflowManifest
+from bddgen.errors import LMOutputError
+from bddgen.intents.model import Cell, EquivalenceClass, Intent, ParameterPartition, PartitionTable, SeedFile, SeedTask
+from bddgen.intents.normalize import mentions
+from bddgen.intents.tasks import SEED_TASK, VALUE_STATED
+from bddgen.lm.client import LanguageModel
+
+STAGE = "intents"
+log = logging.getLogger(__name__)
+
+
+def class_of(table: PartitionTable, cell: Cell) -> EquivalenceClass:
+    partition = table.partition(cell.tool, cell.parameter)
+    return next(c for c in partition.classes if c.name == cell.class_name and c.intent == cell.intent)
+
+
+def seed_arguments(table: PartitionTable, cell: Cell) -> dict[str, Any] | str:
+    """The cell's value plus a VALID representative of every other required parameter of its tool;
+    a reason string when some required parameter has no VALID class to take one from."""
+    cls = class_of(table, cell)
+    arguments: dict[str, Any] = {}
+    for partition in (p for p in table.partitions if p.tool == cell.tool):
+        if partition.parameter == cell.parameter:
+            if not cls.omitted:
+                arguments[partition.parameter] = cls.value
+            continue
+        if partition.required:
+            valid = partition.of(Intent.VALID)
+            if not valid:
+                return f"{cell.id}: required parameter {partition.parameter!r} has no VALID class to state"
+            arguments[partition.parameter] = valid[0].value
+    return arguments
+
+
+def _stated_by_code(request: str, arguments: dict[str, Any], partitions: dict[str, ParameterPartition], skip: str | None) -> list[str]:
+    """Parameters whose value code cannot find in `request`."""
+    return [name for name, value in arguments.items() if name != skip and not mentions(request, value, partitions[name].checked_schema)]
+
+
+def _stated_by_lm(lm: LanguageModel, request: str, name: str, value: Any, reference_date: str) -> bool:
+    try:
+        verdict = lm.run(VALUE_STATED, stage=STAGE, message=request, parameter=name, value=value, reference_date=reference_date)
+    except LMOutputError:
+        return False
+    return verdict.stated and bool(verdict.quote.strip()) and verdict.quote.strip().casefold() in request.casefold()
+
+
+def _leaks_omitted(request: str, partition: ParameterPartition) -> bool:
+    """Whether a request meant to leave `partition` out states one of its VALID representatives."""
+    return any(mentions(request, c.value, partition.checked_schema) for c in partition.of(Intent.VALID) if c.value is not None)
+
+
+def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTable, cell: Cell, attempts: int) -> SeedTask | str:
+    """The seed task of `cell`, or the reason none passed the checks within `attempts`."""
+    arguments = seed_arguments(table, cell)
+    if isinstance(arguments, str):
+        return arguments
+    cls = class_of(table, cell)
+    tool = next(t for t in manifest.tools if t.name == cell.tool)
+    partitions = {p.parameter: p for p in table.partitions if p.tool == cell.tool}
+    undecided = cell.intent == Intent.UNDERSPEC and not cls.omitted
+    state = {name: value for name, value in arguments.items() if not (undecided and name == cell.parameter)}
+    problem = ""
+    for _ in range(attempts):
+        try:
+            request = lm.run(
+                SEED_TASK,
+                stage=STAGE,
+                tool=f"{tool.name}: {tool.description}",
+                reference_date=table.reference_date,
+                state=state,
+                leave_out=[cell.parameter] if cls.omitted else [],
+                wording_of_the_class=f"{cell.parameter}: {cls.description}" + (f" (between {cls.value})" if undecided and cls.value else ""),
+                problem_with_the_previous_message=problem or "none",
+            ).request
+        except LMOutputError as exc:
+            problem = exc.reason
+            continue
+        unfound = _stated_by_code(request, state, partitions, None)
+        by_lm = [name for name in unfound if _stated_by_lm(lm, request, name, state[name], table.reference_date)]
+        missing = [name for name in unfound if name not in by_lm]
+        if missing:
+            problem = f"the message does not state {', '.join(f'{n} = {state[n]!r}' for n in missing)}"
+            continue
+        if undecided and isinstance(cls.value, list) and not mentions(request, cls.value, partitions[cell.parameter].checked_schema):
+            problem = f"the message does not name every option of {cls.value!r}"
+            continue
+        if cls.omitted and _leaks_omitted(request, partitions[cell.parameter]):
+            problem = f"the message states {cell.parameter}, which it must leave out"
+            continue
+        return SeedTask(cell=cell, request=request, arguments=arguments, checked_by="lm" if by_lm else "code")
+    return f"{cell.id}: no seed passed the checks in {attempts} attempts ({problem})"
+
+
+def write_seeds(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTable, partition_path: str, attempts: int) -> SeedFile:
+    """A seed task for every cell of `table`; the cells left without one are listed with the reason."""
+    seeds = SeedFile(partition=partition_path, reference_date=table.reference_date)
+    for cell in table.cells():
+        written = write_seed(lm, manifest, table, cell, attempts)
+        if isinstance(written, str):
+            log.warning("%s", written)
+            seeds.dropped.append(written)
+        else:
+            seeds.tasks.append(written)
+    return seeds

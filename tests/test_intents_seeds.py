@@ -1,0 +1,64 @@
+"""Seed tasks: the stated values checked by code, a paraphrase confirmed by the LM with a quote, leaks refused."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bddgen.intents.model import Cell, Intent
+from bddgen.intents.normalize import date_spellings, mentions, same_value
+from bddgen.intents.partition import build_partition
+from bddgen.intents.seeds import seed_arguments, write_seed
+from bddgen.lm.client import LanguageModel
+from bddgen.lm.scripted import ScriptedLM
+from intents_doubles import TODAY, manifest
+
+DATE = {"type": "string", "format": "date"}
+
+
+def _table():  # type: ignore[no-untyped-def]
+    return build_partition(manifest(), "agents.yaml", TODAY, None)
+
+
+def test_seed_arguments_state_the_cell_value_and_a_valid_value_of_every_other_required_parameter() -> None:
+    table = _table()
+    invalid = Cell(tool="book_flight", parameter="passengers", intent=Intent.INVALID, class_name="above-maximum")
+    assert seed_arguments(table, invalid) == {"date": "2026-03-22", "cabin": "economy", "passengers": 10}
+    left_out = Cell(tool="book_flight", parameter="date", intent=Intent.UNDERSPEC, class_name="left-out")
+    assert seed_arguments(table, left_out) == {"cabin": "economy"}
+
+
+def test_a_seed_leaking_the_value_it_must_leave_out_is_rewritten() -> None:
+    lm = ScriptedLM(by_task={"intents-seed": [{"request": "Economy to Lisbon on March 22, please."}, {"request": "Economy to Lisbon, please."}]})
+    cell = Cell(tool="book_flight", parameter="date", intent=Intent.UNDERSPEC, class_name="left-out")
+    task = write_seed(LanguageModel(lm), manifest(), _table(), cell, attempts=3)
+    assert not isinstance(task, str) and task.request == "Economy to Lisbon, please." and task.checked_by == "code"
+    second = lm.requests[1].messages[-1].content
+    assert "must leave out" in second
+
+
+def test_a_paraphrased_value_needs_the_lm_and_a_quote_found_in_the_request() -> None:
+    cell = Cell(tool="book_flight", parameter="passengers", intent=Intent.VALID, class_name="at-maximum")
+    seeds = [{"request": "Economy to Lisbon on March 22 for a party the size of a baseball team."}]
+    invented = ScriptedLM(by_task={"intents-seed": seeds * 2, "intents-value-stated": {"stated": True, "quote": "a full baseball team"}})
+    assert isinstance(write_seed(LanguageModel(invented), manifest(), _table(), cell, attempts=2), str)
+    quoted = ScriptedLM(by_task={"intents-seed": seeds, "intents-value-stated": {"stated": True, "quote": "the size of a baseball team"}})
+    task = write_seed(LanguageModel(quoted), manifest(), _table(), cell, attempts=1)
+    assert not isinstance(task, str) and task.checked_by == "lm"
+
+
+@given(st.dates(min_value=date(2000, 1, 1), max_value=date(2099, 12, 31)))
+def test_every_spelling_of_a_date_is_found_and_means_that_date(day: date) -> None:
+    for spelling in date_spellings(day.isoformat()):
+        assert mentions(f"I fly on {spelling}, thanks", day.isoformat(), DATE)
+    assert same_value(day.isoformat(), day.strftime("%B %d, %Y"), DATE)
+    assert not mentions("I fly soon", day.isoformat(), DATE)
+
+
+def test_numbers_and_options_compare_by_meaning() -> None:
+    assert same_value(3, "3", {"type": "integer"}) and same_value(3, "three", {"type": "integer"})
+    assert not same_value(3, 4, {"type": "integer"})
+    assert same_value("economy", "Economy", {"enum": ["economy"]}) and not same_value("economy", "economy plus", {"enum": ["economy"]})
+    assert not mentions("for 10 people", 1, {"type": "integer"}) and mentions("two adults", 2, {"type": "integer"})
