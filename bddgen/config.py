@@ -198,9 +198,10 @@ class RunSettings(_Section):
 class AssistantSettings(_Section):
     """An assistant under test (see README: pointing bddgen at your assistant)."""
 
-    kind: Literal["openai", "http", "python", "dense-rag", "react-rag", "fake"] = Field(
+    kind: Literal["openai", "http", "python", "dense-rag", "react-rag", "airline-agent", "fake"] = Field(
         description="How bddgen talks to it: openai (chat completions), http (any JSON API), python (a function), "
-        "dense-rag or react-rag (the built-in reference assistants), fake (scripted replies)."
+        "dense-rag or react-rag (the built-in reference assistants), airline-agent (the reference tool-using agent "
+        "over the airline corpus), fake (scripted replies)."
     )
     base_url: str = Field(default="", description="OpenAI-compatible: endpoint of the assistant.")
     model: str = Field(
@@ -215,6 +216,11 @@ class AssistantSettings(_Section):
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers; ${VAR} is read from the environment.")
     callable: str = Field(default="", description="Python: module:function(messages).")
     max_steps: int = Field(default=4, ge=1, description="react-rag: tool steps before it must answer.")
+    agent_steps: int = Field(default=6, ge=1, description="airline-agent: tool calls and handoffs in one turn before it must answer.")
+    lifted_restrictions: list[str] = Field(
+        default_factory=list,
+        description="airline-agent: restricted 'agent:tool' pairs whose guard is removed (a variant that shows a violation).",
+    )
     context_tokens: int = Field(
         default=REFERENCE_CONTEXT_TOKENS,
         ge=100,
