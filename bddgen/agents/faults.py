@@ -29,9 +29,9 @@ class ToolFault(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    tool: str = Field(min_length=1, description="The tool's name, as the assistant calls it.")
+    tool: str = Field(min_length=1, pattern=r'^[^"\n]+$', description="The tool's name, as the assistant calls it.")
     kind: Literal["error", "malformed"]
-    message: str = Field(default="", description="error: what the tool reports.")
+    message: str = Field(default="", pattern=r'^[^"\n]*$', description="error: what the tool reports (no double quote).")
 
     def step_text(self) -> str:
         """The Given step that states this fault (without its keyword)."""
