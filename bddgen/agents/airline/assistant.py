@@ -30,7 +30,8 @@ from bddgen.run.messages import last_user_message, render_history
 
 STAGE = "run"
 RESULT_CHARACTERS = 700  # a tool result as the model and the trace see it
-NO_FINDINGS = "(nothing yet this turn: look up what the passenger's message needs, or hand over)"
+NO_FINDINGS = "(nothing yet this turn)"
+NO_TOOL_CALLED = "(no tool was called)"
 NEXT_STEP = "If these findings answer the passenger's message, answer now; otherwise take the one step still missing."
 
 
@@ -139,7 +140,7 @@ class AirlineAgentAssistant:
             temperature=0.0,
             conversation=history,
             passenger_message=question,
-            findings=_render(trace.findings),
+            findings="\n".join(trace.findings) or NO_TOOL_CALLED,
         ).text
 
     def permitted(self, agent: str, tool: str) -> bool:

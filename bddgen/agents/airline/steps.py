@@ -59,12 +59,12 @@ def _instruction(role: AgentRole) -> str:
     lines = [
         f"You are the {role.name} agent of the Aurelian Skyways customer service. {role.purpose}",
         "Each step you choose one action: call one of your tools, hand the conversation over, or answer the passenger.",
-        "Your tools:",
+        "Your tools (use them for requests they serve):",
         *(f"- {name}: {TOOLS[name].description}" for name in role.allowed),
     ]
     if role.restricted:
-        lines.append(f"You must never call {', '.join(role.restricted)}: hand over to the agent responsible instead.")
-    lines.append("Agents you can hand over to:")
+        lines.append(f"You must never call {', '.join(role.restricted)}.")
+    lines.append("Hand over only when the request needs a tool you do not have; the agents you can hand over to:")
     lines += [f"- {target}: {ROLES[target].purpose}" for target in role.hands_over_to]
     lines.append(
         "Look facts up with a tool before you state them; never invent a booking, flight, fee or refund. Booking tools "
