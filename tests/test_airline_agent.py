@@ -29,15 +29,15 @@ def corpus() -> Corpus:
 
 
 def _call(tool: str, **arguments: Any) -> dict[str, Any]:
-    return {"step": {"action": tool, "arguments": arguments}}
+    return {"thought": "t", "step": {"action": tool, "arguments": arguments}}
 
 
 def _handover(agent: str) -> dict[str, Any]:
-    return {"step": {"action": "hand_over", "agent": agent}}
+    return {"thought": "t", "step": {"action": "hand_over", "agent": agent}}
 
 
 def _answer(text: str) -> dict[str, Any]:
-    return {"step": {"action": "answer", "text": text}}
+    return {"thought": "t", "step": {"action": "answer", "text": text}}
 
 
 def _agent(corpus: Corpus, by_task: dict[str, list[Any]], **options: Any) -> tuple[AirlineAgentAssistant, ScriptedLM]:

@@ -18,6 +18,7 @@ from bddgen.agents.airline.workflow import ROLES, AgentRole, offered_tools
 from bddgen.lm.tasks import PromptTask
 
 ANSWER_CHARACTERS = 600
+THOUGHT_CHARACTERS = 160  # a short reason first: the small models choose the action better after it
 STEP_TOKENS = 320
 
 
@@ -41,6 +42,7 @@ def _call_model(tool: str) -> type[BaseModel]:
     return create_model(
         f"Call_{tool}",
         __config__=ConfigDict(extra="forbid"),
+        __doc__=spec.description,
         action=(Literal[tool], ...),  # type: ignore[valid-type]
         arguments=(spec.arguments, ...),
     )
@@ -50,6 +52,7 @@ def _handover_model(targets: tuple[str, ...]) -> type[BaseModel]:
     return create_model(
         "HandOver",
         __config__=ConfigDict(extra="forbid"),
+        __doc__="Hand the conversation over to an agent whose tools the request needs.",
         action=(Literal["hand_over"], ...),
         agent=(Literal[targets], Field(description="The agent that takes over the conversation.")),  # type: ignore[valid-type]
     )
@@ -85,6 +88,7 @@ def agent_step(agent: str) -> PromptTask[Any]:
     members.append(Answer)
     step = create_model(
         f"{agent.title()}Step",
+        thought=(str, Field(max_length=THOUGHT_CHARACTERS, description="One sentence: what the passenger needs now and which action serves it.")),
         step=(Union[tuple(members)], Field(discriminator="action")),  # type: ignore[valid-type]
     )
     return PromptTask(name=f"airline-{agent}-step", instruction=_instruction(role), output=step, max_tokens=STEP_TOKENS)
