@@ -16,7 +16,7 @@ from typing import Any, Iterable
 
 from bddgen.agents.airline.conversations import ConversationState, ConversationStore
 from bddgen.agents.airline.database import build_template
-from bddgen.agents.airline.steps import FINAL_ANSWER, Answer, agent_step
+from bddgen.agents.airline.tasks import FINAL_ANSWER, Answer, agent_step
 from bddgen.agents.airline.tools import ToolArgumentError, apply
 from bddgen.agents.airline.workflow import ENTRY, ROLES
 from bddgen.agents.faults import ToolFault

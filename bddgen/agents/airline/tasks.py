@@ -103,3 +103,6 @@ FINAL_ANSWER = PromptTask(
     output=FinalAnswer,
     max_tokens=STEP_TOKENS,
 )
+
+TRIAGE_STEP, BOOKING_STEP, BAGGAGE_STEP = (agent_step(agent) for agent in ROLES)
+"""The step task of each agent (module-level, so its reply schema is published in schemas/tasks/)."""
