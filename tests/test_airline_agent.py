@@ -245,3 +245,19 @@ def test_on_the_embedded_model_every_step_is_a_well_formed_action_and_the_trace_
     for call in reply.tool_calls:
         expected = json.dumps(apply(call.name, call.arguments, copy), ensure_ascii=False)
         assert call.result == expected or (call.result.endswith(" …(cut)") and expected.startswith(call.result.removesuffix(" …(cut)")))
+
+
+def test_the_store_keeps_a_bounded_number_of_conversations(corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bddgen.agents.airline import conversations
+    from bddgen.agents.airline.database import build_template
+
+    monkeypatch.setattr(conversations, "KEPT_CONVERSATIONS", 2)
+    store = conversations.ConversationStore(build_template(corpus), "triage")
+    histories = [[Message("user", f"q{n}"), Message("assistant", "a")] for n in range(3)]
+    for history in histories:
+        state = store.take([])
+        state.agent = "booking"
+        store.keep(history, state)
+    assert len(store) == 2
+    assert store.take(histories[0]).agent == "triage"  # the oldest was dropped: a fresh start
+    assert store.take(histories[2]).agent == "booking"

@@ -16,6 +16,10 @@ from dataclasses import dataclass
 from bddgen.agents.airline.database import fresh_copy
 from bddgen.lm.base import Message
 
+KEPT_CONVERSATIONS = 1024
+"""States kept at most; the oldest go first. A run has at most [run] jobs conversations under way, and
+the state after a conversation's last turn is never taken, so only finished conversations are dropped."""
+
 
 @dataclass
 class ConversationState:
@@ -50,6 +54,8 @@ class ConversationStore:
         """Store `state` for the turn that continues `conversation` (ending with the assistant's answer)."""
         with self._lock:
             self._states[conversation_key(conversation)] = state
+            while len(self._states) > KEPT_CONVERSATIONS:
+                del self._states[next(iter(self._states))]
 
     def __len__(self) -> int:
         return len(self._states)
