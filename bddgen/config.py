@@ -214,9 +214,10 @@ class IntentsSettings(_Section):
 class AssistantSettings(_Section):
     """An assistant under test (see README: pointing bddgen at your assistant)."""
 
-    kind: Literal["openai", "http", "python", "dense-rag", "react-rag", "self-rag", "fake"] = Field(
+    kind: Literal["openai", "http", "python", "dense-rag", "react-rag", "self-rag", "airline-agent", "fake"] = Field(
         description="How bddgen talks to it: openai (chat completions), http (any JSON API), python (a function), "
-        "dense-rag, react-rag or self-rag (the built-in reference assistants), fake (scripted replies)."
+        "dense-rag, react-rag or self-rag (the built-in reference assistants), airline-agent (the reference tool-using agent "
+        "over the airline corpus), fake (scripted replies)."
     )
     base_url: str = Field(default="", description="OpenAI-compatible: endpoint of the assistant.")
     model: str = Field(
@@ -234,6 +235,11 @@ class AssistantSettings(_Section):
     max_attempts: int = Field(
         default=2, ge=1,
         description="self-rag: retrieval rounds (each grades the next top_k passages) before it abstains when no answer is fully supported.",
+    )
+    agent_steps: int = Field(default=6, ge=1, description="airline-agent: tool calls and handoffs in one turn before it must answer.")
+    lifted_restrictions: list[str] = Field(
+        default_factory=list,
+        description="airline-agent: restricted 'agent:tool' pairs whose guard is removed (a variant that shows a violation).",
     )
     context_tokens: int = Field(
         default=REFERENCE_CONTEXT_TOKENS,

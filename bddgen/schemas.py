@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 import bddgen
+from bddgen.agents.faults import ToolFault
 from bddgen.agents.manifest import WorkflowManifest
 from bddgen.config import Settings
 from bddgen.corpus.formats import DatabaseSidecar, TableFile, TableSidecar
@@ -59,6 +60,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "seeds.yaml": SeedFile,
     "search.json": SearchResult,
     "strategies.json": MemoryExport,
+    "faults.json": TypeAdapter(list[ToolFault]),
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 

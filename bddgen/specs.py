@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bddgen.agents.faults import ToolFault
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -146,6 +148,9 @@ class Conversation(_Strict):
     chain: list[str] = Field(default_factory=list, description="Document ids of the chain, in order.")
     locked: bool = Field(default=False, description="@locked: never touched by bddgen.")
     tags: list[str] = Field(default_factory=list, description="Extra tags a person added.")
+    faults: list[ToolFault] = Field(
+        default_factory=list, description="Tool faults injected while this conversation runs (its Given steps)."
+    )
 
     @property
     def doc_ids(self) -> list[str]:

@@ -12,6 +12,7 @@ from gherkin.errors import CompositeParserException, ParserError
 from gherkin.parser import Parser
 from gherkin.token_scanner import TokenScanner
 
+from bddgen.agents.faults import ToolFault, read_fault_step
 from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
 from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, SATISFY, decode_tag_value
@@ -107,10 +108,13 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
         t for t in tags if t != "@conversation" and t != "@locked" and not t.startswith(("@conv:", "@docs:", "@chain-length:"))
     ]
     turns: list[dict[str, Any]] = []
+    faults: list[ToolFault] = []
     problems: list[Problem] = []
     for step in scenario.get("steps", []):
         text, line = step["text"].strip(), step["location"]["line"]
-        if (m := ASK.match(text)) is not None:
+        if (fault := read_fault_step(text)) is not None:
+            faults.append(fault)
+        elif (m := ASK.match(text)) is not None:
             query_type, docs, exact, marks = _turn_metadata(comments, line)
             turns.append({"question": m.group("question"), "answer": "", "query_type": query_type, "doc_ids": docs, "exact_op": exact, "marks": marks})
         elif not turns and not SATISFY.match(text):
@@ -136,6 +140,7 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
             chain=chain,
             locked="@locked" in tags,
             tags=extra_tags,
+            faults=faults,
         )
     except ValidationError as exc:
         raise InputError([Problem(where, f"{'.'.join(map(str, e['loc']))}: {e['msg']}") for e in exc.errors()], title="invalid conversation") from exc

@@ -47,6 +47,8 @@ def _conversation_lines(conv: Conversation, language: str = DEFAULT_LANGUAGE) ->
         tags.append("@locked")
     tags += [t for t in conv.tags if t not in tags]
     lines = ["", f"    {' '.join(tags)}", f"    {words.scenario}: {quote(conv.title)}"]
+    for number, fault in enumerate(conv.faults):
+        lines.append(f"      {words.given if number == 0 else words.and_} {fault.step_text()}")
     for number, turn in enumerate(conv.turns, start=1):
         exact_op = f"{turn.exact.operation} {turn.exact.table_id}" if turn.exact else None
         lines.append(f"      # {_turn_comment(number, turn.query_type, turn.doc_ids, exact_op, turn.marks)}")

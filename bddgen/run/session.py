@@ -11,6 +11,7 @@ from bddgen.errors import AssistantError
 from bddgen.lm.base import Message
 from bddgen.results import TurnResult, Verdict
 from bddgen.run.assistants.base import Assistant, AssistantReply, error_category
+from bddgen.run.assistants.guard import ask
 from bddgen.run.judge import Judge, Judgement
 from bddgen.run.store import ConversationKey
 from bddgen.specs import Conversation, Spec, Turn
@@ -117,7 +118,7 @@ class ConversationSession:
         history = list(self._history)
         started = time.perf_counter()
         try:
-            reply = self._assistant().respond(history + [Message("user", turn.question)])
+            reply = ask(self._assistant(), history + [Message("user", turn.question)], self.plan.conversation.faults)
         except AssistantError as exc:
             judgement = Judgement(Verdict.ERROR, str(exc), error_category=error_category(exc))
             return self._record(number, turn, "", judgement, time.perf_counter() - started, AssistantReply(answer=""))

@@ -9,12 +9,15 @@ from bddgen.config import AssistantSettings, LMSettings
 from bddgen.embed.base import Embedder
 from bddgen.errors import ConfigError
 from bddgen.lm.client import LanguageModel
+from bddgen.models import Corpus
 from bddgen.project import Project
 from bddgen.run.assistants.base import Assistant
 from bddgen.run.assistants.guard import GuardedAssistant
 
-BUILT_IN_ASSISTANTS = ("dense-rag", "react-rag", "self-rag", "fake")
-REFERENCE_KINDS = ("dense-rag", "react-rag", "self-rag")
+BUILT_IN_ASSISTANTS = ("dense-rag", "react-rag", "self-rag", "airline-agent", "airline-agent-unrestricted", "fake")
+REFERENCE_KINDS = ("dense-rag", "react-rag", "self-rag", "airline-agent")
+UNRESTRICTED_AIRLINE_AGENT = AssistantSettings(kind="airline-agent", lifted_restrictions=["triage:cancel_booking"])
+"""The airline-agent variant whose triage agent may cancel a booking: a restricted edge coverage reports violated."""
 
 
 def assistant_settings(name: str, project: Project) -> AssistantSettings:
@@ -22,6 +25,8 @@ def assistant_settings(name: str, project: Project) -> AssistantSettings:
     configured = project.settings.assistants
     if name in configured:
         return configured[name]
+    if name == "airline-agent-unrestricted":
+        return UNRESTRICTED_AIRLINE_AGENT
     if name in BUILT_IN_ASSISTANTS:
         return AssistantSettings(kind=name)  # type: ignore[arg-type]
     known = sorted(configured) + [b for b in BUILT_IN_ASSISTANTS if b not in configured]
@@ -92,8 +97,10 @@ def _reference_assistant(
     from bddgen.lm.factory import build_language_model
 
     corpus = load_corpus(project.corpus_path)
-    embedder = embedder or build_embedder(project)
     lm = lm or build_language_model(project, settings=reference_lm_settings(project, settings))
+    if settings.kind == "airline-agent":
+        return _airline_agent(name, settings, lm, corpus)
+    embedder = embedder or build_embedder(project)
     if settings.kind in ("dense-rag", "self-rag"):
         from bddgen.run.reference.chunks import ChunkIndex
         from bddgen.run.reference.dense_rag import DenseRagAssistant
@@ -117,6 +124,16 @@ def _reference_assistant(
         name=name,
         context_tokens=settings.context_tokens,
     )
+
+
+def _airline_agent(name: str, settings: AssistantSettings, lm: LanguageModel, corpus: Corpus) -> Assistant:
+    from bddgen.agents.airline.assistant import AirlineAgentAssistant, parse_restriction
+
+    try:
+        lifted = [parse_restriction(pair) for pair in settings.lifted_restrictions]
+    except ValueError as exc:
+        raise ConfigError(f"[assistants.{name}] lifted_restrictions: {exc}") from exc
+    return AirlineAgentAssistant(lm, corpus, max_steps=settings.agent_steps, lifted_restrictions=lifted, name=name)
 
 
 def _project_file(project: Project, relative: str) -> Path:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Callable
 
+from bddgen.agents.faults import ToolFault, supports_faults
 from bddgen.errors import AssistantError, BddgenError
 from bddgen.lm.base import Message
 from bddgen.run.assistants.base import (
@@ -16,6 +18,19 @@ from bddgen.run.assistants.base import (
 )
 
 RETRY_BACKOFF_SECONDS = 0.5
+
+
+def ask(assistant: Assistant, messages: list[Message], faults: list[ToolFault]) -> AssistantReply:
+    """The assistant's reply with `faults` injected; without faults a plain `respond`. An assistant that
+    cannot inject faults raises AssistantCallError: its scenario's faults would otherwise go untested."""
+    if not faults:
+        return assistant.respond(list(messages))
+    if not supports_faults(assistant):
+        raise AssistantCallError(
+            f"assistant {assistant.name!r} cannot inject tool faults, so this scenario cannot run; run it against an "
+            "assistant that can (airline-agent, or an http assistant whose request_template is a JSON object)"
+        )
+    return assistant.respond_with_faults(list(messages), list(faults))  # type: ignore[attr-defined]
 
 
 class GuardedAssistant:
@@ -37,13 +52,24 @@ class GuardedAssistant:
     def name(self) -> str:
         return self.inner.name
 
+    @property
+    def supports_faults(self) -> bool:
+        return supports_faults(self.inner)
+
     def respond(self, messages: list[Message]) -> AssistantReply:
+        return self._respond(lambda: self.inner.respond(list(messages)))
+
+    def respond_with_faults(self, messages: list[Message], faults: list[ToolFault]) -> AssistantReply:
+        """`respond` with tool faults injected (see `ask`)."""
+        return self._respond(lambda: ask(self.inner, messages, faults))
+
+    def _respond(self, call: Callable[[], AssistantReply]) -> AssistantReply:
         errors: list[AssistantError] = []
         for attempt in range(self.retries + 1):
             if attempt:
                 time.sleep(self.backoff * attempt)
             try:
-                return self._call_once(messages)
+                return self._call_once(call)
             except AssistantReplyError:
                 raise
             except AssistantError as exc:
@@ -53,20 +79,20 @@ class GuardedAssistant:
             raise type(last_error)(f"{last_error} (after {self.retries + 1} attempts)") from last_error
         raise last_error
 
-    def _call_once(self, messages: list[Message]) -> AssistantReply:
+    def _call_once(self, call: Callable[[], AssistantReply]) -> AssistantReply:
         if self.timeout is None:
-            return self._checked(self._invoke(messages))
+            return self._checked(self._invoke(call))
         outcome: list[AssistantReply | BaseException] = []
-        worker = threading.Thread(target=lambda: outcome.append(self._invoke(messages)), name=f"assistant-{self.name}", daemon=True)
+        worker = threading.Thread(target=lambda: outcome.append(self._invoke(call)), name=f"assistant-{self.name}", daemon=True)
         worker.start()
         worker.join(self.timeout)
         if not outcome:
             raise AssistantTimeoutError(f"assistant {self.name!r} did not reply within {self.timeout:g} s ([run] timeout)")
         return self._checked(outcome[0])
 
-    def _invoke(self, messages: list[Message]) -> AssistantReply | Exception:
+    def _invoke(self, call: Callable[[], AssistantReply]) -> AssistantReply | Exception:
         try:
-            return self.inner.respond(list(messages))
+            return call()
         except Exception as exc:  # judged by _checked, in the caller's thread
             return exc
 

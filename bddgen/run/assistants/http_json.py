@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from bddgen.agents.faults import ToolFault
 from bddgen.config import AssistantSettings
 from bddgen.errors import ConfigError
 from bddgen.lm.base import Message
@@ -92,10 +93,22 @@ class HttpJsonAssistant:
     def name(self) -> str:
         return self._name
 
+    @property
+    def supports_faults(self) -> bool:
+        """Faults travel as a `faults` field of the request, so the request must be a JSON object."""
+        return isinstance(self.template, dict)
+
     def respond(self, messages: list[Message]) -> AssistantReply:
+        return self._post(fill_template(self.template, messages))
+
+    def respond_with_faults(self, messages: list[Message], faults: list[ToolFault]) -> AssistantReply:
+        """`respond` with the scenario's tool faults in the request's `faults` field."""
+        return self._post({**fill_template(self.template, messages), "faults": [fault.model_dump() for fault in faults]})
+
+    def _post(self, body: Any) -> AssistantReply:
         source = f"assistant {self._name!r} ({self.url})"
         try:
-            response = httpx.post(self.url, json=fill_template(self.template, messages), headers=self.headers, timeout=self.timeout)
+            response = httpx.post(self.url, json=body, headers=self.headers, timeout=self.timeout)
         except httpx.TimeoutException as exc:
             raise AssistantTimeoutError(f"{source}: timed out ({exc})") from exc
         except httpx.HTTPError as exc:

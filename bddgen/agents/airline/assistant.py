@@ -1,0 +1,168 @@
+"""airline-agent as an assistant under test: the agent loop of one turn and its trace.
+
+Each step the speaking agent's model call chooses a tool call, a handoff or the answer (see
+`steps.py`). A tool the agent may call runs on the conversation's own database copy and is recorded
+as a ToolCall; a tool it must never call is blocked by the guard and recorded as a BlockedCall —
+unless that restriction is lifted (the unrestricted variant), when it runs and is recorded as a
+ToolCall, which structural coverage reports as a violation.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from bddgen.agents.airline.conversations import ConversationState, ConversationStore
+from bddgen.agents.airline.database import build_template
+from bddgen.agents.airline.tasks import FINAL_ANSWER, Answer, agent_step
+from bddgen.agents.airline.tools import ToolArgumentError, apply
+from bddgen.agents.airline.workflow import ENTRY, ROLES
+from bddgen.agents.faults import ToolFault
+from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
+from bddgen.errors import LMOutputError
+from bddgen.lm.base import Message
+from bddgen.lm.client import LanguageModel
+from bddgen.models import Corpus
+from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
+from bddgen.run.messages import last_user_message, render_history
+
+STAGE = "run"
+RESULT_CHARACTERS = 700  # a tool result as the model and the trace see it
+NO_FINDINGS = "(nothing yet this turn)"
+NO_TOOL_CALLED = "(no tool was called)"
+NEXT_STEP = "If these findings answer the passenger's message, answer now; otherwise take the one step still missing."
+
+
+def _shorten(text: str, limit: int = RESULT_CHARACTERS) -> str:
+    return text if len(text) <= limit else text[:limit] + " …(cut)"
+
+
+def parse_restriction(text: str) -> tuple[str, str]:
+    """'agent:tool' as (agent, tool); ValueError naming the restricted pairs otherwise."""
+    agent, _, tool = text.partition(":")
+    if (agent, tool) not in {(role.name, t) for role in ROLES.values() for t in role.restricted}:
+        known = ", ".join(f"{role.name}:{t}" for role in ROLES.values() for t in role.restricted)
+        raise ValueError(f"{text!r} is no restriction of airline-agent; its restrictions: {known}")
+    return agent, tool
+
+
+def _render(findings: list[str]) -> str:
+    return "\n".join([*findings, NEXT_STEP]) if findings else NO_FINDINGS
+
+
+@dataclass
+class TurnTrace:
+    """What the agents did in one turn, in order, and what the model sees of it."""
+
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    handoffs: list[Handoff] = field(default_factory=list)
+    blocked_calls: list[BlockedCall] = field(default_factory=list)
+    findings: list[str] = field(default_factory=list)
+    seen_calls: set[str] = field(default_factory=set)
+
+
+class AirlineAgentAssistant:
+    """Triage, booking and baggage agents over a per-conversation SQLite copy of the airline tables."""
+
+    supports_faults = True
+
+    def __init__(
+        self,
+        lm: LanguageModel,
+        corpus: Corpus,
+        *,
+        max_steps: int = 6,
+        lifted_restrictions: Iterable[tuple[str, str]] = (),
+        name: str = "airline-agent",
+    ) -> None:
+        self.lm = lm
+        self.max_steps = max_steps
+        self.lifted = frozenset(lifted_restrictions)
+        self._name = name
+        self.conversations = ConversationStore(build_template(corpus), ENTRY)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def respond(self, messages: list[Message]) -> AssistantReply:
+        return self.respond_with_faults(messages, [])
+
+    def respond_with_faults(self, messages: list[Message], faults: list[ToolFault]) -> AssistantReply:
+        """Answer the last user message, with `faults` injected into the tools they name."""
+        question, earlier = last_user_message(messages)
+        state = self.conversations.take(earlier)
+        trace = TurnTrace()
+        try:
+            answer = self._turn(question, earlier, state, trace, {f.tool: f for f in faults})
+        except LMOutputError as exc:
+            raise AssistantReplyError(f"{self.name}: the {state.agent} agent's model gave no usable step: {exc}") from exc
+        self.conversations.keep([*earlier, Message("user", question), Message("assistant", answer)], state)
+        return AssistantReply(
+            answer=answer,
+            contexts=[call.result for call in trace.tool_calls],
+            tool_calls=trace.tool_calls,
+            handoffs=trace.handoffs,
+            blocked_calls=trace.blocked_calls,
+        )
+
+    def _turn(
+        self, question: str, earlier: list[Message], state: ConversationState, trace: TurnTrace, faults: dict[str, ToolFault]
+    ) -> str:
+        history = render_history(earlier)
+        for _ in range(self.max_steps):
+            step = self.lm.run(
+                agent_step(state.agent),
+                stage=STAGE,
+                temperature=0.0,
+                conversation=history,
+                passenger_message=question,
+                findings=_render(trace.findings),
+            ).step  # type: ignore[attr-defined]
+            if isinstance(step, Answer):
+                return step.text
+            if step.action == "hand_over":
+                trace.handoffs.append(Handoff(source=state.agent, target=step.agent))
+                trace.findings.append(f"The {state.agent} agent handed the conversation over to the {step.agent} agent.")
+                state.agent = step.agent
+                continue
+            arguments = step.arguments.model_dump()
+            signature = json.dumps([state.agent, step.action, arguments], sort_keys=True)
+            if signature in trace.seen_calls:
+                break  # the same call again would return the same result: answer from what is known
+            trace.seen_calls.add(signature)
+            self._attempt(state, step.action, arguments, trace, faults.get(step.action))
+        return self.lm.run(
+            FINAL_ANSWER,
+            stage=STAGE,
+            temperature=0.0,
+            conversation=history,
+            passenger_message=question,
+            findings="\n".join(trace.findings) or NO_TOOL_CALLED,
+        ).text
+
+    def permitted(self, agent: str, tool: str) -> bool:
+        """The guard: an agent may run its allowed tools, and a restricted one only when lifted."""
+        return tool in ROLES[agent].allowed or (agent, tool) in self.lifted
+
+    def _attempt(
+        self, state: ConversationState, tool: str, arguments: dict[str, Any], trace: TurnTrace, fault: ToolFault | None
+    ) -> None:
+        agent = state.agent
+        if not self.permitted(agent, tool):
+            reason = f"the {agent} agent may not call {tool}"
+            trace.blocked_calls.append(BlockedCall(agent=agent, tool=tool, reason=reason))
+            trace.findings.append(f"Blocked: {reason}; hand the conversation over to the agent responsible.")
+            return
+        result = fault.output() if fault is not None else self._run_tool(tool, arguments, state.database)
+        trace.tool_calls.append(ToolCall(name=tool, arguments=arguments, result=_shorten(result), agent=agent))
+        trace.findings.append(f"The {agent} agent called {tool}({json.dumps(arguments)}) and got: {_shorten(result)}")
+
+    @staticmethod
+    def _run_tool(tool: str, arguments: dict[str, Any], database: sqlite3.Connection) -> str:
+        try:
+            return json.dumps(apply(tool, arguments, database), ensure_ascii=False)
+        except ToolArgumentError as exc:
+            return json.dumps({"error": str(exc)})

@@ -1,0 +1,108 @@
+"""The prompt an airline agent answers at each step: call a tool, hand over, or answer.
+
+The choice is constrained JSON through `LanguageModel.run`: the output model of an agent is a union
+with one member per tool it can attempt (its `arguments` are that tool's parameter model), one for a
+handoff to the agents it may hand over to, and one for the answer. The backend enforces the schema
+(llama.cpp turns it into a grammar), so a step is always a well-formed tool call, handoff or answer.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from bddgen.agents.airline.tools import TOOLS
+from bddgen.agents.airline.workflow import ROLES, AgentRole, offered_tools
+from bddgen.lm.tasks import PromptTask
+
+ANSWER_CHARACTERS = 600
+THOUGHT_CHARACTERS = 160  # a short reason first: the small models choose the action better after it
+STEP_TOKENS = 320
+
+
+class Answer(BaseModel):
+    """Reply to the passenger."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    action: Literal["answer"]
+    text: str = Field(max_length=ANSWER_CHARACTERS, description="The reply, using only facts the tools returned.")
+
+
+class FinalAnswer(BaseModel):
+    """The reply once the step limit is reached."""
+
+    text: str = Field(max_length=ANSWER_CHARACTERS, description="The reply, using only facts the tools returned.")
+
+
+def _call_model(tool: str) -> type[BaseModel]:
+    spec = TOOLS[tool]
+    return create_model(
+        f"Call_{tool}",
+        __config__=ConfigDict(extra="forbid"),
+        __doc__=spec.description,
+        action=(Literal[tool], ...),  # type: ignore[valid-type]
+        arguments=(spec.arguments, ...),
+    )
+
+
+def _handover_model(targets: tuple[str, ...]) -> type[BaseModel]:
+    return create_model(
+        "HandOver",
+        __config__=ConfigDict(extra="forbid"),
+        __doc__="Hand the conversation over to an agent whose tools the request needs.",
+        action=(Literal["hand_over"], ...),
+        agent=(Literal[targets], Field(description="The agent that takes over the conversation.")),  # type: ignore[valid-type]
+    )
+
+
+def _instruction(role: AgentRole) -> str:
+    lines = [
+        f"You are the {role.name} agent of the Aurelian Skyways customer service. {role.purpose}",
+        "Each step you choose one action: call one of your tools, hand the conversation over, or answer the passenger.",
+        "Your tools (use them for requests they serve):",
+        *(f"- {name}: {TOOLS[name].description}" for name in role.allowed),
+    ]
+    if role.restricted:
+        lines.append(f"You must never call {', '.join(role.restricted)}.")
+    lines.append("Hand over only when the request needs a tool you do not have; the agents you can hand over to:")
+    lines += [f"- {target}: {ROLES[target].purpose}" for target in role.hands_over_to]
+    lines.append(
+        "Look facts up with a tool before you state them; never invent a booking, flight, fee or refund. Booking tools "
+        "need the booking reference and the passenger's last name: ask for them when the conversation lacks them. "
+        "When a tool returned what the passenger needs, or returned an error, answer: explain the result or the error "
+        "in one to three sentences, with the exact figures the tool gave."
+    )
+    return "\n".join(lines)
+
+
+@lru_cache(maxsize=None)
+def agent_step(agent: str) -> PromptTask[Any]:
+    """The step task of `agent`: its instruction and the union of the actions it can take."""
+    role = ROLES[agent]
+    members: list[type[BaseModel]] = [_call_model(tool) for tool in offered_tools(role)]
+    if role.hands_over_to:
+        members.append(_handover_model(role.hands_over_to))
+    members.append(Answer)
+    step = create_model(
+        f"{agent.title()}Step",
+        thought=(str, Field(max_length=THOUGHT_CHARACTERS, description="One sentence: what the passenger needs now and which action serves it.")),
+        step=(Union[tuple(members)], Field(discriminator="action")),  # type: ignore[valid-type]
+    )
+    return PromptTask(name=f"airline-{agent}-step", instruction=_instruction(role), output=step, max_tokens=STEP_TOKENS)
+
+
+FINAL_ANSWER = PromptTask(
+    name="airline-final-answer",
+    instruction=(
+        "You are the Aurelian Skyways customer service. Reply to the passenger's last message in one to three "
+        "sentences, using only the facts in the tool results of this turn; say what could not be done and why."
+    ),
+    output=FinalAnswer,
+    max_tokens=STEP_TOKENS,
+)
+
+TRIAGE_STEP, BOOKING_STEP, BAGGAGE_STEP = (agent_step(agent) for agent in ROLES)
+"""The step task of each agent (module-level, so its reply schema is published in schemas/tasks/)."""
