@@ -7,7 +7,8 @@ turns, table turns and how many carry an exact computed reference, round-trip ag
 repaired, drops by reason, seconds and LM tokens per written conversation and per kept turn.
 
 `--baseline-ref REF` also runs the implement stage of git revision REF (from a temporary
-`git worktree`) on copies of the same projects, so the two figures are measured in the same run.
+`git worktree`) on the same specs, in projects that revision made itself, so the two figures are
+measured in the same run. Each corpus's figures go to stderr as soon as they are measured.
 
     python benchmarks/bench_yield.py [--json] [--n 1] [--turns 5] [--generated 1] [--baseline-ref 78c4c2f]
 """
@@ -118,6 +119,19 @@ def measure(project: Path, code: Path, n: int, turns: int) -> dict[str, Any]:
     return figures
 
 
+def baseline_project(project: Path, folder: Path, tree: Path) -> Path:
+    """The same specs in a project the baseline revision made itself (its settings file and state), so an
+    older revision never meets settings it does not know."""
+    copy = folder / project.name
+    folder.mkdir(parents=True, exist_ok=True)
+    bddgen(["init", str(copy), "--corpus", project.name], folder, tree)
+    for part in ("features", "specs"):
+        shutil.rmtree(copy / part, ignore_errors=True)
+        if (project / part).is_dir():
+            shutil.copytree(project / part, copy / part)
+    return copy
+
+
 def baseline_tree(ref: str, folder: Path) -> Path:
     tree = folder / f"baseline-{ref}"
     subprocess.run(["git", "worktree", "add", "--detach", str(tree), ref], cwd=ROOT, check=True, capture_output=True)
@@ -157,15 +171,15 @@ def main() -> None:
     try:
         for corpus in options.corpora:
             project = prepare(corpus, folder / "current", options.generated)
-            if tree is not None:
-                copy = folder / "baseline" / corpus
-                shutil.copytree(project, copy, ignore=shutil.ignore_patterns(".bddgen"))
-                shutil.copytree(project / ".bddgen", copy / ".bddgen", ignore=shutil.ignore_patterns("lm.sqlite*"))
-                baseline[corpus] = measure(copy, tree, options.n, options.turns)
+            copy = baseline_project(project, folder / "baseline", tree) if tree is not None else None
             shutil.rmtree(project / ".bddgen" / "implement", ignore_errors=True)
             for database in (project / ".bddgen").glob("lm.sqlite*"):
                 database.unlink()  # generation's calls are not implement's cost, and no cached reply may help
             results[corpus] = measure(project, ROOT, options.n, options.turns)
+            print(f"{corpus}: {json.dumps(results[corpus])}", file=sys.stderr, flush=True)
+            if tree is not None and copy is not None:
+                baseline[corpus] = measure(copy, tree, options.n, options.turns)
+                print(f"{corpus} (baseline): {json.dumps(baseline[corpus])}", file=sys.stderr, flush=True)
     finally:
         if tree is not None:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
