@@ -74,7 +74,9 @@ def test_every_turn_shows_its_evidence(page: "playwright.Page", project: Path) -
         assert "filter:" in evidence.locator(".filter").inner_text()
     turn = page.locator("section.turn").first
     turn.locator("details.call summary").click()
-    assert "write_turn" in turn.locator("details.call").inner_text(timeout=10_000)
+    from playwright.sync_api import expect
+
+    expect(turn.locator("details.call")).to_contain_text("write_turn", timeout=30_000)  # the call is fetched when opened
 
 
 def test_accept_edit_and_reject_reach_the_files(page: "playwright.Page", project: Path) -> None:
