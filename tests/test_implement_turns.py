@@ -336,3 +336,29 @@ def test_a_text_question_that_contains_its_own_answer_is_rewritten() -> None:
 
     result, _ = _write({"write_turn": _then_faithful([write_turn, giveaway], write_turn)})
     assert result.records[1].outcome == "kept" and "gives away its answer" in result.records[1].rewrites[0]
+
+
+def test_a_synthesis_worded_by_code_names_what_a_filler_referred_to_and_rests_on_its_parts_round_trips() -> None:
+    plan = TurnPlan(
+        chain=Chain(documents=["t1", "d1"], hops=[]),
+        turns=[
+            PlannedTurn(query_type=Q.PRE_FILLER, documents=["t1"], bridge="Rasmus Kaldor"),
+            PlannedTurn(query_type=Q.FILLER, documents=["d1"], bridge="Rasmus Kaldor", proxy="that player"),
+            PlannedTurn(query_type=Q.UNANSWERABLE, subject="Rasmus Kaldor"),
+            PlannedTurn(query_type=Q.SYNTHESIS, documents=["t1", "d1"]),
+        ],
+    )
+
+    def no_synthesis(request: LMRequest) -> Any:
+        if section(request, "What To Ask").startswith("Ask one question"):
+            return {"question": "player: Rasmus Kaldor; goals: 2", "answer": "x"}
+        return write_turn(request)
+
+    writer, backend = _writer({"write_turn": no_synthesis})
+    result = ConversationWriter(writer.context, plan).write()
+    assert not result.dropped and [t.query_type for t in result.turns] == [Q.PRE_FILLER, Q.FILLER, Q.UNANSWERABLE, Q.SYNTHESIS]
+    synthesis, record = result.turns[-1], result.records[-1]
+    assert record.worded_by == "code" and "that player" in result.turns[1].question
+    assert "that player" not in synthesis.question and "Rasmus Kaldor" in synthesis.question
+    assert "roundtrip" not in {c.name for c in record.checks}
+    assert synthesis.answer == f"{result.turns[0].answer}; {result.turns[1].answer}"

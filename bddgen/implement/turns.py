@@ -64,6 +64,7 @@ class _Kept:
     record: TurnProvenance
     facts: Facts
     exact: str = ""
+    refers: tuple[str, str] = ("", "")  # a FILLER: (proxy, entity) — "that club" stands for the entity named before
 
 
 @dataclass
@@ -172,7 +173,8 @@ class ConversationWriter:
                 record.outcome, record.question, record.answer = "kept", draft.turn.question, draft.turn.answer
                 record.value, record.checks = draft.exact, draft.checks
                 self._remember(evidence)
-                self.kept.append(_Kept(turn=draft.turn, record=record, facts=draft.facts, exact=draft.exact))
+                refers = (planned.proxy, planned.bridge) if kind is QueryType.FILLER else ("", "")
+                self.kept.append(_Kept(turn=draft.turn, record=record, facts=draft.facts, exact=draft.exact, refers=refers))
                 return record
             last_problems = record.rewrites[-1:] or last_problems
         record.dropped = "; ".join(last_problems)
@@ -224,17 +226,19 @@ class ConversationWriter:
     ) -> _Draft | None:
         """The question worded by code, for a turn whose every LM wording failed and whose evidence fixes
         the question (a table cell and its filter, an absent subject, the earlier questions a synthesis
-        combines), under the same checks and round trip."""
+        combines), under the same checks; a table turn also under its round trip."""
         if isinstance(evidence, TableEvidence):
             written = WrittenTurn(question=self._plain_question(planned, evidence), answer=evidence.value)
         elif isinstance(evidence, AbsentSubject):
             written = WrittenTurn(question=f"What is the {evidence.attribute} of {evidence.entity}?", answer=CANNOT_ANSWER)
         else:
-            asked = [self.kept[p - 1].turn.question.rstrip(" ?") for p in evidence.turns]
+            asked = [_standalone(self.kept[p - 1]).rstrip(" ?") for p in evidence.turns]
             question = "To sum up, " + ", and ".join(_lower_first_word(a) for a in asked) + "?"
             written = WrittenTurn(question=question, answer="; ".join(evidence.answers))
         draft = self._checked(planned, kind, evidence, written)
-        if not draft.problems and not isinstance(evidence, AbsentSubject):
+        # a table turn's round trip; absence is proven by the corpus search, and a code-worded synthesis asks again
+        # exactly the questions whose answers each passed their own round trip
+        if not draft.problems and isinstance(evidence, TableEvidence):
             reply = self._round_trip(evidence, draft.turn.question)
             record.roundtrip_answer = reply
             agreed = self._agrees(evidence, draft, reply)
@@ -498,6 +502,13 @@ class ConversationWriter:
     @staticmethod
     def _expected(draft: _Draft) -> str:
         return draft.exact or draft.turn.answer
+
+
+def _standalone(kept: _Kept) -> str:
+    """The turn's question with a FILLER's reference ("that club") replaced by the entity it stands for."""
+    proxy, entity = kept.refers
+    question = kept.turn.question
+    return re.sub(re.escape(proxy), entity, question, flags=re.IGNORECASE) if proxy and entity else question
 
 
 _QUESTION_OPENERS = frozenset("what which who whom whose when where why how in is are was were do does did can could has have had".split())
