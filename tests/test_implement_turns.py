@@ -362,3 +362,11 @@ def test_a_synthesis_worded_by_code_names_what_a_filler_referred_to_and_rests_on
     assert "that player" not in synthesis.question and "Rasmus Kaldor" in synthesis.question
     assert "roundtrip" not in {c.name for c in record.checks}
     assert synthesis.answer == f"{result.turns[0].answer}; {result.turns[1].answer}"
+
+
+def test_a_text_question_about_a_relation_its_sentence_does_not_state_is_rewritten() -> None:
+    from bddgen.implement.checks import asked_beyond_evidence
+
+    sentence = "Eastquay Olympic arrived as champions of the 2023 Velorian Premier Division season, coached by Soren Vey."
+    assert asked_beyond_evidence("Which team won the 2023 Varen Cup Final?", sentence, "2023 Varen Cup Final")
+    assert asked_beyond_evidence("Which club arrived as the 2023 champions, coached by Soren Vey?", sentence, "2023 Varen Cup Final") == []

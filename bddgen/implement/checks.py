@@ -97,6 +97,25 @@ def grounding_problems(answer: str, evidence: str, recognizer: EntityRecognizer)
     return facts, []
 
 
+# words a question may use that no evidence needs to contain: what is asked for, not what is claimed
+_ASKING_WORDS = frozenset(
+    "name named called team club person player people year date time number many much long kind type happen happened "
+    "tell know known mean means role according document documents say says fact".split()
+)
+
+
+def asked_beyond_evidence(question: str, evidence: str, about: str) -> list[str]:
+    """Problems of a text question whose content words its evidence sentence (with the document's title,
+    `about`) does not hold: it would ask about a relation the sentence never states ("won" the final,
+    when the sentence says "arrived as champions"), so the chosen fact may not be its answer."""
+    known = content_words(f"{evidence} {about}")
+    stems = {w.rstrip("s") for w in known}
+    unsupported = sorted(w for w in content_words(question) - _ASKING_WORDS if w not in known and w.rstrip("s") not in stems)
+    if unsupported:
+        return [f"the question asks about {', '.join(unsupported)}, which the evidence does not say; ask only what it says"]
+    return []
+
+
 def unsupported_words(answer: str, evidence: str, question: str) -> list[str]:
     """Content words of a text answer that neither its evidence sentence nor the question contains
     (a month, a verb, a place the sentence never says), allowing a plural 's'."""

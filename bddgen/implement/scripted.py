@@ -41,10 +41,10 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
         subject = f" of {proxy.group(1)}" if proxy else ""
         return {"question": f"What is the {what}{subject}{' where ' + conditions if conditions else ''}?", "answer": answer.group(1)}
     proxy = re.search(r'say "([^"]+)"', task)
-    if proxy:  # a FILLER about a sentence
-        return {"question": f"What else is known about {proxy.group(1)}?", "answer": evidence}
-    title = quoted[0] if quoted else "it"
     words = list(dict.fromkeys(w.strip(",.;:") for w in evidence.split() if w.islower() and len(w.strip(",.;:")) >= 5))[:4]
+    if proxy:  # a FILLER about a sentence
+        return {"question": f"What does it say about {proxy.group(1)}: {' '.join(words) or 'this'}?", "answer": evidence}
+    title = quoted[0] if quoted else "it"
     return {"question": f"What does {title} say about {' '.join(words) or 'this'}?", "answer": evidence}
 
 

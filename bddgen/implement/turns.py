@@ -11,7 +11,7 @@ from itertools import islice
 from typing import Iterator, Mapping, Sequence
 
 from bddgen.errors import LMOutputError
-from bddgen.implement.checks import agrees, grounding_problems, leak_problems, names_problems, question_problems, repeats_problems, unsupported_words, well_formed
+from bddgen.implement.checks import agrees, asked_beyond_evidence, grounding_problems, leak_problems, names_problems, question_problems, repeats_problems, unsupported_words, well_formed
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence, exact_expectation, sentence_candidates, table_candidates
 from bddgen.implement.grounding import DocumentTexts, Facts, answer_facts, mentions
@@ -415,9 +415,12 @@ class ConversationWriter:
 
     def _check_sentence(self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence, question: str, answer: str) -> _Draft:
         span = evidence.answer
+        title = self.context.documents[evidence.document].title
         checks: list[TurnCheck] = []
         problems = self._record(checks, "well-formed", well_formed("question", question))
-        problems += self._record(checks, "question", question_problems(question, evidence.text))
+        problems += self._record(
+            checks, "question", question_problems(question, evidence.text) + asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy}")
+        )
         # the reference answer is the fact code chose, in the LM's words only when they state it and nothing the sentence lacks
         _, grounding = grounding_problems(answer, evidence.text, self.context.recognizer)
         fluent = (mentions(answer, span) and not grounding and not unsupported_words(answer, evidence.text, question)
