@@ -29,15 +29,15 @@ def corpus() -> Corpus:
 
 
 def _call(tool: str, **arguments: Any) -> dict[str, Any]:
-    return {"thought": "t", "step": {"action": tool, "arguments": arguments}}
+    return {"step": {"action": tool, "arguments": arguments}}
 
 
 def _handover(agent: str) -> dict[str, Any]:
-    return {"thought": "t", "step": {"action": "hand_over", "agent": agent}}
+    return {"step": {"action": "hand_over", "agent": agent}}
 
 
 def _answer(text: str) -> dict[str, Any]:
-    return {"thought": "t", "step": {"action": "answer", "text": text}}
+    return {"step": {"action": "answer", "text": text}}
 
 
 def _agent(corpus: Corpus, by_task: dict[str, list[Any]], **options: Any) -> tuple[AirlineAgentAssistant, ScriptedLM]:
@@ -261,3 +261,25 @@ def test_the_store_keeps_a_bounded_number_of_conversations(corpus: Corpus, monke
     assert len(store) == 2
     assert store.take(histories[0]).agent == "triage"  # the oldest was dropped: a fresh start
     assert store.take(histories[2]).agent == "booking"
+
+
+def test_within_a_turn_no_agent_hands_the_conversation_back(corpus: Corpus) -> None:
+    agent, backend = _agent(
+        corpus,
+        {
+            "airline-triage-step": [_handover("booking")],
+            "airline-booking-step": [_handover("baggage")],
+            "airline-baggage-step": [_answer("Which booking is it?")],
+        },
+    )
+    reply = agent.respond([Message("user", "I have a question about my trip.")])
+    assert [(h.source, h.target) for h in reply.handoffs] == [("triage", "booking"), ("booking", "baggage")]
+
+    def handover_targets(request: Any) -> list[str]:
+        defs = request.schema["$defs"]
+        if "HandOver" not in defs:
+            return []
+        choice = defs["HandOver"]["properties"]["agent"]
+        return choice.get("enum", [choice.get("const")])
+
+    assert [handover_targets(r) for r in backend.requests] == [["booking", "baggage"], ["baggage"], []]

@@ -100,15 +100,15 @@ LAURENT = {"booking_reference": "NB8VTT", "last_name": "Laurent"}
 def booking(request):
     findings = request.messages[-1].content.split("## Findings")[1]
     if "called cancel_booking" not in findings:
-        return {"thought": "t", "step": {"action": "cancel_booking", "arguments": LAURENT}}
+        return {"step": {"action": "cancel_booking", "arguments": LAURENT}}
     if "unavailable" in findings:
-        return {"thought": "t", "step": {"action": "answer", "text": "Sorry, the booking system is unavailable; nothing was cancelled."}}
-    return {"thought": "t", "step": {"action": "answer", "text": "Your booking NB8VTT is cancelled and refunded."}}
+        return {"step": {"action": "answer", "text": "Sorry, the booking system is unavailable; nothing was cancelled."}}
+    return {"step": {"action": "answer", "text": "Your booking NB8VTT is cancelled and refunded."}}
 
 
 def agent():
     return ScriptedLM(by_task={
-        "airline-triage-step": lambda request: {"thought": "t", "step": {"action": "hand_over", "agent": "booking"}},
+        "airline-triage-step": lambda request: {"step": {"action": "hand_over", "agent": "booking"}},
         "airline-booking-step": booking,
     })
 

@@ -112,9 +112,10 @@ class AirlineAgentAssistant:
         self, question: str, earlier: list[Message], state: ConversationState, trace: TurnTrace, faults: dict[str, ToolFault]
     ) -> str:
         history = render_history(earlier)
+        held = {state.agent}
         for _ in range(self.max_steps):
             step = self.lm.run(
-                agent_step(state.agent),
+                agent_step(state.agent, frozenset(held)),
                 stage=STAGE,
                 temperature=0.0,
                 conversation=history,
@@ -127,6 +128,7 @@ class AirlineAgentAssistant:
                 trace.handoffs.append(Handoff(source=state.agent, target=step.agent))
                 trace.findings.append(f"The {state.agent} agent handed the conversation over to the {step.agent} agent.")
                 state.agent = step.agent
+                held.add(step.agent)
                 continue
             arguments = step.arguments.model_dump()
             signature = json.dumps([state.agent, step.action, arguments], sort_keys=True)

@@ -18,7 +18,6 @@ from bddgen.agents.airline.workflow import ROLES, AgentRole, offered_tools
 from bddgen.lm.tasks import PromptTask
 
 ANSWER_CHARACTERS = 600
-THOUGHT_CHARACTERS = 160  # a short reason first: the small models choose the action better after it
 STEP_TOKENS = 320
 
 
@@ -58,7 +57,7 @@ def _handover_model(targets: tuple[str, ...]) -> type[BaseModel]:
     )
 
 
-def _instruction(role: AgentRole) -> str:
+def _instruction(role: AgentRole, targets: tuple[str, ...]) -> str:
     lines = [
         f"You are the {role.name} agent of the Aurelian Skyways customer service. {role.purpose}",
         "Each step you choose one action: call one of your tools, hand the conversation over, or answer the passenger.",
@@ -67,8 +66,9 @@ def _instruction(role: AgentRole) -> str:
     ]
     if role.restricted:
         lines.append(f"You must never call {', '.join(role.restricted)}.")
-    lines.append("Hand over only when the request needs a tool you do not have; the agents you can hand over to:")
-    lines += [f"- {target}: {ROLES[target].purpose}" for target in role.hands_over_to]
+    if targets:
+        lines.append("Hand over only when the request needs a tool you do not have; the agents you can hand over to:")
+        lines += [f"- {target}: {ROLES[target].purpose}" for target in targets]
     lines.append(
         "Look facts up with a tool before you state them; never invent a booking, flight, fee or refund. Booking tools "
         "need the booking reference and the passenger's last name: ask for them when the conversation lacks them. "
@@ -79,19 +79,17 @@ def _instruction(role: AgentRole) -> str:
 
 
 @lru_cache(maxsize=None)
-def agent_step(agent: str) -> PromptTask[Any]:
-    """The step task of `agent`: its instruction and the union of the actions it can take."""
+def agent_step(agent: str, held: frozenset[str] = frozenset()) -> PromptTask[Any]:
+    """The step task of `agent`: its instruction and the union of the actions it can take. Agents in
+    `held` already had the conversation in this turn and are no handoff target (no handing back and forth)."""
     role = ROLES[agent]
+    targets = tuple(target for target in role.hands_over_to if target not in held)
     members: list[type[BaseModel]] = [_call_model(tool) for tool in offered_tools(role)]
-    if role.hands_over_to:
-        members.append(_handover_model(role.hands_over_to))
+    if targets:
+        members.append(_handover_model(targets))
     members.append(Answer)
-    step = create_model(
-        f"{agent.title()}Step",
-        thought=(str, Field(max_length=THOUGHT_CHARACTERS, description="One sentence: what the passenger needs now and which action serves it.")),
-        step=(Union[tuple(members)], Field(discriminator="action")),  # type: ignore[valid-type]
-    )
-    return PromptTask(name=f"airline-{agent}-step", instruction=_instruction(role), output=step, max_tokens=STEP_TOKENS)
+    step = create_model(f"{agent.title()}Step", step=(Union[tuple(members)], Field(discriminator="action")))  # type: ignore[call-overload]
+    return PromptTask(name=f"airline-{agent}-step", instruction=_instruction(role, targets), output=step, max_tokens=STEP_TOKENS)
 
 
 FINAL_ANSWER = PromptTask(
