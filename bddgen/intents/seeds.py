@@ -72,6 +72,8 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
     partitions = {p.parameter: p for p in table.partitions if p.tool == cell.tool}
     undecided = cell.intent == Intent.UNDERSPEC and not cls.omitted
     state = {name: value for name, value in arguments.items() if not (undecided and name == cell.parameter)}
+    dates = any(partitions[name].checked_schema.get("format") in ("date", "date-time") for name in state)
+    reference = table.reference_date if dates else "not needed (no date to state)"
     problem = ""
     for _ in range(attempts):
         try:
@@ -79,7 +81,7 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
                 SEED_TASK,
                 stage=STAGE,
                 tool=f"{tool.name}: {tool.description}",
-                reference_date=table.reference_date,
+                reference_date=reference,
                 state=state,
                 leave_out=[cell.parameter] if cls.omitted else [],
                 wording_of_the_class=f"{cell.parameter}: {cls.description}" + (f" (between {cls.value})" if undecided and cls.value else ""),
