@@ -62,3 +62,22 @@ def test_numbers_and_options_compare_by_meaning() -> None:
     assert not same_value(3, 4, {"type": "integer"})
     assert same_value("economy", "Economy", {"enum": ["economy"]}) and not same_value("economy", "economy plus", {"enum": ["economy"]})
     assert not mentions("for 10 people", 1, {"type": "integer"}) and mentions("two adults", 2, {"type": "integer"})
+
+
+def test_a_left_out_value_leaks_through_any_date_any_option_or_a_word_shaped_like_its_examples() -> None:
+    from bddgen.intents.model import EquivalenceClass, ParameterPartition
+    from bddgen.intents.seeds import leaked_value
+
+    table = _table()
+    date_part = table.partition("book_flight", "date")
+    assert leaked_value("Economy to Lisbon on November 24, please.", date_part, {"cabin": "economy"}) == "November"
+    assert leaked_value("Economy to Lisbon next Friday.", date_part, {"cabin": "economy"}) == "Friday"
+    assert leaked_value("Economy to Lisbon, please.", date_part, {"cabin": "economy"}) is None
+    cabin_part = table.partition("book_flight", "cabin")
+    assert leaked_value("Business to Lisbon on March 22.", cabin_part, {"date": "2026-03-22"}) == "business"
+    origin = ParameterPartition(
+        tool="search_flights", parameter="origin", data_type="string", required=True, schema={"type": "string"},
+        classes=[EquivalenceClass(intent=Intent.VALID, name="example-1", description="e", value="CPH", source="schema:description")],
+    )
+    assert leaked_value("Flights from LIS to LAX please.", origin, {"destination": "LIS"}) == "LAX"
+    assert leaked_value("Flights to LIS on May 2 please.", origin, {"destination": "LIS"}) is None

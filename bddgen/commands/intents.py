@@ -93,7 +93,10 @@ def _summary_table(title: str, summaries: list) -> Table:
 @click.option("--baseline/--no-baseline", default=True, show_default=True, help="Also run the self-reflection baseline in the same run.")
 @click.option("--intent", "only", type=click.Choice([i.value for i in Intent]), multiple=True, help="Search only these categories.")
 @click.option("--tool", "tools", multiple=True, help="Search only the cells of this tool (repeatable).")
-def search(manifest: Path | None, assistant: str | None, budget: int | None, baseline: bool, only: tuple[str, ...], tools: tuple[str, ...]) -> None:
+@click.option("--parameter", "parameters", multiple=True, help="Search only the cells of this parameter (repeatable).")
+def search(
+    manifest: Path | None, assistant: str | None, budget: int | None, baseline: bool, only: tuple[str, ...], tools: tuple[str, ...], parameters: tuple[str, ...]
+) -> None:
     """Search every seed task for wordings the agent misreads; print EESR and AQFF per method."""
     overrides = {"intents": {"budget": budget}} if budget else None
     project = Project.discover(require_corpus=False, overrides=overrides)
@@ -111,7 +114,7 @@ def search(manifest: Path | None, assistant: str | None, budget: int | None, bas
 
     started = time.perf_counter()
     result, written = stage.search_stage(
-        project, manifest, models.assistant(name), models.lm, models.judge_lm, _scorer(project), settings, methods, shown, set(only) or None, set(tools) or None
+        project, manifest, models.assistant(name), models.lm, models.judge_lm, _scorer(project), settings, methods, shown, set(only) or None, set(tools) or None, set(parameters) or None
     )
     console.print(_summary_table(f"intent integrity of {name}, budget {settings.budget} queries per cell", result.summaries))
     _print(f"took {time.perf_counter() - started:.1f} s; results in {stage.intents_folder(project) / stage.SEARCH_FILE}")

@@ -11,7 +11,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bddgen.errors import InputError, Problem
 from bddgen.files import atomic_write

@@ -11,6 +11,7 @@ from bddgen.intents.expect import Expectation
 from bddgen.intents.memory import Strategy
 from bddgen.intents.model import Attempt, Intent, ParameterPartition
 from bddgen.intents.normalize import mentions
+from bddgen.intents.seeds import leaked_value
 from bddgen.intents.tasks import KEEPS_INTENT, MUTATE, REFLECT
 from bddgen.lm.client import LanguageModel
 
@@ -89,9 +90,9 @@ def drift_by_code(expectation: Expectation, partition: ParameterPartition, candi
     if candidate.request.casefold() in seen:
         return "repeats an earlier request"
     if expectation.intent == Intent.UNDERSPEC and expectation.omitted:
-        for cls in partition.of(Intent.VALID):
-            if cls.value is not None and mentions(candidate.request, cls.value, partition.checked_schema):
-                return f"states {expectation.parameter} ({cls.value!r}), which the intent leaves out"
+        leaked = leaked_value(candidate.request, partition, expectation.arguments)
+        if leaked is not None:
+            return f"states {expectation.parameter} ({leaked!r}), which the intent leaves out"
     members = partition.checked_schema.get("enum", [])
     if expectation.intent != Intent.UNDERSPEC and members and not mentions(candidate.request, expectation.value, partition.checked_schema):
         other = next((m for m in members if m != expectation.value and mentions(candidate.request, m, partition.checked_schema)), None)

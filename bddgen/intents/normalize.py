@@ -121,3 +121,42 @@ def mentions(text: str, value: Any, schema: dict[str, Any]) -> bool:
         if re.search(rf"(?<![0-9a-z]){needle}(?![0-9a-z])", haystack):
             return True
     return False
+
+
+WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+ANY_DATE = re.compile(
+    r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?|today|tomorrow|tonight|yesterday|"
+    + "|".join(MONTHS + [m[:3] for m in MONTHS] + WEEKDAYS)
+    + r")\b",
+    re.IGNORECASE,
+)
+
+
+def shape(example: str) -> re.Pattern[str] | None:
+    """A whole-word pattern of `example`'s shape (letters, digits, their case and count): 'CPH' ->
+    three capitals, 'XV217' -> two capitals then three digits; None for text with spaces or symbols."""
+    if not re.fullmatch(r"[A-Za-z0-9]+", example):
+        return None
+    parts = re.findall(r"[A-Z]+|[a-z]+|[0-9]+", example)
+    classes = {"A": "[A-Z]", "a": "[a-z]", "0": "[0-9]"}
+    pattern = "".join(f"{classes['A' if p.isupper() else 'a' if p.islower() else '0']}{{{len(p)}}}" for p in parts)
+    return re.compile(rf"(?<![A-Za-z0-9]){pattern}(?![A-Za-z0-9])")
+
+
+def states_some_value(text: str, schema: dict[str, Any], examples: list[Any], stated: list[Any]) -> str | None:
+    """A value of the parameter `text` seems to state although it should state none: any date for a
+    date, any member of an enum, a word shaped like the parameter's examples that is not one of the
+    `stated` values of other parameters; None when it states none of these."""
+    if schema.get("format") in ("date", "date-time"):
+        found = ANY_DATE.search(text)
+        return found.group(0) if found else None
+    for member in schema.get("enum", []):
+        if mentions(text, member, schema):
+            return str(member)
+    taken = {str(v).casefold() for v in stated}
+    for example in examples:
+        pattern = shape(str(example)) if isinstance(example, str) else None
+        for found in pattern.finditer(text) if pattern else ():
+            if found.group(0).casefold() not in taken:
+                return found.group(0)
+    return None

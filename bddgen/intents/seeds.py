@@ -8,7 +8,7 @@ from typing import Any
 from bddgen.agents.manifest import WorkflowManifest
 from bddgen.errors import LMOutputError
 from bddgen.intents.model import Cell, EquivalenceClass, Intent, ParameterPartition, PartitionTable, SeedFile, SeedTask
-from bddgen.intents.normalize import mentions
+from bddgen.intents.normalize import mentions, states_some_value
 from bddgen.intents.tasks import SEED_TASK, VALUE_STATED
 from bddgen.lm.client import LanguageModel
 
@@ -52,9 +52,14 @@ def _stated_by_lm(lm: LanguageModel, request: str, name: str, value: Any, refere
     return verdict.stated and bool(verdict.quote.strip()) and verdict.quote.strip().casefold() in request.casefold()
 
 
-def _leaks_omitted(request: str, partition: ParameterPartition) -> bool:
-    """Whether a request meant to leave `partition` out states one of its VALID representatives."""
-    return any(mentions(request, c.value, partition.checked_schema) for c in partition.of(Intent.VALID) if c.value is not None)
+def leaked_value(request: str, partition: ParameterPartition, stated: dict[str, Any]) -> str | None:
+    """The value a request meant to leave `partition` out still states: one of its VALID
+    representatives, or any value of its kind (`states_some_value`); None when it states none."""
+    for cls in partition.of(Intent.VALID):
+        if cls.value is not None and mentions(request, cls.value, partition.checked_schema):
+            return str(cls.value)
+    examples = [c.value for c in partition.of(Intent.VALID) if c.value is not None]
+    return states_some_value(request, partition.checked_schema, examples, list(stated.values()))
 
 
 def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTable, cell: Cell, attempts: int) -> SeedTask | str:
@@ -67,6 +72,8 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
     partitions = {p.parameter: p for p in table.partitions if p.tool == cell.tool}
     undecided = cell.intent == Intent.UNDERSPEC and not cls.omitted
     state = {name: value for name, value in arguments.items() if not (undecided and name == cell.parameter)}
+    dates = any(partitions[name].checked_schema.get("format") in ("date", "date-time") for name in state)
+    reference = table.reference_date if dates else "not needed (no date to state)"
     problem = ""
     for _ in range(attempts):
         try:
@@ -74,7 +81,7 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
                 SEED_TASK,
                 stage=STAGE,
                 tool=f"{tool.name}: {tool.description}",
-                reference_date=table.reference_date,
+                reference_date=reference,
                 state=state,
                 leave_out=[cell.parameter] if cls.omitted else [],
                 wording_of_the_class=f"{cell.parameter}: {cls.description}" + (f" (between {cls.value})" if undecided and cls.value else ""),
@@ -92,8 +99,9 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
         if undecided and isinstance(cls.value, list) and not mentions(request, cls.value, partitions[cell.parameter].checked_schema):
             problem = f"the message does not name every option of {cls.value!r}"
             continue
-        if cls.omitted and _leaks_omitted(request, partitions[cell.parameter]):
-            problem = f"the message states {cell.parameter}, which it must leave out"
+        leaked = leaked_value(request, partitions[cell.parameter], state) if cls.omitted else None
+        if leaked is not None:
+            problem = f"the message states {cell.parameter} ({leaked!r}), which it must leave out"
             continue
         return SeedTask(cell=cell, request=request, arguments=arguments, checked_by="lm" if by_lm else "code")
     return f"{cell.id}: no seed passed the checks in {attempts} attempts ({problem})"

@@ -104,14 +104,19 @@ def search_stage(
     on_outcome: Callable[[CellOutcome], None] | None = None,
     intents: set[str] | None = None,
     tools: set[str] | None = None,
+    parameters: set[str] | None = None,
 ) -> tuple[SearchResult, list[Path]]:
-    """Search every seed task (of the `intents` categories and `tools`, all by default) by each
-    method; write search.json and the regression features."""
+    """Search every seed task (of the `intents` categories, `tools` and `parameters`, all by default)
+    by each method; write search.json and the regression features."""
     loaded, _ = load_manifest(project, manifest)
     folder = intents_folder(project)
     table = read_partition(folder / PARTITION_FILE)
     seeds = read_seeds(folder / SEEDS_FILE)
-    chosen = [t for t in seeds.tasks if (not intents or t.cell.intent.value in intents) and (not tools or t.cell.tool in tools)]
+    chosen = [
+        t
+        for t in seeds.tasks
+        if (not intents or t.cell.intent.value in intents) and (not tools or t.cell.tool in tools) and (not parameters or t.cell.parameter in parameters)
+    ]
     seeds = seeds.model_copy(update={"tasks": chosen})
     memory = StrategyMemory(memory_path(project))
     try:
