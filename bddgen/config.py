@@ -222,6 +222,16 @@ class AssistantSettings(_Section):
         "tokenizer (on backends without one, an estimate: a token per digit and per 3 other characters); smaller answers faster.",
     )
     script: str = Field(default="", description="fake: YAML/JSON reply script, relative to the project root.")
+    manifest: str = Field(
+        default="",
+        description="Workflow manifest (agents.yaml) of a tool-using assistant, relative to the project root; empty: "
+        "agents.yaml in the project root or the corpus folder when present. A call of a restricted tool fails the turn.",
+    )
+    trace_path: str = Field(
+        default="",
+        description="HTTP: dotted path of the agent trace (tool_calls, handoffs, blocked_calls, refusal) in the reply; "
+        "empty: none is read.",
+    )
 
 
 class Settings(_Section):

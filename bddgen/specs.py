@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bddgen.agents.expectations import TrajectoryExpectation
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -108,6 +110,8 @@ class QueryType(str, Enum):
 
 
 CANNOT_ANSWER = "CANNOTANSWER"
+TRAJECTORY_ONLY = "TRAJECTORYONLY"
+"""The answer of a turn whose steps check only its trajectory (tool calls, handoffs): not judged."""
 
 
 class ExactExpectation(_Strict):
@@ -128,6 +132,9 @@ class Turn(_Strict):
     doc_ids: list[str] = Field(default_factory=list)
     theme_relation: str = ""
     exact: ExactExpectation | None = None
+    trajectory: list[TrajectoryExpectation] = Field(
+        default_factory=list, description="Tool calls, handoffs and refusals the turn should show."
+    )
 
 
 class Conversation(_Strict):

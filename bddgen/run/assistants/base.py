@@ -21,6 +21,7 @@ class AssistantReply(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     handoffs: list[Handoff] = Field(default_factory=list, description="Handoffs between agents, in order.")
     blocked_calls: list[BlockedCall] = Field(default_factory=list, description="Tool calls refused or blocked before they ran.")
+    refusal: str = Field(default="", description="A refusal the assistant reported (a model refusal, a tripped guardrail).")
 
 
 class Assistant(Protocol):
