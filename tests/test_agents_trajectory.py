@@ -9,11 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
 from bddgen.agents.expectations import Trace, TrajectoryExpectation, check_expectation, parse_expectation, violations
 from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
+from bddgen.cli import cli
 from bddgen.features.reader import read_feature_text
 from bddgen.features.writer import render_feature
 from bddgen.run.behave_runner import RUNNER_SETTING
@@ -106,7 +108,7 @@ _names = st.text(alphabet=st.characters(blacklist_characters='",', blacklist_cat
 )
 def test_rendered_steps_parse_back(kind: str, agent: str | None, tool: str, argument: str | None, value: str, tools: list[str]) -> None:
     fields: dict = {"kind": kind}
-    if kind in ("calls", "not_calls", "refuses_tool", "handoff"):
+    if kind in ("calls", "not_calls", "refuses_tool", "handoff", "order"):
         fields["agent"] = agent
     if kind in ("calls", "not_calls", "refuses_tool"):
         fields["tool"] = tool
@@ -243,3 +245,31 @@ def test_plain_behave_checks_trajectories_and_fails_a_restricted_call_by_name(tm
     violation = records["violation"]
     assert violation["trajectory_failures"] == ["VIOLATION: agent 'triage' called restricted tool 'cancel_booking'"]
     assert violation["error_category"] == "restricted tool called"
+
+
+def test_run_with_repeats_then_report_shows_trajectory_metrics_pass_k_and_structural_coverage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _agent_project(tmp_path / "project")
+    monkeypatch.chdir(root)
+    ran = CliRunner().invoke(cli, ["run", "--repeat", "2", "--run-id", "twice"], catch_exceptions=False)
+    assert ran.exit_code == 1, ran.output
+    shown = CliRunner().invoke(cli, ["report", "twice", "--no-coverage", "--out", "out"], catch_exceptions=False)
+    assert shown.exit_code == 0, shown.output
+    assert "pass^2" in shown.output and "Tool-call trajectories" in shown.output
+    report = json.loads((root / "out" / "report.json").read_text())
+    (trajectories,) = report["trajectories"]
+    # cancel (twice): exact; wrong-order (twice): swapped; violation (twice): the one expected call made
+    assert trajectories["overall"]["scenarios"] == 6
+    assert trajectories["overall"]["exact"] == pytest.approx(4 / 6)
+    assert trajectories["overall"]["in_order"] == pytest.approx(4 / 6)
+    assert trajectories["overall"]["any_order"] == 1.0
+    (reliability,) = report["reliability"]
+    assert reliability["pass_hat"] == {"1": 0.5, "2": 0.5}
+    (structural,) = report["structural"]
+    witnessed = {o["criterion"] + " " + o["source"] + ">" + o["target"] for o in structural["coverage"]["obligations"] if o["witnesses"]}
+    assert witnessed == {"C1 triage>", "C1 booking>", "C2 booking>lookup_booking", "C2 booking>cancel_booking",
+                         "C3 triage>cancel_booking", "C4 triage>booking"}
+    assert [(v["agent"], v["tool"]) for v in structural["coverage"]["violations"]] == [("triage", "cancel_booking")] * 2
+    html = (root / "out" / "report.html").read_text()
+    assert "trajectory failures" in html and 'id="agents"' in html and "VIOLATION: agent &#x27;triage&#x27;" in html

@@ -35,7 +35,7 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         rf'(?: with {_NAME.format("argument")} (?P<relation>equal to|containing) "(?P<value>.*)")?$'
     ),
     "not_calls": re.compile(rf"^the agent{_AGENT} should not call {_NAME.format('tool')}$"),
-    "order": re.compile(r'^the agent should call the tools "(?P<tools>[^"]+)" in order$'),
+    "order": re.compile(rf'^the agent{_AGENT} should call the tools "(?P<tools>[^"]+)" in order$'),
     "handoff": re.compile(rf"^the (?:assistant|agent{_AGENT}) should hand over to {_NAME.format('target')}$"),
     "refuses_tool": re.compile(rf"^the agent{_AGENT} should refuse to call {_NAME.format('tool')}$"),
     "refuses": re.compile(r"^the assistant should refuse$"),
@@ -67,7 +67,7 @@ class TrajectoryExpectation(BaseModel):
         if self.kind == "not_calls":
             return f'the agent{agent} should not call "{self.tool}"'
         if self.kind == "order":
-            return f'the agent should call the tools "{", ".join(self.tools)}" in order'
+            return f'the agent{agent} should call the tools "{", ".join(self.tools)}" in order'
         if self.kind == "handoff":
             who = f"agent{agent}" if self.agent else "assistant"
             return f'the {who} should hand over to "{self.target}"'
@@ -131,7 +131,8 @@ def _argument_matches(arguments: dict[str, Any], name: str, relation: str, value
     return " ".join(value.split()).casefold() in " ".join(text.split()).casefold()
 
 
-def _is_subsequence(wanted: list[str], names: list[str]) -> bool:
+def is_subsequence(wanted: list[str], names: list[str]) -> bool:
+    """True when `wanted` occurs in `names` in order, other items allowed between."""
     remaining = iter(names)
     return all(any(name == tool for name in remaining) for tool in wanted)
 
@@ -152,7 +153,7 @@ def check_expectation(expectation: TrajectoryExpectation, trace: Trace) -> str |
         calls = [c for c in by_agent if c.name == e.tool]
         return f"expected no call of {e.tool!r}; actual: {actual}" if calls else None
     if e.kind == "order":
-        if _is_subsequence(e.tools, [c.name for c in trace.tool_calls]):
+        if is_subsequence(e.tools, [c.name for c in by_agent]):
             return None
         return f"expected the tools {', '.join(e.tools)} in this order; actual: {actual}"
     if e.kind == "handoff":
