@@ -6,11 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import yaml
 from rich.table import Table
 
 from bddgen.agents.coverage import CRITERIA, structural_coverage
-from bddgen.agents.manifest import read_manifest, unreachable_agents
+from bddgen.agents.extract import manifest_from_sdk, manifest_yaml, with_restrictions
+from bddgen.agents.manifest import parse_manifest, read_manifest, unreachable_agents
 from bddgen.console import console
+from bddgen.files import atomic_write
+from bddgen.plugins import import_attribute
 from bddgen.project import Project
 from bddgen.report.runs import METADATA_FILE, load_run, resolve_runs
 from bddgen.results import TurnResult
@@ -77,3 +81,31 @@ def coverage(path: Path, run: str | None) -> None:
         console.print(f"VIOLATION: agent {violation.agent!r} called restricted tool {violation.tool!r} ({violation.where})", markup=False)
     if found.violations:
         raise SystemExit(1)
+
+
+@manifest.command()
+@click.argument("reference", metavar="MODULE:ATTRIBUTE")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the manifest here (keeping its restricted edges) instead of printing it.")
+def extract(reference: str, out: Path | None) -> None:
+    """Build a manifest from an OpenAI Agents SDK app: MODULE:ATTRIBUTE names its entry Agent.
+
+    Every agent reached by handoffs is listed with its tools (allowed edges) and handoffs. Add
+    `restricted` edges to the YAML by hand; extracting again into the same --out keeps them.
+    """
+    entry = import_attribute(reference, Path.cwd(), "bddgen manifest extract")
+    extracted = manifest_from_sdk(entry)
+    earlier = read_manifest(out) if out is not None and out.is_file() else None
+    merged = with_restrictions(extracted, earlier)
+    text = manifest_yaml(merged)
+    parse_manifest(yaml.safe_load(text), reference)  # what is written always validates
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    atomic_write(out, text)
+    kept = f", {len(merged.restricted)} restricted edges kept" if merged.restricted else ""
+    console.print(
+        f"wrote {out}: {len(merged.agents)} agents, {len(merged.tools)} tools, {len(merged.delegations)} delegations{kept}; "
+        "add restricted edges by hand",
+        markup=False,
+        soft_wrap=True,
+    )
