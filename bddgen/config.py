@@ -195,6 +195,13 @@ class RunSettings(_Section):
     repeat: int = Field(default=1, ge=1, description="Times each conversation is run (failure rates over repeats).")
 
 
+class StructuralSettings(_Section):
+    """`bddgen manifest scenarios`: realising the workflow manifest's obligations as scenarios."""
+
+    attempts: int = Field(default=5, ge=1, description="Requests tried per witness objective before it is reported unwitnessed.")
+    request_chars: int = Field(default=400, ge=20, description="Longest user request kept; a longer one is rewritten.")
+
+
 class AssistantSettings(_Section):
     """An assistant under test (see README: pointing bddgen at your assistant)."""
 
@@ -253,6 +260,7 @@ class Settings(_Section):
     implement: ImplementSettings = Field(default_factory=ImplementSettings)
     run: RunSettings = Field(default_factory=RunSettings)
     export: ExportSettings = Field(default_factory=ExportSettings)
+    structural: StructuralSettings = Field(default_factory=StructuralSettings)
     assistants: dict[str, AssistantSettings] = Field(
         default_factory=dict, description="Assistants under test by name: [assistants.NAME] sections."
     )

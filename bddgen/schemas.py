@@ -19,6 +19,7 @@ from pydantic import BaseModel, TypeAdapter
 
 import bddgen
 from bddgen.agents.manifest import WorkflowManifest
+from bddgen.agents.realize import RealizationLog
 from bddgen.agents.trace import AgentTrace
 from bddgen.config import Settings
 from bddgen.corpus.formats import DatabaseSidecar, TableFile, TableSidecar
@@ -51,6 +52,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "export.jsonl": ExportedConversation,
     "agents.yaml": WorkflowManifest,
     "trace.json": AgentTrace,
+    "realized.json": RealizationLog,
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 

@@ -12,10 +12,15 @@ from rich.table import Table
 from bddgen.agents.coverage import CRITERIA, structural_coverage
 from bddgen.agents.extract import manifest_from_sdk, manifest_yaml, with_restrictions
 from bddgen.agents.manifest import parse_manifest, read_manifest, unreachable_agents
+from bddgen.agents.project_manifest import MANIFEST_FILE, manifest_path
+from bddgen.agents.realize import Attempt, WitnessObjective, realized_path
 from bddgen.console import console
 from bddgen.files import atomic_write
 from bddgen.plugins import import_attribute
+from bddgen.pipeline import Models, stages
 from bddgen.project import Project
+from bddgen.project_lock import acquire_project_lock
+from bddgen.run.assistants.factory import assistant_settings
 from bddgen.report.runs import METADATA_FILE, load_run, resolve_runs
 from bddgen.results import TurnResult
 
@@ -106,6 +111,47 @@ def extract(reference: str, out: Path | None) -> None:
     console.print(
         f"wrote {out}: {len(merged.agents)} agents, {len(merged.tools)} tools, {len(merged.delegations)} delegations{kept}; "
         "add restricted edges by hand",
+        markup=False,
+        soft_wrap=True,
+    )
+
+
+@manifest.command()
+@click.argument("path", type=click.Path(path_type=Path), metavar="[PATH]", required=False)
+@click.option("--assistant", help="The assistant to realise them against (default: [run] assistant).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="The .feature file to write. Default: features/structural-<manifest>.feature.")
+@click.option("--force", is_flag=True, help="Overwrite the .feature file even when a person edited it.")
+def scenarios(path: Path | None, assistant: str | None, out: Path | None, force: bool) -> None:
+    """Realise every obligation of the manifest as a scenario that witnesses it.
+
+    Per obligation the LM writes a user request (adversarial for a restricted tool), the assistant
+    answers it, and the request is rewritten with the trace as feedback until the trace witnesses
+    the obligation ([structural] attempts). PATH defaults to the assistant's manifest.
+    """
+    project = Project.discover(require_corpus=False)
+    acquire_project_lock(project, "manifest scenarios")
+    name = assistant or project.settings.run.assistant
+    manifest_file = path or manifest_path(project, assistant_settings(name, project))
+    if manifest_file is None:
+        raise click.UsageError(f"no workflow manifest: pass PATH, set manifest in [assistants.{name}] or add {MANIFEST_FILE}")
+    target = out or project.features_path / f"structural-{manifest_file.stem}.feature"
+
+    def show(objective: WitnessObjective, attempt: Attempt) -> None:
+        if attempt.problems:
+            outcome = "rejected: " + "; ".join(attempt.problems)
+        elif attempt.violations:
+            outcome = "VIOLATION: " + "; ".join(attempt.violations)
+        else:
+            outcome = "witnessed" if objective.key in attempt.witnessed else "not witnessed"
+        console.print(f"  {objective.key}: {attempt.request!r} -> {outcome}", markup=False, soft_wrap=True)
+
+    log = stages.structural_scenarios(Models(project), manifest_file, name, target, force=force, on_attempt=show)
+    witnessed = sum(r.witnessed for r in log.realizations)
+    violated = [r for r in log.realizations if r.violated]
+    written = sum(bool(r.conversation) for r in log.realizations)
+    console.print(
+        f"{witnessed}/{len(log.realizations)} objectives witnessed, {len(violated)} violated; {written} scenarios written to {target} "
+        f"(attempts in {realized_path(target).name})",
         markup=False,
         soft_wrap=True,
     )

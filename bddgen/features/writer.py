@@ -59,7 +59,8 @@ def _conversation_lines(conv: Conversation, language: str = DEFAULT_LANGUAGE) ->
             then.append(steps.contains.format(value=quote(turn.exact.value)))
         then += [expectation.step for expectation in turn.trajectory]
         lines += [f"      {words.then if i == 0 else words.and_} {step}" for i, step in enumerate(then)]
-    lines.append(f"      {words.then} {steps.satisfy}")
+    if any(turn.answer != TRAJECTORY_ONLY for turn in conv.turns):  # a trajectory-only scenario has no answer to judge
+        lines.append(f"      {words.then} {steps.satisfy}")
     return lines
 
 
