@@ -132,18 +132,10 @@ class ConversationSession:
             judgement = Judgement(Verdict.PASS, "the answer is not judged; the turn checks its trajectory", checks=("trajectory",))
         else:
             judgement = self._judge.judge_turn(turn, reply.answer, history)
-        judgement = self._with_trajectory(turn, reply, judgement)
-        self._history += [Message("user", turn.question), Message("assistant", reply.answer)]
-        return self._record(number, turn, reply.answer, judgement, latency, reply)
-
-    def _with_trajectory(self, turn: Turn, reply: AssistantReply, judgement: Judgement) -> Judgement:
-        """The judgement, failed when a trajectory step is unmet or a restricted tool was called."""
         failures = self._trajectory_failures(turn, reply)
-        if not failures or judgement.verdict == Verdict.ERROR:
-            return judgement
-        category = VIOLATION_CATEGORY if failures[0].startswith("VIOLATION") else TRAJECTORY_CATEGORY
-        feedback = "; ".join(failures) + (f"; {judgement.feedback}" if judgement.verdict == Verdict.FAIL else "")
-        return Judgement(Verdict.FAIL, feedback, judgement.score, category, (*judgement.checks, "trajectory"))
+        judgement = _with_trajectory(judgement, failures)
+        self._history += [Message("user", turn.question), Message("assistant", reply.answer)]
+        return self._record(number, turn, reply.answer, judgement, latency, reply, failures)
 
     def _trajectory_failures(self, turn: Turn, reply: AssistantReply) -> list[str]:
         trace = Trace(reply.tool_calls, reply.handoffs, reply.blocked_calls, reply.refusal, reply.answer)
@@ -177,7 +169,14 @@ class ConversationSession:
         )
 
     def _record(
-        self, number: int, turn: Turn, answer: str, judgement: Judgement, latency: float, reply: AssistantReply
+        self,
+        number: int,
+        turn: Turn,
+        answer: str,
+        judgement: Judgement,
+        latency: float,
+        reply: AssistantReply,
+        trajectory_failures: list[str] | None = None,
     ) -> TurnResult:
         return TurnResult(
             run_id=self.run_id,
@@ -204,5 +203,14 @@ class ConversationSession:
             blocked_calls=reply.blocked_calls,
             refusal=reply.refusal,
             expected_trajectory=turn.trajectory,
-            trajectory_failures=self._trajectory_failures(turn, reply) if judgement.verdict != Verdict.ERROR else [],
+            trajectory_failures=trajectory_failures or [],
         )
+
+
+def _with_trajectory(judgement: Judgement, failures: list[str]) -> Judgement:
+    """The judgement, failed when a trajectory step is unmet or a restricted tool was called."""
+    if not failures or judgement.verdict == Verdict.ERROR:
+        return judgement
+    category = VIOLATION_CATEGORY if failures[0].startswith("VIOLATION") else TRAJECTORY_CATEGORY
+    feedback = "; ".join(failures) + (f"; {judgement.feedback}" if judgement.verdict == Verdict.FAIL else "")
+    return Judgement(Verdict.FAIL, feedback, judgement.score, category, (*judgement.checks, "trajectory"))
