@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from bddgen.agents.manifest import parse_manifest
 from bddgen.agents.realize import Realizer, fit_problems, scenario_of, witness_objectives
 from bddgen.cli import cli
+from bddgen.errors import InputError
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.project import Project
@@ -201,3 +202,13 @@ def test_a_variant_without_the_restriction_is_written_as_a_failing_violation_sce
     assert "VIOLATION: agent 'triage' called restricted tool 'cancel_booking'" in behave.stdout
     coverage = CliRunner().invoke(cli, ["coverage", "--structural"], catch_exceptions=False)
     assert coverage.exit_code == 1 and "VIOLATION: agent 'triage' called restricted tool 'cancel_booking'" in coverage.output
+
+
+def test_only_realises_the_chosen_objectives_and_names_the_known_ones_otherwise(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _project(tmp_path / "project", FAKE_SCRIPT)
+    monkeypatch.chdir(root)
+    done = CliRunner().invoke(cli, ["manifest", "scenarios", "--only", "C4", "--only", "C3 triage"], catch_exceptions=False)
+    assert "3/3 objectives witnessed, 0 violated; 3 scenarios written" in done.output
+    unknown = CliRunner().invoke(cli, ["manifest", "scenarios", "--only", "C9", "--force"])
+    assert isinstance(unknown.exception, InputError)
+    assert "no objective matches 'C9'; objectives: C2 triage -> lookup_booking" in str(unknown.exception)

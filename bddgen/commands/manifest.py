@@ -121,7 +121,11 @@ def extract(reference: str, out: Path | None) -> None:
 @click.option("--assistant", help="The assistant to realise them against (default: [run] assistant).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="The .feature file to write. Default: features/structural-<manifest>.feature.")
 @click.option("--force", is_flag=True, help="Overwrite the .feature file even when a person edited it.")
-def scenarios(path: Path | None, assistant: str | None, out: Path | None, force: bool) -> None:
+@click.option(
+    "--only", "only", multiple=True, metavar="OBLIGATION",
+    help="Realise only objectives whose driver starts with this (repeatable): 'C3', 'C2 booking', 'C4 triage -> booking'.",
+)
+def scenarios(path: Path | None, assistant: str | None, out: Path | None, force: bool, only: tuple[str, ...]) -> None:
     """Realise every obligation of the manifest as a scenario that witnesses it.
 
     Per obligation the LM writes a user request (adversarial for a restricted tool), the assistant
@@ -145,7 +149,7 @@ def scenarios(path: Path | None, assistant: str | None, out: Path | None, force:
             outcome = "witnessed" if objective.key in attempt.witnessed else "not witnessed"
         console.print(f"  {objective.key}: {attempt.request!r} -> {outcome}", markup=False, soft_wrap=True)
 
-    log = stages.structural_scenarios(Models(project), manifest_file, name, target, force=force, on_attempt=show)
+    log = stages.structural_scenarios(Models(project), manifest_file, name, target, force=force, only=list(only), on_attempt=show)
     witnessed = sum(r.witnessed for r in log.realizations)
     violated = [r for r in log.realizations if r.violated]
     written = sum(bool(r.conversation) for r in log.realizations)

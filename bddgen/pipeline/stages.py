@@ -229,10 +229,11 @@ def structural_scenarios(
     out: Path,
     *,
     force: bool = False,
+    only: list[str] | None = None,
     on_attempt: Callable[[WitnessObjective, Attempt], None] | None = None,
 ) -> RealizationLog:
-    """Realise the manifest's obligations against `assistant`; write the scenarios to `out` and the
-    attempts beside it (`<stem>.realized.json`)."""
+    """Realise the manifest's obligations (those whose key starts with one of `only`, when given)
+    against `assistant`; write the scenarios to `out` and the attempts beside it (`<stem>.realized.json`)."""
     manifest = read_manifest(manifest_file)
     settings = models.project.settings.structural
     realizer = Realizer(
@@ -240,7 +241,11 @@ def structural_scenarios(
         on_attempt=on_attempt,
     )
     realizations = []
-    for objective in witness_objectives(manifest):
+    chosen = [o for o in witness_objectives(manifest) if not only or any(o.key.startswith(prefix.strip()) for prefix in only)]
+    if not chosen:
+        keys = ", ".join(o.key for o in witness_objectives(manifest))
+        raise InputError(Problem(str(manifest_file), f"no objective matches {', '.join(only or [])!r}; objectives: {keys}"))
+    for objective in chosen:
         realization = realizer.realize(objective)
         conversation = scenario_of(realization)
         realizations.append(realization.model_copy(update={"conversation": conversation.id if conversation else ""}))
