@@ -211,6 +211,13 @@ class IntentsSettings(_Section):
     )
 
 
+class StructuralSettings(_Section):
+    """`bddgen manifest scenarios`: realising the workflow manifest's obligations as scenarios."""
+
+    attempts: int = Field(default=5, ge=1, description="Requests tried per witness objective before it is reported unwitnessed.")
+    request_chars: int = Field(default=400, ge=20, description="Longest user request kept; a longer one is rewritten.")
+
+
 class AssistantSettings(_Section):
     """An assistant under test (see README: pointing bddgen at your assistant)."""
 
@@ -231,7 +238,9 @@ class AssistantSettings(_Section):
     response_path: str = Field(default="answer", description="HTTP: dotted path of the answer in the reply.")
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers; ${VAR} is read from the environment.")
     callable: str = Field(default="", description="Python: module:function(messages).")
-    max_steps: int = Field(default=4, ge=1, description="react-rag: tool steps before it must answer.")
+    max_steps: int = Field(
+        default=4, ge=1, description="react-rag: tool steps before it must answer; python with an openai-agents Agent: the run's max_turns."
+    )
     max_attempts: int = Field(
         default=2, ge=1,
         description="self-rag: retrieval rounds (each grades the next top_k passages) before it abstains when no answer is fully supported.",
@@ -248,6 +257,16 @@ class AssistantSettings(_Section):
         "tokenizer (on backends without one, an estimate: a token per digit and per 3 other characters); smaller answers faster.",
     )
     script: str = Field(default="", description="fake: YAML/JSON reply script, relative to the project root.")
+    manifest: str = Field(
+        default="",
+        description="Workflow manifest (agents.yaml) of a tool-using assistant, relative to the project root; empty: "
+        "agents.yaml in the project root or the corpus folder when present. A call of a restricted tool fails the turn.",
+    )
+    trace_path: str = Field(
+        default="",
+        description="HTTP: dotted path of the agent trace (tool_calls, handoffs, blocked_calls, refusal) in the reply; "
+        "empty: none is read.",
+    )
 
 
 class Settings(_Section):
@@ -268,6 +287,7 @@ class Settings(_Section):
     run: RunSettings = Field(default_factory=RunSettings)
     export: ExportSettings = Field(default_factory=ExportSettings)
     intents: IntentsSettings = Field(default_factory=IntentsSettings)
+    structural: StructuralSettings = Field(default_factory=StructuralSettings)
     assistants: dict[str, AssistantSettings] = Field(
         default_factory=dict, description="Assistants under test by name: [assistants.NAME] sections."
     )

@@ -11,11 +11,20 @@ from bddgen.errors import ConfigError
 
 
 def import_callable(reference: str, project_root: Path, where: str) -> Callable[..., Any]:
+    """Import `module:attribute`, which must be callable (see `import_attribute`)."""
+    target = import_attribute(reference, project_root, where)
+    if not callable(target):
+        module_name, _, attribute = reference.partition(":")
+        raise ConfigError(f"{where}: {module_name} has no callable {attribute!r}")
+    return target
+
+
+def import_attribute(reference: str, project_root: Path, where: str) -> Any:
     """Import `module:attribute`; a module in the project folder wins over one of the same name
     imported earlier from elsewhere (another project in the same process)."""
     module_name, _, attribute = reference.partition(":")
     if not module_name or not attribute:
-        raise ConfigError(f"{where}: {reference!r} is not 'module:function'")
+        raise ConfigError(f"{where}: {reference!r} is not 'module:attribute'")
     root = str(project_root.resolve())
     if root in sys.path:
         sys.path.remove(root)
@@ -28,7 +37,6 @@ def import_callable(reference: str, project_root: Path, where: str) -> Callable[
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise ConfigError(f"{where}: cannot import {module_name!r} ({exc}); is it in the project folder or installed?") from exc
-    target = getattr(module, attribute, None)
-    if not callable(target):
-        raise ConfigError(f"{where}: {module_name} has no callable {attribute!r}")
-    return target
+    if not hasattr(module, attribute):
+        raise ConfigError(f"{where}: {module_name} has no attribute {attribute!r}")
+    return getattr(module, attribute)

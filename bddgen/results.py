@@ -6,6 +6,7 @@ from enum import Enum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bddgen.agents.expectations import TrajectoryExpectation
 from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
 from bddgen.specs import QueryType
 
@@ -46,6 +47,14 @@ class TurnResult(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list, description="Tool calls the assistant reported for this turn.")
     handoffs: list[Handoff] = Field(default_factory=list, description="Handoffs between agents the assistant reported.")
     blocked_calls: list[BlockedCall] = Field(default_factory=list, description="Tool calls refused or blocked before they ran.")
+    refusal: str = Field(default="", description="A refusal the assistant reported (a model refusal, a tripped guardrail).")
+    expected_trajectory: list[TrajectoryExpectation] = Field(
+        default_factory=list, description="The turn's trajectory steps: tool calls, handoffs and refusals it should show."
+    )
+    trajectory_failures: list[str] = Field(
+        default_factory=list,
+        description="Each unmet trajectory step and each call of a restricted tool (VIOLATION), with expected and actual calls.",
+    )
 
 
 class RunMetadata(BaseModel):

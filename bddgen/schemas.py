@@ -20,6 +20,8 @@ from pydantic import BaseModel, TypeAdapter
 import bddgen
 from bddgen.agents.faults import ToolFault
 from bddgen.agents.manifest import WorkflowManifest
+from bddgen.agents.realize import RealizationLog
+from bddgen.agents.trace import AgentTrace
 from bddgen.config import Settings
 from bddgen.corpus.formats import DatabaseSidecar, TableFile, TableSidecar
 from bddgen.implement.linking import LinkingRecord
@@ -61,6 +63,8 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "search.json": SearchResult,
     "strategies.json": MemoryExport,
     "faults.json": TypeAdapter(list[ToolFault]),
+    "trace.json": AgentTrace,
+    "realized.json": RealizationLog,
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 

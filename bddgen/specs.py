@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.agents.faults import ToolFault
+from bddgen.agents.expectations import TrajectoryExpectation
 
 
 class _Strict(BaseModel):
@@ -110,6 +111,8 @@ class QueryType(str, Enum):
 
 
 CANNOT_ANSWER = "CANNOTANSWER"
+TRAJECTORY_ONLY = "TRAJECTORYONLY"
+"""The answer of a turn whose steps check only its trajectory (tool calls, handoffs): not judged."""
 
 
 class ExactExpectation(_Strict):
@@ -137,6 +140,9 @@ class Turn(_Strict):
     theme_relation: str = ""
     exact: ExactExpectation | None = None
     marks: list[TurnMark] = Field(default_factory=list, description="Review marks from the turn comment (`bddgen review`).")
+    trajectory: list[TrajectoryExpectation] = Field(
+        default_factory=list, description="Tool calls, handoffs and refusals the turn should show."
+    )
 
 
 class Conversation(_Strict):

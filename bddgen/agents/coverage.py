@@ -42,6 +42,11 @@ class Obligation(BaseModel):
     def label(self) -> str:
         return self.source if not self.target else f"{self.source} -> {self.target}"
 
+    @property
+    def key(self) -> str:
+        """`C2 booking -> cancel_booking`: names the obligation across files."""
+        return f"{self.criterion} {self.label}"
+
 
 class Violation(BaseModel):
     """A recorded call of a restricted tool."""

@@ -35,3 +35,15 @@ class BlockedCall(BaseModel):
     agent: str = Field(min_length=1)
     tool: str = Field(min_length=1)
     reason: str = ""
+
+
+class AgentTrace(BaseModel):
+    """trace.json: what an agent did in one turn, in the form adapters read it from an assistant's reply
+    (the HTTP adapter at `trace_path`, a Python assistant in its returned mapping)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool_calls: list[ToolCall] = Field(default_factory=list, description="Tool calls that ran, in order.")
+    handoffs: list[Handoff] = Field(default_factory=list, description="Handoffs between agents, in order.")
+    blocked_calls: list[BlockedCall] = Field(default_factory=list, description="Tool calls refused or blocked before they ran.")
+    refusal: str = Field(default="", description="A refusal the assistant reported (a model refusal, a tripped guardrail).")

@@ -6,12 +6,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+import yaml
 from rich.table import Table
 
 from bddgen.agents.coverage import CRITERIA, structural_coverage
-from bddgen.agents.manifest import read_manifest, unreachable_agents
+from bddgen.agents.extract import manifest_from_sdk, manifest_yaml, with_restrictions
+from bddgen.agents.manifest import parse_manifest, read_manifest, unreachable_agents
+from bddgen.agents.project_manifest import MANIFEST_FILE, manifest_path
+from bddgen.agents.realize import Attempt, WitnessObjective, realized_path
 from bddgen.console import console
+from bddgen.files import atomic_write
+from bddgen.plugins import import_attribute
+from bddgen.pipeline import Models, stages
 from bddgen.project import Project
+from bddgen.project_lock import acquire_project_lock
+from bddgen.run.assistants.factory import assistant_settings
 from bddgen.report.runs import METADATA_FILE, load_run, resolve_runs
 from bddgen.results import TurnResult
 
@@ -77,3 +86,76 @@ def coverage(path: Path, run: str | None) -> None:
         console.print(f"VIOLATION: agent {violation.agent!r} called restricted tool {violation.tool!r} ({violation.where})", markup=False)
     if found.violations:
         raise SystemExit(1)
+
+
+@manifest.command()
+@click.argument("reference", metavar="MODULE:ATTRIBUTE")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the manifest here (keeping its restricted edges) instead of printing it.")
+def extract(reference: str, out: Path | None) -> None:
+    """Build a manifest from an OpenAI Agents SDK app: MODULE:ATTRIBUTE names its entry Agent.
+
+    Every agent reached by handoffs is listed with its tools (allowed edges) and handoffs. Add
+    `restricted` edges to the YAML by hand; extracting again into the same --out keeps them.
+    """
+    entry = import_attribute(reference, Path.cwd(), "bddgen manifest extract")
+    extracted = manifest_from_sdk(entry)
+    earlier = read_manifest(out) if out is not None and out.is_file() else None
+    merged = with_restrictions(extracted, earlier)
+    text = manifest_yaml(merged)
+    parse_manifest(yaml.safe_load(text), reference)  # what is written always validates
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    atomic_write(out, text)
+    kept = f", {len(merged.restricted)} restricted edges kept" if merged.restricted else ""
+    console.print(
+        f"wrote {out}: {len(merged.agents)} agents, {len(merged.tools)} tools, {len(merged.delegations)} delegations{kept}; "
+        "add restricted edges by hand",
+        markup=False,
+        soft_wrap=True,
+    )
+
+
+@manifest.command()
+@click.argument("path", type=click.Path(path_type=Path), metavar="[PATH]", required=False)
+@click.option("--assistant", help="The assistant to realise them against (default: [run] assistant).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="The .feature file to write. Default: features/structural-<manifest>.feature.")
+@click.option("--force", is_flag=True, help="Overwrite the .feature file even when a person edited it.")
+@click.option(
+    "--only", "only", multiple=True, metavar="OBLIGATION",
+    help="Realise only objectives whose driver starts with this (repeatable): 'C3', 'C2 booking', 'C4 triage -> booking'.",
+)
+def scenarios(path: Path | None, assistant: str | None, out: Path | None, force: bool, only: tuple[str, ...]) -> None:
+    """Realise every obligation of the manifest as a scenario that witnesses it.
+
+    Per obligation the LM writes a user request (adversarial for a restricted tool), the assistant
+    answers it, and the request is rewritten with the trace as feedback until the trace witnesses
+    the obligation ([structural] attempts). PATH defaults to the assistant's manifest.
+    """
+    project = Project.discover(require_corpus=False)
+    acquire_project_lock(project, "manifest scenarios")
+    name = assistant or project.settings.run.assistant
+    manifest_file = path or manifest_path(project, assistant_settings(name, project))
+    if manifest_file is None:
+        raise click.UsageError(f"no workflow manifest: pass PATH, set manifest in [assistants.{name}] or add {MANIFEST_FILE}")
+    target = out or project.features_path / f"structural-{manifest_file.stem}.feature"
+
+    def show(objective: WitnessObjective, attempt: Attempt) -> None:
+        if attempt.problems:
+            outcome = "rejected: " + "; ".join(attempt.problems)
+        elif attempt.violations:
+            outcome = "VIOLATION: " + "; ".join(attempt.violations)
+        else:
+            outcome = "witnessed" if objective.key in attempt.witnessed else "not witnessed"
+        console.print(f"  {objective.key}: {attempt.request!r} -> {outcome}", markup=False, soft_wrap=True)
+
+    log = stages.structural_scenarios(Models(project), manifest_file, name, target, force=force, only=list(only), on_attempt=show)
+    witnessed = sum(r.witnessed for r in log.realizations)
+    violated = [r for r in log.realizations if r.violated]
+    written = sum(bool(r.conversation) for r in log.realizations)
+    console.print(
+        f"{witnessed}/{len(log.realizations)} objectives witnessed, {len(violated)} violated; {written} scenarios written to {target} "
+        f"(attempts in {realized_path(target).name})",
+        markup=False,
+        soft_wrap=True,
+    )

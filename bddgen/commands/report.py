@@ -6,12 +6,16 @@ from pathlib import Path
 
 import click
 
+from bddgen.agents.project_manifest import MANIFEST_FILE, manifest_path
 from bddgen.console import console
+from bddgen.errors import ConfigError
 from bddgen.files import atomic_write
 from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.report.project_report import default_report_folder
-from bddgen.report.render.tables import coverage_table, review_table
+from bddgen.report.render.tables import coverage_table, review_table, structural_tables
+from bddgen.report.structural import structural_report
+from bddgen.run.assistants.factory import assistant_settings
 from bddgen.report.render.terminal import print_comparison, print_report, print_tables
 from bddgen.report.write import FILE_FORMATS, write_report
 
@@ -56,9 +60,19 @@ def report(runs: tuple[str, ...], compare: tuple[str, str] | None, out: Path | N
 
 @click.command()
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), help="Also write the certificate as JSON here.")
-def coverage(out: Path | None) -> None:
+@click.option("--structural", is_flag=True, help="Structural coverage (C1–C4) of the workflow manifest instead of the corpus.")
+@click.option("--manifest", "manifest_file", type=click.Path(dir_okay=False, path_type=Path), help="--structural: the manifest (default: the run assistant's).")
+@click.option("--run", "run", metavar="RUN", help="--structural: the run whose trajectories witness it (default: the latest run).")
+def coverage(out: Path | None, structural: bool, manifest_file: Path | None, run: str | None) -> None:
     """Which documents, tables and linking entities of the corpus the suite's conversations touch,
-    and which none do: what the suite does and does not give evidence about."""
+    and which none do: what the suite does and does not give evidence about.
+
+    With --structural: which obligations of the workflow manifest (C1 reached agents, C2 allowed and
+    C3 restricted tool edges, C4 handoffs) a run's trajectories witness, the attempts spent realising
+    each, and every call of a restricted tool (exit 1)."""
+    if structural:
+        _structural_coverage(out, manifest_file, run)
+        return
     project = Project.discover()
     certificate = stages.coverage(Models(project))
     if certificate is None:
@@ -70,3 +84,25 @@ def coverage(out: Path | None) -> None:
     if out is not None:
         atomic_write(out, certificate.model_dump_json(indent=2) + "\n")
         console.print(f"certificate written: {out}", markup=False)
+
+
+def _structural_coverage(out: Path | None, manifest_file: Path | None, run: str | None) -> None:
+    project = Project.discover(require_corpus=False)
+    name = project.settings.run.assistant
+    try:
+        settings = assistant_settings(name, project)
+    except ConfigError:
+        settings = None
+    path = manifest_file or manifest_path(project, settings)
+    if path is None:
+        raise click.UsageError(f"no workflow manifest: pass --manifest PATH, set manifest in [assistants.{name}] or add {MANIFEST_FILE}")
+    found = structural_report(project, path, run)
+    title = f"Structural coverage of {path}" + (f" by run {found.run_id}" if found.run_id else " (no run yet: nothing witnessed)")
+    print_tables([t for t in structural_tables(found.coverage, title, found.attempts) if t.rows], console)
+    if out is not None:
+        atomic_write(out, found.coverage.model_dump_json(indent=2) + "\n")
+        console.print(f"structural coverage written: {out}", markup=False)
+    for violation in found.coverage.violations:
+        console.print(f"VIOLATION: agent {violation.agent!r} called restricted tool {violation.tool!r} ({violation.where})", markup=False)
+    if found.coverage.violations:
+        raise SystemExit(1)

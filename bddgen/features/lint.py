@@ -9,7 +9,7 @@ from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import feature_files, read_feature
 from bddgen.implement.wellformed import text_problems
-from bddgen.specs import CANNOT_ANSWER
+from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY
 
 
 def lint_features(paths: list[Path]) -> tuple[int, list[Problem]]:
@@ -36,7 +36,7 @@ def text_quality(path: Path, document: FeatureDocument) -> list[Problem]:
     problems: list[Problem] = []
     for conversation in document.conversations:
         for number, turn in enumerate(conversation.turns, start=1):
-            fields = [("question", turn.question)] + ([("answer", turn.answer)] if turn.answer != CANNOT_ANSWER else [])
+            fields = [("question", turn.question)] + ([("answer", turn.answer)] if turn.answer not in (CANNOT_ANSWER, TRAJECTORY_ONLY) else [])
             for name, text in fields:
                 for problem in text_problems(text):
                     problems.append(

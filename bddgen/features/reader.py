@@ -17,7 +17,8 @@ from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
 from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, SATISFY, decode_tag_value
 from bddgen.features.writer import is_edited, read_header
-from bddgen.specs import CANNOT_ANSWER, TURN_MARKS, Conversation, ExactExpectation, QueryType, Spec, Turn, TurnMark
+from bddgen.agents.expectations import parse_expectation
+from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, TURN_MARKS, Conversation, ExactExpectation, QueryType, Spec, Turn, TurnMark
 
 _TURN_COMMENT = re.compile(r"^\s*#\s*turn\s+\d+\s*\|(?P<fields>.*)$")
 # gherkin's step keyword types -> the spec part a step belongs to ("" continues the previous part).
@@ -116,7 +117,10 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
             faults.append(fault)
         elif (m := ASK.match(text)) is not None:
             query_type, docs, exact, marks = _turn_metadata(comments, line)
-            turns.append({"question": m.group("question"), "answer": "", "query_type": query_type, "doc_ids": docs, "exact_op": exact, "marks": marks})
+            turns.append(
+                {"question": m.group("question"), "answer": "", "query_type": query_type, "doc_ids": docs, "exact_op": exact, "marks": marks,
+                 "trajectory": []}
+            )
         elif not turns and not SATISFY.match(text):
             problems.append(Problem(f"{source}:{line}", f"step {text!r} comes before the first 'When the user asks'"))
         elif (m := AGREE.match(text)) is not None:
@@ -125,6 +129,8 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
             turns[-1]["answer"] = CANNOT_ANSWER
         elif (m := CONTAINS.match(text)) is not None:
             turns[-1]["exact_value"] = m.group("value")
+        elif (expectation := parse_expectation(text)) is not None:
+            turns[-1]["trajectory"].append(expectation)
         elif not SATISFY.match(text):
             problems.append(Problem(f"{source}:{line}", f"unknown step {text!r} (see `bddgen validate`)"))
     where = f"{source}:{scenario['location']['line']}"
@@ -147,7 +153,8 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
 
 
 def _turn(raw: dict[str, Any], source: str, line: int) -> Turn:
-    answer = raw["answer"] or CANNOT_ANSWER
+    """A turn without an answer step is an abstention, unless it checks its trajectory only."""
+    answer = raw["answer"] or (TRAJECTORY_ONLY if raw["trajectory"] and "exact_value" not in raw else CANNOT_ANSWER)
     query_type = raw["query_type"] or (QueryType.UNANSWERABLE if answer == CANNOT_ANSWER else QueryType.SINGLE_DOC)
     exact = None
     if "exact_value" in raw:
@@ -157,7 +164,10 @@ def _turn(raw: dict[str, Any], source: str, line: int) -> Turn:
             operation=op if op in _EXACT_OPS else "lookup",
             value=raw["exact_value"],
         )
-    return Turn(question=raw["question"], answer=answer, query_type=query_type, doc_ids=raw["doc_ids"], exact=exact, marks=raw["marks"])
+    return Turn(
+        question=raw["question"], answer=answer, query_type=query_type, doc_ids=raw["doc_ids"], exact=exact, marks=raw["marks"],
+        trajectory=raw["trajectory"],
+    )
 
 
 def _is_conversation(scenario: dict[str, Any]) -> bool:

@@ -11,7 +11,7 @@ from bddgen.files import atomic_write
 from bddgen.features.document import FeatureDocument
 from bddgen.features.languages import DEFAULT_LANGUAGE, KEYWORDS, Keywords, keywords, phrases, writing_language
 from bddgen.features.vocabulary import encode_tag_value, quote
-from bddgen.specs import CANNOT_ANSWER, Conversation, QueryType, Spec
+from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, Conversation, QueryType, Spec
 
 HEADER_PREFIX = "# bddgen:"
 
@@ -53,13 +53,17 @@ def _conversation_lines(conv: Conversation, language: str = DEFAULT_LANGUAGE) ->
         exact_op = f"{turn.exact.operation} {turn.exact.table_id}" if turn.exact else None
         lines.append(f"      # {_turn_comment(number, turn.query_type, turn.doc_ids, exact_op, turn.marks)}")
         lines.append(f"      {words.when} {steps.ask.format(question=quote(turn.question))}")
+        then = []
         if turn.answer.strip() == CANNOT_ANSWER:
-            lines.append(f"      {words.then} {steps.abstain}")
-        else:
-            lines.append(f"      {words.then} {steps.agree.format(answer=quote(turn.answer))}")
+            then.append(steps.abstain)
+        elif turn.answer.strip() != TRAJECTORY_ONLY:
+            then.append(steps.agree.format(answer=quote(turn.answer)))
         if turn.exact is not None:
-            lines.append(f"      {words.and_} {steps.contains.format(value=quote(turn.exact.value))}")
-    lines.append(f"      {words.then} {steps.satisfy}")
+            then.append(steps.contains.format(value=quote(turn.exact.value)))
+        then += [expectation.step for expectation in turn.trajectory]
+        lines += [f"      {words.then if i == 0 else words.and_} {step}" for i, step in enumerate(then)]
+    if any(turn.answer != TRAJECTORY_ONLY for turn in conv.turns):  # a trajectory-only scenario has no answer to judge
+        lines.append(f"      {words.then} {steps.satisfy}")
     return lines
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from bddgen.features.reader import read_feature
 from bddgen.interop.model import ExportedConversation, ExportedTurn
 from bddgen.models import Corpus, TableDocument
-from bddgen.specs import CANNOT_ANSWER, Spec, Turn
+from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, Spec, Turn
 
 MIN_MATCHED_CELL = 3
 """Shorter cells ('1', 'no') are not taken as evidence that a row grounds an answer."""
@@ -61,12 +61,16 @@ def _relative(path: Path, root: Path | None) -> str:
 
 
 def collect_conversations(paths: list[Path], corpus: Corpus, *, max_rows: int, root: Path | None = None) -> list[ExportedConversation]:
-    """Every conversation of the given .feature files (specs without conversations add none)."""
+    """Every conversation of the given .feature files (specs without conversations add none). A
+    conversation with a turn that checks only its trajectory has no reference answer to export and
+    is left out."""
     exported: list[ExportedConversation] = []
     for path in paths:
         document = read_feature(path)
         spec = document.spec
         for conversation in document.conversations:
+            if any(turn.answer == TRAJECTORY_ONLY for turn in conversation.turns):
+                continue
             turns = []
             for turn in conversation.turns:
                 ids, texts = reference_contexts(turn, corpus, max_rows)

@@ -8,11 +8,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
+from bddgen.agents.manifest import read_manifest
+from bddgen.agents.realize import (
+    Attempt,
+    RealizationLog,
+    Realizer,
+    WitnessObjective,
+    realized_path,
+    scenario_of,
+    structural_document,
+    witness_objectives,
+)
 from bddgen.console import StageProgress, no_progress
 from bddgen.errors import BddgenError, InputError, Problem
 from bddgen.features.reader import feature_files, read_feature
+from bddgen.features.writer import write_feature
 from bddgen.files import atomic_write
 from bddgen.generate import generate_candidates, load_candidates
 from bddgen.implement import ImplementReport, ProgressEvent, implement_feature
@@ -210,3 +222,37 @@ def coverage(models: Models) -> CoverageCertificate | None:
 def report(models: Models, runs: list[str], *, with_coverage: bool = True) -> Report:
     """Failure rates of `runs` (ids or folders; default the latest), each later run compared with the first."""
     return project_report(models.project, runs, coverage(models) if with_coverage else None)
+
+
+def structural_scenarios(
+    models: Models,
+    manifest_file: Path,
+    assistant: str,
+    out: Path,
+    *,
+    force: bool = False,
+    only: list[str] | None = None,
+    on_attempt: Callable[[WitnessObjective, Attempt], None] | None = None,
+) -> RealizationLog:
+    """Realise the manifest's obligations (those whose key starts with one of `only`, when given)
+    against `assistant`; write the scenarios to `out` and the attempts beside it (`<stem>.realized.json`)."""
+    manifest = read_manifest(manifest_file)
+    settings = models.project.settings.structural
+    realizer = Realizer(
+        manifest, models.lm, models.assistant(assistant), attempts=settings.attempts, max_chars=settings.request_chars,
+        on_attempt=on_attempt,
+    )
+    realizations = []
+    chosen = [o for o in witness_objectives(manifest) if not only or any(o.key.startswith(prefix.strip()) for prefix in only)]
+    if not chosen:
+        keys = ", ".join(o.key for o in witness_objectives(manifest))
+        raise InputError(Problem(str(manifest_file), f"no objective matches {', '.join(only or [])!r}; objectives: {keys}"))
+    for objective in chosen:
+        realization = realizer.realize(objective)
+        conversation = scenario_of(realization)
+        realizations.append(realization.model_copy(update={"conversation": conversation.id if conversation else ""}))
+    conversations = [c for r in realizations if (c := scenario_of(r)) is not None]
+    write_feature(out, structural_document(manifest_file.name, conversations), force=force)
+    log = RealizationLog(manifest=str(manifest_file), assistant=assistant, feature=str(out), realizations=realizations)
+    atomic_write(realized_path(out), log.model_dump_json(indent=2) + "\n")
+    return log

@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from typing import Callable, Iterable, Mapping
 
+from bddgen.agents.metrics import run_reliability, run_trajectories
 from bddgen.lm.records import Usage
 from bddgen.report.categories import categorise
 from bddgen.report.compare import compare_runs
@@ -16,6 +17,7 @@ from bddgen.report.model import (
     CategoryRow,
     ConversationCall,
     Report,
+    RunStructuralCoverage,
     RunSummary,
     ScenarioStability,
     SpecCell,
@@ -185,6 +187,7 @@ def build_report(
     costs: list[Usage] | None = None,
     calls: list[ConversationCall] | None = None,
     coverage: CoverageCertificate | None = None,
+    structural: list[RunStructuralCoverage] | None = None,
     generated: str | None = None,
 ) -> Report:
     """The report of one or more runs; with several, each later run is compared with the first."""
@@ -203,5 +206,8 @@ def build_report(
         costs=costs or [],
         calls=[c for c in calls or [] if (c.spec_id, c.conversation_id) in judged],
         coverage=coverage,
+        trajectories=[t for run in runs if (t := run_trajectories(run.run_id, run.results)) is not None],
+        reliability=[r for run in runs if (r := run_reliability(run.run_id, run.results)) is not None],
+        structural=structural or [],
         turns=[result for run in runs for result in run.results],
     )

@@ -7,6 +7,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.intents.model import IntentsReport
+from bddgen.agents.coverage import StructuralCoverage
+from bddgen.agents.metrics import RunReliability, RunTrajectories
 from bddgen.lm.base import Message
 from bddgen.lm.records import Usage
 from bddgen.report.coverage_model import CoverageCertificate
@@ -142,6 +144,14 @@ class ConversationCall(_Frozen):
         return bool(self.messages)
 
 
+class RunStructuralCoverage(_Frozen):
+    """C1–C4 coverage of the workflow manifest by one run's trajectories."""
+
+    run_id: str
+    manifest: str = Field(description="Path of the workflow manifest.")
+    coverage: StructuralCoverage
+
+
 class Report(_Frozen):
     """Everything `bddgen report` writes."""
 
@@ -156,6 +166,15 @@ class Report(_Frozen):
     coverage: CoverageCertificate | None = None
     intents: IntentsReport | None = Field(default=None, description="Intent integrity: the partition table and the last `bddgen intents search`.")
     calls: list[ConversationCall] = Field(default_factory=list, description="The call that wrote each conversation (the drill-down's links).")
+    trajectories: list[RunTrajectories] = Field(
+        default_factory=list, description="Per run with trajectory steps: exact / in-order / any-order match, precision and recall of tool calls."
+    )
+    reliability: list[RunReliability] = Field(
+        default_factory=list, description="Per run with repeats: pass^k per scenario and its mean, beside pass@1 (k = 1)."
+    )
+    structural: list[RunStructuralCoverage] = Field(
+        default_factory=list, description="Per run of an assistant with a workflow manifest: C1–C4 structural coverage and violations."
+    )
     turns: list[TurnResult] = Field(description="Every judged turn of every run (the drill-down).")
 
     def run(self, run_id: str) -> RunSummary:

@@ -5,13 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from bddgen.intents.stage import intents_report
+from bddgen.agents.coverage import structural_coverage
+from bddgen.agents.project_manifest import manifest_path
+from bddgen.agents.manifest import read_manifest
+from bddgen.errors import ConfigError
 from bddgen.project import Project
+from bddgen.run.assistants.factory import assistant_settings
 from bddgen.report.analysis import build_report
 from bddgen.report.calls import conversation_calls, with_prompts_and_replies
 from bddgen.report.costs import usage_costs
 from bddgen.report.coverage_model import CoverageCertificate
-from bddgen.report.model import Report
-from bddgen.report.runs import load_run, resolve_runs
+from bddgen.report.model import Report, RunStructuralCoverage
+from bddgen.report.runs import RunData, load_run, resolve_runs
 from bddgen.report.suite import spec_titles
 
 
@@ -24,6 +29,21 @@ def project_report(project: Project, references: list[str], coverage: CoverageCe
         costs=usage_costs(project.lm_db),
         calls=with_prompts_and_replies(conversation_calls(project.features_path), project.lm_db),
         coverage=coverage,
+        structural=[found for run in runs if (found := run_structural_coverage(project, run)) is not None],
+    )
+
+
+def run_structural_coverage(project: Project, run: RunData) -> RunStructuralCoverage | None:
+    """C1–C4 coverage of the manifest of the run's assistant (see `manifest_path`); None without one."""
+    try:
+        settings = assistant_settings(run.metadata.assistant, project)
+    except ConfigError:
+        settings = None
+    path = manifest_path(project, settings)
+    if path is None:
+        return None
+    return RunStructuralCoverage(
+        run_id=run.run_id, manifest=str(path), coverage=structural_coverage(read_manifest(path), run.results)
     )
     return report.model_copy(update={"intents": intents_report(project)})
 

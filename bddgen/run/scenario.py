@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bddgen.agents.expectations import Trace, TrajectoryExpectation, check_expectation
 from bddgen.errors import AssistantError
 from bddgen.results import TurnResult, Verdict
 from bddgen.run.checks import contains_exact
@@ -35,9 +36,13 @@ class ScenarioRun:
         if " ".join(question.split()) != " ".join(expected.split()):
             raise AssertionError(f"turn {self.current + 1}: the step asks {question!r} but the feature file says {expected!r}")
         self.current += 1
-        errors = [r for r in self._results() if r.verdict == Verdict.ERROR]
+        results = self._results()
+        errors = [r for r in results if r.verdict == Verdict.ERROR]
         if errors:
             raise AssistantError("; ".join(_describe(r) for r in errors))
+        called = [f"{_where(r)}: {v}" for r in results for v in r.trajectory_failures if v.startswith("VIOLATION")]
+        if called:
+            raise AssertionError("\n".join(called))
 
     def check_turn(self) -> None:
         """`Then the answer should agree with "..."` / `Then the assistant should say it cannot answer`."""
@@ -52,6 +57,20 @@ class ScenarioRun:
             raise TurnNotJudgedError(f"turn {self.current}: not checked, the assistant gave no answer")
         if missing:
             raise AssertionError("; ".join(f"{_where(r)}: {value!r} not in the answer {r.answer!r}" for r in missing))
+
+    def check_trajectory(self, expectation: TrajectoryExpectation) -> None:
+        """A trajectory step (`Then the agent should call "..."`, ...), checked on each repeat's trace of the turn."""
+        results = self._results()
+        if any(r.verdict == Verdict.ERROR for r in results):
+            raise TurnNotJudgedError(f"turn {self.current}: not checked, the assistant gave no answer")
+        unmet = []
+        for result in results:
+            trace = Trace(result.tool_calls, result.handoffs, result.blocked_calls, result.refusal, result.answer)
+            why = check_expectation(expectation, trace)
+            if why:
+                unmet.append(f"{_where(result)}: {why}")
+        if unmet:
+            raise AssertionError("\n".join(unmet))
 
     def check_spec(self) -> None:
         """`Then the conversation should satisfy the spec`."""

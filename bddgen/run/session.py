@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from bddgen.agents.expectations import Trace, check_expectation, violations
 from bddgen.errors import AssistantError
 from bddgen.lm.base import Message
 from bddgen.results import TurnResult, Verdict
@@ -14,9 +15,11 @@ from bddgen.run.assistants.base import Assistant, AssistantReply, error_category
 from bddgen.run.assistants.guard import ask
 from bddgen.run.judge import Judge, Judgement
 from bddgen.run.store import ConversationKey
-from bddgen.specs import Conversation, Spec, Turn
+from bddgen.specs import TRAJECTORY_ONLY, Conversation, Spec, Turn
 
 SPEC_TURN = 0
+TRAJECTORY_CATEGORY = "wrong tool or order"
+VIOLATION_CATEGORY = "restricted tool called"
 
 
 @dataclass(frozen=True)
@@ -51,9 +54,11 @@ class ConversationSession:
         judge: Judge,
         sink: Callable[[list[TurnResult]], None],
         finished: list[TurnResult] | None = None,
+        restricted: frozenset[tuple[str, str]] = frozenset(),
     ) -> None:
         """`finished`: the records of this conversation stored by an earlier attempt of the run; the
-        session then replays them and never calls the assistant or the judge."""
+        session then replays them and never calls the assistant or the judge. `restricted`: the
+        (agent, tool) pairs of the workflow manifest that must never be called; a call fails the turn."""
         self.plan = plan
         self.repeat = repeat
         self.run_id = run_id
@@ -64,6 +69,7 @@ class ConversationSession:
         self._history: list[Message] = []
         self._written = finished is not None
         self._lock = threading.RLock()
+        self._restricted = restricted
 
     @property
     def complete(self) -> bool:
@@ -123,9 +129,19 @@ class ConversationSession:
             judgement = Judgement(Verdict.ERROR, str(exc), error_category=error_category(exc))
             return self._record(number, turn, "", judgement, time.perf_counter() - started, AssistantReply(answer=""))
         latency = time.perf_counter() - started
-        judgement = self._judge.judge_turn(turn, reply.answer, history)
+        if turn.answer == TRAJECTORY_ONLY:
+            judgement = Judgement(Verdict.PASS, "the answer is not judged; the turn checks its trajectory", checks=("trajectory",))
+        else:
+            judgement = self._judge.judge_turn(turn, reply.answer, history)
+        failures = self._trajectory_failures(turn, reply)
+        judgement = _with_trajectory(judgement, failures)
         self._history += [Message("user", turn.question), Message("assistant", reply.answer)]
-        return self._record(number, turn, reply.answer, judgement, latency, reply)
+        return self._record(number, turn, reply.answer, judgement, latency, reply, failures)
+
+    def _trajectory_failures(self, turn: Turn, reply: AssistantReply) -> list[str]:
+        trace = Trace(reply.tool_calls, reply.handoffs, reply.blocked_calls, reply.refusal, reply.answer)
+        unmet = [(e, check_expectation(e, trace)) for e in turn.trajectory]
+        return violations(trace, set(self._restricted)) + [f"{e.step}: {why}" for e, why in unmet if why]
 
     def _check_spec(self) -> TurnResult:
         turns = self.plan.conversation.turns
@@ -154,7 +170,14 @@ class ConversationSession:
         )
 
     def _record(
-        self, number: int, turn: Turn, answer: str, judgement: Judgement, latency: float, reply: AssistantReply
+        self,
+        number: int,
+        turn: Turn,
+        answer: str,
+        judgement: Judgement,
+        latency: float,
+        reply: AssistantReply,
+        trajectory_failures: list[str] | None = None,
     ) -> TurnResult:
         return TurnResult(
             run_id=self.run_id,
@@ -179,4 +202,16 @@ class ConversationSession:
             tool_calls=reply.tool_calls,
             handoffs=reply.handoffs,
             blocked_calls=reply.blocked_calls,
+            refusal=reply.refusal,
+            expected_trajectory=turn.trajectory,
+            trajectory_failures=trajectory_failures or [],
         )
+
+
+def _with_trajectory(judgement: Judgement, failures: list[str]) -> Judgement:
+    """The judgement, failed when a trajectory step is unmet or a restricted tool was called."""
+    if not failures or judgement.verdict == Verdict.ERROR:
+        return judgement
+    category = VIOLATION_CATEGORY if failures[0].startswith("VIOLATION") else TRAJECTORY_CATEGORY
+    feedback = "; ".join(failures) + (f"; {judgement.feedback}" if judgement.verdict == Verdict.FAIL else "")
+    return Judgement(Verdict.FAIL, feedback, judgement.score, category, (*judgement.checks, "trajectory"))

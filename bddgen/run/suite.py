@@ -15,6 +15,7 @@ from rich.markup import escape
 
 from bddgen import __version__
 from bddgen.console import console
+from bddgen.agents.project_manifest import project_manifest, restricted_edges
 from bddgen.errors import ConfigError
 from bddgen.lm.client import LanguageModel
 from bddgen.project import Project
@@ -96,6 +97,7 @@ class SuiteRun:
         self.store = RunStore(options.run_dir)
         self.models = language_models or ModelPool(project)
         self.assistant_settings = assistant_settings(options.assistant, project)
+        self.restricted = restricted_edges(project_manifest(project, self.assistant_settings))
         self.judge = Judge(lambda: judge_lm or self.models.get(project.settings.judge_lm, "[judge]"))
         self.judge_model = judge_lm.model_name if judge_lm is not None else project.settings.judge_lm.model
         self._assistant = assistant
@@ -146,7 +148,14 @@ class SuiteRun:
                 if records is not None and not done:
                     stale.add(plan.key(repeat))
                 session = ConversationSession(
-                    plan, repeat, self.run_id, self.assistant, self.judge, self._write, finished=records if done else None
+                    plan,
+                    repeat,
+                    self.run_id,
+                    self.assistant,
+                    self.judge,
+                    self._write,
+                    finished=records if done else None,
+                    restricted=self.restricted,
                 )
                 sessions.append(session)
                 if not done:

@@ -11,10 +11,12 @@ import json
 from collections import defaultdict
 from html import escape
 
+from bddgen.agents.expectations import describe_calls
 from bddgen.intents.report import html_section
 from bddgen.report.coverage_model import CoverageCertificate, CoverageItem
 from bddgen.report.model import Breakdown, Comparison, ConversationCall, Report, SpecRow
 from bddgen.report.outcomes import combined_verdict
+from bddgen.report.render.tables import TextTable, reliability_table, structural_tables, trajectory_table
 from bddgen.report.render.svg import Bar, BarGroup, coverage_bar, grouped_bar_chart, series_colour
 from bddgen.report.stats import Rate, percent
 from bddgen.results import TurnResult, Verdict
@@ -313,6 +315,41 @@ def _review_state(coverage: CoverageCertificate) -> str:
     )
 
 
+def _text_tables(tables: list[TextTable]) -> str:
+    """Tables shared with the terminal and Markdown outputs, as HTML (empty ones left out)."""
+    parts = []
+    for table in (t for t in tables if t.rows):
+        head = "".join(f"<th{' class=num' if i in table.right_aligned else ''}>{escape(h)}</th>" for i, h in enumerate(table.headers))
+        rows = "".join(
+            "<tr>" + "".join(f"<td{' class=num' if i in table.right_aligned else ''}>{escape(c)}</td>" for i, c in enumerate(row)) + "</tr>"
+            for row in table.rows
+        )
+        note = f'<p class="note">{escape(table.note)}</p>' if table.note else ""
+        parts.append(f"<h3>{escape(table.title)}</h3>{note}<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+    return "".join(parts)
+
+
+def _agents_section(report: Report) -> str:
+    """Tool-call trajectory metrics, pass^k over repeats and structural coverage of the workflow manifest."""
+    if not (report.trajectories or report.reliability or report.structural):
+        return ""
+    tables = [trajectory_table(report)] if report.trajectories else []
+    if report.reliability:
+        tables.append(reliability_table(report))
+        labels = {r.run_id: r.label for r in report.runs}
+        tables.append(TextTable(
+            "pass^k per scenario",
+            ["assistant", "scenario", "passed repeats", "pass@1", "pass^n"],
+            [[labels[run.run_id], s.scenario, f"{s.passes}/{s.trials}", f"{s.pass_hat[1]:.2f}", f"{s.pass_hat[s.trials]:.2f}"]
+             for run in report.reliability for s in run.scenarios],
+            right_aligned={2, 3, 4},
+        ))
+    labels = {r.run_id: r.label for r in report.runs}
+    for found in report.structural:
+        tables += structural_tables(found.coverage, f"Structural coverage of {found.manifest} by {labels[found.run_id]}")
+    return f'<section id="agents"><h2>Agents: trajectories, reliability, structural coverage</h2>{_text_tables(tables)}</section>'
+
+
 def _id_list(items: list[CoverageItem]) -> str:
     """Ids as a collapsed list ('—' when there are none)."""
     if not items:
@@ -360,6 +397,7 @@ def _result_block(result: TurnResult, show_repeat: bool) -> str:
     if result.error_category:
         parts.append(f'<div class="feedback">category: {escape(result.error_category)}</div>')
     parts.append(_trajectory_block(result))
+    parts.append(_trajectory_failures_block(result))
     parts.append("</div>")
     return "".join(parts)
 
@@ -379,6 +417,18 @@ def _trajectory_block(result: TurnResult) -> str:
         return ""
     items = "".join(f"<li>{step}</li>" for step in steps)
     return f'<div class="trajectory">trajectory:<ol>{items}</ol></div>'
+
+
+def _trajectory_failures_block(result: TurnResult) -> str:
+    """Unmet trajectory steps and restricted calls of the turn: expected against the actual calls."""
+    if not result.trajectory_failures:
+        return ""
+    expected = "".join(f"<li>{escape(e.step)}</li>" for e in result.expected_trajectory) or "<li>—</li>"
+    failures = "".join(f"<li>{escape(f)}</li>" for f in result.trajectory_failures)
+    return (
+        f'<div class="feedback trajectory-failures"><b>trajectory failures</b><ul>{failures}</ul>'
+        f"expected:<ul>{expected}</ul>actual calls: <code>{escape(describe_calls(result.tool_calls))}</code></div>"
+    )
 
 
 def _call_anchor(call: ConversationCall) -> str:
@@ -501,6 +551,8 @@ def render_html(report: Report) -> str:
         nav.append(("repeats", "Repeats"))
     if report.coverage is not None:
         nav.append(("coverage", "Coverage"))
+    if report.trajectories or report.reliability or report.structural:
+        nav.append(("agents", "Agents"))
     if report.costs:
         nav.append(("costs", "Costs"))
     if report.intents is not None:
@@ -516,6 +568,7 @@ def render_html(report: Report) -> str:
         + comparisons
         + _stability_section(report)
         + _coverage_section(report)
+        + _agents_section(report)
         + _costs_section(report)
         + (html_section(report.intents.partition, report.intents.search) if report.intents is not None else "")
         + _drilldown_section(report)

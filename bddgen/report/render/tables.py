@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bddgen.agents.coverage import CRITERIA, StructuralCoverage
 from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.report.model import Comparison, Report
 from bddgen.report.stats import Rate, percent
@@ -182,6 +183,76 @@ def review_table(coverage: CoverageCertificate) -> TextTable:
     return TextTable("Review state", ["", "reviewed", "unreviewed", "rejected"], rows, note=note, right_aligned={1, 2, 3})
 
 
+def _ratio(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def trajectory_table(report: Report) -> TextTable:
+    """Exact / in-order / any-order match and precision / recall of tool calls, per run, overall and per agent."""
+    labels = {r.run_id: r.label for r in report.runs}
+    rows = [
+        [labels[run.run_id], summary.key, str(summary.scenarios), percent(summary.exact), percent(summary.in_order),
+         percent(summary.any_order), _ratio(summary.precision), _ratio(summary.recall)]
+        for run in report.trajectories
+        for summary in [run.overall, *run.agents]
+    ]
+    return TextTable(
+        "Tool-call trajectories against the expected ones",
+        ["assistant", "agent", "scenario runs", "exact", "in order", "any order", "precision", "recall"],
+        rows,
+        note="Over scenario runs whose trajectory steps expect a tool call; 'all' compares every call, an agent row "
+        "only the calls of that agent where a step names it. Precision: share of calls that were expected; recall: share of "
+        "expected calls made.",
+        right_aligned={2, 3, 4, 5, 6, 7},
+    )
+
+
+def reliability_table(report: Report) -> TextTable:
+    """Mean pass^k per run for k = 1 (pass@1) up to its repeats."""
+    labels = {r.run_id: r.label for r in report.runs}
+    most = max((max(run.pass_hat) for run in report.reliability), default=1)
+    rows = [
+        [labels[run.run_id], str(len(run.scenarios))] + [_ratio(run.pass_hat.get(k)) for k in range(1, most + 1)]
+        for run in report.reliability
+    ]
+    return TextTable(
+        "Reliability over repeats: pass^k",
+        ["assistant", "scenarios"] + ["pass@1" if k == 1 else f"pass^{k}" for k in range(1, most + 1)],
+        rows,
+        note="pass^k = C(c, k) / C(n, k) for a scenario passed c times in n repeats: the chance that k trials all pass "
+        "(mean over scenarios with at least k repeats). A repeat passes when every turn passes.",
+        right_aligned=set(range(1, most + 2)),
+    )
+
+
+def structural_tables(coverage: StructuralCoverage, title: str, attempts: dict[str, int] | None = None) -> list[TextTable]:
+    """C1–C4: witnessed / obligations with the unwitnessed ones; every obligation; the violations."""
+    summary = []
+    for criterion, meaning in CRITERIA.items():
+        chosen = [o for o in coverage.obligations if o.criterion == criterion]
+        missing = ", ".join(o.label for o in chosen if not o.witnessed)
+        witnessed = sum(o.witnessed for o in chosen)
+        summary.append([criterion, meaning, f"{witnessed}/{len(chosen)}", f"{coverage.ratio(criterion):.2f}", missing or "—"])
+    tried = attempts or {}
+    obligations = [
+        [o.criterion, o.label, "yes" if o.witnessed else "no", str(tried[o.key]) if o.key in tried else "—",
+         o.witnesses[0] if o.witnesses else ""]
+        for o in coverage.obligations
+    ]
+    violations = [[v.agent, v.tool, v.where] for v in coverage.violations]
+    note = f"{coverage.unattributed_calls} tool calls did not name their agent and witness nothing." if coverage.unattributed_calls else ""
+    return [
+        TextTable(title, ["criterion", "obligations", "witnessed", "Cov", "unwitnessed"], summary, note=note, right_aligned={2, 3}),
+        TextTable(
+            "Obligations",
+            ["criterion", "obligation", "witnessed", "attempts", "first witness"],
+            obligations,
+            note="attempts: tries to realise the obligation as a scenario (`bddgen manifest scenarios`).",
+        ),
+        TextTable("VIOLATIONS: restricted tools called", ["agent", "tool", "where"], violations),
+    ]
+
+
 def report_tables(report: Report) -> list[TextTable]:
     """Every section in reading order; empty sections are left out."""
     tables = [runs_table(report), specs_table(report), *breakdown_tables(report), categories_table(report)]
@@ -191,5 +262,13 @@ def report_tables(report: Report) -> list[TextTable]:
         tables += comparison_tables(report, comparison)
     if report.coverage is not None:
         tables += [coverage_table(report.coverage), review_table(report.coverage)]
+    if report.trajectories:
+        tables.append(trajectory_table(report))
+    if report.reliability:
+        tables.append(reliability_table(report))
+    labels = {r.run_id: r.label for r in report.runs}
+    for found in report.structural:
+        summary, _, violations = structural_tables(found.coverage, f"Structural coverage of {found.manifest} by {labels[found.run_id]}")
+        tables += [summary, violations]
     tables.append(costs_table(report))
     return [t for t in tables if t.rows]

@@ -6,7 +6,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
+from bddgen.agents.trace import AgentTrace, BlockedCall, Handoff, ToolCall
 from bddgen.errors import AssistantError
 from bddgen.lm.base import Message
 
@@ -21,6 +21,7 @@ class AssistantReply(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list)
     handoffs: list[Handoff] = Field(default_factory=list, description="Handoffs between agents, in order.")
     blocked_calls: list[BlockedCall] = Field(default_factory=list, description="Tool calls refused or blocked before they ran.")
+    refusal: str = Field(default="", description="A refusal the assistant reported (a model refusal, a tripped guardrail).")
 
 
 class Assistant(Protocol):
@@ -71,3 +72,20 @@ def reply_from_payload(payload: Any, source: str) -> AssistantReply:
     if not reply.answer.strip():
         raise AssistantReplyError(f"{source}: the reply's answer is empty")
     return reply
+
+
+def with_trace(reply: AssistantReply, payload: Any, source: str) -> AssistantReply:
+    """`reply` with the agent trace read from `payload` (the trace.json format) added to it."""
+    try:
+        trace = AgentTrace.model_validate(payload)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'trace'}: {e['msg']}" for e in exc.errors())
+        raise AssistantReplyError(f"{source}: not an agent trace ({problems}): {str(payload)[:200]!r}") from exc
+    return reply.model_copy(
+        update={
+            "tool_calls": reply.tool_calls + trace.tool_calls,
+            "handoffs": reply.handoffs + trace.handoffs,
+            "blocked_calls": reply.blocked_calls + trace.blocked_calls,
+            "refusal": reply.refusal or trace.refusal,
+        }
+    )

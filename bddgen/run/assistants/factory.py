@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import sys
 from pathlib import Path
 
 from bddgen.config import AssistantSettings, LMSettings
@@ -75,18 +76,37 @@ def _bare_assistant(
 
         return HttpJsonAssistant.from_settings(name, settings, timeout)
     if settings.kind == "python":
-        from bddgen.plugins import import_callable
-        from bddgen.run.assistants.python_callable import PythonCallableAssistant
-
-        if not settings.callable:
-            raise ConfigError(f"[assistants.{name}] kind = 'python' needs callable = 'module:function'")
-        return PythonCallableAssistant(name, import_callable(settings.callable, project.root, f"[assistants.{name}] callable"))
+        return _python_assistant(name, settings, project)
     if settings.kind == "fake":
         from bddgen.run.assistants.fake import FakeAssistant, FakeScript
 
         script = FakeScript.load(_project_file(project, settings.script)) if settings.script else FakeScript()
         return FakeAssistant(script, name)
     return _reference_assistant(name, settings, project, lm, embedder)
+
+
+def _python_assistant(name: str, settings: AssistantSettings, project: Project) -> Assistant:
+    """`callable` names a function(messages), or an OpenAI Agents SDK `Agent` (run with its trajectory recorded)."""
+    from bddgen.plugins import import_attribute
+    from bddgen.run.assistants.python_callable import PythonCallableAssistant
+
+    where = f"[assistants.{name}] callable"
+    if not settings.callable:
+        raise ConfigError(f"[assistants.{name}] kind = 'python' needs callable = 'module:function' or 'module:agent'")
+    target = import_attribute(settings.callable, project.root, where)
+    if is_sdk_agent(target):
+        from bddgen.run.assistants.agents_sdk import AgentsSdkAssistant
+
+        return AgentsSdkAssistant(name, target, max_turns=settings.max_steps)
+    if not callable(target):
+        raise ConfigError(f"{where}: {settings.callable!r} is neither a function nor an openai-agents Agent")
+    return PythonCallableAssistant(name, target)
+
+
+def is_sdk_agent(target: object) -> bool:
+    """True for an OpenAI Agents SDK `Agent` (only possible once its package is imported)."""
+    sdk = sys.modules.get("agents")
+    return sdk is not None and isinstance(target, getattr(sdk, "Agent", ()))
 
 
 def _reference_assistant(

@@ -31,6 +31,7 @@ class FakeRule(BaseModel):
     tool_calls: list[ToolCall] = Field(default_factory=list, description="Tool calls the reply reports.")
     handoffs: list[Handoff] = Field(default_factory=list, description="Handoffs between agents the reply reports.")
     blocked_calls: list[BlockedCall] = Field(default_factory=list, description="Refused or blocked tool calls the reply reports.")
+    refusal: str = Field(default="", description="A refusal the reply reports.")
 
 
 class FakeScript(BaseModel):
@@ -91,6 +92,7 @@ class FakeAssistant:
             tool_calls=rule.tool_calls,
             handoffs=rule.handoffs,
             blocked_calls=rule.blocked_calls,
+            refusal=rule.refusal,
         )
 
     def _rule_for(self, question: str) -> FakeRule:

@@ -19,6 +19,7 @@ from bddgen.run.assistants.base import (
     AssistantReplyError,
     AssistantTimeoutError,
     reply_from_payload,
+    with_trace,
 )
 
 DEFAULT_TEMPLATE = '{"messages": "{messages}"}'
@@ -69,8 +70,12 @@ def read_path(data: Any, path: str) -> Any:
 class HttpJsonAssistant:
     """POSTs the filled template as JSON and reads the answer at `response_path` of the reply."""
 
-    def __init__(self, name: str, url: str, template: Any, response_path: str, headers: dict[str, str], timeout: float) -> None:
+    def __init__(
+        self, name: str, url: str, template: Any, response_path: str, headers: dict[str, str], timeout: float, trace_path: str = ""
+    ) -> None:
+        """`trace_path`: dotted path of the agent trace (trace.json) in the reply; "" reads none."""
         self._name = name
+        self.trace_path = trace_path
         self.url = url
         self.template = template
         self.response_path = response_path
@@ -87,7 +92,8 @@ class HttpJsonAssistant:
         except json.JSONDecodeError as exc:
             raise ConfigError(f"{where} request_template is not valid JSON: {exc}") from exc
         headers = {key: expand_environment(value, f"{where} headers.{key}") for key, value in settings.headers.items()}
-        return cls(name, expand_environment(settings.url, f"{where} url"), template, settings.response_path, headers, timeout)
+        url = expand_environment(settings.url, f"{where} url")
+        return cls(name, url, template, settings.response_path, headers, timeout, settings.trace_path)
 
     @property
     def name(self) -> str:
@@ -125,4 +131,13 @@ class HttpJsonAssistant:
             raise AssistantReplyError(
                 f"{source}: no {self.response_path!r} in the reply (missing {exc.args[0]!r}): {response.text[:200]!r}"
             ) from exc
-        return reply_from_payload(value, source)
+        reply = reply_from_payload(value, source)
+        if not self.trace_path:
+            return reply
+        try:
+            found = read_path(body, self.trace_path)
+        except KeyError as exc:
+            raise AssistantReplyError(
+                f"{source}: no trace at {self.trace_path!r} in the reply (missing {exc.args[0]!r}): {response.text[:200]!r}"
+            ) from exc
+        return with_trace(reply, found, f"{source} trace at {self.trace_path!r}")

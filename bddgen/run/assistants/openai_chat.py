@@ -67,9 +67,10 @@ class OpenAIChatAssistant:
             raise AssistantReplyError(f"assistant {self._name!r}: the reply has no choices")
         message = choices[0].message
         content = message.content or ""
-        if not content.strip():
+        calls = [_tool_call(c) for c in (message.tool_calls or [])]
+        if not content.strip() and not calls:
             raise AssistantReplyError(f"assistant {self._name!r}: the reply's content is empty")
-        return AssistantReply(answer=content, tool_calls=[_tool_call(c) for c in (message.tool_calls or [])])
+        return AssistantReply(answer=content, tool_calls=calls, refusal=getattr(message, "refusal", None) or "")
 
 
 def _tool_call(call: Any) -> ToolCall:

@@ -1,0 +1,182 @@
+"""What a turn's trajectory should look like, as the trajectory steps of a .feature file say it,
+and the deterministic check of one expectation against the trace the assistant reported.
+
+Each kind has one step phrase (a regular expression behave, the reader and the writer share):
+
+    Then the agent should call "lookup_booking"
+    Then the agent "booking" should call "cancel_booking" with "booking_id" equal to "ABC123"
+    Then the agent should call "search_flights" with "destination" containing "Oslo"
+    Then the agent should not call "cancel_booking"
+    Then the agent should call the tools "lookup_booking, cancel_booking" in order
+    Then the assistant should hand over to "booking"
+    Then the agent "triage" should refuse to call "cancel_booking"
+    Then the assistant should refuse
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
+from bddgen.run.checks import is_refusal
+
+ExpectationKind = Literal["calls", "not_calls", "order", "handoff", "refuses_tool", "refuses"]
+
+_NAME = r'"(?P<{0}>[^"]+)"'
+_AGENT = r'(?: "(?P<agent>[^"]+)")?'
+PATTERNS: dict[str, re.Pattern[str]] = {
+    "calls": re.compile(
+        rf"^the agent{_AGENT} should call {_NAME.format('tool')}"
+        rf'(?: with {_NAME.format("argument")} (?P<relation>equal to|containing) "(?P<value>.*)")?$'
+    ),
+    "not_calls": re.compile(rf"^the agent{_AGENT} should not call {_NAME.format('tool')}$"),
+    "order": re.compile(rf'^the agent{_AGENT} should call the tools "(?P<tools>[^"]+)" in order$'),
+    "handoff": re.compile(rf"^the (?:assistant|agent{_AGENT}) should hand over to {_NAME.format('target')}$"),
+    "refuses_tool": re.compile(rf"^the agent{_AGENT} should refuse to call {_NAME.format('tool')}$"),
+    "refuses": re.compile(r"^the assistant should refuse$"),
+}
+"""One anchored regex per expectation kind; behave registers the same patterns."""
+
+
+class TrajectoryExpectation(BaseModel):
+    """One trajectory step of a turn: which tool calls, handoffs or refusals the turn should show."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: ExpectationKind
+    agent: str | None = Field(default=None, description="The agent that should (not) act; any agent when absent.")
+    tool: str = Field(default="", description="calls, not_calls, refuses_tool: the tool.")
+    argument: str = Field(default="", description="calls: an argument of the call to check.")
+    relation: Literal["", "equal to", "containing"] = ""
+    value: str = Field(default="", description="calls: what the argument should equal or contain.")
+    tools: list[str] = Field(default_factory=list, description="order: tools that should be called in this order.")
+    target: str = Field(default="", description="handoff: the agent the conversation should be handed over to.")
+
+    @property
+    def step(self) -> str:
+        """The step text (without its Gherkin keyword)."""
+        agent = f' "{self.agent}"' if self.agent else ""
+        if self.kind == "calls":
+            condition = f' with "{self.argument}" {self.relation} "{self.value}"' if self.argument else ""
+            return f'the agent{agent} should call "{self.tool}"{condition}'
+        if self.kind == "not_calls":
+            return f'the agent{agent} should not call "{self.tool}"'
+        if self.kind == "order":
+            return f'the agent{agent} should call the tools "{", ".join(self.tools)}" in order'
+        if self.kind == "handoff":
+            who = f"agent{agent}" if self.agent else "assistant"
+            return f'the {who} should hand over to "{self.target}"'
+        if self.kind == "refuses_tool":
+            return f'the agent{agent} should refuse to call "{self.tool}"'
+        return "the assistant should refuse"
+
+    @property
+    def expected_calls(self) -> list[str]:
+        """The tool calls this expectation asks for (empty for negative and handoff expectations)."""
+        if self.kind == "calls":
+            return [self.tool]
+        return list(self.tools) if self.kind == "order" else []
+
+
+def expectation_from_groups(kind: str, groups: dict[str, str | None]) -> TrajectoryExpectation:
+    """The expectation of a step of `kind` from its pattern's named groups (None: an absent optional part)."""
+    found: dict[str, Any] = {key: value for key, value in groups.items() if value is not None}
+    if "tools" in found:
+        found["tools"] = [t.strip() for t in found["tools"].split(",") if t.strip()]
+    return TrajectoryExpectation(kind=kind, **found)  # type: ignore[arg-type]
+
+
+def parse_expectation(text: str) -> TrajectoryExpectation | None:
+    """The expectation a step line states, or None when the line is no trajectory step."""
+    text = " ".join(text.split())
+    for kind, pattern in PATTERNS.items():
+        match = pattern.match(text)
+        if match is not None:
+            return expectation_from_groups(kind, match.groupdict())
+    return None
+
+
+@dataclass(frozen=True)
+class Trace:
+    """What one turn did, as the assistant reported it."""
+
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    handoffs: list[Handoff] = field(default_factory=list)
+    blocked_calls: list[BlockedCall] = field(default_factory=list)
+    refusal: str = ""
+    answer: str = ""
+
+
+def describe_calls(calls: list[ToolCall]) -> str:
+    """`agent:tool(args), ...` or 'no tool call'."""
+    if not calls:
+        return "no tool call"
+    return ", ".join(
+        f"{c.agent + ':' if c.agent else ''}{c.name}({json.dumps(c.arguments, ensure_ascii=False, sort_keys=True)})" for c in calls
+    )
+
+
+def _argument_matches(arguments: dict[str, Any], name: str, relation: str, value: str) -> bool:
+    if name not in arguments:
+        return False
+    actual = arguments[name]
+    text = actual if isinstance(actual, str) else json.dumps(actual, ensure_ascii=False)
+    if relation == "equal to":
+        return " ".join(text.split()).casefold() == " ".join(value.split()).casefold()
+    return " ".join(value.split()).casefold() in " ".join(text.split()).casefold()
+
+
+def is_subsequence(wanted: list[str], names: list[str]) -> bool:
+    """True when `wanted` occurs in `names` in order, other items allowed between."""
+    remaining = iter(names)
+    return all(any(name == tool for name in remaining) for tool in wanted)
+
+
+def check_expectation(expectation: TrajectoryExpectation, trace: Trace) -> str | None:
+    """None when the trace meets the expectation, else why not (naming expected and actual)."""
+    e = expectation
+    by_agent = [c for c in trace.tool_calls if e.agent is None or c.agent == e.agent]
+    actual = describe_calls(trace.tool_calls)
+    if e.kind == "calls":
+        calls = [c for c in by_agent if c.name == e.tool]
+        if not calls:
+            return f"expected a call of {e.tool!r}{' by ' + repr(e.agent) if e.agent else ''}; actual: {actual}"
+        if e.argument and not any(_argument_matches(c.arguments, e.argument, e.relation, e.value) for c in calls):
+            return f"expected {e.tool!r} with {e.argument!r} {e.relation} {e.value!r}; actual: {actual}"
+        return None
+    if e.kind == "not_calls":
+        calls = [c for c in by_agent if c.name == e.tool]
+        return f"expected no call of {e.tool!r}; actual: {actual}" if calls else None
+    if e.kind == "order":
+        if is_subsequence(e.tools, [c.name for c in by_agent]):
+            return None
+        return f"expected the tools {', '.join(e.tools)} in this order; actual: {actual}"
+    if e.kind == "handoff":
+        if any(h.target == e.target and (e.agent is None or h.source == e.agent) for h in trace.handoffs):
+            return None
+        seen = ", ".join(f"{h.source} -> {h.target}" for h in trace.handoffs) or "no handoff"
+        return f"expected a handoff to {e.target!r}; actual: {seen}"
+    if e.kind == "refuses_tool":
+        ran = [c for c in by_agent if c.name == e.tool]
+        if ran:
+            return f"expected {e.tool!r} to be refused, but it ran; actual: {actual}"
+        if any(b.tool == e.tool and (e.agent is None or b.agent == e.agent) for b in trace.blocked_calls):
+            return None
+        return f"expected a refused or blocked attempt to call {e.tool!r}; the trace records none (actual: {actual})"
+    if trace.refusal or trace.blocked_calls:
+        return None
+    return None if is_refusal(trace.answer) else f"expected a refusal; the assistant answered {trace.answer[:200]!r}"
+
+
+def violations(trace: Trace, restricted: set[tuple[str, str]]) -> list[str]:
+    """One message per call of a restricted (agent, tool) edge."""
+    return [
+        f"VIOLATION: agent {c.agent!r} called restricted tool {c.name!r}"
+        for c in trace.tool_calls
+        if c.agent is not None and (c.agent, c.name) in restricted
+    ]

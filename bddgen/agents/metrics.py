@@ -1,0 +1,216 @@
+"""Trajectory metrics of a run: how the tool calls compare with the expected trajectory, and pass^k.
+
+Expected trajectory of a turn: the tools its `in order` step lists, then the tools of its `should
+call` steps not already in that list. A scenario run's trajectories are its turns' trajectories
+joined in turn order, over the turns that have trajectory steps. Against the actual tool calls:
+
+- exact match: the actual sequence is the expected one;
+- in-order match: the expected sequence is a subsequence of the actual one (extra calls allowed);
+- any-order match: every expected tool is called (order and extra calls ignored);
+- precision: actual calls that match an expected call (counted as multisets) / actual calls;
+- recall: expected calls that were made / expected calls.
+
+pass^k of a scenario run n times with c passes is C(c, k) / C(n, k): the unbiased estimate of the
+chance that k independent trials all pass (pass^1 = pass@1 = c / n). A trial passes when every
+turn of it passes; an ERROR turn counts as not passing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from math import comb
+from typing import Iterable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bddgen.agents.expectations import TrajectoryExpectation, is_subsequence
+from bddgen.results import TurnResult, Verdict
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TrajectoryScore(_Frozen):
+    """One expected trajectory against one actual trajectory."""
+
+    expected: list[str]
+    actual: list[str]
+    exact: bool
+    in_order: bool
+    any_order: bool
+    precision: float | None = Field(description="None when no tool was called.")
+    recall: float | None = Field(description="None when no call was expected.")
+
+
+class ScenarioTrajectory(_Frozen):
+    """The trajectory score of one scenario run (one conversation, one repeat)."""
+
+    feature: str
+    conversation_id: str
+    scenario: str
+    repeat: int
+    score: TrajectoryScore
+
+
+class TrajectorySummary(_Frozen):
+    """Means over scenario runs: match rates and mean precision and recall (None when none defined)."""
+
+    key: str = Field(description="'all' or an agent name.")
+    scenarios: int
+    exact: float
+    in_order: float
+    any_order: float
+    precision: float | None
+    recall: float | None
+
+
+class RunTrajectories(_Frozen):
+    """Trajectory metrics of one run: per scenario run, over all of them and per agent."""
+
+    run_id: str
+    scenarios: list[ScenarioTrajectory]
+    overall: TrajectorySummary
+    agents: list[TrajectorySummary] = Field(description="Per agent named by a trajectory step: its expected vs its actual calls.")
+
+
+class ScenarioReliability(_Frozen):
+    """One scenario over the repeats of a run."""
+
+    feature: str
+    conversation_id: str
+    scenario: str
+    trials: int
+    passes: int
+    pass_hat: dict[int, float] = Field(description="k -> pass^k, for k = 1..trials.")
+
+
+class RunReliability(_Frozen):
+    """pass^k of a run: per scenario, and the mean over scenarios with at least k trials."""
+
+    run_id: str
+    scenarios: list[ScenarioReliability]
+    pass_hat: dict[int, float] = Field(description="k -> mean pass^k over scenarios with at least k trials.")
+
+
+def expected_calls(expectations: Iterable[TrajectoryExpectation]) -> list[str]:
+    """The expected tool sequence of a turn (see the module docstring)."""
+    chosen = list(expectations)
+    ordered = max((e.tools for e in chosen if e.kind == "order"), key=len, default=[])
+    sequence = list(ordered)
+    for expectation in chosen:
+        if expectation.kind == "calls" and expectation.tool not in sequence:
+            sequence.append(expectation.tool)
+    return sequence
+
+
+def score_trajectory(expected: list[str], actual: list[str]) -> TrajectoryScore:
+    """Exact, in-order and any-order match, precision and recall of `actual` against `expected`."""
+    matched = sum((Counter(expected) & Counter(actual)).values())
+    return TrajectoryScore(
+        expected=expected,
+        actual=actual,
+        exact=expected == actual,
+        in_order=is_subsequence(expected, actual),
+        any_order=set(expected) <= set(actual),
+        precision=matched / len(actual) if actual else None,
+        recall=matched / len(expected) if expected else None,
+    )
+
+
+def _mean(values: list[float | None]) -> float | None:
+    defined = [v for v in values if v is not None]
+    return sum(defined) / len(defined) if defined else None
+
+
+def summarise(key: str, scores: list[TrajectoryScore]) -> TrajectorySummary:
+    count = len(scores)
+    return TrajectorySummary(
+        key=key,
+        scenarios=count,
+        exact=sum(s.exact for s in scores) / count if count else 0.0,
+        in_order=sum(s.in_order for s in scores) / count if count else 0.0,
+        any_order=sum(s.any_order for s in scores) / count if count else 0.0,
+        precision=_mean([s.precision for s in scores]),
+        recall=_mean([s.recall for s in scores]),
+    )
+
+
+def _scenario_runs(results: Iterable[TurnResult]) -> dict[tuple[str, str, int], list[TurnResult]]:
+    grouped: dict[tuple[str, str, int], list[TurnResult]] = defaultdict(list)
+    for result in results:
+        grouped[(result.feature, result.conversation_id, result.repeat)].append(result)
+    return {key: sorted(turns, key=lambda t: t.turn) for key, turns in grouped.items()}
+
+
+def _agent_trajectory(turns: list[TurnResult], agent: str) -> tuple[list[str], list[str]]:
+    """Expected and actual calls of one agent over the turns whose steps name it."""
+    expected: list[str] = []
+    actual: list[str] = []
+    for turn in turns:
+        own = [e for e in turn.expected_trajectory if e.agent == agent]
+        if own:
+            expected += expected_calls(own)
+            actual += [c.name for c in turn.tool_calls if c.agent == agent]
+    return expected, actual
+
+
+def run_trajectories(run_id: str, results: Iterable[TurnResult]) -> RunTrajectories | None:
+    """Trajectory metrics of a run's scenarios with an expected tool call; None when it has none."""
+    scored: list[ScenarioTrajectory] = []
+    per_agent: dict[str, list[TrajectoryScore]] = defaultdict(list)
+    for (feature, conversation_id, repeat), turns in sorted(_scenario_runs(results).items()):
+        checked = [t for t in turns if t.turn > 0 and t.expected_trajectory and t.verdict != Verdict.ERROR]
+        expected = [tool for t in checked for tool in expected_calls(t.expected_trajectory)]
+        if not expected:
+            continue
+        actual = [c.name for t in checked for c in t.tool_calls]
+        scored.append(ScenarioTrajectory(
+            feature=feature, conversation_id=conversation_id, scenario=turns[0].scenario, repeat=repeat,
+            score=score_trajectory(expected, actual),
+        ))
+        agents = dict.fromkeys(e.agent for t in checked for e in t.expected_trajectory if e.agent is not None)
+        for agent in agents:
+            agent_expected, agent_actual = _agent_trajectory(checked, agent)
+            if agent_expected:
+                per_agent[agent].append(score_trajectory(agent_expected, agent_actual))
+    if not scored:
+        return None
+    return RunTrajectories(
+        run_id=run_id,
+        scenarios=scored,
+        overall=summarise("all", [s.score for s in scored]),
+        agents=[summarise(agent, scores) for agent, scores in sorted(per_agent.items())],
+    )
+
+
+def pass_hat_k(trials: int, passes: int, k: int) -> float:
+    """C(passes, k) / C(trials, k): the chance that k of the trials, drawn without replacement, all passed."""
+    if not 1 <= k <= trials or not 0 <= passes <= trials:
+        raise ValueError(f"pass^k needs 1 <= k <= trials and 0 <= passes <= trials (k={k}, trials={trials}, passes={passes})")
+    return comb(passes, k) / comb(trials, k)
+
+
+def run_reliability(run_id: str, results: Iterable[TurnResult]) -> RunReliability | None:
+    """pass^k per scenario and its mean per k; None when no scenario ran more than once."""
+    trials: dict[tuple[str, str], list[bool]] = defaultdict(list)
+    names: dict[tuple[str, str], str] = {}
+    for (feature, conversation_id, _), turns in sorted(_scenario_runs(results).items()):
+        trials[(feature, conversation_id)].append(all(t.verdict == Verdict.PASS for t in turns))
+        names[(feature, conversation_id)] = turns[0].scenario
+    if all(len(outcomes) < 2 for outcomes in trials.values()):
+        return None
+    scenarios = [
+        ScenarioReliability(
+            feature=feature, conversation_id=conversation_id, scenario=names[(feature, conversation_id)],
+            trials=len(outcomes), passes=sum(outcomes),
+            pass_hat={k: pass_hat_k(len(outcomes), sum(outcomes), k) for k in range(1, len(outcomes) + 1)},
+        )
+        for (feature, conversation_id), outcomes in trials.items()
+    ]
+    most = max(s.trials for s in scenarios)
+    means = {}
+    for k in range(1, most + 1):
+        values = [s.pass_hat[k] for s in scenarios if s.trials >= k]
+        means[k] = sum(values) / len(values)
+    return RunReliability(run_id=run_id, scenarios=scenarios, pass_hat=means)

@@ -1,0 +1,275 @@
+"""Trajectory steps: their phrases, the check of each against a trace, the .feature round trip, and
+real behave (dry run and run) over a project whose fake assistant reports tool calls and handoffs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bddgen.agents.expectations import Trace, TrajectoryExpectation, check_expectation, parse_expectation, violations
+from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
+from bddgen.cli import cli
+from bddgen.features.reader import read_feature_text
+from bddgen.features.writer import render_feature
+from bddgen.run.behave_runner import RUNNER_SETTING
+from bddgen.specs import TRAJECTORY_ONLY
+from tests.agents_manifests import AIRLINE_MANIFEST
+from tests.behave_dry_run import dry_run_over_step_library
+
+TRACE = Trace(
+    tool_calls=[
+        ToolCall(name="lookup_booking", arguments={"reference": "ABC123"}, agent="triage"),
+        ToolCall(name="cancel_booking", arguments={"reference": "ABC123", "note": "by phone"}, agent="booking"),
+    ],
+    handoffs=[Handoff(source="triage", target="booking")],
+    blocked_calls=[BlockedCall(agent="triage", tool="refund", reason="not allowed")],
+    answer="Your booking ABC123 is cancelled.",
+)
+
+
+@pytest.mark.parametrize(
+    ("step", "passes"),
+    [
+        ('the agent should call "lookup_booking"', True),
+        ('the agent should call "baggage_allowance"', False),
+        ('the agent "booking" should call "cancel_booking"', True),
+        ('the agent "triage" should call "cancel_booking"', False),
+        ('the agent should call "cancel_booking" with "reference" equal to "abc123"', True),
+        ('the agent should call "cancel_booking" with "reference" equal to "ABC12"', False),
+        ('the agent should call "cancel_booking" with "note" containing "phone"', True),
+        ('the agent should call "cancel_booking" with "missing" containing "phone"', False),
+        ('the agent should not call "baggage_allowance"', True),
+        ('the agent should not call "cancel_booking"', False),
+        ('the agent "triage" should not call "cancel_booking"', True),
+        ('the agent should call the tools "lookup_booking, cancel_booking" in order', True),
+        ('the agent should call the tools "cancel_booking, lookup_booking" in order', False),
+        ('the agent should call the tools "lookup_booking, lookup_booking" in order', False),
+        ('the assistant should hand over to "booking"', True),
+        ('the assistant should hand over to "baggage"', False),
+        ('the agent "booking" should hand over to "booking"', False),
+        ('the agent "triage" should refuse to call "refund"', True),
+        ('the agent "booking" should refuse to call "refund"', False),
+        ('the agent should refuse to call "cancel_booking"', False),
+        ("the assistant should refuse", True),
+    ],
+)
+def test_each_step_is_checked_on_the_trace(step: str, passes: bool) -> None:
+    expectation = parse_expectation(step)
+    assert expectation is not None and expectation.step == step
+    outcome = check_expectation(expectation, TRACE)
+    assert (outcome is None) == passes, outcome
+    if not passes:
+        assert "actual" in outcome or "answered" in outcome
+
+
+def test_a_failure_names_expected_and_actual_calls() -> None:
+    why = check_expectation(parse_expectation('the agent should call "refund"'), TRACE)  # type: ignore[arg-type]
+    assert why == (
+        "expected a call of 'refund'; actual: triage:lookup_booking({\"reference\": \"ABC123\"}), "
+        "booking:cancel_booking({\"note\": \"by phone\", \"reference\": \"ABC123\"})"
+    )
+
+
+def test_refusal_needs_an_observation_or_a_refusing_answer() -> None:
+    refuse = parse_expectation("the assistant should refuse")
+    assert refuse is not None
+    assert check_expectation(refuse, Trace(answer="Sure, done.")) is not None
+    assert check_expectation(refuse, Trace(answer="I cannot answer that.")) is None
+    assert check_expectation(refuse, Trace(answer="Done.", refusal="guardrail tripped")) is None
+
+
+def test_violations_name_agent_and_tool_of_restricted_calls_only() -> None:
+    assert violations(TRACE, {("triage", "cancel_booking")}) == []
+    assert violations(TRACE, {("booking", "cancel_booking")}) == ["VIOLATION: agent 'booking' called restricted tool 'cancel_booking'"]
+
+
+def test_other_lines_are_no_trajectory_step() -> None:
+    for line in ('the user asks "x"', 'the agent should call ""', "the agent should call tools", 'the answer should contain "x"'):
+        assert parse_expectation(line) is None
+
+
+_names = st.text(alphabet=st.characters(blacklist_characters='",', blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp")), min_size=1, max_size=12)
+
+
+@given(
+    kind=st.sampled_from(["calls", "not_calls", "order", "handoff", "refuses_tool", "refuses"]),
+    agent=st.none() | _names,
+    tool=_names,
+    argument=st.none() | _names,
+    value=_names,
+    tools=st.lists(_names, min_size=1, max_size=4),
+)
+def test_rendered_steps_parse_back(kind: str, agent: str | None, tool: str, argument: str | None, value: str, tools: list[str]) -> None:
+    fields: dict = {"kind": kind}
+    if kind in ("calls", "not_calls", "refuses_tool", "handoff", "order"):
+        fields["agent"] = agent
+    if kind in ("calls", "not_calls", "refuses_tool"):
+        fields["tool"] = tool
+    if kind == "calls" and argument:
+        fields.update(argument=argument, relation="containing", value=value)
+    if kind == "order":
+        fields["tools"] = tools
+    if kind == "handoff":
+        fields["target"] = tool
+    expectation = TrajectoryExpectation(**fields)
+    assert parse_expectation(expectation.step) == expectation
+
+
+FEATURE = """\
+Feature: Cancelling a booking
+
+  Rule: Cancelling a booking
+    Given a traveller with a booking
+    When they ask to cancel it
+    Then the booking agent cancels it
+
+    @conversation @conv:cancel
+    Scenario: Cancel ABC123
+      When the user asks "Please cancel my booking ABC123."
+      Then the assistant should hand over to "booking"
+      And the agent "booking" should call "cancel_booking" with "reference" equal to "ABC123"
+      When the user asks "Is it cancelled?"
+      Then the answer should agree with "Yes, it is cancelled."
+      And the agent should not call "cancel_booking"
+"""
+
+
+def test_trajectory_turns_survive_read_and_write() -> None:
+    document = read_feature_text(FEATURE, "cancel.feature")
+    first, second = document.conversations[0].turns
+    assert first.answer == TRAJECTORY_ONLY and [e.kind for e in first.trajectory] == ["handoff", "calls"]
+    assert second.answer == "Yes, it is cancelled." and second.trajectory[0].kind == "not_calls"
+    again = read_feature_text(render_feature(document), "again.feature")
+    assert again.conversations == document.conversations
+
+
+FAKE_SCRIPT = """
+replies:
+  - match: "cancel my booking"
+    answer: "Your booking ABC123 is cancelled."
+    handoffs: [{source: triage, target: booking}]
+    tool_calls:
+      - {name: lookup_booking, agent: booking, arguments: {reference: ABC123}}
+      - {name: cancel_booking, agent: booking, arguments: {reference: ABC123}}
+  - match: "refund"
+    answer: "I cannot refund tickets."
+    blocked_calls: [{agent: triage, tool: cancel_booking, reason: not allowed for triage}]
+  - match: "quick cancel"
+    answer: "Done, cancelled."
+    tool_calls: [{name: cancel_booking, agent: triage, arguments: {reference: XYZ9}}]
+"""
+
+TRAJECTORY_FEATURE = """\
+Feature: Bookings
+
+  Rule: Bookings
+    Given a traveller with a booking
+    When they ask to change it
+    Then the right agent acts on it
+
+    @conversation @conv:cancel
+    Scenario: Cancel through the booking agent
+      When the user asks "Please cancel my booking ABC123."
+      Then the assistant should hand over to "booking"
+      And the agent "booking" should call "cancel_booking" with "reference" equal to "ABC123"
+      And the agent should call the tools "lookup_booking, cancel_booking" in order
+      And the agent "triage" should not call "cancel_booking"
+
+    @conversation @conv:refuse
+    Scenario: A refund is refused
+      When the user asks "Can I get a refund?"
+      Then the agent "triage" should refuse to call "cancel_booking"
+      And the assistant should refuse
+
+    @conversation @conv:wrong-order
+    Scenario: The order is checked
+      When the user asks "Please cancel my booking ABC123."
+      Then the agent should call the tools "cancel_booking, lookup_booking" in order
+
+    @conversation @conv:violation
+    Scenario: Triage cancels by itself
+      When the user asks "quick cancel of XYZ9 please"
+      Then the agent should call "cancel_booking"
+"""
+
+
+def _agent_project(root: Path) -> Path:
+    (root / "features").mkdir(parents=True)
+    (root / "steps").mkdir()
+    (root / "steps" / "bddgen_steps.py").write_text("from bddgen.run.behave_steps import *  # noqa: F401,F403\n")
+    (root / "environment.py").write_text("from bddgen.run.behave_environment import *  # noqa: F401,F403\n")
+    (root / "behave.ini").write_text(f"[behave]\npaths = features\n{RUNNER_SETTING}\n")
+    (root / "bddgen.toml").write_text(
+        '[run]\nassistant = "agent"\nretries = 0\n\n[assistants.agent]\nkind = "fake"\nscript = "fake.yaml"\n\n'
+        '[judge]\nbackend = "scripted"\nmodel = "unused"\n'
+    )
+    (root / "fake.yaml").write_text(FAKE_SCRIPT)
+    (root / "agents.yaml").write_text(AIRLINE_MANIFEST)
+    (root / "features" / "bookings.feature").write_text(TRAJECTORY_FEATURE)
+    return root
+
+
+def test_plain_behave_dry_runs_every_trajectory_step(tmp_path: Path) -> None:
+    summary = dry_run_over_step_library(_agent_project(tmp_path / "project"))
+    assert "0 undefined" in summary or "undefined" not in summary
+
+
+def test_plain_behave_checks_trajectories_and_fails_a_restricted_call_by_name(tmp_path: Path) -> None:
+    root = _agent_project(tmp_path / "project")
+    done = subprocess.run(
+        [sys.executable, "-m", "behave", "-f", "plain", "--no-capture", "-D", "run_id=agents"],
+        cwd=root, capture_output=True, text=True, timeout=120,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert "2 scenarios passed, 2 failed" in output, output
+    assert "VIOLATION: agent 'triage' called restricted tool 'cancel_booking'" in output
+    records = {r["conversation_id"]: r for r in map(json.loads, (root / "runs" / "agents" / "results.jsonl").read_text().splitlines())}
+    assert {c: r["verdict"] for c, r in records.items()} == {"cancel": "PASS", "refuse": "PASS", "wrong-order": "FAIL", "violation": "FAIL"}
+    wrong = records["wrong-order"]
+    assert wrong["expected_trajectory"][0]["tools"] == ["cancel_booking", "lookup_booking"]
+    assert [c["name"] for c in wrong["tool_calls"]] == ["lookup_booking", "cancel_booking"]
+    assert wrong["trajectory_failures"] == [
+        'the agent should call the tools "cancel_booking, lookup_booking" in order: expected the tools cancel_booking, '
+        'lookup_booking in this order; actual: booking:lookup_booking({"reference": "ABC123"}), '
+        'booking:cancel_booking({"reference": "ABC123"})'
+    ]
+    assert wrong["error_category"] == "wrong tool or order"
+    violation = records["violation"]
+    assert violation["trajectory_failures"] == ["VIOLATION: agent 'triage' called restricted tool 'cancel_booking'"]
+    assert violation["error_category"] == "restricted tool called"
+
+
+def test_run_with_repeats_then_report_shows_trajectory_metrics_pass_k_and_structural_coverage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _agent_project(tmp_path / "project")
+    monkeypatch.chdir(root)
+    ran = CliRunner().invoke(cli, ["run", "--repeat", "2", "--run-id", "twice"], catch_exceptions=False)
+    assert ran.exit_code == 1, ran.output
+    shown = CliRunner().invoke(cli, ["report", "twice", "--no-coverage", "--out", "out"], catch_exceptions=False)
+    assert shown.exit_code == 0, shown.output
+    assert "pass^2" in shown.output and "Tool-call trajectories" in shown.output
+    report = json.loads((root / "out" / "report.json").read_text())
+    (trajectories,) = report["trajectories"]
+    # cancel (twice): exact; wrong-order (twice): swapped; violation (twice): the one expected call made
+    assert trajectories["overall"]["scenarios"] == 6
+    assert trajectories["overall"]["exact"] == pytest.approx(4 / 6)
+    assert trajectories["overall"]["in_order"] == pytest.approx(4 / 6)
+    assert trajectories["overall"]["any_order"] == 1.0
+    (reliability,) = report["reliability"]
+    assert reliability["pass_hat"] == {"1": 0.5, "2": 0.5}
+    (structural,) = report["structural"]
+    witnessed = {o["criterion"] + " " + o["source"] + ">" + o["target"] for o in structural["coverage"]["obligations"] if o["witnesses"]}
+    assert witnessed == {"C1 triage>", "C1 booking>", "C2 booking>lookup_booking", "C2 booking>cancel_booking",
+                         "C3 triage>cancel_booking", "C4 triage>booking"}
+    assert [(v["agent"], v["tool"]) for v in structural["coverage"]["violations"]] == [("triage", "cancel_booking")] * 2
+    html = (root / "out" / "report.html").read_text()
+    assert "trajectory failures" in html and 'id="agents"' in html and "VIOLATION: agent &#x27;triage&#x27;" in html
