@@ -370,3 +370,17 @@ def test_a_text_question_about_a_relation_its_sentence_does_not_state_is_rewritt
     sentence = "Eastquay Olympic arrived as champions of the 2023 Velorian Premier Division season, coached by Soren Vey."
     assert asked_beyond_evidence("Which team won the 2023 Varen Cup Final?", sentence, "2023 Varen Cup Final")
     assert asked_beyond_evidence("Which club arrived as the 2023 champions, coached by Soren Vey?", sentence, "2023 Varen Cup Final") == []
+
+
+def test_a_synthesis_worded_by_code_may_be_longer_than_an_lm_question() -> None:
+    polite = " I would be grateful for a short and precise answer, taken from the records you have, thank you very much."
+
+    def long_questions(request: LMRequest) -> Any:
+        if section(request, "What To Ask").startswith("Ask one question"):
+            return {"question": "player: Rasmus Kaldor; goals: 2", "answer": "x"}
+        reply = write_turn(request)
+        return {**reply, "question": reply["question"].rstrip("?") + "?" + polite} if reply["answer"] != CANNOT_ANSWER else reply
+
+    result, _ = _write({"write_turn": long_questions})
+    assert not result.dropped and result.records[-1].worded_by == "code"
+    assert len(result.turns[-1].question) > 240

@@ -227,14 +227,15 @@ class ConversationWriter:
         """The question worded by code, for a turn whose every LM wording failed and whose evidence fixes
         the question (a table cell and its filter, an absent subject, the earlier questions a synthesis
         combines), under the same checks; a table turn also under its round trip."""
+        # model_construct: the length limits of WrittenTurn bound an LM's reply, not a question code composed
         if isinstance(evidence, TableEvidence):
-            written = WrittenTurn(question=self._plain_question(planned, evidence), answer=evidence.value)
+            written = WrittenTurn.model_construct(question=self._plain_question(planned, evidence), answer=evidence.value)
         elif isinstance(evidence, AbsentSubject):
-            written = WrittenTurn(question=f"What is the {evidence.attribute} of {evidence.entity}?", answer=CANNOT_ANSWER)
+            written = WrittenTurn.model_construct(question=f"What is the {evidence.attribute} of {evidence.entity}?", answer=CANNOT_ANSWER)
         else:
             asked = [_standalone(self.kept[p - 1]).rstrip(" ?") for p in evidence.turns]
             question = "To sum up, " + ", and ".join(_lower_first_word(a) for a in asked) + "?"
-            written = WrittenTurn(question=question, answer="; ".join(evidence.answers))
+            written = WrittenTurn.model_construct(question=question, answer="; ".join(evidence.answers))
         draft = self._checked(planned, kind, evidence, written)
         # a table turn's round trip; absence is proven by the corpus search, and a code-worded synthesis asks again
         # exactly the questions whose answers each passed their own round trip
@@ -373,7 +374,8 @@ class ConversationWriter:
         if kind is QueryType.FILLER and planned.bridge and planned.proxy:
             question = re.sub(re.escape(planned.bridge), planned.proxy, question, flags=re.IGNORECASE)
         draft = self._checked_on_evidence(planned, kind, evidence, question, written)
-        earlier = [k.turn.question for k in self.kept]
+        # a SYNTHESIS asks the earlier questions again by design; its round trip needs every combined answer
+        earlier = [] if isinstance(evidence, EarlierTurns) else [k.turn.question for k in self.kept]
         repeated = repeats_problems(question, earlier)
         if repeated:
             draft.checks.append(TurnCheck(name="question", passed=False, detail=repeated[0]))
