@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bddgen.intents.stage import intents_report
 from bddgen.agents.coverage import structural_coverage
-from bddgen.agents.project_manifest import manifest_path
 from bddgen.agents.manifest import read_manifest
+from bddgen.agents.project_manifest import manifest_path
 from bddgen.errors import ConfigError
+from bddgen.intents.stage import intents_report
 from bddgen.project import Project
 from bddgen.run.assistants.factory import assistant_settings
 from bddgen.report.analysis import build_report
@@ -31,6 +31,7 @@ def project_report(project: Project, references: list[str], coverage: CoverageCe
         coverage=coverage,
         structural=[found for run in runs if (found := run_structural_coverage(project, run)) is not None],
     )
+    return report.model_copy(update={"intents": intents_report(project)})
 
 
 def run_structural_coverage(project: Project, run: RunData) -> RunStructuralCoverage | None:
@@ -45,7 +46,6 @@ def run_structural_coverage(project: Project, run: RunData) -> RunStructuralCove
     return RunStructuralCoverage(
         run_id=run.run_id, manifest=str(path), coverage=structural_coverage(read_manifest(path), run.results)
     )
-    return report.model_copy(update={"intents": intents_report(project)})
 
 
 def default_report_folder(project: Project, report: Report) -> Path:
