@@ -10,6 +10,7 @@ from bddgen.features.vocabulary import quote
 from bddgen.features.writer import HEADER_PREFIX, body_hash, is_edited
 from bddgen.errors import InputError, Problem
 from bddgen.files import atomic_write
+from bddgen.intents.normalize import request_key
 from bddgen.intents.model import CellOutcome, Intent, PartitionTable
 from bddgen.intents.phrases import CALLS_WITH, DOES_NOT_CALL
 from bddgen.intents.seeds import class_of
@@ -81,7 +82,7 @@ def write_regressions(table: PartitionTable, outcomes: Sequence[CellOutcome], fo
     for outcome in outcomes:
         if outcome.first_failure is None:
             continue
-        key = (outcome.cell.id, outcome.attempts[outcome.first_failure - 1].request.casefold())
+        key = (outcome.cell.id, request_key(outcome.attempts[outcome.first_failure - 1].request))
         if key not in found:  # the same request found by both methods is one scenario
             found.add(key)
             exposing.append(outcome)
