@@ -142,3 +142,10 @@ def test_the_project_report_gets_a_partition_grid_section() -> None:
     assert "<a href=#intents>Intent integrity</a>" in page and "Partition grid" in page
     assert "<span class='cls exposed' title='called book_flight with a guessed date" in page
     assert "<span class='cls not-exposed'" in page and "<span class='cls not-searched'" in page
+
+
+def test_a_variant_differing_only_in_spacing_or_final_punctuation_is_a_repeat() -> None:
+    variants = [{"strategy": "tone", "note": "same", "request": "  book me ECONOMY to Lisbon, please"}]
+    agent = BookingAgent()
+    outcome = search_full(_context(agent, scripted_lm(variants)), SEED_LEFT_OUT)
+    assert outcome.queries == 1 and outcome.rejected >= 1

@@ -10,7 +10,7 @@ from bddgen.errors import LMOutputError
 from bddgen.intents.expect import Expectation
 from bddgen.intents.memory import Strategy
 from bddgen.intents.model import Attempt, Intent, ParameterPartition
-from bddgen.intents.normalize import mentions
+from bddgen.intents.normalize import mentions, request_key
 from bddgen.intents.seeds import leaked_value
 from bddgen.intents.tasks import KEEPS_INTENT, MUTATE, REFLECT
 from bddgen.lm.client import LanguageModel
@@ -87,7 +87,7 @@ def reflect(lm: LanguageModel, tool: Tool, expectation: Expectation, request: st
 
 def drift_by_code(expectation: Expectation, partition: ParameterPartition, candidate: Candidate, seen: set[str]) -> str | None:
     """What code alone sees wrong with a variant: a repeat, or a value stated that was meant to be left out."""
-    if candidate.request.casefold() in seen:
+    if request_key(candidate.request) in seen:
         return "repeats an earlier request"
     if expectation.intent == Intent.UNDERSPEC and expectation.omitted:
         leaked = leaked_value(candidate.request, partition, expectation.arguments)

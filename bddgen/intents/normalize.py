@@ -16,6 +16,11 @@ NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
 
 
+def request_key(text: str) -> str:
+    """A request as repeats are recognised: case, spacing and trailing punctuation ignored."""
+    return " ".join(text.casefold().split()).rstrip(" .!?")
+
+
 def _folded(value: Any) -> str:
     return re.sub(r"[^0-9a-z@.]+", " ", str(value).casefold()).strip()
 

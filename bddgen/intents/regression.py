@@ -18,6 +18,7 @@ from bddgen.features.vocabulary import quote
 from bddgen.features.writer import write_feature
 from bddgen.intents.expect import Expectation
 from bddgen.intents.model import CellOutcome, Intent, PartitionTable
+from bddgen.intents.normalize import request_key
 from bddgen.intents.seeds import class_of
 from bddgen.safe_names import safe_file_name
 from bddgen.specs import TRAJECTORY_ONLY, Conversation, QueryType, Spec, Turn
@@ -79,7 +80,7 @@ def exposing(outcomes: Sequence[CellOutcome]) -> list[CellOutcome]:
     for outcome in outcomes:
         if outcome.first_failure is None:
             continue
-        key = (outcome.cell.id, outcome.attempts[outcome.first_failure - 1].request.casefold())
+        key = (outcome.cell.id, request_key(outcome.attempts[outcome.first_failure - 1].request))
         if key not in found:
             found.add(key)
             kept.append(outcome)

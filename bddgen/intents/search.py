@@ -13,6 +13,7 @@ from bddgen.errors import AssistantError
 from bddgen.intents.expect import Expectation, Verdict, verdict_of
 from bddgen.intents.memory import StrategyMemory
 from bddgen.intents.metrics import summarize
+from bddgen.intents.normalize import request_key
 from bddgen.intents.model import Attempt, CellOutcome, ParameterPartition, PartitionTable, SearchResult, SeedFile, SeedTask
 from bddgen.intents.mutate import Candidate, keeps_intent, propose, reflect, strategy_order
 from bddgen.intents.seeds import class_of
@@ -88,7 +89,7 @@ def search_full(ctx: SearchContext, task: SeedTask) -> CellOutcome:
     budget = ctx.settings.budget
     outcome = CellOutcome(cell=task.cell, method=FULL, budget=budget)
     outcome.attempts.append(_query(ctx, expectation, Candidate(task.request, "seed", ""), None))
-    seen = {task.request.casefold()}
+    seen = {request_key(task.request)}
     guidance = ctx.memory.retrieve(partition.data_type, task.cell.intent.value, ctx.settings.memory_top) if ctx.memory else []
     round_index = fruitless = 0
     while outcome.first_failure is None and outcome.queries < budget and fruitless < MAX_FRUITLESS:
@@ -98,7 +99,7 @@ def search_full(ctx: SearchContext, task: SeedTask) -> CellOutcome:
         accepted: list[Candidate] = []
         for candidate in proposed:
             keeps, reason = keeps_intent(ctx.lm, expectation, partition, task.request, candidate, ctx.table.reference_date, seen)
-            seen.add(candidate.request.casefold())
+            seen.add(request_key(candidate.request))
             if keeps:
                 accepted.append(candidate)
             else:
@@ -132,7 +133,7 @@ def search_baseline(ctx: SearchContext, task: SeedTask) -> CellOutcome:
     budget = ctx.settings.budget
     outcome = CellOutcome(cell=task.cell, method=BASELINE, budget=budget)
     outcome.attempts.append(_query(ctx, expectation, Candidate(task.request, "seed", ""), None))
-    seen = {task.request.casefold()}
+    seen = {request_key(task.request)}
     misses = 0
     while outcome.first_failure is None and outcome.queries < budget and misses < MAX_FRUITLESS:
         candidate = reflect(ctx.lm, tool, expectation, task.request, ctx.table.reference_date, outcome.attempts)
@@ -141,7 +142,7 @@ def search_baseline(ctx: SearchContext, task: SeedTask) -> CellOutcome:
             continue
         outcome.generated += 1
         keeps, reason = keeps_intent(ctx.lm, expectation, partition, task.request, candidate, ctx.table.reference_date, seen)
-        seen.add(candidate.request.casefold())
+        seen.add(request_key(candidate.request))
         if not keeps:
             outcome.rejected += 1
             misses += 1
