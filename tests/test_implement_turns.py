@@ -370,6 +370,9 @@ def test_a_text_question_about_a_relation_its_sentence_does_not_state_is_rewritt
     sentence = "Eastquay Olympic arrived as champions of the 2023 Velorian Premier Division season, coached by Soren Vey."
     assert asked_beyond_evidence("Which team won the 2023 Varen Cup Final?", sentence, "2023 Varen Cup Final")
     assert asked_beyond_evidence("Which club arrived as the 2023 champions, coached by Soren Vey?", sentence, "2023 Varen Cup Final") == []
+    assert asked_beyond_evidence("Who was the coach of the 2023 champions?", sentence, "") == []  # stems: coach ~ coached
+    final = "The 2023 Varen Cup Final was played on 19 November 2023 at Crownfield Stadium."
+    assert asked_beyond_evidence("Where was the 2023 Varen Cup Final held?", final, "") == []
 
 
 def test_a_synthesis_worded_by_code_may_be_longer_than_an_lm_question() -> None:

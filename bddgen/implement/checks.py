@@ -10,6 +10,7 @@ from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_fa
 from bddgen.implement.normalise import contains_phrase, content_words, normalise
 from bddgen.implement.wellformed import text_problems
 from bddgen.ner.base import EntityRecognizer
+from bddgen.retrieval.lexical import tokenize
 
 COPIED_WORDS = 8
 REPEATED_SHARE = 0.8  # a question sharing this share of its words with an earlier one repeats it  # a question sharing this many words in a row with its evidence copies the document
@@ -100,7 +101,7 @@ def grounding_problems(answer: str, evidence: str, recognizer: EntityRecognizer)
 # words a question may use that no evidence needs to contain: what is asked for, not what is claimed
 _ASKING_WORDS = frozenset(
     "name named called team club person player people year date time number many much long kind type happen happened "
-    "tell know known mean means role according document documents say says fact".split()
+    "tell know known mean means role according document documents say says fact held located situated place".split()
 )
 
 
@@ -108,9 +109,8 @@ def asked_beyond_evidence(question: str, evidence: str, about: str) -> list[str]
     """Problems of a text question whose content words its evidence sentence (with the document's title,
     `about`) does not hold: it would ask about a relation the sentence never states ("won" the final,
     when the sentence says "arrived as champions"), so the chosen fact may not be its answer."""
-    known = content_words(f"{evidence} {about}")
-    stems = {w.rstrip("s") for w in known}
-    unsupported = sorted(w for w in content_words(question) - _ASKING_WORDS if w not in known and w.rstrip("s") not in stems)
+    known = set(tokenize(f"{evidence} {about}"))  # stemmed: "coach" is in "Coached by …"
+    unsupported = sorted(w for w in content_words(question) - _ASKING_WORDS if not set(tokenize(w)) <= known)
     if unsupported:
         return [f"the question asks about {', '.join(unsupported)}, which the evidence does not say; ask only what it says"]
     return []
