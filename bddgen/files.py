@@ -1,10 +1,17 @@
-"""Writing files so an interruption never leaves half of one."""
+"""Writing files so an interruption never leaves half of one, and reading back the JSON files bddgen writes."""
 
 from __future__ import annotations
 
 import os
 import tempfile
 from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from bddgen.errors import InputError, Problem
+
+Model = TypeVar("Model", bound=BaseModel)
 
 # The mode a plain `open(path, "w")` gives a new file (mkstemp creates files readable by the owner only).
 _umask = os.umask(0)
@@ -25,3 +32,14 @@ def atomic_write(path: Path, content: str | bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def read_json_file(path: Path, model: type[Model], what: str, fix: str) -> Model | None:
+    """The JSON file at `path` as `model`, or None when there is none; a damaged one is an InputError
+    naming the file, that it is not a valid `what`, and `fix`."""
+    if not path.is_file():
+        return None
+    try:
+        return model.model_validate_json(path.read_text(encoding="utf-8"))
+    except (ValidationError, ValueError) as exc:
+        raise InputError(Problem(str(path), f"not a valid {what} ({str(exc).splitlines()[0]}); {fix}")) from exc

@@ -13,11 +13,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import networkx as nx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen import __version__
-from bddgen.errors import InputError, Problem
-from bddgen.files import atomic_write
+from bddgen.files import atomic_write, read_json_file
 from bddgen.implement.entities import EntityCache
 from bddgen.implement.graph import build_document_graph, edge_bridges
 from bddgen.implement.normalise import normalise
@@ -87,11 +86,4 @@ def record_linking(corpus: Corpus, cache: EntityCache, path: Path) -> LinkingRec
 
 def read_linking(path: Path) -> LinkingRecord | None:
     """The record, or None when implement has not written one; a damaged one is an InputError naming the fix."""
-    if not path.is_file():
-        return None
-    try:
-        return LinkingRecord.model_validate_json(path.read_text(encoding="utf-8"))
-    except (ValidationError, ValueError) as exc:
-        raise InputError(
-            Problem(str(path), f"not a valid linking-entities record ({str(exc).splitlines()[0]}); run `bddgen implement` to write it again")
-        ) from exc
+    return read_json_file(path, LinkingRecord, "linking-entities record", "run `bddgen implement` to write it again")

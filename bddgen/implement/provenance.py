@@ -8,10 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from bddgen.errors import InputError, Problem
-from bddgen.features.writer import atomic_write
+from bddgen.files import atomic_write, read_json_file
 from bddgen.implement.chains import Hop
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence
 from bddgen.implement.unanswerable import AbsentSubject
@@ -121,14 +120,7 @@ def provenance_path(feature: Path) -> Path:
 
 def read_provenance(path: Path) -> FeatureProvenance | None:
     """The sidecar, or None when there is none; a damaged one is an InputError naming the fix."""
-    if not path.is_file():
-        return None
-    try:
-        return FeatureProvenance.model_validate_json(path.read_text(encoding="utf-8"))
-    except (ValidationError, ValueError) as exc:
-        raise InputError(
-            Problem(str(path), f"not a valid provenance file ({str(exc).splitlines()[0]}); delete it and run implement again")
-        ) from exc
+    return read_json_file(path, FeatureProvenance, "provenance file", "delete it and run implement again")
 
 
 def write_provenance(path: Path, provenance: FeatureProvenance) -> None:

@@ -8,10 +8,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from bddgen.errors import InputError, Problem
-from bddgen.files import atomic_write
+from bddgen.files import atomic_write, read_json_file
 from bddgen.implement.provenance import Evidence
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence
 from bddgen.specs import QueryType
@@ -96,15 +95,7 @@ def review_path(feature: Path) -> Path:
 
 def read_review(feature: Path) -> ReviewRecord | None:
     """The sidecar of `feature`, or None; a damaged one is an InputError naming the fix."""
-    path = review_path(feature)
-    if not path.is_file():
-        return None
-    try:
-        return ReviewRecord.model_validate_json(path.read_text(encoding="utf-8"))
-    except (ValidationError, ValueError) as exc:
-        raise InputError(
-            Problem(str(path), f"not a valid review file ({str(exc).splitlines()[0]}); restore it from version control or delete it")
-        ) from exc
+    return read_json_file(review_path(feature), ReviewRecord, "review file", "restore it from version control or delete it")
 
 
 def write_review(feature: Path, record: ReviewRecord) -> None:
