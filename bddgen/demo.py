@@ -35,7 +35,8 @@ from bddgen.templates.settings_toml import toml_value
 DEMO_CORPUS = "sports"
 DEMO_MODEL = "qwen2.5-coder-1.5b"
 DEMO_ASSISTANT_MODEL = "qwen2.5-coder-0.5b"
-REFERENCE_ASSISTANTS = ("dense-rag", "react-rag", "self-rag")
+REFERENCE_ASSISTANTS = ("dense-rag", "react-rag", "self-rag")  # configured in the demo project
+COMPARED_ASSISTANTS = ("dense-rag", "self-rag")  # run and compared by the demo; react-rag runs on request (`bddgen run --assistant react-rag`)
 REPORT_FOLDER = Path("reports") / "demo"
 EXAMPLES_FOLDER = "examples"
 STEPS = 7
@@ -47,7 +48,7 @@ class DemoSizes(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     m: int = Field(default=4, ge=1, description="Candidate specs to generate.")
-    k: int = Field(default=2, ge=1, description="Specs in the suite; the example specs kept count among them.")
+    k: int = Field(default=4, ge=1, description="Specs in the suite; the example specs kept count among them.")
     examples: int = Field(default=1, ge=0, description="The corpus's hand-written example specs kept in the suite (the shortest).")
     n: int = Field(default=1, ge=1, description="Conversations per spec.")
     turns: int = Field(default=5, ge=3, description="Turns per conversation (L); 5 is the fewest that cross two documents.")
@@ -179,8 +180,8 @@ class Demo:
         with self._step(5, f"implement: {self.sizes.n} conversation(s) of {self.sizes.turns} turns per spec") as summary:
             self._implement(models, summary)
         runs: list[Path] = []
-        with self._step(6, f"run: the reference assistants ({', '.join(REFERENCE_ASSISTANTS)}), judged by {models.judge_lm.model_name}") as summary:
-            for name in REFERENCE_ASSISTANTS:
+        with self._step(6, f"run: the reference assistants ({', '.join(COMPARED_ASSISTANTS)}), judged by {models.judge_lm.model_name}") as summary:
+            for name in COMPARED_ASSISTANTS:
                 runs.append(self._run(models, name, summary))
         with self._step(7, "report: compare the assistants") as summary:
             report = stages.report(models, [str(r) for r in runs])
@@ -292,7 +293,7 @@ class Demo:
             self.console.print(f"  {name:<4} {path}", markup=False, soft_wrap=True)
         self.console.print(f"open {result.files['html'].as_uri()} in a browser", markup=False, soft_wrap=True)
         self.console.print(
-            f"next: cd {result.root} and read the specs in features/; `bddgen report --compare demo-dense-rag demo-react-rag` "
+            f"next: cd {result.root} and read the specs in features/; `bddgen report --compare demo-dense-rag demo-self-rag` "
             "prints the comparison again",
             markup=False, soft_wrap=True,
         )

@@ -32,6 +32,10 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ("sports", "airline")
 
 
+class CommandFailed(Exception):
+    """A bddgen command exited with an error; the message holds the end of its output."""
+
+
 def bddgen(args: list[str], cwd: Path, code: Path) -> float:
     """Run the bddgen CLI of the source tree `code` in `cwd`; seconds taken."""
     env = {**os.environ, "PYTHONPATH": str(code)}
@@ -39,8 +43,8 @@ def bddgen(args: list[str], cwd: Path, code: Path) -> float:
     done = subprocess.run([sys.executable, "-c", "from bddgen.cli import main; main()", *args], cwd=cwd, env=env,
                           capture_output=True, text=True)
     if done.returncode not in (0, 1):
-        sys.stderr.write(done.stdout[-2000:] + done.stderr[-2000:])
-        raise SystemExit(f"bddgen {' '.join(args)} failed in {cwd} (exit {done.returncode})")
+        raise CommandFailed(f"bddgen {' '.join(args)} failed in {cwd} (exit {done.returncode}) after "
+                            f"{time.perf_counter() - started:.0f} s: {(done.stdout + done.stderr)[-600:].strip()}")
     return time.perf_counter() - started
 
 
@@ -75,10 +79,18 @@ def lm_tokens(project: Path) -> int:
     return int(row[0])
 
 
-def measure(project: Path, code: Path, n: int, turns: int) -> dict[str, Any]:
-    """Implement every spec of the project with the source tree `code`; the figures of the run."""
+def measure(project: Path, code: Path, n: int, turns: int, tolerate_failure: bool = False) -> dict[str, Any]:
+    """Implement every spec of the project with the source tree `code`; the figures of the run. With
+    `tolerate_failure` (the baseline revision) a failed run is measured on what it wrote before it stopped,
+    its seconds up to the failure, and the failure is recorded under `failed`."""
     specs = sorted((project / "features").rglob("*.feature"))
-    seconds = bddgen(["implement", "--n", str(n), "--turns", str(turns)], project, code)
+    started, failed = time.perf_counter(), None
+    try:
+        seconds = bddgen(["implement", "--n", str(n), "--turns", str(turns)], project, code)
+    except CommandFailed as error:
+        if not tolerate_failure:
+            raise
+        seconds, failed = time.perf_counter() - started, str(error)
     figures: dict[str, Any] = {"specs": len(specs), "attempted": len(specs) * n, "written": 0, "turns": 0, "table_turns": 0,
                                "table_turns_exact": 0, "answerable": 0, "roundtrip_agree": 0, "roundtrip_first_try": 0, "repaired": 0, "worded_by_code": 0}
     drops: Counter[str] = Counter()
@@ -109,7 +121,7 @@ def measure(project: Path, code: Path, n: int, turns: int) -> dict[str, Any]:
     tokens = lm_tokens(project)
     written, kept = figures["written"], figures["turns"]
     figures.update(
-        seconds=round(seconds, 1), tokens=tokens, drops=dict(drops.most_common()),
+        seconds=round(seconds, 1), tokens=tokens, drops=dict(drops.most_common()), failed=failed,
         roundtrip_agree=round(figures["roundtrip_agree"] / figures["answerable"], 3) if figures["answerable"] else 0.0,
         roundtrip_first_try=round(figures["roundtrip_first_try"] / figures["answerable"], 3) if figures["answerable"] else 0.0,
         seconds_per_written=round(seconds / written, 1) if written else None,
@@ -162,7 +174,14 @@ def main() -> None:
     parser.add_argument("--baseline-ref", default="", help="also run the implement stage of this git revision on the same specs")
     parser.add_argument("--keep", type=Path, default=None, help="keep the projects in this folder (to read the written conversations)")
     options = parser.parse_args()
+    try:
+        run(options)
+    except CommandFailed as error:
+        raise SystemExit(str(error)) from None
 
+
+def run(options: argparse.Namespace) -> None:
+    """Measure each corpus (and the baseline revision beside it); print the figures."""
     folder = Path(tempfile.mkdtemp(prefix="bench-yield-")) if options.keep is None else options.keep
     folder.mkdir(parents=True, exist_ok=True)
     tree = baseline_tree(options.baseline_ref, folder) if options.baseline_ref else None
@@ -178,7 +197,7 @@ def main() -> None:
             results[corpus] = measure(project, ROOT, options.n, options.turns)
             print(f"{corpus}: {json.dumps(results[corpus])}", file=sys.stderr, flush=True)
             if tree is not None and copy is not None:
-                baseline[corpus] = measure(copy, tree, options.n, options.turns)
+                baseline[corpus] = measure(copy, tree, options.n, options.turns, tolerate_failure=True)
                 print(f"{corpus} (baseline): {json.dumps(baseline[corpus])}", file=sys.stderr, flush=True)
     finally:
         if tree is not None:
@@ -187,7 +206,7 @@ def main() -> None:
             shutil.rmtree(folder, ignore_errors=True)
     if options.json:
         keys = ("attempted", "written", "turns", "answerable", "table_turns", "table_turns_exact", "roundtrip_agree", "roundtrip_first_try",
-                "worded_by_code", "seconds_per_written", "tokens_per_written", "tokens_per_turn", "drops")
+                "worded_by_code", "seconds_per_written", "tokens_per_written", "tokens_per_turn", "drops", "failed")
         output: dict[str, Any] = {corpus: {k: figures[k] for k in keys} for corpus, figures in results.items()}
         for corpus, figures in baseline.items():
             output[f"{corpus} (baseline {options.baseline_ref})"] = {k: figures[k] for k in keys}

@@ -41,6 +41,9 @@ def _longest_shared_run(a: str, b: str) -> int:
     return best
 
 
+COPIED = "the question copies the document"
+
+
 def question_problems(question: str, evidence: str) -> list[str]:
     """A question is a natural-language request: not a pasted table row, not a copied document fragment."""
     problems = well_formed("question", question)
@@ -49,7 +52,7 @@ def question_problems(question: str, evidence: str) -> list[str]:
     elif not question.rstrip().endswith("?") and not _REQUEST.match(question.strip()):
         problems.append("write a question a user would ask, ending with '?'")
     if _longest_shared_run(question, evidence) >= COPIED_WORDS:
-        problems.append("the question copies the document; ask in your own words")
+        problems.append(f"{COPIED}; ask in your own words")
     return problems
 
 

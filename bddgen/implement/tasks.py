@@ -66,6 +66,7 @@ ANSWER_FROM_DOCUMENTS: PromptTask[RoundTripAnswer] = PromptTask(
     name="answer_from_documents",
     instruction=f"""Answer the user's last question using only the documents below and the conversation so far.
 Give the answer itself, short: the value, name or fact asked for, with its number or date exactly as the documents write it.
+When the question asks for several things, give each of them, separated by "; ".
 If the documents do not answer the question, answer exactly "{CANNOT_ANSWER}".""",
     output=RoundTripAnswer,
     max_tokens=200,

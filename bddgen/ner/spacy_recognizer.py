@@ -16,12 +16,15 @@ _NOT_NEEDED = ["tagger", "parser", "attribute_ruler", "lemmatizer", "senter", "m
 
 
 class SpacyRecognizer:
-    """spaCy's statistical NER; only the tokeniser, tok2vec and ner components are loaded."""
+    """spaCy's statistical NER; only the tokeniser, tok2vec and ner components are loaded for it. It also
+    parses sentences (`parse`: the pipeline with its tagger, parser and lemmatizer, loaded on first use) for
+    the questions code words from an evidence sentence."""
 
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32) -> None:
         self._model = model
         self._batch_size = batch_size
         self._nlp: Any = None
+        self._parser: Any = None
         self._lock = threading.Lock()
 
     @property
@@ -36,6 +39,19 @@ class SpacyRecognizer:
         with self._lock:
             docs = list(nlp.pipe(texts, batch_size=self._batch_size))
         return [self._entities(doc) for doc in docs]
+
+    def parse(self, text: str) -> Any | None:
+        """`text` as a spaCy Doc with part-of-speech tags, dependencies, lemmas and entity types; None when the
+        pipeline is not English or has no parser (code words English questions only; the LM words the rest)."""
+        self._load()
+        with self._lock:
+            if self._parser is None:
+                import spacy
+
+                self._parser = spacy.load(self._model, exclude=["senter"])
+            if self._parser.lang != "en" or "parser" not in self._parser.pipe_names:
+                return None
+            return self._parser(text)
 
     @staticmethod
     def _entities(doc: Any) -> list[Entity]:

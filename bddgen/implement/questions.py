@@ -1,0 +1,241 @@
+"""Questions worded by code from an evidence sentence: the sentence's own clause with its answer taken out
+and asked for with a wh-word.
+
+Used when every LM wording of a text turn failed its checks, and shown to the LM as the plain form of
+the question it should phrase. The question keeps the clause's other words (its subject, verb and
+modifiers), so it asks exactly the relation the sentence states, about the things the sentence names:
+
+    "Luca Fenwright was voted Player of the Year for the second time, and Vey was named Coach of the Year."
+        answer "Luca Fenwright"      -> "Who was voted Player of the Year for the second time?"
+    "The 2023 final was played on 19 November 2023 at Crownfield Stadium."
+        answer "Crownfield Stadium"  -> "Where was the 2023 final played on 19 November 2023?"
+        answer "19 November 2023"    -> "When was the 2023 final played at Crownfield Stadium?"
+    "Eastquay Olympic conceded only 20 goals."
+        answer "20"                  -> "How many goals did Eastquay Olympic concede?"
+
+The sentence is parsed with a dependency parser (spaCy's); a sentence whose answer sits where no rule
+applies gets no question (None), never a guess. Coordinated clauses and appositions are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Protocol, runtime_checkable
+
+_SUBJECTS = frozenset({"nsubj", "nsubjpass"})
+_OBJECTS = frozenset({"dobj", "attr", "oprd"})
+_PEOPLE = frozenset({"PERSON", "ORG", "NORP", "GPE"})  # GPE: a named side ("Veloria reached the quarter-finals")
+_TIMES = frozenset({"DATE", "TIME"})
+_PLACES = frozenset({"GPE", "LOC", "FAC"})
+_DO = {"VBD": "did", "VBZ": "does", "VBP": "do"}
+_WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
+_CONTEXT_WORDS = frozenset("it he she they him them there then this these those".split())
+_POSSESSIVES = frozenset("his her its their".split())
+
+
+@runtime_checkable
+class SentenceParser(Protocol):
+    """Anything that parses an English sentence into spaCy's Doc shape (tokens with dep_, head, pos_, tag_,
+    lemma_, ent_type_), or gives None when it cannot."""
+
+    def parse(self, text: str) -> Any | None: ...
+
+
+def question_for(sentence: str, answer: str, parser: SentenceParser, *, replace: tuple[str, str] = ("", "")) -> str | None:
+    """The question `sentence` answers with `answer`, worded from the sentence itself; None when no rule fits.
+
+    `replace` = (name, phrase) writes `phrase` where the question would name `name` (a FILLER turn says
+    "that club" for the club an earlier answer named); None when the question does not name it."""
+    start = sentence.find(answer)
+    if not answer or start < 0:
+        return None
+    doc = parser.parse(sentence)
+    if doc is None:
+        return None
+    span = [t for t in doc if t.idx >= start and t.idx + len(t.text) <= start + len(answer)]
+    if not span:
+        return None
+    inside = {t.i for t in span}
+    root = next((t for t in span if t.head.i not in inside or t.head.i == t.i), span[0])
+    if not _whole_fact(root, inside):
+        return None
+    question = _question(root, inside)
+    if question is None:
+        return None
+    name, phrase = replace
+    if name:
+        if name not in question:
+            return None
+        question = re.sub(rf"\b(?:the\s+)?{re.escape(name)}", phrase, question, count=1, flags=re.IGNORECASE)
+    return question
+
+
+def _whole_fact(root: Any, answer: set[int]) -> bool:
+    """The answer is the whole phrase it heads, not part of one ("EUR" of "55 EUR", "Player" of "Player of the
+    Year", one name of a list); only a determiner or a title before it ("goalkeeper Oskar Thale") may stay out,
+    and, behind a preposition, what follows it (the whole prepositional phrase leaves the question)."""
+    if root.dep_ == "conj" or any(c.dep_ == "conj" for c in root.children):
+        return False
+    first, last = min(answer), max(answer)
+    behind_preposition = root.dep_ == "pobj"
+    for token in root.subtree:
+        if token.i in answer or token.dep_ == "det" or (behind_preposition and token.i > last):
+            continue
+        title = token.dep_ in {"compound", "amod"} and token.pos_ in {"NOUN", "ADJ"} and token.i < first and token.text.islower()
+        if not title:
+            return False
+    return True
+
+
+def _question(root: Any, answer: set[int]) -> str | None:
+    verb, attachment = _clause_verb(root)
+    if verb is None or not _main_clause(verb) or not _self_contained(verb, answer):
+        return None
+    if attachment in _SUBJECTS:  # a named subject does something: a person, a club, a company
+        wh = "Who" if root.ent_type_ in _PEOPLE or (root.pos_ == "PROPN" and not root.ent_type_) else "What"
+        return _asked_for_subject(verb, wh, root)
+    if attachment in _OBJECTS:
+        if root.ent_type_ in _TIMES or root.pos_ == "NUM":
+            return None
+        wh = "Who" if root.ent_type_ in _PEOPLE else "What"
+        return _inverted(verb, wh, skip=_subtree(root))
+    if attachment == "prep":
+        preposition = root.head
+        if root.ent_type_ in _TIMES:
+            return _inverted(verb, "When", skip=_subtree(preposition))
+        if root.ent_type_ in _PLACES and preposition.lower_ in {"at", "in"}:
+            return _inverted(verb, "Where", skip=_subtree(preposition))
+        return None
+    if attachment == "count":
+        counted = root.head
+        if counted.dep_ not in _OBJECTS | _SUBJECTS or not all(t.i in answer or t.dep_ in {"advmod", "quantmod"} for t in root.subtree):
+            return None
+        noun = _join([t for t in counted.subtree if t.i > root.i and t.i not in _subtree(root)])
+        if counted.dep_ in _SUBJECTS:
+            return _asked_for_subject(verb, f"How many {noun}", counted)
+        return _inverted(verb, f"How many {noun}", skip=_subtree(counted))
+    return None
+
+
+def _clause_verb(root: Any) -> tuple[Any | None, str]:
+    """The verb whose clause holds the answer, and how the answer attaches to it."""
+    if root.dep_ in _SUBJECTS | _OBJECTS and root.head.pos_ in {"VERB", "AUX"}:
+        return root.head, root.dep_
+    if root.dep_ == "pobj" and root.head.dep_ == "prep" and root.head.head.pos_ in {"VERB", "AUX"}:
+        return root.head.head, "prep"
+    if root.dep_ == "nummod" and root.head.head.pos_ in {"VERB", "AUX"}:
+        return root.head.head, "count"
+    return None, ""
+
+
+def _main_clause(verb: Any) -> bool:
+    """The sentence's main verb or one coordinated with it: a subordinate clause ("when it …") is no question's frame."""
+    return verb.dep_ == "ROOT" or (verb.dep_ == "conj" and verb.head.dep_ == "ROOT")
+
+
+def _self_contained(verb: Any, answer: set[int]) -> bool:
+    """The clause's other words need nothing said before: no pronoun or 'there' pointing elsewhere, no
+    relative or question word left behind, no parenthesis."""
+    for token in _clause(verb):
+        if token.i in answer:
+            continue
+        if token.lower_ in _CONTEXT_WORDS or token.tag_ in _WH_TAGS or token.text in {"(", ")"}:
+            return False
+    return True
+
+
+def _subtree(token: Any) -> set[int]:
+    return {t.i for t in token.subtree}
+
+
+def _clause(verb: Any) -> list[Any]:
+    """The verb's own clause: its subtree without what is coordinated with the verb (and the conjunction and
+    punctuation joining it), and without asides set off by a comma (an apposition, a relative clause);
+    coordinated names inside a phrase stay ("between A and B")."""
+    left_out: set[int] = set()
+    for token in verb.subtree:
+        if token.i == verb.i or token.i in left_out:
+            continue
+        joined = token.head.i == verb.i and token.dep_ in {"conj", "cc", "punct", "parataxis", "preconj"}
+        aside = token.dep_ in {"appos", "relcl"} and token.left_edge.i > 0 and token.doc[token.left_edge.i - 1].text == ","
+        if joined or aside:
+            left_out |= _subtree(token)
+    return [t for t in verb.subtree if t.i not in left_out]
+
+
+def _subject(verb: Any) -> Any | None:
+    """The verb's one nominal subject (a noun, name or pronoun) before it; None when the parse gives it
+    none or several (then the parse is likely wrong)."""
+    subjects = [c for c in verb.children if c.dep_ in _SUBJECTS]
+    if len(subjects) != 1 or subjects[0].pos_ not in {"NOUN", "PROPN", "PRON"} or subjects[0].i > verb.i:
+        return None
+    return subjects[0]
+
+
+def _asked_for_subject(verb: Any, wh: str, asked: Any) -> str | None:
+    """`wh` + the clause after the subject, then what came before it ("In 2019, X won the cup" -> "Who won the cup in 2019")."""
+    if _subject(verb) is None or _subject(verb).i != asked.i:
+        return None
+    taken = _subtree(asked)
+    after = [t for t in _clause(verb) if t.i > max(taken)]
+    before = [t for t in _clause(verb) if t.i < min(taken)]
+    if not after:
+        return None
+    return _finish(f"{wh} {_join(after)} {_join(before, lower_first=True)}")
+
+
+def _words(verb: Any, *, skip: set[int], swap: dict[int, str] | None = None) -> str:
+    """The clause's words without `skip`, with `swap`'s replacements."""
+    return _join([t for t in _clause(verb) if t.i not in skip], swap or {})
+
+
+def _join(tokens: list[Any], swap: dict[int, str] | None = None, lower_first: bool = False) -> str:
+    """Tokens as the sentence spaces them ("non-refundable", "club's"); a space wherever words were taken out
+    between them; `swap` replaces a token's text ("" drops it); `lower_first` lowers a first word that is no name."""
+    swap = swap or {}
+    words: list[str] = []
+    previous: Any = None
+    for token in tokens:
+        text = swap.get(token.i, token.text)
+        if lower_first and not words and token.pos_ not in {"PROPN", "PRON"}:
+            text = text.lower()
+        glued = previous is not None and previous.i == token.i - 1 and not previous.whitespace_
+        if text:
+            words.append(text if glued or not words else " " + text)
+        previous = token
+    return "".join(words)
+
+
+def _inverted(verb: Any, wh: str, *, skip: set[int]) -> str | None:
+    """`wh` + auxiliary + subject + the rest of the clause ("Where was the final played …", "How many goals did X concede")."""
+    subject = _subject(verb)
+    if subject is None or subject.i in skip:
+        return None
+    auxiliary = next((c for c in verb.children if c.dep_ in {"aux", "auxpass"}), None)
+    swap: dict[int, str] = {}
+    if auxiliary is not None:
+        lead = auxiliary.text
+        swap[auxiliary.i] = ""
+    elif verb.lemma_ == "be":
+        lead = verb.text
+        swap[verb.i] = ""
+    elif verb.tag_ in _DO:
+        lead = _DO[verb.tag_]
+        swap[verb.i] = verb.lemma_
+    else:
+        return None
+    taken = _subtree(subject)
+    if any(t.lower_ in _POSSESSIVES for t in subject.subtree):
+        return None  # "his side": whose, the question cannot say
+    said = _join(list(subject.subtree), lower_first=True)
+    clause = [t for t in _clause(verb) if t.i not in skip | taken]
+    after = [t for t in clause if t.i > subject.i]
+    before = [t for t in clause if t.i < subject.i and t.i not in swap]
+    return _finish(f"{wh} {lead.lower()} {said} {_join(after, swap)} {_join(before, lower_first=True)}")
+
+
+def _finish(text: str) -> str:
+    """One space between words, no dangling comma or conjunction, a capital first letter and one question mark."""
+    words = re.sub(r"\s*,(\s*,)+", ",", " ".join(text.split()))
+    words = re.sub(r"(?:[\s,;:.!?]|\b(?:and|or|but)\b)+$", "", words)
+    return words[:1].upper() + words[1:] + "?"
