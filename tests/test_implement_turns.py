@@ -293,6 +293,29 @@ def test_an_unanswerable_subject_found_in_the_corpus_is_replaced() -> None:
     assert ATTRIBUTES[0] not in result.turns[2].question and result.turns[2].answer == CANNOT_ANSWER
 
 
+def test_an_unanswerable_subject_fits_the_kind_of_entity_it_is_about() -> None:
+    from bddgen.implement.unanswerable import ATTRIBUTES_BY_KIND, entity_kind
+    from bddgen.ner.entity import Entity
+
+    class Labelled:
+        name = "labelled"
+        labels = {"Rasmus Kaldor": "PERSON", "Brennick Town": "ORG", "Crownfield Stadium": "FAC"}
+
+        def extract(self, text: str) -> list[Entity]:
+            return [Entity(text, self.labels[text], 0, len(text))] if text in self.labels else []
+
+        def extract_many(self, texts: list[str]) -> list[list[Entity]]:
+            return [self.extract(t) for t in texts]
+
+    kinds = {name: entity_kind(name, Labelled()) for name in ("Rasmus Kaldor", "Brennick Town", "Crownfield Stadium", "XV104")}
+    assert kinds == {"Rasmus Kaldor": "person", "Brennick Town": "organisation", "Crownfield Stadium": "place", "XV104": "other"}
+    texts, index = DocumentTexts(CORPUS.by_id()), MemoryIndex(HashingEmbedder(), CORPUS)
+    for name, kind in kinds.items():
+        asked = {s.attribute for s in absent_subjects(name, texts, index, kind=kind)}
+        assert asked and asked <= set(ATTRIBUTES_BY_KIND[kind])
+    assert "mascot" not in ATTRIBUTES_BY_KIND["person"] and "blood type" not in ATTRIBUTES_BY_KIND["organisation"]
+
+
 def test_an_unanswerable_question_the_corpus_covers_is_rewritten() -> None:
     def covered_first(request: LMRequest) -> Any:
         reply = write_turn(request)

@@ -20,7 +20,7 @@ from bddgen.implement.plan import PlannedTurn, TurnPlan
 from bddgen.implement.provenance import EarlierTurns, Evidence, TurnCheck, TurnProvenance
 from bddgen.implement.questions import SentenceParser, question_for
 from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, STAGE, WRITE_TURN, WrittenTurn
-from bddgen.implement.unanswerable import AbsentSubject, absent_subjects, still_absent
+from bddgen.implement.unanswerable import AbsentSubject, absent_subjects, entity_kind, still_absent
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
 from bddgen.models import TableDocument
@@ -267,7 +267,9 @@ class ConversationWriter:
 
     def _evidence(self, planned: PlannedTurn, kind: QueryType) -> Iterator[Evidence]:
         if kind is QueryType.UNANSWERABLE:
-            yield from absent_subjects(self._entity(planned), self.context.texts, self.context.retriever, start=self.context.seed)
+            entity = self._entity(planned)
+            kind = entity_kind(entity, self.context.recognizer)
+            yield from absent_subjects(entity, self.context.texts, self.context.retriever, kind=kind, start=self.context.seed)
             return
         if kind is QueryType.SYNTHESIS:
             combined = self._combined()

@@ -11,14 +11,21 @@ from pydantic import BaseModel, ConfigDict, Field
 from bddgen.implement.grounding import DocumentTexts
 from bddgen.implement.normalise import normalise
 from bddgen.models import TableDocument
+from bddgen.ner.base import EntityRecognizer
+from bddgen.ner.labels import FAC, GPE, LOC, NORP, ORG, PERSON
 from bddgen.retrieval.base import Retriever
 
-# Attributes people ask about that information-seeking corpora rarely record; each is used only after
+# Attributes people ask about that information-seeking corpora rarely record, per kind of entity (asking a
+# person's mascot or a fare class's blood type would be a question no user asks); each is used only after
 # the corpus is searched for it, so a corpus that does record one simply gets another.
-ATTRIBUTES = (
-    "nickname", "mascot", "official motto", "favourite food", "shoe size", "wifi password", "dress code",
-    "theme song", "star sign", "lucky number", "pet's name", "favourite colour", "blood type", "middle name",
-)
+ATTRIBUTES_BY_KIND: dict[str, tuple[str, ...]] = {
+    "person": ("nickname", "middle name", "favourite food", "star sign", "shoe size", "favourite colour", "blood type", "pet's name"),
+    "organisation": ("mascot", "official motto", "theme song", "nickname", "dress code", "wifi password", "lucky number"),
+    "place": ("nickname", "wifi password", "dress code", "official motto", "mascot", "theme song"),
+    "other": ("nickname", "official motto", "theme song", "lucky number", "mascot"),
+}
+ATTRIBUTES: tuple[str, ...] = tuple(dict.fromkeys(a for kind in ATTRIBUTES_BY_KIND.values() for a in kind))
+_KINDS = {PERSON: "person", ORG: "organisation", NORP: "organisation", GPE: "place", LOC: "place", FAC: "place"}
 RETRIEVED = 5
 
 
@@ -42,13 +49,22 @@ def _in_headers(attribute: str, tables: Sequence[TableDocument]) -> bool:
     return any(wanted <= set(normalise(h.replace("_", " ")).split()) for t in tables for h in t.headers)
 
 
-def absent_subjects(entity: str, texts: DocumentTexts, retriever: Retriever, *, start: int = 0) -> Iterator[AbsentSubject]:
-    """Subjects about `entity` the corpus does not cover, beginning at attribute `start` (a seed, so
-    conversations differ): no table column is the attribute, no document mentions it, and no document
-    retrieved for the question mentions it."""
+def entity_kind(entity: str, recognizer: EntityRecognizer) -> str:
+    """person, organisation, place or other: what the recogniser calls the whole of `entity`."""
+    whole = [e.label for e in recognizer.extract(entity) if e.text.strip() == entity.strip()]
+    return _KINDS.get(whole[0], "other") if whole else "other"
+
+
+def absent_subjects(
+    entity: str, texts: DocumentTexts, retriever: Retriever, *, kind: str = "other", start: int = 0
+) -> Iterator[AbsentSubject]:
+    """Subjects about `entity` (of `kind`) the corpus does not cover, beginning at attribute `start` (a
+    seed, so conversations differ): no table column is the attribute, no document mentions it, and no
+    document retrieved for the question mentions it."""
     tables = [d for d in texts.documents.values() if isinstance(d, TableDocument)]
-    for offset in range(len(ATTRIBUTES)):
-        attribute = ATTRIBUTES[(start + offset) % len(ATTRIBUTES)]
+    attributes = ATTRIBUTES_BY_KIND.get(kind, ATTRIBUTES_BY_KIND["other"])
+    for offset in range(len(attributes)):
+        attribute = attributes[(start + offset) % len(attributes)]
         if _in_headers(attribute, tables) or texts.holding(attribute):
             continue
         hits = [h.doc_id for h in retriever.search(f"What is the {attribute} of {entity}?", top_k=RETRIEVED)]
