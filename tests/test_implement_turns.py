@@ -425,6 +425,21 @@ def test_a_synthesis_worded_by_code_names_what_a_filler_referred_to_and_passes_i
     assert section(asked, "Question") == synthesis.question and section(asked, "Documents").startswith("[t1]")
 
 
+def test_a_synthesis_that_stops_asking_what_a_combined_turn_asked_is_rewritten() -> None:
+    def vague_synthesis(request: LMRequest) -> Any:
+        reply = write_turn(request)
+        if section(request, "What To Ask").startswith("Ask one question"):
+            return {**reply, "question": "What do you know about Rasmus Kaldor and the 2004 Varen Cup Final, in short?"}
+        return reply
+
+    result, _ = _write({"write_turn": _then_faithful([write_turn, write_turn, write_turn, vague_synthesis], write_turn)})
+    synthesis = result.records[-1]
+    assert synthesis.query_type is Q.SYNTHESIS and synthesis.outcome == "kept"
+    assert synthesis.rewrites and "must ask for the" in synthesis.rewrites[0]
+    table_column = result.records[0].evidence.column  # type: ignore[union-attr]
+    assert table_column.replace("_", " ").split()[0] in result.turns[-1].question.lower()
+
+
 def test_a_synthesis_worded_by_code_whose_round_trip_misses_a_part_is_not_kept() -> None:
     def no_synthesis(request: LMRequest) -> Any:
         if section(request, "What To Ask").startswith("Ask one question"):

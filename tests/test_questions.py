@@ -62,6 +62,11 @@ def test_a_filler_question_says_the_proxy_for_the_entity_an_earlier_answer_named
     sentence = "Harbour City FC won the Varen Cup in 2019."
     assert question_for(sentence, "2019", parser, replace=("Harbour City FC", "that club")) == "When did that club win the Varen Cup?"
     assert question_for(sentence, "2019", parser, replace=("Redmarsh Rovers", "that club")) is None  # the question would not name it
+    # what introduces the name goes with it
+    beaten = "In the 117th minute Marwood beat the Eastquay goalkeeper Oskar Thale from a narrow angle to win the cup."
+    assert question_for(beaten, "Marwood", parser, replace=("Oskar Thale", "that person")) == (
+        "Who beat that person from a narrow angle to win the cup in the 117th minute?"
+    )
 
 
 def test_a_parser_that_cannot_parse_gives_no_question() -> None:

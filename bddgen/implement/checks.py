@@ -119,6 +119,25 @@ def asked_beyond_evidence(question: str, evidence: str, about: str) -> list[str]
     return []
 
 
+def dropped_relations(question: str, parts: Sequence[tuple[str, str, str]]) -> list[str]:
+    """Problems of a SYNTHESIS question that does not ask what one of its combined turns asked. Each part is
+    (its question, what it asks for — a table column, or "" for a text turn —, the names it is about): a
+    table part's column words must all be asked ("league meetings", not "league titles" again), a text
+    part's question must keep at least half of its words other than names ("voted … Player of the Year")."""
+    asked = set(tokenize(question))
+    problems = []
+    for part_question, column, names in parts:
+        if column:
+            wanted = set(tokenize(column.replace("_", " ")))
+            if not wanted <= asked:
+                problems.append(f'the question must ask for the {column.replace("_", " ")} again, as "{part_question}" did')
+            continue
+        relation = set(tokenize(" ".join(content_words(part_question) - _ASKING_WORDS))) - set(tokenize(names))
+        if relation and 2 * len(relation & asked) < len(relation):
+            problems.append(f'the question must ask again what "{part_question}" asked')
+    return problems
+
+
 def unsupported_words(answer: str, evidence: str, question: str) -> list[str]:
     """Content words of a text answer that neither its evidence sentence nor the question contains
     (a month, a verb, a place the sentence never says), allowing a plural 's'."""

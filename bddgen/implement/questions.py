@@ -66,8 +66,26 @@ def question_for(sentence: str, answer: str, parser: SentenceParser, *, replace:
     if name:
         if name not in question:
             return None
-        question = re.sub(rf"\b(?:the\s+)?{re.escape(name)}", phrase, question, count=1, flags=re.IGNORECASE)
+        question = _refer(question, doc, name, phrase)
     return question
+
+
+def _refer(question: str, doc: Any, name: str, phrase: str) -> str:
+    """`question` saying `phrase` for `name` together with what introduces it ("the Eastquay goalkeeper Oskar
+    Thale" -> "that person")."""
+    start = doc.text.find(name)
+    inside = [t for t in doc if start <= t.idx < start + len(name)]
+    root = next((t for t in inside if t.head not in inside or t.head.i == t.i), None) if inside else None
+    while root is not None and root.dep_ in {"appos", "compound"} and root.head.i < inside[0].i:
+        root = root.head  # "the Eastquay goalkeeper" + apposed "Oskar Thale": one phrase
+    if root is not None:
+        lead = [t for t in root.subtree if t.i < inside[0].i]
+        if lead and all(t.i == inside[0].i - len(lead) + n for n, t in enumerate(lead)):  # a phrase right before the name
+            introduced = doc.text[lead[0].idx:start + len(name)]
+            replaced = re.sub(re.escape(introduced), phrase, question, count=1, flags=re.IGNORECASE)
+            if replaced != question:
+                return replaced
+    return re.sub(rf"\b(?:the\s+)?{re.escape(name)}", phrase, question, count=1, flags=re.IGNORECASE)
 
 
 def _whole_fact(root: Any, answer: set[int]) -> bool:

@@ -29,8 +29,10 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
     if task.startswith("Ask for the") and "No document says it" in task:
         subject = re.match(r"Ask for (.+?)\. No document", task)
         return {"question": f"What is {subject.group(1) if subject else 'it'}?", "answer": CANNOT_ANSWER}
-    if task.startswith("Ask one question"):
-        return {"question": "Could you sum up what you found so far?", "answer": "summary"}
+    if task.startswith("Ask one question"):  # a SYNTHESIS: the earlier questions again, with their answers
+        asked = [q.rstrip(" ?") for q in quoted]
+        answers = [line.lstrip("- ").strip() for line in evidence.splitlines() if line.strip()]
+        return {"question": "To sum up, " + ", and ".join(asked) + "?", "answer": "; ".join(answers) or "summary"}
     answer = re.search(r'The answer is "([^"]+)"', task)
     if answer:  # a table cell
         column = re.match(r"(?:The previous answer named \"[^\"]+\"\. )?Ask for the (.+?) (?:in|of) ", task)

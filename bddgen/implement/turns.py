@@ -11,7 +11,7 @@ from itertools import islice
 from typing import Iterator, Mapping, Sequence
 
 from bddgen.errors import LMOutputError
-from bddgen.implement.checks import COPIED, agrees, asked_beyond_evidence, grounding_problems, leak_problems, names_problems, question_problems, repeats_problems, unsupported_words, well_formed
+from bddgen.implement.checks import COPIED, agrees, dropped_relations, asked_beyond_evidence, grounding_problems, leak_problems, names_problems, question_problems, repeats_problems, unsupported_words, well_formed
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence, exact_expectation, sentence_candidates, table_candidates
 from bddgen.implement.grounding import DocumentTexts, Facts, answer_facts, mentions
@@ -474,6 +474,7 @@ class ConversationWriter:
         problems = self._record(checks, "well-formed", well_formed("question", question))
         problems += self._record(checks, "question", question_problems(question, ""))
         parts = [self.kept[p - 1] for p in combined.turns]
+        problems += self._record(checks, "names", dropped_relations(question, [_asked(k) for k in parts]), "asks again what each combined turn asked")
         complete = all(agrees(k.facts, k.exact, answer) for k in parts) and not well_formed("answer", answer)
         reference = answer if complete else "; ".join(k.turn.answer.rstrip(". ") for k in parts) + "."
         self._record(checks, "combines", [], "states the answers of turns " + ", ".join(str(p) for p in combined.turns))
@@ -525,6 +526,15 @@ class ConversationWriter:
     @staticmethod
     def _expected(draft: _Draft) -> str:
         return draft.exact or draft.turn.answer
+
+
+def _asked(kept: _Kept) -> tuple[str, str, str]:
+    """What a kept turn asked, for a SYNTHESIS that combines it: its question (a FILLER's proxy replaced by the
+    name it stands for), the table column it asked for, and the names it is about."""
+    evidence = kept.record.evidence
+    column = evidence.column if isinstance(evidence, TableEvidence) else ""
+    names = " ".join([*kept.facts.entities, *(evidence.filter.values() if isinstance(evidence, TableEvidence) else ()), kept.refers[1]])
+    return _standalone(kept), column, names
 
 
 def _allow_copied_clause(draft: _Draft) -> None:
