@@ -223,6 +223,16 @@ def test_a_text_turn_whose_wordings_all_fail_gets_the_question_worded_by_code_fr
     assert f"Plainly: {text_turn.question}" in asked
 
 
+def test_a_filler_says_its_proxy_in_place_of_the_name_and_the_words_that_introduce_it() -> None:
+    from bddgen.implement.turns import refer_to
+
+    assert refer_to("What is the passenger name of the flight number XV104?", "XV104", "that flight number") == (
+        "What is the passenger name of that flight number?"
+    )
+    assert refer_to("How many points did the Ashvale Rangers get?", "Ashvale Rangers", "that club") == "How many points did that club get?"
+    assert refer_to("Who coached Ashvale Rangers in 2017?", "Ashvale Rangers", "that club") == "Who coached that club in 2017?"
+
+
 def test_a_text_turn_worded_by_code_still_needs_its_round_trip() -> None:
     pasted = {"question": "Rasmus Kaldor; 2004: Varen Cup Final", "answer": "x"}
     wrong = {"answer": "Korrin Sporting"}

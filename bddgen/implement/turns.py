@@ -388,8 +388,8 @@ class ConversationWriter:
 
     def _checked(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, written: WrittenTurn) -> _Draft:
         question = written.question
-        if kind is QueryType.FILLER and planned.bridge and planned.proxy:  # "the Ashvale Rangers team" -> "that club team"
-            question = re.sub(rf"\b(?:the\s+)?{re.escape(planned.bridge)}", planned.proxy, question, flags=re.IGNORECASE)
+        if kind is QueryType.FILLER and planned.bridge and planned.proxy:
+            question = refer_to(question, planned.bridge, planned.proxy)
         draft = self._checked_on_evidence(planned, kind, evidence, question, written)
         # a SYNTHESIS asks the earlier questions again by design; its round trip needs every combined answer
         earlier = [] if isinstance(evidence, EarlierTurns) else [k.turn.question for k in self.kept]
@@ -526,6 +526,13 @@ class ConversationWriter:
     @staticmethod
     def _expected(draft: _Draft) -> str:
         return draft.exact or draft.turn.answer
+
+
+def refer_to(question: str, name: str, proxy: str) -> str:
+    """`question` saying `proxy` for `name`, with the article and the noun the proxy repeats ("the flight
+    number XV104" -> "that flight number", "the Ashvale Rangers" -> "that club")."""
+    noun = re.sub(r"^(?:that|this|the)\s+", "", proxy, flags=re.IGNORECASE)
+    return re.sub(rf"\b(?:the\s+)?(?:{re.escape(noun)}\s+)?{re.escape(name)}", proxy, question, flags=re.IGNORECASE)
 
 
 def _asked(kept: _Kept) -> tuple[str, str, str]:
