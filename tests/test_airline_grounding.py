@@ -102,3 +102,16 @@ def test_the_final_answer_prompt_shows_the_reply_shape_not_its_schema() -> None:
 
 def test_the_reference_date_of_the_agent_is_the_datas() -> None:
     assert TODAY == date(2025, 6, 12)
+
+
+def test_the_built_in_date_guessing_variant_is_found_by_name(tmp_path: Path) -> None:
+    from bddgen.corpus.demo import demo_corpus_path
+    from bddgen.project import Project
+    from bddgen.run.assistants.factory import build_assistant
+    from bddgen.templates.scaffold import scaffold_project
+
+    scaffold_project(tmp_path, demo_corpus_path("airline"))
+    project = Project.discover(tmp_path)
+    lm = LanguageModel(ScriptedLM())
+    assert build_assistant("airline-agent-guesses-dates", project, lm=lm).inner.guess_missing_dates
+    assert not build_assistant("airline-agent", project, lm=lm).inner.guess_missing_dates
