@@ -250,6 +250,11 @@ class AssistantSettings(_Section):
         default_factory=list,
         description="airline-agent: restricted 'agent:tool' pairs whose guard is removed (a variant that shows a violation).",
     )
+    guess_missing_dates: bool = Field(
+        default=False,
+        description="airline-agent: fill a date the passenger did not give with today's instead of asking (a deliberately "
+        "broken variant that intent testing catches).",
+    )
     context_tokens: int = Field(
         default=REFERENCE_CONTEXT_TOKENS,
         ge=100,

@@ -79,7 +79,7 @@ def test_extra_bag_fee_depends_on_time_to_departure_and_weight(db: sqlite3.Conne
 
 
 def test_baggage_allowance_adds_loyalty_bags(db: sqlite3.Connection) -> None:
-    result = apply("check_baggage_allowance", {"fare_class": "standard", "loyalty_tier": "Gold"}, db)
+    result = apply("check_baggage_allowance", {"fare_class": "Standard", "loyalty_tier": "Gold"}, db)
     assert (result["checked_bags"], result["checked_bag_max_kg"]) == (3, 23.0)
 
 

@@ -163,3 +163,25 @@ def test_the_lm_is_asked_again_for_a_category_still_without_a_class() -> None:
     table = build_partition(flights, "agents.yaml", TODAY, LanguageModel(lm))
     assert missing_cells(table) == []
     assert "INVALID" in lm.requests[1].messages[-1].content.split("## Categories Without A Class")[1]
+
+
+def test_the_airline_agents_partition_covers_every_parameter_and_intent_from_its_schemas_alone() -> None:
+    from bddgen.agents.airline.workflow import airline_manifest
+    from bddgen.intents.partition import build_partition, missing_cells
+
+    table = build_partition(airline_manifest(), "agents.yaml", DAY, None)
+    assert len(table.partitions) == 16 and missing_cells(table) == []
+    reference = next(p for p in table.partitions if (p.tool, p.parameter) == ("get_booking", "booking_reference"))
+    assert {c.name: c.value for c in reference.classes if c.intent == Intent.INVALID} == {"pattern-mismatch": "ULYBB"}
+    assert {c.name: c.source for c in reference.classes if c.intent == Intent.VALID} == {"pattern-match": "schema:pattern"}
+
+
+def test_a_documented_example_is_a_valid_class_beside_the_ones_a_keyword_implies() -> None:
+    found = _classes({"type": "string", "minLength": 2, "examples": ["Duarte"]}, required=True)
+    assert found["example-1"] == (Intent.VALID, "Duarte", "schema:examples") and found["shortest"][1] == "Du"
+
+
+def test_a_near_miss_of_a_pattern_is_wrong_in_every_letter_case() -> None:
+    from bddgen.intents.regex_sample import non_matching_string
+
+    assert non_matching_string(r"^[A-Za-z0-9]{6}$", "3ULYBB") == "ULYBB"  # 'aULYBB' would read as a valid reference

@@ -81,3 +81,11 @@ def test_a_left_out_value_leaks_through_any_date_any_option_or_a_word_shaped_lik
     )
     assert leaked_value("Flights from LIS to LAX please.", origin, {"destination": "LIS"}) == "LAX"
     assert leaked_value("Flights to LIS on May 2 please.", origin, {"destination": "LIS"}) is None
+
+
+def test_an_impossible_date_must_be_written_out_whatever_the_lm_says() -> None:
+    from bddgen.intents.model import ParameterPartition
+    from bddgen.intents.seeds import only_written_out
+
+    date_partition = ParameterPartition(tool="t", parameter="day", data_type="date", required=True, schema={"type": "string", "format": "date"})
+    assert only_written_out(date_partition, "2027-02-30") and not only_written_out(date_partition, "2027-02-28")

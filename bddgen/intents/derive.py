@@ -185,8 +185,9 @@ def derive_classes(schema: dict[str, Any], *, required: bool, today: date) -> li
     found += _format(schema, today, "description" if described_date else "format") + _bounds(schema) + _typed(schema)
     if schema.get("type", "string") == "string" and "enum" not in schema:
         found += _string(schema)
-    if not any(c.intent == Intent.VALID for c in found):
-        found += _examples(schema)
+    documented = _examples(schema)
+    if documented or not any(c.intent == Intent.VALID for c in found):
+        found += [c for c in documented if c.value not in [f.value for f in found]]
     if required:
         found.append(_cls(Intent.UNDERSPEC, "left-out", "the user does not give this value at all", None, "required", omitted=True))
     kept: dict[str, EquivalenceClass] = {}

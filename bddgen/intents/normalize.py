@@ -25,7 +25,8 @@ def _folded(value: Any) -> str:
     return re.sub(r"[^0-9a-z@.]+", " ", str(value).casefold()).strip()
 
 
-def _as_date(value: Any) -> date | None:
+def as_date(value: Any) -> date | None:
+    """`value` as a calendar date (ISO or a usual spelling); None when it is no existing date."""
     if isinstance(value, datetime):
         return value.date()
     if isinstance(value, date):
@@ -57,7 +58,7 @@ def same_value(intended: Any, actual: Any, schema: dict[str, Any]) -> bool:
     """Whether the agent's `actual` argument means the `intended` value under `schema`."""
     kind = schema.get("format")
     if kind in ("date", "date-time"):
-        left, right = _as_date(intended), _as_date(actual)
+        left, right = as_date(intended), as_date(actual)
         if left is not None and right is not None:
             if kind == "date-time":
                 return _folded(intended).replace(" ", "") == _folded(actual).replace(" ", "") or _datetime(intended) == _datetime(actual)

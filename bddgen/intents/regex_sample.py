@@ -75,9 +75,10 @@ def matching_string(pattern: str) -> str | None:
 
 
 def non_matching_string(pattern: str, near: str) -> str | None:
-    """A string close to `near` that `pattern` does not match: a character swapped for another kind,
-    a character dropped, or one appended; None when every such edit still matches."""
+    """A string close to `near` that `pattern` does not match, in upper or lower case either (a reader
+    would take 'aBC' for 'ABC'): a character swapped for another kind, a character dropped, or one
+    appended; None when every such edit still matches."""
     swaps = {c: ("a" if c.isdigit() else "7" if c.isalpha() else "x") for c in near}
     candidates = [near[:i] + swaps[c] + near[i + 1 :] for i, c in enumerate(near)]
     candidates += [near[:i] + near[i + 1 :] for i in range(len(near))] + [near + "!", "?" + near, ""]
-    return next((c for c in candidates if c != near and not re.search(pattern, c)), None)
+    return next((c for c in candidates if c != near and not any(re.search(pattern, v) for v in (c, c.upper(), c.lower()))), None)

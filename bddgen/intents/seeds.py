@@ -8,7 +8,7 @@ from typing import Any
 from bddgen.agents.manifest import WorkflowManifest
 from bddgen.errors import LMOutputError
 from bddgen.intents.model import Cell, EquivalenceClass, Intent, ParameterPartition, PartitionTable, SeedFile, SeedTask
-from bddgen.intents.normalize import mentions, states_some_value
+from bddgen.intents.normalize import as_date, mentions, states_some_value
 from bddgen.intents.tasks import SEED_TASK, VALUE_STATED
 from bddgen.lm.client import LanguageModel
 
@@ -42,6 +42,12 @@ def seed_arguments(table: PartitionTable, cell: Cell) -> dict[str, Any] | str:
 def _stated_by_code(request: str, arguments: dict[str, Any], partitions: dict[str, ParameterPartition], skip: str | None) -> list[str]:
     """Parameters whose value code cannot find in `request`."""
     return [name for name, value in arguments.items() if name != skip and not mentions(request, value, partitions[name].checked_schema)]
+
+
+def only_written_out(partition: ParameterPartition, value: Any) -> bool:
+    """A date that does not exist (February 30) is stated only by writing it out — no relative phrase
+    reaches it — so when code does not find it, it is not stated and no LM is asked."""
+    return partition.checked_schema.get("format") in ("date", "date-time") and as_date(value) is None
 
 
 def _stated_by_lm(lm: LanguageModel, request: str, name: str, value: Any, reference_date: str) -> bool:
@@ -91,7 +97,11 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
             problem = exc.reason
             continue
         unfound = _stated_by_code(request, state, partitions, None)
-        by_lm = [name for name in unfound if _stated_by_lm(lm, request, name, state[name], table.reference_date)]
+        by_lm = [
+            name
+            for name in unfound
+            if not only_written_out(partitions[name], state[name]) and _stated_by_lm(lm, request, name, state[name], table.reference_date)
+        ]
         missing = [name for name in unfound if name not in by_lm]
         if missing:
             problem = f"the message does not state {', '.join(f'{n} = {state[n]!r}' for n in missing)}"

@@ -4,7 +4,9 @@ Each step the speaking agent's model call chooses a tool call, a handoff or the 
 `steps.py`). A tool the agent may call runs on the conversation's own database copy and is recorded
 as a ToolCall; a tool it must never call is blocked by the guard and recorded as a BlockedCall —
 unless that restriction is lifted (the unrestricted variant), when it runs and is recorded as a
-ToolCall, which structural coverage reports as a violation.
+ToolCall, which structural coverage reports as a violation. A call whose required values the
+conversation does not state is not made either (`grounding.py`): the agent is told to ask for them —
+unless the variant guesses missing dates, when today's date is filled in (a deliberately broken agent).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from bddgen.agents.airline.conversations import ConversationState, ConversationStore
-from bddgen.agents.airline.database import build_template
+from bddgen.agents.airline.database import NOW, build_template
+from bddgen.agents.airline.grounding import is_date_parameter, unstated_arguments
 from bddgen.agents.airline.tasks import FINAL_ANSWER, Answer, agent_step
 from bddgen.agents.airline.tools import ToolArgumentError, apply
 from bddgen.agents.airline.workflow import ENTRY, ROLES
@@ -75,11 +78,14 @@ class AirlineAgentAssistant:
         *,
         max_steps: int = 6,
         lifted_restrictions: Iterable[tuple[str, str]] = (),
+        guess_missing_dates: bool = False,
         name: str = "airline-agent",
     ) -> None:
         self.lm = lm
         self.max_steps = max_steps
         self.lifted = frozenset(lifted_restrictions)
+        self.guess_missing_dates = guess_missing_dates
+        self.today = NOW.date()
         self._name = name
         self.conversations = ConversationStore(build_template(corpus), ENTRY)
 
@@ -135,7 +141,8 @@ class AirlineAgentAssistant:
             if signature in trace.seen_calls:
                 break  # the same call again would return the same result: answer from what is known
             trace.seen_calls.add(signature)
-            self._attempt(state, step.action, arguments, trace, faults.get(step.action))
+            stated_text = "\n".join([history, question, *trace.findings])
+            self._attempt(state, step.action, arguments, trace, faults.get(step.action), stated_text)
         return self.lm.run(
             FINAL_ANSWER,
             stage=STAGE,
@@ -150,7 +157,13 @@ class AirlineAgentAssistant:
         return tool in ROLES[agent].allowed or (agent, tool) in self.lifted
 
     def _attempt(
-        self, state: ConversationState, tool: str, arguments: dict[str, Any], trace: TurnTrace, fault: ToolFault | None
+        self,
+        state: ConversationState,
+        tool: str,
+        arguments: dict[str, Any],
+        trace: TurnTrace,
+        fault: ToolFault | None,
+        stated_text: str,
     ) -> None:
         agent = state.agent
         if not self.permitted(agent, tool):
@@ -158,9 +171,27 @@ class AirlineAgentAssistant:
             trace.blocked_calls.append(BlockedCall(agent=agent, tool=tool, reason=reason))
             trace.findings.append(f"Blocked: {reason}; hand the conversation over to the agent responsible.")
             return
+        missing = self._unstated(tool, arguments, stated_text, state.database)
+        if missing:
+            trace.findings.append(
+                f"Not called: {tool} needs the {' and the '.join(m.replace('_', ' ') for m in missing)}, which the "
+                "passenger has not given; answer by asking the passenger for it."
+            )
+            return
         result = fault.output() if fault is not None else self._run_tool(tool, arguments, state.database)
         trace.tool_calls.append(ToolCall(name=tool, arguments=arguments, result=_shorten(result), agent=agent))
         trace.findings.append(f"The {agent} agent called {tool}({json.dumps(arguments)}) and got: {_shorten(result)}")
+
+    def _unstated(self, tool: str, arguments: dict[str, Any], text: str, database: sqlite3.Connection) -> list[str]:
+        """Required parameters of the call that `text` does not state; the guessing variant first fills
+        an unstated date with today's (in `arguments`, so the call runs with it)."""
+        missing = unstated_arguments(tool, arguments, text, database, self.today)
+        if not self.guess_missing_dates:
+            return missing
+        for name in [m for m in missing if is_date_parameter(tool, m)]:
+            arguments[name] = self.today.isoformat()
+            missing.remove(name)
+        return missing
 
     @staticmethod
     def _run_tool(tool: str, arguments: dict[str, Any], database: sqlite3.Connection) -> str:

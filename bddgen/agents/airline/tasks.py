@@ -8,6 +8,7 @@ handoff to the agents it may hand over to, and one for the answer. The backend e
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from typing import Any, Literal, Union
 
@@ -17,8 +18,8 @@ from bddgen.agents.airline.tools import TOOLS
 from bddgen.agents.airline.workflow import ROLES, AgentRole, offered_tools
 from bddgen.lm.tasks import PromptTask
 
-ANSWER_CHARACTERS = 600
-STEP_TOKENS = 320
+ANSWER_CHARACTERS = 400
+STEP_TOKENS = 160
 
 
 class Answer(BaseModel):
@@ -57,31 +58,55 @@ def _handover_model(targets: tuple[str, ...]) -> type[BaseModel]:
     )
 
 
-def _instruction(role: AgentRole, targets: tuple[str, ...]) -> str:
+def _instruction(role: AgentRole) -> str:
+    """The agent's instructions; the same text at every step of every conversation, so llama.cpp re-reads
+    only the rest of a prompt whose start its slot already holds."""
     lines = [
         f"You are the {role.name} agent of the Aurelian Skyways customer service. {role.purpose}",
-        "Each step you choose one action: call one of your tools, hand the conversation over, or answer the passenger.",
-        "Your tools (use them for requests they serve):",
+        "Each step, choose one action: call one of your tools, hand the conversation over, or answer the passenger.",
+        "Your tools:",
         *(f"- {name}: {TOOLS[name].description}" for name in role.allowed),
     ]
     if role.restricted:
         lines.append(f"You must never call {', '.join(role.restricted)}.")
-    if targets:
-        lines.append("Hand over only when the request needs a tool you do not have; the agents you can hand over to:")
-        lines += [f"- {target}: {ROLES[target].purpose}" for target in targets]
+    if role.hands_over_to:
+        lines.append("Hand over only when the request needs a tool you do not have, to:")
+        lines += [f"- {target}: {ROLES[target].purpose}" for target in role.hands_over_to]
     lines.append(
-        "Look facts up with a tool before you state them; never invent a booking, flight, fee or refund. Booking tools "
-        "need the booking reference and the passenger's last name: ask for them when the conversation lacks them. "
-        "When a tool returned what the passenger needs, or returned an error, answer: explain the result or the error "
-        "in one to three sentences, with the exact figures the tool gave."
+        "Look facts up with a tool before you state them; never invent a booking, flight, date, fee or refund. Use only "
+        "values the passenger gave or a tool returned; when a value a tool needs is missing, answer by asking for it. "
+        "When a tool returned what the passenger needs, or an error, answer in one to three sentences with its exact figures."
     )
+    return "\n".join(lines)
+
+
+def _placeholder(name: str, schema: dict[str, Any]) -> str:
+    if "enum" in schema:
+        return json.dumps(" | ".join(map(str, schema["enum"])))
+    if schema.get("type") in ("number", "integer"):
+        return f"<{name}: a number>"
+    shape = " as YYYY-MM-DD" if "YYYY-MM-DD" in str(schema.get("description", "")) else ""
+    return json.dumps(f"<{name}{shape}>")
+
+
+def _reply_format(role: AgentRole) -> str:
+    """One line per action the agent can take: the JSON shape of each tool call, the handoff, the answer."""
+    lines = []
+    for tool in offered_tools(role):
+        properties = TOOLS[tool].parameters.get("properties", {})
+        arguments = ", ".join(f'"{name}": {_placeholder(name, schema)}' for name, schema in properties.items())
+        lines.append(f'{{"step": {{"action": "{tool}", "arguments": {{{arguments}}}}}}}')
+    if role.hands_over_to:
+        lines.append(f'{{"step": {{"action": "hand_over", "agent": {json.dumps(" | ".join(role.hands_over_to))}}}}}')
+    lines.append('{"step": {"action": "answer", "text": "<your reply to the passenger>"}}')
     return "\n".join(lines)
 
 
 @lru_cache(maxsize=None)
 def agent_step(agent: str, held: frozenset[str] = frozenset()) -> PromptTask[Any]:
     """The step task of `agent`: its instruction and the union of the actions it can take. Agents in
-    `held` already had the conversation in this turn and are no handoff target (no handing back and forth)."""
+    `held` already had the conversation in this turn and are no handoff target (no handing back and forth):
+    the reply's schema leaves them out, while the prompt stays the same at every step."""
     role = ROLES[agent]
     targets = tuple(target for target in role.hands_over_to if target not in held)
     members: list[type[BaseModel]] = [_call_model(tool) for tool in offered_tools(role)]
@@ -89,7 +114,9 @@ def agent_step(agent: str, held: frozenset[str] = frozenset()) -> PromptTask[Any
         members.append(_handover_model(targets))
     members.append(Answer)
     step = create_model(f"{agent.title()}Step", step=(Union[tuple(members)], Field(discriminator="action")))  # type: ignore[call-overload]
-    return PromptTask(name=f"airline-{agent}-step", instruction=_instruction(role, targets), output=step, max_tokens=STEP_TOKENS)
+    return PromptTask(
+        name=f"airline-{agent}-step", instruction=_instruction(role), output=step, max_tokens=STEP_TOKENS, reply_format=_reply_format(role)
+    )
 
 
 FINAL_ANSWER = PromptTask(
@@ -100,6 +127,7 @@ FINAL_ANSWER = PromptTask(
     ),
     output=FinalAnswer,
     max_tokens=STEP_TOKENS,
+    reply_format='{"text": "<your reply to the passenger>"}',
 )
 
 TRIAGE_STEP, BOOKING_STEP, BAGGAGE_STEP = (agent_step(agent) for agent in ROLES)

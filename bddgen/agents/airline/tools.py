@@ -31,6 +31,12 @@ LOYALTY_EXTRA_BAGS = {"Blue": 0, "Silver": 1, "Gold": 2}
 OPEN_STATUSES = ("confirmed", "checked in", "rebooking pending")
 
 
+AIRPORT_CODE = r"^[A-Za-z]{3}$"  # the tools read codes, flight numbers and references in either case
+FLIGHT_NUMBER = r"^[Xx][Vv][0-9]{3}$"
+BOOKING_REFERENCE = r"^[A-Za-z0-9]{6}$"
+FareClass = Literal["Saver", "Standard", "Standard Plus", "Flex", "Award", "Business Saver", "Business", "Business Flex"]
+
+
 class ToolArgumentError(ValueError):
     """The arguments do not fit the tool's parameter schema."""
 
@@ -40,27 +46,29 @@ class _Arguments(BaseModel):
 
 
 class SearchFlights(_Arguments):
-    origin: str = Field(description="IATA code of the departure airport, for example CPH")
-    destination: str = Field(description="IATA code of the arrival airport, for example LIS")
+    origin: str = Field(pattern=AIRPORT_CODE, examples=["CPH"], description="IATA code of the departure airport")
+    destination: str = Field(pattern=AIRPORT_CODE, examples=["LIS"], description="IATA code of the arrival airport")
     date: str = Field(description="Departure date in local time at the origin, YYYY-MM-DD")
 
 
 class FlightNumber(_Arguments):
-    flight_number: str = Field(description="Aurelian Skyways flight number, for example XV217")
+    flight_number: str = Field(pattern=FLIGHT_NUMBER, examples=["XV217"], description="Aurelian Skyways flight number")
 
 
 class BookingLookup(_Arguments):
-    booking_reference: str = Field(description="Six-character booking reference")
-    last_name: str = Field(description="Last name of the passenger on the booking, for verification")
+    booking_reference: str = Field(pattern=BOOKING_REFERENCE, examples=["3ULYBB"], description="Six-character booking reference")
+    last_name: str = Field(
+        min_length=2, examples=["Duarte"], description="Last name of the passenger on the booking, for verification"
+    )
 
 
 class BaggageAllowance(_Arguments):
-    fare_class: str = Field(description="Saver, Standard, Standard Plus, Flex, Award, Business Saver, Business or Business Flex")
+    fare_class: FareClass = Field(description="Fare class of the booking")
     loyalty_tier: Literal["none", "Blue", "Silver", "Gold"] = Field(default="none", description="Aurelian Horizons tier")
 
 
 class ChangeFlight(BookingLookup):
-    new_flight_number: str = Field(description="The flight to move the booking to, for example XV217")
+    new_flight_number: str = Field(pattern=FLIGHT_NUMBER, examples=["XV217"], description="The flight to move the booking to")
 
 
 class AddCheckedBag(BookingLookup):
