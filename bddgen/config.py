@@ -218,6 +218,18 @@ class StructuralSettings(_Section):
     request_chars: int = Field(default=400, ge=20, description="Longest user request kept; a longer one is rewritten.")
 
 
+class TasksSettings(_Section):
+    """[tasks]: outcome-verified agent tasks (`bddgen tasks generate`)."""
+
+    manifest: str = Field(default="", description="Workflow manifest, relative to the project root; empty = agents.yaml in the root, then in the corpus folder.")
+    n: int = Field(default=10, ge=1, description="Tasks to write.")
+    forbidden_share: float = Field(default=0.4, ge=0, le=1, description="Share of tasks whose action the policy forbids.")
+    compound_share: float = Field(default=0.2, ge=0, le=1, description="Share of tasks that chain 2-3 actions.")
+    max_turns: int = Field(default=8, ge=1, description="Turns the simulated user may take.")
+    policy_candidates: int = Field(default=5, ge=1, description="Policy sentences retrieved for the LM to choose the evidence from.")
+    attempts: int = Field(default=3, ge=1, description="Tries to write an instruction (or quote a policy sentence) that passes its checks.")
+
+
 class AssistantSettings(_Section):
     """An assistant under test (see README: pointing bddgen at your assistant)."""
 
@@ -249,6 +261,9 @@ class AssistantSettings(_Section):
     lifted_restrictions: list[str] = Field(
         default_factory=list,
         description="airline-agent: restricted 'agent:tool' pairs whose guard is removed (a variant that shows a violation).",
+    )
+    enforce_policy: bool = Field(
+        default=True, description="airline-agent: false runs its data-changing tools without their policy checks (a variant that breaks policy)."
     )
     context_tokens: int = Field(
         default=REFERENCE_CONTEXT_TOKENS,
@@ -288,6 +303,7 @@ class Settings(_Section):
     export: ExportSettings = Field(default_factory=ExportSettings)
     intents: IntentsSettings = Field(default_factory=IntentsSettings)
     structural: StructuralSettings = Field(default_factory=StructuralSettings)
+    tasks: TasksSettings = Field(default_factory=TasksSettings)
     assistants: dict[str, AssistantSettings] = Field(
         default_factory=dict, description="Assistants under test by name: [assistants.NAME] sections."
     )

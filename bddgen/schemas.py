@@ -36,6 +36,7 @@ from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.report.model import Report
 from bddgen.review.record import ReviewRecord
 from bddgen.specs import CandidateSet, Selection
+from bddgen.tasks.model import TaskFile
 
 FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "system.yaml": SystemDescription,
@@ -65,6 +66,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "faults.json": TypeAdapter(list[ToolFault]),
     "trace.json": AgentTrace,
     "realized.json": RealizationLog,
+    "tasks.json": TaskFile,
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 

@@ -4,7 +4,8 @@ Each step the speaking agent's model call chooses a tool call, a handoff or the 
 `steps.py`). A tool the agent may call runs on the conversation's own database copy and is recorded
 as a ToolCall; a tool it must never call is blocked by the guard and recorded as a BlockedCall —
 unless that restriction is lifted (the unrestricted variant), when it runs and is recorded as a
-ToolCall, which structural coverage reports as a violation.
+ToolCall, which structural coverage reports as a violation. With `enforce_policy=False` (the no-policy
+variant) its tools skip their policy checks, so it cancels or changes any booking it is asked to.
 """
 
 from __future__ import annotations
@@ -75,11 +76,13 @@ class AirlineAgentAssistant:
         *,
         max_steps: int = 6,
         lifted_restrictions: Iterable[tuple[str, str]] = (),
+        enforce_policy: bool = True,
         name: str = "airline-agent",
     ) -> None:
         self.lm = lm
         self.max_steps = max_steps
         self.lifted = frozenset(lifted_restrictions)
+        self.enforce_policy = enforce_policy
         self._name = name
         self.conversations = ConversationStore(build_template(corpus), ENTRY)
 
@@ -158,13 +161,13 @@ class AirlineAgentAssistant:
             trace.blocked_calls.append(BlockedCall(agent=agent, tool=tool, reason=reason))
             trace.findings.append(f"Blocked: {reason}; hand the conversation over to the agent responsible.")
             return
-        result = fault.output() if fault is not None else self._run_tool(tool, arguments, state.database)
+        result = fault.output() if fault is not None else self._run_tool(tool, arguments, state.database, self.enforce_policy)
         trace.tool_calls.append(ToolCall(name=tool, arguments=arguments, result=_shorten(result), agent=agent))
         trace.findings.append(f"The {agent} agent called {tool}({json.dumps(arguments)}) and got: {_shorten(result)}")
 
     @staticmethod
-    def _run_tool(tool: str, arguments: dict[str, Any], database: sqlite3.Connection) -> str:
+    def _run_tool(tool: str, arguments: dict[str, Any], database: sqlite3.Connection, enforce_policy: bool) -> str:
         try:
-            return json.dumps(apply(tool, arguments, database), ensure_ascii=False)
+            return json.dumps(apply(tool, arguments, database, enforce_policy=enforce_policy), ensure_ascii=False)
         except ToolArgumentError as exc:
             return json.dumps({"error": str(exc)})

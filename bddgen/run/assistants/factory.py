@@ -15,10 +15,15 @@ from bddgen.project import Project
 from bddgen.run.assistants.base import Assistant
 from bddgen.run.assistants.guard import GuardedAssistant
 
-BUILT_IN_ASSISTANTS = ("dense-rag", "react-rag", "self-rag", "airline-agent", "airline-agent-unrestricted", "fake")
+BUILT_IN_ASSISTANTS = (
+    "dense-rag", "react-rag", "self-rag", "airline-agent", "airline-agent-unrestricted", "airline-agent-no-policy", "fake"
+)
 REFERENCE_KINDS = ("dense-rag", "react-rag", "self-rag", "airline-agent")
 UNRESTRICTED_AIRLINE_AGENT = AssistantSettings(kind="airline-agent", lifted_restrictions=["triage:cancel_booking"])
 """The airline-agent variant whose triage agent may cancel a booking: a restricted edge coverage reports violated."""
+NO_POLICY_AIRLINE_AGENT = AssistantSettings(kind="airline-agent", enforce_policy=False)
+"""The airline-agent variant whose tools skip their policy checks (cancels any booking): outcome tasks show the diff."""
+VARIANTS = {"airline-agent-unrestricted": UNRESTRICTED_AIRLINE_AGENT, "airline-agent-no-policy": NO_POLICY_AIRLINE_AGENT}
 
 
 def assistant_settings(name: str, project: Project) -> AssistantSettings:
@@ -26,8 +31,8 @@ def assistant_settings(name: str, project: Project) -> AssistantSettings:
     configured = project.settings.assistants
     if name in configured:
         return configured[name]
-    if name == "airline-agent-unrestricted":
-        return UNRESTRICTED_AIRLINE_AGENT
+    if name in VARIANTS:
+        return VARIANTS[name]
     if name in BUILT_IN_ASSISTANTS:
         return AssistantSettings(kind=name)  # type: ignore[arg-type]
     known = sorted(configured) + [b for b in BUILT_IN_ASSISTANTS if b not in configured]
@@ -153,7 +158,9 @@ def _airline_agent(name: str, settings: AssistantSettings, lm: LanguageModel, co
         lifted = [parse_restriction(pair) for pair in settings.lifted_restrictions]
     except ValueError as exc:
         raise ConfigError(f"[assistants.{name}] lifted_restrictions: {exc}") from exc
-    return AirlineAgentAssistant(lm, corpus, max_steps=settings.agent_steps, lifted_restrictions=lifted, name=name)
+    return AirlineAgentAssistant(
+        lm, corpus, max_steps=settings.agent_steps, lifted_restrictions=lifted, enforce_policy=settings.enforce_policy, name=name
+    )
 
 
 def _project_file(project: Project, relative: str) -> Path:

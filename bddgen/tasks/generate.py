@@ -1,0 +1,254 @@
+"""`bddgen tasks generate`: choose tasks by code, compute their expected end states, let the LM phrase the
+user's side, and keep only tasks whose round trip holds.
+
+The order of work for one task: a candidate call (or chain of calls) evaluated on a scratch copy; the
+facts that select its target; the verbatim policy evidence of each call; the instruction, rewritten
+with the reasons while it misses a fact, names what the user does not know, or fails the round trip.
+A candidate that cannot be kept is dropped with the reason, and the next one of its kind is tried.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from bddgen.agents.airline.database import build_template
+from bddgen.agents.airline.state import state_keys
+from bddgen.agents.airline.tools import TOOLS
+from bddgen.agents.manifest import WorkflowManifest
+from bddgen.config import TasksSettings
+from bddgen.errors import ConfigError
+from bddgen.lm.client import LanguageModel
+from bddgen.models import Corpus, TableDocument
+from bddgen.tasks.candidates import Evaluated, identity_facts, implemented_tools, propose, run_calls
+from bddgen.tasks.evidence import STAGE, PolicyIndex, choose_evidence
+from bddgen.tasks.instruction import Vocabulary, fact_value, instruction_problems
+from bddgen.tasks.model import Action, DroppedTask, Fact, OutcomeTask
+from bddgen.tasks.oracle import code_round_trip, model_round_trip
+from bddgen.tasks.targets import identifying_facts, key_columns, target_of
+from bddgen.tasks.tasks import USER_INSTRUCTION
+
+TARGET_TABLE = "tables/bookings"
+WANTED = {"new_flight_number": "new_flight_number", "weight_kg": "bag_weight_kg"}
+"""Tool argument -> the fact name under which the user knows the value they want."""
+
+
+@dataclass
+class Plan:
+    """How many tasks of each kind to write."""
+
+    forbidden: int
+    compound: int
+    allowed: int
+
+    @classmethod
+    def of(cls, n: int, settings: TasksSettings) -> Plan:
+        compound = min(n, round(n * settings.compound_share))
+        forbidden = min(n - compound, round(n * settings.forbidden_share))
+        return cls(forbidden=forbidden, compound=compound, allowed=n - compound - forbidden)
+
+
+@dataclass
+class Context:
+    """What every task of one run is built from."""
+
+    lm: LanguageModel
+    settings: TasksSettings
+    template: sqlite3.Connection
+    keys: dict[str, str]
+    table: TableDocument
+    policies: PolicyIndex
+    vocabulary: Vocabulary
+    dropped: list[DroppedTask] = field(default_factory=list)
+
+
+def _table(corpus: Corpus, table_id: str) -> TableDocument:
+    for table in corpus.tables:
+        if table.id == table_id:
+            return table
+    raise ConfigError(f"outcome tasks need the table {table_id} of the airline corpus; point the project's corpus at it (`bddgen init --corpus airline`)")
+
+
+def _title(chain: list[Evaluated]) -> str:
+    parts = []
+    for step in chain:
+        args = step.call.arguments
+        if step.call.tool == "cancel_booking":
+            parts.append(f"cancel booking {args['booking_reference']}")
+        elif step.call.tool == "change_flight":
+            parts.append(f"move booking {args['booking_reference']} to flight {args['new_flight_number']}")
+        else:
+            parts.append(f"add a {fact_value(args['weight_kg'])} kg bag to booking {args['booking_reference']}")
+    fare = chain[0].call.situation.split(" booking ")[0]
+    text = ", then ".join(parts)
+    return f"{text[0].upper()}{text[1:]} ({fare} fare)"
+
+
+def _goal(chain: list[Evaluated]) -> str:
+    parts = []
+    for step in chain:
+        args = step.call.arguments
+        if step.call.tool == "cancel_booking":
+            parts.append(f"cancel your booking {args['booking_reference']}")
+        elif step.call.tool == "change_flight":
+            parts.append(f"move your booking {args['booking_reference']} to flight {args['new_flight_number']}")
+        else:
+            parts.append(f"add one extra checked bag of {fact_value(args['weight_kg'])} kg to your booking {args['booking_reference']}")
+    return ", then ".join(parts)
+
+
+def _will_not_accept(chain: list[Evaluated]) -> str:
+    tools = [step.call.tool for step in chain]
+    if "change_flight" in tools:
+        return "any flight other than the one you asked for"
+    if "add_checked_bag" in tools:
+        return "a different bag weight or more than one extra bag"
+    return "keeping the booking"
+
+
+def _task_id(chain: list[Evaluated]) -> str:
+    calls = json.dumps([[s.call.tool, s.call.arguments] for s in chain], sort_keys=True)
+    short = {"cancel_booking": "cancel", "change_flight": "change", "add_checked_bag": "bag"}
+    kinds = "-".join(short.get(s.call.tool, s.call.tool) for s in chain)
+    reference = str(chain[0].call.arguments.get("booking_reference", "")).lower()
+    return f"{kinds}-{reference}-{hashlib.sha256(calls.encode()).hexdigest()[:6]}"
+
+
+def build_task(ctx: Context, chain: list[Evaluated], expected: list) -> OutcomeTask | DroppedTask:
+    """One task from a chain of evaluated calls on one target, or the reason it was dropped."""
+    title = _title(chain)
+    row_number = chain[0].call.target_row
+    booking = dict(zip(ctx.table.headers, ctx.table.rows[row_number]))
+    rewrites: list[str] = []
+    try:
+        facts, added = identifying_facts(ctx.table, row_number, identity_facts(booking))  # type: ignore[arg-type]
+    except ValueError as exc:
+        return DroppedTask(title=title, reason=str(exc))
+    rewrites += added
+    for step in chain:
+        for argument, name in WANTED.items():
+            if argument in step.call.arguments and all(f.name != name for f in facts):
+                facts.append(Fact(name=name, value=fact_value(step.call.arguments[argument])))
+    actions = []
+    for step in chain:
+        evidence, rejected = choose_evidence(
+            ctx.lm, ctx.policies, step, TOOLS[step.call.tool].description, k=ctx.settings.policy_candidates, attempts=ctx.settings.attempts
+        )
+        rewrites += [f"policy quote: {reason}" for reason in rejected]
+        if evidence is None:
+            return DroppedTask(title=title, reason=f"no verbatim policy sentence for '{step.call.situation}': {'; '.join(rejected)}")
+        actions.append(
+            Action(
+                tool=step.call.tool, arguments=step.call.arguments, situation=step.call.situation, decision=step.decision,
+                result=step.result, unchecked_diff=step.unchecked_diff, evidence=evidence,
+            )
+        )
+    decision = "forbidden" if any(step.decision == "forbidden" for step in chain) else "allowed"
+    task = OutcomeTask(
+        id=_task_id(chain), title=title, target=target_of(ctx.table, ctx.table.rows[row_number]), actions=actions,
+        decision=decision, persona=booking["passenger_name"], goal=_goal(chain), will_not_accept=_will_not_accept(chain),
+        facts=facts, instruction="", expected_diff=expected, oracle="model" if len(chain) > 1 else "code",
+        max_turns=ctx.settings.max_turns, rewrites=rewrites,
+    )
+    return _phrase(ctx, task)
+
+
+def _phrase(ctx: Context, task: OutcomeTask) -> OutcomeTask | DroppedTask:
+    """The task with an instruction that passes its checks and its round trip, or the reason there is none."""
+    problems: list[str] = []
+    for _ in range(ctx.settings.attempts):
+        written = ctx.lm.run(
+            USER_INSTRUCTION,
+            stage=STAGE,
+            persona=task.persona,
+            goal=task.goal,
+            facts="\n".join(f"- {f.name}: {f.value}" for f in task.facts),
+            will_not_accept=task.will_not_accept,
+            earlier_problems="\n".join(problems) or "(none)",
+        ).instruction
+        candidate = task.model_copy(update={"instruction": written})
+        problems = instruction_problems(written, task.facts, task.persona, ctx.vocabulary)
+        if not problems:
+            problems = (
+                code_round_trip(candidate, ctx.table, ctx.vocabulary)
+                if task.oracle == "code"
+                else model_round_trip(candidate, ctx.lm, ctx.template, ctx.keys, task.expected_diff)
+            )
+        if not problems:
+            return candidate
+        task = task.model_copy(update={"rewrites": [*task.rewrites, f"instruction: {'; '.join(problems)}"]})
+    return DroppedTask(title=task.title, reason=f"no instruction passed its checks in {ctx.settings.attempts} tries: {'; '.join(problems)}")
+
+
+def _round_robin(pool: list[Evaluated], rng: random.Random) -> Iterator[Evaluated]:
+    """The pool's calls, one group (tool, decision, kind of reply) after another, in a seeded order."""
+    groups: dict[str, list[Evaluated]] = {}
+    for item in pool:
+        groups.setdefault(item.group, []).append(item)
+    names = sorted(groups)
+    rng.shuffle(names)
+    for name in names:
+        rng.shuffle(groups[name])
+    while any(groups.values()):
+        for name in names:
+            if groups[name]:
+                yield groups[name].pop()
+
+
+def _chains(ctx: Context, allowed: list[Evaluated], rng: random.Random) -> Iterator[tuple[list[Evaluated], list]]:
+    """Compound chains on one booking: a flight change, then one or two extra bags, all allowed in sequence."""
+    changes = [e for e in allowed if e.call.tool == "change_flight"]
+    bags = [e for e in allowed if e.call.tool == "add_checked_bag"]
+    rng.shuffle(changes)
+    for change in changes:
+        mine = sorted((b for b in bags if b.call.target_row == change.call.target_row), key=lambda b: b.call.arguments["weight_kg"])
+        if not mine:
+            continue
+        chain = [change, *mine[: rng.choice((1, 2))]]
+        results, expected = run_calls(ctx.template, ctx.keys, [(e.call.tool, e.call.arguments) for e in chain])
+        if all("error" not in result for result in results):
+            steps = [Evaluated(e.call, "allowed", r, []) for e, r in zip(chain, results)]
+            yield steps, expected
+
+
+def _fill(ctx: Context, wanted: int, chains: Iterator[tuple[list[Evaluated], list]], used: set[int]) -> list[OutcomeTask]:
+    made: list[OutcomeTask] = []
+    for chain, expected in chains:
+        if len(made) == wanted:
+            break
+        if chain[0].call.target_row in used:
+            continue
+        built = build_task(ctx, chain, expected)
+        if isinstance(built, DroppedTask):
+            ctx.dropped.append(built)
+            continue
+        used.add(chain[0].call.target_row)
+        made.append(built)
+    return made
+
+
+def generate_tasks(
+    corpus: Corpus, manifest: WorkflowManifest, manifest_location: str, lm: LanguageModel, settings: TasksSettings, *, n: int, seed: int,
+    skip: frozenset[str] = frozenset(),
+) -> tuple[list[OutcomeTask], list[DroppedTask]]:
+    """`n` tasks (fewer when the candidates run out) and the dropped candidates; ids in `skip` are not made."""
+    tools = implemented_tools(manifest, manifest_location)
+    table = _table(corpus, TARGET_TABLE)
+    key_columns(table)
+    template = build_template(corpus)
+    keys = state_keys(corpus)
+    ctx = Context(lm, settings, template, keys, table, PolicyIndex(corpus.policies, corpus.language or "en"), Vocabulary.of(template))
+    evaluated = [e for e in propose(template, keys, tools)]
+    rng = random.Random(seed)
+    plan = Plan.of(n, settings)
+    used: set[int] = set()
+    singles = lambda decision: (([e], e.diff) for e in _round_robin([x for x in evaluated if x.decision == decision], rng))  # noqa: E731
+    fresh = lambda chains: ((c, d) for c, d in chains if _task_id(c) not in skip)  # noqa: E731
+    tasks = _fill(ctx, plan.forbidden, fresh(singles("forbidden")), used)
+    tasks += _fill(ctx, plan.compound, fresh(_chains(ctx, [e for e in evaluated if e.decision == "allowed"], rng)), used)
+    tasks += _fill(ctx, n - len(tasks), fresh(singles("allowed")), used)
+    return tasks, ctx.dropped
