@@ -21,6 +21,7 @@ import bddgen
 from bddgen.agents.faults import ToolFault
 from bddgen.agents.manifest import WorkflowManifest
 from bddgen.agents.realize import RealizationLog
+from bddgen.agents.state import DatabaseState
 from bddgen.agents.trace import AgentTrace
 from bddgen.config import Settings
 from bddgen.corpus.formats import DatabaseSidecar, TableFile, TableSidecar
@@ -67,6 +68,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "trace.json": AgentTrace,
     "realized.json": RealizationLog,
     "tasks.json": TaskFile,
+    "state.json": DatabaseState,
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 
