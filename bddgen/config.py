@@ -227,6 +227,10 @@ class TasksSettings(_Section):
     compound_share: float = Field(default=0.2, ge=0, le=1, description="Share of tasks that chain 2-3 actions.")
     max_turns: int = Field(default=8, ge=1, description="Turns the simulated user may take.")
     policy_candidates: int = Field(default=5, ge=1, description="Policy sentences retrieved for the LM to choose the evidence from.")
+    evidence_overlap: float = Field(
+        default=0.5, ge=0, le=1,
+        description="Share of a refusal's words the best policy sentence must hold for its task to be tried first; the others come after.",
+    )
     attempts: int = Field(default=3, ge=1, description="Tries to write an instruction (or quote a policy sentence) that passes its checks.")
 
 

@@ -49,8 +49,10 @@ class Evaluated:
     @property
     def group(self) -> str:
         """Calls alike for variety's sake: the tool, the decision and the reply with ids and numbers masked."""
-        reason = self.result.get("error") or ",".join(sorted(self.result))
-        return f"{self.call.tool}|{self.decision}|{re.sub(r'[^ ]*[0-9][^ ]*', '#', str(reason))}"
+        reason = str(self.result.get("error") or ",".join(sorted(self.result)))
+        for value in self.call.arguments.values():
+            reason = reason.replace(str(value), "#")
+        return f"{self.call.tool}|{self.decision}|{re.sub(r'[^ ]*[0-9][^ ]*', '#', reason)}"
 
 
 def implemented_tools(manifest: WorkflowManifest, location: str) -> list[str]:
@@ -136,27 +138,45 @@ PROPOSERS: dict[str, Callable[[sqlite3.Row, dict[str, sqlite3.Row]], Iterator[Ca
 """Data-changing tool -> the calls code proposes for one booking."""
 
 
-def run_calls(
-    template: sqlite3.Connection, keys: dict[str, str], calls: list[tuple[str, dict[str, Any]]], *, enforce_policy: bool = True
-) -> tuple[list[dict[str, Any]], list[DiffRow]]:
-    """Run `calls` in order on a fresh copy of `template`: (each reply, the diff from the start)."""
-    connection = fresh_copy(template)
-    before = snapshot(connection, keys)
-    results = [apply(tool, arguments, connection, enforce_policy=enforce_policy) for tool, arguments in calls]
-    return results, diff(before, snapshot(connection, keys)).rows()
+class Scratch:
+    """Scratch copies of the template database, and the state every copy starts from (snapshot once)."""
+
+    def __init__(self, template: sqlite3.Connection, keys: dict[str, str]) -> None:
+        self.template = template
+        self.keys = keys
+        self.start = snapshot(fresh_copy(template), keys)
+
+    def replies(self, calls: list[tuple[str, dict[str, Any]]], *, enforce_policy: bool = True) -> tuple[list[dict[str, Any]], sqlite3.Connection]:
+        """Run `calls` in order on a fresh copy: (each reply, the copy)."""
+        connection = fresh_copy(self.template)
+        return [apply(tool, arguments, connection, enforce_policy=enforce_policy) for tool, arguments in calls], connection
+
+    def run(self, calls: list[tuple[str, dict[str, Any]]], *, enforce_policy: bool = True) -> tuple[list[dict[str, Any]], list[DiffRow]]:
+        """Run `calls` in order on a fresh copy: (each reply, the diff from the start)."""
+        results, connection = self.replies(calls, enforce_policy=enforce_policy)
+        return results, diff(self.start, snapshot(connection, self.keys)).rows()
 
 
-def evaluate(template: sqlite3.Connection, keys: dict[str, str], call: Call) -> Evaluated | None:
-    """The call's decision and diffs; None when it changes nothing with or without its policy checks."""
-    results, changes = run_calls(template, keys, [(call.tool, call.arguments)])
-    if "error" not in results[0]:
-        return Evaluated(call, "allowed", results[0], changes) if changes else None
-    _, unchecked = run_calls(template, keys, [(call.tool, call.arguments)], enforce_policy=False)
-    return Evaluated(call, "forbidden", results[0], [], unchecked) if unchecked else None
+def evaluate(scratch: Scratch, call: Call) -> Evaluated:
+    """The call's decision and reply, from one run with its policy checks (no diff yet: see `with_diffs`)."""
+    results, _ = scratch.replies([(call.tool, call.arguments)])
+    return Evaluated(call, "forbidden" if "error" in results[0] else "allowed", results[0], [])
 
 
-def propose(template: sqlite3.Connection, keys: dict[str, str], tools: list[str]) -> list[Evaluated]:
-    """Every proposed call of `tools` on every booking, evaluated, in a stable order."""
+def with_diffs(scratch: Scratch, evaluated: Evaluated) -> Evaluated | None:
+    """The call with its diff (allowed) or its diff without policy checks (forbidden); None when it changes
+    nothing either way (an unknown flight, a booking already cancelled): then it is no candidate."""
+    call = [(evaluated.call.tool, evaluated.call.arguments)]
+    if evaluated.decision == "allowed":
+        _, changes = scratch.run(call)
+        return Evaluated(evaluated.call, "allowed", evaluated.result, changes) if changes else None
+    _, unchecked = scratch.run(call, enforce_policy=False)
+    return Evaluated(evaluated.call, "forbidden", evaluated.result, [], unchecked) if unchecked else None
+
+
+def propose(scratch: Scratch, tools: list[str]) -> list[Evaluated]:
+    """Every proposed call of `tools` on every booking, with its decision, in a stable order."""
+    template = scratch.template
     template.row_factory = sqlite3.Row
     flights = _flights(template)
     bookings = list(template.execute("SELECT rowid, * FROM bookings ORDER BY rowid"))
@@ -168,9 +188,5 @@ def propose(template: sqlite3.Connection, keys: dict[str, str], tools: list[str]
                 Problem(tool, f"bddgen has no way to choose arguments for the data-changing tool {tool!r}; known: {', '.join(PROPOSERS)}"),
                 title="a manifest tool with no implementation",
             )
-        for booking in bookings:
-            for call in proposer(booking, flights):
-                evaluated = evaluate(template, keys, call)
-                if evaluated is not None:
-                    found.append(evaluated)
+        found += [evaluate(scratch, call) for booking in bookings for call in proposer(booking, flights)]
     return found

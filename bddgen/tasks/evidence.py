@@ -66,8 +66,21 @@ class PolicyIndex:
 
 
 def action_query(evaluated: Evaluated, tool_description: str) -> str:
-    """What a rule about this call would mention: the situation, the tool and its reply."""
-    return " ".join([evaluated.call.situation, evaluated.call.tool.replace("_", " "), tool_description, json.dumps(evaluated.result)])
+    """What a rule about this call would mention: the situation, the tool and its reply, without ids and numbers."""
+    reply = evaluated.result.get("error") or " ".join(f"{key} {value}" for key, value in evaluated.result.items())
+    text = " ".join([evaluated.call.situation, evaluated.call.tool, tool_description, str(reply)])
+    return " ".join(word for word in text.replace("_", " ").split() if not any(ch.isdigit() for ch in word))
+
+
+def evidence_strength(index: PolicyIndex, evaluated: Evaluated, tool_description: str) -> float:
+    """Share of the words of the tool's refusal (or of the situation, when it acted) found in the best-ranked
+    policy sentence: how plainly the policy states the rule behind the decision."""
+    found = index.candidates(action_query(evaluated, tool_description), 1)
+    reason = str(evaluated.result.get("error") or evaluated.call.situation)
+    wanted = {w for w in tokenize(reason, index.language) if not any(ch.isdigit() for ch in w) and len(w) > 2}
+    if not found or not wanted:
+        return 0.0
+    return len(wanted & set(tokenize(found[0].text, index.language))) / len(wanted)
 
 
 def _decision_text(evaluated: Evaluated) -> str:
@@ -95,6 +108,8 @@ def choose_evidence(
             candidate_sentences=numbered,
             earlier_problems="\n".join(rejected) or "(none)",
         )
+        if choice.candidate == 0:
+            return None, [*rejected, "the LM found no candidate sentence that states the rule"]
         if not 1 <= choice.candidate <= len(found):
             rejected.append(f"candidate {choice.candidate} does not exist; pick a number from 1 to {len(found)}")
             continue

@@ -12,20 +12,20 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import sqlite3
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 from bddgen.agents.airline.database import build_template
 from bddgen.agents.airline.state import state_keys
 from bddgen.agents.airline.tools import TOOLS
 from bddgen.agents.manifest import WorkflowManifest
+from bddgen.agents.state import DiffRow
 from bddgen.config import TasksSettings
 from bddgen.errors import ConfigError
 from bddgen.lm.client import LanguageModel
 from bddgen.models import Corpus, TableDocument
-from bddgen.tasks.candidates import Evaluated, identity_facts, implemented_tools, propose, run_calls
-from bddgen.tasks.evidence import STAGE, PolicyIndex, choose_evidence
+from bddgen.tasks.candidates import Evaluated, Scratch, identity_facts, implemented_tools, propose, with_diffs
+from bddgen.tasks.evidence import STAGE, PolicyIndex, choose_evidence, evidence_strength
 from bddgen.tasks.instruction import Vocabulary, fact_value, instruction_problems
 from bddgen.tasks.model import Action, DroppedTask, Fact, OutcomeTask
 from bddgen.tasks.oracle import code_round_trip, model_round_trip
@@ -39,17 +39,16 @@ WANTED = {"new_flight_number": "new_flight_number", "weight_kg": "bag_weight_kg"
 
 @dataclass
 class Plan:
-    """How many tasks of each kind to write."""
+    """How many policy-forbidden and compound tasks to write (the rest are allowed single actions)."""
 
     forbidden: int
     compound: int
-    allowed: int
 
     @classmethod
     def of(cls, n: int, settings: TasksSettings) -> Plan:
         compound = min(n, round(n * settings.compound_share))
         forbidden = min(n - compound, round(n * settings.forbidden_share))
-        return cls(forbidden=forbidden, compound=compound, allowed=n - compound - forbidden)
+        return cls(forbidden=forbidden, compound=compound)
 
 
 @dataclass
@@ -58,8 +57,7 @@ class Context:
 
     lm: LanguageModel
     settings: TasksSettings
-    template: sqlite3.Connection
-    keys: dict[str, str]
+    scratch: Scratch
     table: TableDocument
     policies: PolicyIndex
     vocabulary: Vocabulary
@@ -73,7 +71,7 @@ def _table(corpus: Corpus, table_id: str) -> TableDocument:
     raise ConfigError(f"outcome tasks need the table {table_id} of the airline corpus; point the project's corpus at it (`bddgen init --corpus airline`)")
 
 
-def _title(chain: list[Evaluated]) -> str:
+def _title(chain: list[Evaluated], fare: str) -> str:
     parts = []
     for step in chain:
         args = step.call.arguments
@@ -83,7 +81,6 @@ def _title(chain: list[Evaluated]) -> str:
             parts.append(f"move booking {args['booking_reference']} to flight {args['new_flight_number']}")
         else:
             parts.append(f"add a {fact_value(args['weight_kg'])} kg bag to booking {args['booking_reference']}")
-    fare = chain[0].call.situation.split(" booking ")[0]
     text = ", then ".join(parts)
     return f"{text[0].upper()}{text[1:]} ({fare} fare)"
 
@@ -118,11 +115,11 @@ def _task_id(chain: list[Evaluated]) -> str:
     return f"{kinds}-{reference}-{hashlib.sha256(calls.encode()).hexdigest()[:6]}"
 
 
-def build_task(ctx: Context, chain: list[Evaluated], expected: list) -> OutcomeTask | DroppedTask:
+def build_task(ctx: Context, chain: list[Evaluated], expected: list[DiffRow]) -> OutcomeTask | DroppedTask:
     """One task from a chain of evaluated calls on one target, or the reason it was dropped."""
-    title = _title(chain)
     row_number = chain[0].call.target_row
     booking = dict(zip(ctx.table.headers, ctx.table.rows[row_number]))
+    title = _title(chain, booking.get("fare_class", ""))
     rewrites: list[str] = []
     try:
         facts, added = identifying_facts(ctx.table, row_number, identity_facts(booking))  # type: ignore[arg-type]
@@ -131,8 +128,9 @@ def build_task(ctx: Context, chain: list[Evaluated], expected: list) -> OutcomeT
     rewrites += added
     for step in chain:
         for argument, name in WANTED.items():
-            if argument in step.call.arguments and all(f.name != name for f in facts):
-                facts.append(Fact(name=name, value=fact_value(step.call.arguments[argument])))
+            if argument in step.call.arguments:
+                repeats = sum(f.name.startswith(name) for f in facts)
+                facts.append(Fact(name=f"{name}_{repeats + 1}" if repeats else name, value=fact_value(step.call.arguments[argument])))
     actions = []
     for step in chain:
         evidence, rejected = choose_evidence(
@@ -176,7 +174,7 @@ def _phrase(ctx: Context, task: OutcomeTask) -> OutcomeTask | DroppedTask:
             problems = (
                 code_round_trip(candidate, ctx.table, ctx.vocabulary)
                 if task.oracle == "code"
-                else model_round_trip(candidate, ctx.lm, ctx.template, ctx.keys, task.expected_diff)
+                else model_round_trip(candidate, ctx.lm, ctx.scratch)
             )
         if not problems:
             return candidate
@@ -184,22 +182,24 @@ def _phrase(ctx: Context, task: OutcomeTask) -> OutcomeTask | DroppedTask:
     return DroppedTask(title=task.title, reason=f"no instruction passed its checks in {ctx.settings.attempts} tries: {'; '.join(problems)}")
 
 
-def _round_robin(pool: list[Evaluated], rng: random.Random) -> Iterator[Evaluated]:
-    """The pool's calls, one group (tool, decision, kind of reply) after another, in a seeded order."""
+def _round_robin(pool: list[Evaluated], rng: random.Random, tier: Callable[[Evaluated], int] = lambda _: 0) -> Iterator[Evaluated]:
+    """The pool's calls, one group (tool, decision, kind of reply) after another: groups of a lower tier
+    first, in a seeded order within each tier."""
     groups: dict[str, list[Evaluated]] = {}
     for item in pool:
         groups.setdefault(item.group, []).append(item)
     names = sorted(groups)
     rng.shuffle(names)
+    names.sort(key=lambda name: tier(groups[name][0]))
     for name in names:
         rng.shuffle(groups[name])
-    while any(groups.values()):
+    while any(groups[name] for name in names):
         for name in names:
             if groups[name]:
                 yield groups[name].pop()
 
 
-def _chains(ctx: Context, allowed: list[Evaluated], rng: random.Random) -> Iterator[tuple[list[Evaluated], list]]:
+def _chains(ctx: Context, allowed: list[Evaluated], rng: random.Random) -> Iterator[tuple[list[Evaluated], list[DiffRow]]]:
     """Compound chains on one booking: a flight change, then one or two extra bags, all allowed in sequence."""
     changes = [e for e in allowed if e.call.tool == "change_flight"]
     bags = [e for e in allowed if e.call.tool == "add_checked_bag"]
@@ -209,13 +209,13 @@ def _chains(ctx: Context, allowed: list[Evaluated], rng: random.Random) -> Itera
         if not mine:
             continue
         chain = [change, *mine[: rng.choice((1, 2))]]
-        results, expected = run_calls(ctx.template, ctx.keys, [(e.call.tool, e.call.arguments) for e in chain])
+        results, expected = ctx.scratch.run([(e.call.tool, e.call.arguments) for e in chain])
         if all("error" not in result for result in results):
             steps = [Evaluated(e.call, "allowed", r, []) for e, r in zip(chain, results)]
             yield steps, expected
 
 
-def _fill(ctx: Context, wanted: int, chains: Iterator[tuple[list[Evaluated], list]], used: set[int]) -> list[OutcomeTask]:
+def _fill(ctx: Context, wanted: int, chains: Iterator[tuple[list[Evaluated], list[DiffRow]]], used: set[int]) -> list[OutcomeTask]:
     made: list[OutcomeTask] = []
     for chain, expected in chains:
         if len(made) == wanted:
@@ -239,16 +239,25 @@ def generate_tasks(
     tools = implemented_tools(manifest, manifest_location)
     table = _table(corpus, TARGET_TABLE)
     key_columns(table)
-    template = build_template(corpus)
-    keys = state_keys(corpus)
-    ctx = Context(lm, settings, template, keys, table, PolicyIndex(corpus.policies, corpus.language or "en"), Vocabulary.of(template))
-    evaluated = [e for e in propose(template, keys, tools)]
+    scratch = Scratch(build_template(corpus), state_keys(corpus))
+    ctx = Context(lm, settings, scratch, table, PolicyIndex(corpus.policies, corpus.language or "en"), Vocabulary.of(scratch.template))
+    evaluated = propose(scratch, tools)
     rng = random.Random(seed)
     plan = Plan.of(n, settings)
     used: set[int] = set()
-    singles = lambda decision: (([e], e.diff) for e in _round_robin([x for x in evaluated if x.decision == decision], rng))  # noqa: E731
-    fresh = lambda chains: ((c, d) for c, d in chains if _task_id(c) not in skip)  # noqa: E731
-    tasks = _fill(ctx, plan.forbidden, fresh(singles("forbidden")), used)
-    tasks += _fill(ctx, plan.compound, fresh(_chains(ctx, [e for e in evaluated if e.decision == "allowed"], rng)), used)
-    tasks += _fill(ctx, n - len(tasks), fresh(singles("allowed")), used)
+
+    def plain(item: Evaluated) -> int:
+        """0 when the best policy sentence plainly states the rule behind the decision, else 1 (tried later)."""
+        return 0 if evidence_strength(ctx.policies, item, TOOLS[item.call.tool].description) >= settings.evidence_overlap else 1
+
+    def singles(decision: str) -> Iterator[tuple[list[Evaluated], list[DiffRow]]]:
+        for item in _round_robin([e for e in evaluated if e.decision == decision], rng, plain):
+            complete = with_diffs(scratch, item) if _task_id([item]) not in skip else None
+            if complete is not None:
+                yield [complete], complete.diff
+
+    chains = ((c, d) for c, d in _chains(ctx, [e for e in evaluated if e.decision == "allowed"], rng) if _task_id(c) not in skip)
+    tasks = _fill(ctx, plan.forbidden, singles("forbidden"), used)
+    tasks += _fill(ctx, plan.compound, chains, used)
+    tasks += _fill(ctx, n - len(tasks), singles("allowed"), used)
     return tasks, ctx.dropped

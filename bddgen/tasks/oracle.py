@@ -9,14 +9,12 @@ its diff must equal the expected one. Each returns the problems found (none: the
 from __future__ import annotations
 
 import re
-import sqlite3
 from typing import Any
 
 from bddgen.agents.airline.tools import TOOLS, ToolArgumentError
-from bddgen.agents.state import DiffRow
 from bddgen.lm.client import LanguageModel
 from bddgen.models import TableDocument
-from bddgen.tasks.candidates import run_calls
+from bddgen.tasks.candidates import Scratch
 from bddgen.tasks.instruction import Vocabulary, has_code, mentions
 from bddgen.tasks.model import Fact, OutcomeTask
 from bddgen.tasks.targets import fact_part, selected_rows
@@ -102,9 +100,7 @@ def code_round_trip(task: OutcomeTask, table: TableDocument, vocabulary: Vocabul
     return problems
 
 
-def model_round_trip(
-    task: OutcomeTask, lm: LanguageModel, template: sqlite3.Connection, keys: dict[str, str], expected: list[DiffRow]
-) -> list[str]:
+def model_round_trip(task: OutcomeTask, lm: LanguageModel, scratch: Scratch) -> list[str]:
     """Problems of the LM's plan for the instruction, run on a scratch copy with the true tools."""
     tools = [
         {"name": t.name, "description": t.description, "parameters": t.parameters} for t in TOOLS.values() if t.changes_data
@@ -114,10 +110,10 @@ def model_round_trip(
     if unknown:
         return [f"read back, it asks for tools that change nothing or do not exist: {', '.join(unknown)}"]
     try:
-        _, reached = run_calls(template, keys, [(call.tool, call.arguments) for call in plan.calls])
+        _, reached = scratch.run([(call.tool, call.arguments) for call in plan.calls])
     except ToolArgumentError as exc:
         return [f"read back, its calls do not fit the tools: {exc}"]
-    if reached != expected:
+    if reached != task.expected_diff:
         calls = "; ".join(f"{c.tool}({c.arguments})" for c in plan.calls) or "no call"
         return [f"read back as {calls}, it reaches a different end state than expected"]
     return []

@@ -15,7 +15,7 @@ class PolicyChoice(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    candidate: int = Field(description="Number of the chosen candidate sentence.")
+    candidate: int = Field(ge=0, description="Number of the chosen candidate sentence; 0 when none states the rule.")
     quote: str = Field(min_length=1, description="The chosen sentence copied exactly, word for word.")
 
 
@@ -25,7 +25,8 @@ POLICY_EVIDENCE = PromptTask(
         "An airline's system either did or refused an action on a booking. From the numbered candidate sentences of "
         "the airline's policy documents, choose the ONE sentence that states the rule which permits (when the system "
         "did it) or forbids (when it refused) this action, and copy it exactly, word for word, without changing, "
-        "shortening or merging anything. When earlier problems are listed, fix them."
+        "shortening or merging anything. When no candidate states such a rule, answer candidate 0. When earlier problems "
+        "are listed, fix them."
     ),
     output=PolicyChoice,
     max_tokens=200,
