@@ -286,6 +286,14 @@ class AssistantSettings(_Section):
         description="HTTP: dotted path of the agent trace (tool_calls, handoffs, blocked_calls, refusal) in the reply; "
         "empty: none is read.",
     )
+    state_url: str = Field(
+        default="",
+        description="Task scenarios: URL that answers a POST of {\"messages\": [...]} with the agent's state after those messages "
+        "as JSON (schemas/state.json.schema.json; no messages: the state a conversation starts from).",
+    )
+    state_callable: str = Field(
+        default="", description="Task scenarios: module:function(messages) returning the agent's state as a state.json mapping."
+    )
 
 
 class Settings(_Section):

@@ -127,7 +127,7 @@ def _table(description: str, headers: list[str], rows: list[list[str]], key: str
 def test_the_key_column_comes_from_the_declared_key_then_the_description_then_the_first_unique_columns() -> None:
     rows = [["A", "1", "x"], ["B", "1", "y"]]
     assert table_key(_table("", ["code", "n", "ref"], rows, key="ref")) == "ref"
-    assert table_key(_table("One row per thing, identified by its reference number.", ["code", "n", "ref"], rows)) == "ref"
+    assert table_key(_table("One row per thing, identified by its ref, a short text.", ["code", "n", "ref"], rows)) == "ref"
     assert table_key(_table("No key named.", ["code", "n", "ref"], rows)) == "code"
     assert table_key(_table("No key named.", ["n", "code", "ref"], [["1", "A", "x"], ["1", "B", "y"]])) == "n+code"
     assert table_key(_table("", ["n", "m"], [["1", "1"], ["1", "1"]])) == "rowid"

@@ -17,10 +17,12 @@ from typing import Any, Iterable
 
 from bddgen.agents.airline.conversations import ConversationState, ConversationStore
 from bddgen.agents.airline.database import build_template
+from bddgen.agents.airline.state import state_keys
 from bddgen.agents.airline.tasks import FINAL_ANSWER, Answer, agent_step
 from bddgen.agents.airline.tools import ToolArgumentError, apply
 from bddgen.agents.airline.workflow import ENTRY, ROLES
 from bddgen.agents.faults import ToolFault
+from bddgen.agents.state import DatabaseState, snapshot
 from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
@@ -85,10 +87,20 @@ class AirlineAgentAssistant:
         self.enforce_policy = enforce_policy
         self._name = name
         self.conversations = ConversationStore(build_template(corpus), ENTRY)
+        self.state_keys = state_keys(corpus)
 
     @property
     def name(self) -> str:
         return self._name
+
+    def database_state(self, messages: list[Message]) -> DatabaseState:
+        """The state of the conversation's database after `messages` (none: the state every conversation starts from)."""
+        if not messages:
+            return snapshot(self.conversations.template, self.state_keys)
+        database = self.conversations.peek(messages)
+        if database is None:
+            raise AssistantReplyError(f"{self.name}: no conversation ends with these {len(messages)} messages, so it has no state to read")
+        return snapshot(database, self.state_keys)
 
     def respond(self, messages: list[Message]) -> AssistantReply:
         return self.respond_with_faults(messages, [])
