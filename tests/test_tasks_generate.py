@@ -24,7 +24,8 @@ from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import PolicyDocument, TableDocument
 from bddgen.tasks.candidates import Call, Scratch, evaluate
 from bddgen.tasks.evidence import PolicyIndex, QuoteError, choose_evidence, verify_quote
-from bddgen.tasks.feature import locked_scenarios, render_tasks
+from bddgen.features.reader import read_feature_text
+from bddgen.tasks.feature import render_tasks
 from bddgen.tasks.generate import generate_tasks
 from bddgen.tasks.instruction import Vocabulary, instruction_problems
 from bddgen.tasks.model import Fact, OutcomeTask
@@ -63,7 +64,7 @@ def test_a_forbidden_action_is_expected_to_leave_the_database_unchanged_and_be_r
         action = task.actions[0]
         assert "error" in apply(action.tool, action.arguments, fresh_copy(template))  # the tool refuses it
         assert action.unchecked_diff  # without the policy checks it would change the booking
-        text = render_tasks([task], {})
+        text = render_tasks([task], [])
         assert "Then the database should be unchanged\n      And the assistant should refuse" in text
         assert "@policy-forbidden" in text
 
@@ -212,11 +213,15 @@ def test_the_no_policy_tools_do_what_the_policy_forbids() -> None:
 def test_any_instruction_and_fact_render_as_gherkin_whose_locked_scenario_reads_back(
     ten: tuple[list[OutcomeTask], list], instruction: str, value: str
 ) -> None:
-    task = ten[0][0].model_copy(update={"instruction": instruction if instruction.strip() else "x", "facts": [Fact(name="note", value=value)]})
-    text = render_tasks([task], {}).replace("@task @task-", "@locked @task @task-")
-    locked = locked_scenarios(text, "tasks.feature")
-    assert list(locked) == [task.id]
-    assert render_tasks([], locked).count(f"@task-{task.id}") == 1
+    instruction, value = " ".join(instruction.split()) or "x", " ".join(value.split()) or "y"
+    task = ten[0][0].model_copy(update={"instruction": instruction, "facts": [Fact(name="note", value=value)]})
+    text = render_tasks([task], []).replace("@task @task-", "@task @locked @task-")
+    document = read_feature_text(text, "tasks.feature")
+    [locked] = document.conversations
+    assert locked.locked and locked.id == task.id and locked.task is not None
+    assert locked.task.instruction == instruction
+    assert locked.task.facts == {"note": value}
+    assert render_tasks([task], [locked]).count(f"@task-{task.id}") == 1
 
 
 def test_a_written_task_has_its_provenance_in_json(ten: tuple[list[OutcomeTask], list]) -> None:

@@ -168,6 +168,7 @@ def _phrase(ctx: Context, task: OutcomeTask) -> OutcomeTask | DroppedTask:
             will_not_accept=task.will_not_accept,
             earlier_problems="\n".join(problems) or "(none)",
         ).instruction
+        written = " ".join(written.split())
         candidate = task.model_copy(update={"instruction": written})
         problems = instruction_problems(written, task.facts, task.persona, ctx.vocabulary)
         if not problems:

@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 from bddgen.implement.scripted import section
 from bddgen.lm.base import LMRequest
+from bddgen.lm.scripted import ScriptedLM
 from bddgen.retrieval.lexical import tokenize
 
 Reply = Callable[[LMRequest], dict[str, Any]]
@@ -54,3 +55,8 @@ def plan_calls(request: LMRequest) -> dict[str, Any]:
 def faithful_replies() -> dict[str, Reply]:
     """ScriptedLM `by_task` entries for every LM call of `bddgen tasks generate`."""
     return {"task-policy-evidence": quote_best_candidate, "task-user-instruction": write_instruction, "task-call-plan": plan_calls}
+
+
+def scripted_lm() -> ScriptedLM:
+    """A ScriptedLM with the faithful replies: `[lm] backend = "scripted"`, `model = "bddgen.tasks.scripted:scripted_lm"`."""
+    return ScriptedLM(by_task=faithful_replies())  # type: ignore[arg-type]

@@ -44,10 +44,11 @@ def tasks_stage(project: Project, lm: LanguageModel, *, n: int, seed: int, force
     feature, sidecar = folder / FEATURE_FILE, folder / SIDECAR_FILE
     locked = read_locked(feature, force=force)
     earlier = read_json_file(sidecar, TaskFile, "tasks file", "delete it and run `bddgen tasks generate` again")
-    kept = [task for task in (earlier.tasks if earlier else []) if task.id in locked]
+    locked_ids = frozenset(c.id for c in locked)
+    kept = [task for task in (earlier.tasks if earlier else []) if task.id in locked_ids]
     corpus = load_corpus(project.corpus_path)
     tasks, dropped = generate_tasks(
-        corpus, manifest, str(location), lm, project.settings.tasks, n=n, seed=seed, skip=frozenset(locked)
+        corpus, manifest, str(location), lm, project.settings.tasks, n=n, seed=seed, skip=locked_ids
     )
     relative = feature.relative_to(project.root).as_posix() if feature.is_relative_to(project.root) else str(feature)
     tasks = [task.model_copy(update={"file": relative}) for task in tasks]
