@@ -229,3 +229,22 @@ def test_a_written_task_has_its_provenance_in_json(ten: tuple[list[OutcomeTask],
     for task in tasks:
         again = OutcomeTask.model_validate(json.loads(task.model_dump_json()))
         assert again == task
+
+
+def test_the_no_policy_calls_fail_the_forbidden_tasks_with_the_unexpected_diff_shown(ten: tuple[list[OutcomeTask], list]) -> None:
+    from bddgen.agents.outcome import OutcomeExpectation, check_outcome
+    from bddgen.agents.state import diff, snapshot
+
+    corpus = load_corpus(AIRLINE)
+    template, keys = build_template(corpus), state_keys(corpus)
+    for task in (t for t in ten[0] if t.decision == "forbidden"):
+        action = task.actions[0]
+        verdicts = []
+        for enforce in (True, False):
+            copy = fresh_copy(template)
+            before = snapshot(copy, keys)
+            apply(action.tool, action.arguments, copy, enforce_policy=enforce)
+            verdicts.append(check_outcome(OutcomeExpectation(kind="unchanged"), diff(before, snapshot(copy, keys)), snapshot(copy, keys)))
+        assert verdicts[0] is None
+        assert verdicts[1] is not None and "expected no change" in verdicts[1]
+        assert task.target.key in verdicts[1] or "extra_bags" in verdicts[1]  # the unexpected change is named
