@@ -197,3 +197,44 @@ def test_a_state_endpoint_that_answers_with_something_other_than_json_is_one_cle
         http_state_reader("http://agent.test/state", {}, 5.0)([])
     assert caught.value.exit_code == 2
     assert "state endpoint http://agent.test/state: answered with something other than JSON" in str(caught.value)
+
+
+def test_bddgen_run_stops_with_exit_2_when_the_state_source_answers_no_state(tmp_path: Path) -> None:
+    from robustness_project import invoke
+
+    root = _project(tmp_path / "project")
+    (root / "my_agent.py").write_text("def answer(messages):\n    return 'Done.'\n\n\ndef state(messages):\n    return 'all good'\n")
+    (root / "bddgen.toml").write_text(
+        (root / "bddgen.toml").read_text().replace('assistant = "airline-agent"', 'assistant = "mine"')
+        + '\n[assistants.mine]\nkind = "python"\ncallable = "my_agent:answer"\nstate_callable = "my_agent:state"\n'
+    )
+    code, output = invoke(root, "run", "--run-id", "bad-state")
+    assert code == 2, output
+    assert "[assistants.mine] state_callable: not a state" in output and "state.json.schema.json" in output
+
+
+def test_run_with_repeats_then_report_shows_pass_k_per_task_simulator_errors_and_both_diffs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from bddgen.cli import cli
+
+    root = _project(tmp_path / "project")
+    monkeypatch.chdir(root)
+    ran = CliRunner().invoke(cli, ["run", "--repeat", "2", "--run-id", "twice"], catch_exceptions=False)
+    assert ran.exit_code == 1, ran.output
+    shown = CliRunner().invoke(cli, ["report", "twice", "--no-coverage", "--out", "out"], catch_exceptions=False)
+    assert shown.exit_code == 0, shown.output
+    assert "pass^k per scenario" in shown.output and "Task outcomes: expected and actual change" in shown.output
+    report = json.loads((root / "out" / "report.json").read_text())
+    (reliability,) = report["reliability"]
+    per_task = {s["conversation_id"]: (s["passes"], s["trials"], s["simulator_errors"], s["pass_hat"]) for s in reliability["scenarios"]}
+    assert per_task == {
+        "cancel-flex": (2, 2, 0, {"1": 1.0, "2": 1.0}),
+        "keep-saver": (0, 2, 0, {"1": 0.0, "2": 0.0}),
+        "leaked-reference": (0, 0, 2, {}),
+    }
+    assert reliability["pass_hat"] == {"1": 0.5, "2": 0.5} and reliability["simulator_errors"] == 2
+    html = (root / "out" / "report.html").read_text()
+    assert "bookings 2YD3ZS status: &#x27;confirmed&#x27; -&gt; &#x27;cancelled&#x27;" in html and "(no changes)" in html

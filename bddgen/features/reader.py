@@ -246,7 +246,7 @@ def _turn(raw: dict[str, Any], source: str, line: int) -> Turn:
 
 def _is_conversation(scenario: dict[str, Any]) -> bool:
     tags = {t["name"] for t in scenario.get("tags", [])}
-    return "@conversation" in tags or any(ASK.match(s["text"].strip()) or TALKS.match(s["text"].strip()) for s in scenario.get("steps", []))
+    return "@conversation" in tags or any(ASK.match(s["text"].strip()) or _is_task_step(s["text"].strip()) for s in scenario.get("steps", []))
 
 
 def read_feature_text(text: str, source: str) -> FeatureDocument:
