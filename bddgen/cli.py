@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("bddgen.commands.interop:export", "Conversations as a ragas, DeepEval, promptfoo or JSONL dataset."),
     "import": ("bddgen.commands.interop:import_", "ragas or DeepEval datasets as hand-written specs."),
     "manifest": ("bddgen.commands.manifest:manifest", "Check an agent workflow manifest; its structural coverage."),
+    "tasks": ("bddgen.commands.tasks:tasks", "Outcome-verified agent tasks: expected end states computed by code (generate)."),
     "intents": ("bddgen.commands.intents:intents", "Find where a tool-using agent misreads users' intents (partition, seed, search, report)."),
     "demo": ("bddgen.commands.demo:demo", "The whole pipeline offline on a shipped corpus."),
 }

@@ -218,6 +218,22 @@ class StructuralSettings(_Section):
     request_chars: int = Field(default=400, ge=20, description="Longest user request kept; a longer one is rewritten.")
 
 
+class TasksSettings(_Section):
+    """[tasks]: outcome-verified agent tasks (`bddgen tasks generate`)."""
+
+    manifest: str = Field(default="", description="Workflow manifest, relative to the project root; empty = agents.yaml in the root, then in the corpus folder.")
+    n: int = Field(default=10, ge=1, description="Tasks to write.")
+    forbidden_share: float = Field(default=0.4, ge=0, le=1, description="Share of tasks whose action the policy forbids.")
+    compound_share: float = Field(default=0.2, ge=0, le=1, description="Share of tasks that chain 2-3 actions.")
+    max_turns: int = Field(default=8, ge=1, description="Turns the simulated user may take.")
+    policy_candidates: int = Field(default=5, ge=1, description="Policy sentences retrieved for the LM to choose the evidence from.")
+    evidence_overlap: float = Field(
+        default=0.5, ge=0, le=1,
+        description="Share of a refusal's words the best policy sentence must hold for its task to be tried first; the others come after.",
+    )
+    attempts: int = Field(default=3, ge=1, description="Tries to write an instruction (or quote a policy sentence) that passes its checks.")
+
+
 class AssistantSettings(_Section):
     """An assistant under test (see README: pointing bddgen at your assistant)."""
 
@@ -255,6 +271,9 @@ class AssistantSettings(_Section):
         description="airline-agent: fill a date the passenger did not give with today's instead of asking (a deliberately "
         "broken variant that intent testing catches).",
     )
+    enforce_policy: bool = Field(
+        default=True, description="airline-agent: false runs its data-changing tools without their policy checks (a variant that breaks policy)."
+    )
     context_tokens: int = Field(
         default=REFERENCE_CONTEXT_TOKENS,
         ge=100,
@@ -271,6 +290,14 @@ class AssistantSettings(_Section):
         default="",
         description="HTTP: dotted path of the agent trace (tool_calls, handoffs, blocked_calls, refusal) in the reply; "
         "empty: none is read.",
+    )
+    state_url: str = Field(
+        default="",
+        description="Task scenarios: URL that answers a POST of {\"messages\": [...]} with the agent's state after those messages "
+        "as JSON (schemas/state.json.schema.json; no messages: the state a conversation starts from).",
+    )
+    state_callable: str = Field(
+        default="", description="Task scenarios: module:function(messages) returning the agent's state as a state.json mapping."
     )
 
 
@@ -293,6 +320,7 @@ class Settings(_Section):
     export: ExportSettings = Field(default_factory=ExportSettings)
     intents: IntentsSettings = Field(default_factory=IntentsSettings)
     structural: StructuralSettings = Field(default_factory=StructuralSettings)
+    tasks: TasksSettings = Field(default_factory=TasksSettings)
     assistants: dict[str, AssistantSettings] = Field(
         default_factory=dict, description="Assistants under test by name: [assistants.NAME] sections."
     )

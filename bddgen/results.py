@@ -7,6 +7,7 @@ from enum import Enum
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.agents.expectations import TrajectoryExpectation
+from bddgen.agents.state import DiffRow
 from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
 from bddgen.specs import QueryType
 
@@ -21,7 +22,7 @@ class Verdict(str, Enum):
 
 class TurnResult(BaseModel):
     """One line of a run's results.jsonl. Turn 0 with query_type None is the conversation-level
-    'should satisfy the spec' check."""
+    'should satisfy the spec' check, or a task's outcome check (its end state, over the whole dialogue)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -54,6 +55,16 @@ class TurnResult(BaseModel):
     trajectory_failures: list[str] = Field(
         default_factory=list,
         description="Each unmet trajectory step and each call of a restricted tool (VIOLATION), with expected and actual calls.",
+    )
+    state_diff: list[DiffRow] | None = Field(
+        default=None, description="Task outcome (turn 0): how the agent's state changed over the dialogue (None: not read)."
+    )
+    expected_diff: list[DiffRow] | None = Field(
+        default=None, description="Task outcome (turn 0): the change the scenario expects, when it states the whole of it."
+    )
+    outcome_failures: list[str] = Field(default_factory=list, description="Task outcome (turn 0): each unmet outcome step and why.")
+    simulator_errors: list[str] = Field(
+        default_factory=list, description="Task outcome (turn 0): where the simulated user broke its instruction."
     )
 
 

@@ -21,6 +21,7 @@ import bddgen
 from bddgen.agents.faults import ToolFault
 from bddgen.agents.manifest import WorkflowManifest
 from bddgen.agents.realize import RealizationLog
+from bddgen.agents.state import DatabaseState
 from bddgen.agents.trace import AgentTrace
 from bddgen.config import Settings
 from bddgen.corpus.formats import DatabaseSidecar, TableFile, TableSidecar
@@ -36,6 +37,7 @@ from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.report.model import Report
 from bddgen.review.record import ReviewRecord
 from bddgen.specs import CandidateSet, Selection
+from bddgen.tasks.model import TaskFile
 
 FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "system.yaml": SystemDescription,
@@ -65,6 +67,8 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "faults.json": TypeAdapter(list[ToolFault]),
     "trace.json": AgentTrace,
     "realized.json": RealizationLog,
+    "tasks.json": TaskFile,
+    "state.json": DatabaseState,
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 

@@ -7,10 +7,11 @@ import re
 from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bddgen.agents.faults import ToolFault
 from bddgen.agents.expectations import TrajectoryExpectation
+from bddgen.agents.outcome import UserTask
 
 
 class _Strict(BaseModel):
@@ -150,13 +151,24 @@ class Conversation(_Strict):
 
     id: str
     title: str = Field(min_length=1)
-    turns: list[Turn] = Field(min_length=1)
+    turns: list[Turn] = Field(default_factory=list, description="The questions; empty in a task, whose user is simulated.")
     chain: list[str] = Field(default_factory=list, description="Document ids of the chain, in order.")
     locked: bool = Field(default=False, description="@locked: never touched by bddgen.")
     tags: list[str] = Field(default_factory=list, description="Extra tags a person added.")
     faults: list[ToolFault] = Field(
         default_factory=list, description="Tool faults injected while this conversation runs (its Given steps)."
     )
+    task: UserTask | None = Field(
+        default=None, description="An outcome-verified task: a simulated user plays its instruction; its outcome steps check the database."
+    )
+
+    @model_validator(mode="after")
+    def _turns_or_task(self) -> Conversation:
+        if not self.turns and self.task is None:
+            raise ValueError("a conversation needs at least one turn, or a task for a simulated user")
+        if self.turns and self.task is not None:
+            raise ValueError("a task's user is simulated: its scenario has no 'When the user asks' step")
+        return self
 
     @property
     def doc_ids(self) -> list[str]:

@@ -11,8 +11,11 @@ joined in turn order, over the turns that have trajectory steps. Against the act
 - recall: expected calls that were made / expected calls.
 
 pass^k of a scenario run n times with c passes is C(c, k) / C(n, k): the unbiased estimate of the
-chance that k independent trials all pass (pass^1 = pass@1 = c / n). A trial passes when every
-turn of it passes; an ERROR turn counts as not passing.
+chance that k independent trials all pass (pass^1 = pass@1 = c / n); pass@k = 1 - C(n - c, k) / C(n, k)
+is the chance that at least one of k passes. A trial passes when every turn of it passes; an ERROR
+turn counts as not passing. A task trial that failed while its simulated user broke its instruction
+(error category "simulator error") is the simulator's failure, not the agent's: it is counted apart
+and left out of n and c.
 """
 
 from __future__ import annotations
@@ -80,9 +83,11 @@ class ScenarioReliability(_Frozen):
     feature: str
     conversation_id: str
     scenario: str
-    trials: int
+    trials: int = Field(description="Trials that count for the agent (simulator errors left out).")
     passes: int
     pass_hat: dict[int, float] = Field(description="k -> pass^k, for k = 1..trials.")
+    pass_at: dict[int, float] = Field(default_factory=dict, description="k -> pass@k, for k = 1..trials.")
+    simulator_errors: int = Field(default=0, description="Trials that failed because the simulated user broke its instruction.")
 
 
 class RunReliability(_Frozen):
@@ -91,6 +96,8 @@ class RunReliability(_Frozen):
     run_id: str
     scenarios: list[ScenarioReliability]
     pass_hat: dict[int, float] = Field(description="k -> mean pass^k over scenarios with at least k trials.")
+    pass_at: dict[int, float] = Field(default_factory=dict, description="k -> mean pass@k over scenarios with at least k trials.")
+    simulator_errors: int = Field(default=0, description="Trials left out as simulator errors, over all scenarios.")
 
 
 def expected_calls(expectations: Iterable[TrajectoryExpectation]) -> list[str]:
@@ -191,26 +198,48 @@ def pass_hat_k(trials: int, passes: int, k: int) -> float:
     return comb(passes, k) / comb(trials, k)
 
 
+def pass_at_k(trials: int, passes: int, k: int) -> float:
+    """1 - C(trials - passes, k) / C(trials, k): the chance that at least one of k trials drawn passed."""
+    if not 1 <= k <= trials or not 0 <= passes <= trials:
+        raise ValueError(f"pass@k needs 1 <= k <= trials and 0 <= passes <= trials (k={k}, trials={trials}, passes={passes})")
+    return 1 - comb(trials - passes, k) / comb(trials, k)
+
+
+SIMULATOR_ERROR = "simulator error"
+"""The error category of a task trial failed by its simulated user (see `bddgen.run.session`)."""
+
+
 def run_reliability(run_id: str, results: Iterable[TurnResult]) -> RunReliability | None:
-    """pass^k per scenario and its mean per k; None when no scenario ran more than once."""
+    """pass^k and pass@k per scenario and their means per k; None when no scenario ran more than once."""
     trials: dict[tuple[str, str], list[bool]] = defaultdict(list)
+    simulator: dict[tuple[str, str], int] = defaultdict(int)
     names: dict[tuple[str, str], str] = {}
     for (feature, conversation_id, _), turns in sorted(_scenario_runs(results).items()):
-        trials[(feature, conversation_id)].append(all(t.verdict == Verdict.PASS for t in turns))
-        names[(feature, conversation_id)] = turns[0].scenario
-    if all(len(outcomes) < 2 for outcomes in trials.values()):
+        key = (feature, conversation_id)
+        names[key] = turns[0].scenario
+        if any(t.error_category == SIMULATOR_ERROR for t in turns):
+            simulator[key] += 1
+            trials.setdefault(key, [])
+        else:
+            trials[key].append(all(t.verdict == Verdict.PASS for t in turns))
+    if all(len(outcomes) + simulator[key] < 2 for key, outcomes in trials.items()):
         return None
     scenarios = [
         ScenarioReliability(
             feature=feature, conversation_id=conversation_id, scenario=names[(feature, conversation_id)],
             trials=len(outcomes), passes=sum(outcomes),
             pass_hat={k: pass_hat_k(len(outcomes), sum(outcomes), k) for k in range(1, len(outcomes) + 1)},
+            pass_at={k: pass_at_k(len(outcomes), sum(outcomes), k) for k in range(1, len(outcomes) + 1)},
+            simulator_errors=simulator[(feature, conversation_id)],
         )
         for (feature, conversation_id), outcomes in trials.items()
     ]
     most = max(s.trials for s in scenarios)
-    means = {}
+    hat, at = {}, {}
     for k in range(1, most + 1):
-        values = [s.pass_hat[k] for s in scenarios if s.trials >= k]
-        means[k] = sum(values) / len(values)
-    return RunReliability(run_id=run_id, scenarios=scenarios, pass_hat=means)
+        counted = [s for s in scenarios if s.trials >= k]
+        hat[k] = sum(s.pass_hat[k] for s in counted) / len(counted)
+        at[k] = sum(s.pass_at[k] for s in counted) / len(counted)
+    return RunReliability(
+        run_id=run_id, scenarios=scenarios, pass_hat=hat, pass_at=at, simulator_errors=sum(s.simulator_errors for s in scenarios)
+    )

@@ -18,6 +18,9 @@ from bddgen.features.document import FeatureDocument
 from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, SATISFY, decode_tag_value
 from bddgen.features.writer import is_edited, read_header
 from bddgen.agents.expectations import parse_expectation
+from bddgen.agents.outcome import (
+    CELL, EXACT_DIFF, INSTRUCTION, KNOWS, TALKS, TASK_TAG_PREFIX, UNCHANGED, OutcomeExpectation, UserTask, diff_rows_from_table, facts_from_table,
+)
 from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, TURN_MARKS, Conversation, ExactExpectation, QueryType, Spec, Turn, TurnMark
 
 _TURN_COMMENT = re.compile(r"^\s*#\s*turn\s+\d+\s*\|(?P<fields>.*)$")
@@ -103,7 +106,9 @@ def _turn_metadata(comments: dict[int, str], line: int) -> tuple[QueryType | Non
 
 def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: str) -> Conversation:
     tags = [t["name"] for t in scenario.get("tags", [])]
-    conv_id = next((t.split(":", 1)[1] for t in tags if t.startswith("@conv:")), f"line-{scenario['location']['line']}")
+    task_ids = [t[len(TASK_TAG_PREFIX):] for t in tags if t.startswith(TASK_TAG_PREFIX)]
+    fallback = task_ids[0] if task_ids else f"line-{scenario['location']['line']}"
+    conv_id = next((t.split(":", 1)[1] for t in tags if t.startswith("@conv:")), fallback)
     chain = next(([decode_tag_value(d) for d in t.split(":", 1)[1].split(",") if d] for t in tags if t.startswith("@docs:")), [])
     extra_tags = [
         t for t in tags if t != "@conversation" and t != "@locked" and not t.startswith(("@conv:", "@docs:", "@chain-length:"))
@@ -111,10 +116,16 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
     turns: list[dict[str, Any]] = []
     faults: list[ToolFault] = []
     problems: list[Problem] = []
+    task: dict[str, Any] = {}
     for step in scenario.get("steps", []):
         text, line = step["text"].strip(), step["location"]["line"]
         if (fault := read_fault_step(text)) is not None:
             faults.append(fault)
+        elif _is_task_step(text) or "max_turns" in task:
+            try:
+                _read_task_step(step, text, task)
+            except ValueError as exc:
+                problems.append(Problem(f"{source}:{line}", str(exc)))
         elif (m := ASK.match(text)) is not None:
             query_type, docs, exact, marks = _turn_metadata(comments, line)
             turns.append(
@@ -134,6 +145,8 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
         elif not SATISFY.match(text):
             problems.append(Problem(f"{source}:{line}", f"unknown step {text!r} (see `bddgen validate`)"))
     where = f"{source}:{scenario['location']['line']}"
+    if task and not problems:
+        return _task_conversation(scenario, conv_id, chain, tags, extra_tags, faults, task, comments, where)
     if not turns and not problems:
         problems.append(Problem(where, "a conversation without a 'When the user asks \"...\"' step; add its turns or remove the @conversation tag"))
     if problems:
@@ -150,6 +163,67 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
         )
     except ValidationError as exc:
         raise InputError([Problem(where, f"{'.'.join(map(str, e['loc']))}: {e['msg']}") for e in exc.errors()], title="invalid conversation") from exc
+
+
+def _is_task_step(text: str) -> bool:
+    return any(p.match(text) for p in (INSTRUCTION, KNOWS, TALKS, UNCHANGED, CELL, EXACT_DIFF))
+
+
+def _table(step: dict[str, Any], what: str) -> tuple[list[str], list[list[str]]]:
+    rows = [[cell["value"] for cell in row["cells"]] for row in (step.get("dataTable") or {}).get("rows", [])]
+    if not rows:
+        raise ValueError(f"{what} needs a table under it")
+    return rows[0], rows[1:]
+
+
+def _read_task_step(step: dict[str, Any], text: str, task: dict[str, Any]) -> None:
+    """Add one step of a task scenario to `task`; ValueError saying what is wrong with it."""
+    talked = "max_turns" in task
+    if INSTRUCTION.match(text) or KNOWS.match(text) or TALKS.match(text):
+        if talked:
+            raise ValueError(f"step {text!r} comes after 'When the simulated user talks ...'; move it above that step")
+        if INSTRUCTION.match(text):
+            content = (step.get("docString") or {}).get("content", "").strip()
+            if not content:
+                raise ValueError('"the user\'s instruction:" needs the instruction as a docstring (between """ lines) under it')
+            task["instruction"] = content
+        elif KNOWS.match(text):
+            task["facts"] = facts_from_table(*_table(step, '"the user knows:"'))
+        elif (m := TALKS.match(text)) is not None:
+            if "instruction" not in task:
+                raise ValueError("the simulated user has no instruction: add \"Given the user's instruction:\" with a docstring above this step")
+            task["max_turns"] = int(m.group("turns"))
+            task["outcomes"], task["trajectory"] = [], []
+        return
+    if not talked:
+        raise ValueError(f"step {text!r} comes before 'When the simulated user talks with the assistant for at most N turns'")
+    if UNCHANGED.match(text):
+        task["outcomes"].append(OutcomeExpectation(kind="unchanged"))
+    elif (m := CELL.match(text)) is not None:
+        task["outcomes"].append(OutcomeExpectation(kind="cell", **m.groupdict()))
+    elif EXACT_DIFF.match(text):
+        task["outcomes"].append(OutcomeExpectation(kind="diff", rows=diff_rows_from_table(*_table(step, "the expected diff"))))
+    elif (expectation := parse_expectation(text)) is not None:
+        task["trajectory"].append(expectation)
+    else:
+        raise ValueError(f"unknown step {text!r} in a task scenario (see `bddgen validate`)")
+
+
+def _task_conversation(
+    scenario: dict[str, Any], conv_id: str, chain: list[str], tags: list[str], extra_tags: list[str], faults: list[ToolFault],
+    task: dict[str, Any], comments: dict[int, str], where: str,
+) -> Conversation:
+    if "max_turns" not in task:
+        raise InputError(Problem(where, "a task scenario needs 'When the simulated user talks with the assistant for at most N turns'"), title="invalid task")
+    first_step = min((s["location"]["line"] for s in scenario.get("steps", [])), default=scenario["location"]["line"])
+    notes = [comments[n].strip().lstrip("#").strip() for n in range(scenario["location"]["line"] + 1, first_step) if n in comments]
+    try:
+        return Conversation(
+            id=conv_id, title=scenario["name"] or conv_id, chain=chain, locked="@locked" in tags, tags=extra_tags, faults=faults,
+            task=UserTask(comment="\n".join(notes), **task),
+        )
+    except ValidationError as exc:
+        raise InputError([Problem(where, f"{'.'.join(map(str, e['loc']))}: {e['msg']}") for e in exc.errors()], title="invalid task") from exc
 
 
 def _turn(raw: dict[str, Any], source: str, line: int) -> Turn:
@@ -172,7 +246,7 @@ def _turn(raw: dict[str, Any], source: str, line: int) -> Turn:
 
 def _is_conversation(scenario: dict[str, Any]) -> bool:
     tags = {t["name"] for t in scenario.get("tags", [])}
-    return "@conversation" in tags or any(ASK.match(s["text"].strip()) for s in scenario.get("steps", []))
+    return "@conversation" in tags or any(ASK.match(s["text"].strip()) or _is_task_step(s["text"].strip()) for s in scenario.get("steps", []))
 
 
 def read_feature_text(text: str, source: str) -> FeatureDocument:

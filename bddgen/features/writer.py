@@ -11,6 +11,8 @@ from bddgen.files import atomic_write
 from bddgen.features.document import FeatureDocument
 from bddgen.features.languages import DEFAULT_LANGUAGE, KEYWORDS, Keywords, keywords, phrases, writing_language
 from bddgen.features.vocabulary import encode_tag_value, quote
+from bddgen.agents.outcome import FACT_HEADER, TASK_TAG_PREFIX, UserTask
+from bddgen.agents.state import DIFF_HEADER
 from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, Conversation, QueryType, Spec
 
 HEADER_PREFIX = "# bddgen:"
@@ -40,13 +42,16 @@ def _turn_comment(number: int, turn_type: QueryType, doc_ids: list[str], exact_o
 
 def _conversation_lines(conv: Conversation, language: str = DEFAULT_LANGUAGE) -> list[str]:
     words, steps = keywords(language), phrases(language)
-    tags = ["@conversation", f"@conv:{conv.id}"]
+    named_by_task = conv.task is not None and f"{TASK_TAG_PREFIX}{conv.id}" in conv.tags
+    tags = [] if named_by_task else ["@conversation", f"@conv:{conv.id}"]
     if conv.chain:
         tags += [f"@docs:{','.join(map(encode_tag_value, conv.chain))}", f"@chain-length:{len(conv.chain)}"]
     if conv.locked:
         tags.append("@locked")
     tags += [t for t in conv.tags if t not in tags]
     lines = ["", f"    {' '.join(tags)}", f"    {words.scenario}: {quote(conv.title)}"]
+    if conv.task is not None:
+        return lines + _task_lines(conv, conv.task, words)
     for number, fault in enumerate(conv.faults):
         lines.append(f"      {words.given if number == 0 else words.and_} {fault.step_text()}")
     for number, turn in enumerate(conv.turns, start=1):
@@ -64,6 +69,46 @@ def _conversation_lines(conv: Conversation, language: str = DEFAULT_LANGUAGE) ->
         lines += [f"      {words.then if i == 0 else words.and_} {step}" for i, step in enumerate(then)]
     if any(turn.answer != TRAJECTORY_ONLY for turn in conv.turns):  # a trajectory-only scenario has no answer to judge
         lines.append(f"      {words.then} {steps.satisfy}")
+    return lines
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Gherkin table cell."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "\\n")
+
+
+def _table_lines(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str) -> list[str]:
+    cells = [[_cell(c) for c in row] for row in [header, *rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    return [indent + "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |" for row in cells]
+
+
+def _docstring_lines(text: str, indent: str) -> list[str]:
+    fence = '```' if '"""' in text else '"""'
+    return [f"{indent}{fence}", *(f"{indent}{line}".rstrip() for line in text.splitlines()), f"{indent}{fence}"]
+
+
+def _task_lines(conv: Conversation, task: UserTask, words: Keywords) -> list[str]:
+    """A task scenario: the instruction, the user's facts, the simulated dialogue, then its outcome and trajectory steps."""
+    lines = [f"      # {line}" for line in task.comment.splitlines() if line.strip()]
+    given = [fault.step_text() for fault in conv.faults]
+    for number, text in enumerate(given):
+        lines.append(f"      {words.given if number == 0 else words.and_} {text}")
+    lines.append(f"      {words.and_ if given else words.given} the user's instruction:")
+    lines += _docstring_lines(task.instruction, "        ")
+    if task.facts:
+        lines.append(f"      {words.and_} the user knows:")
+        lines += _table_lines(FACT_HEADER, list(task.facts.items()), "        ")
+    lines.append(f"      {words.when} the simulated user talks with the assistant for at most {task.max_turns} turns")
+    keyword = words.then
+    for outcome in task.outcomes:
+        lines.append(f"      {keyword} {outcome.step}")
+        keyword = words.and_
+        if outcome.kind == "diff":
+            lines += _table_lines(DIFF_HEADER, [row.cells() for row in outcome.rows], "        ")
+    for expectation in task.trajectory:
+        lines.append(f"      {keyword} {expectation.step}")
+        keyword = words.and_
     return lines
 
 

@@ -62,14 +62,14 @@ def _relative(path: Path, root: Path | None) -> str:
 
 def collect_conversations(paths: list[Path], corpus: Corpus, *, max_rows: int, root: Path | None = None) -> list[ExportedConversation]:
     """Every conversation of the given .feature files (specs without conversations add none). A
-    conversation with a turn that checks only its trajectory has no reference answer to export and
-    is left out."""
+    conversation with a turn that checks only its trajectory, or a task (whose user is simulated), has no
+    reference answer to export and is left out."""
     exported: list[ExportedConversation] = []
     for path in paths:
         document = read_feature(path)
         spec = document.spec
         for conversation in document.conversations:
-            if any(turn.answer == TRAJECTORY_ONLY for turn in conversation.turns):
+            if conversation.task is not None or any(turn.answer == TRAJECTORY_ONLY for turn in conversation.turns):
                 continue
             turns = []
             for turn in conversation.turns:

@@ -16,6 +16,7 @@ from behave.step_registry import registry
 from bddgen.features.languages import DEFAULT_LANGUAGE, STEP_PHRASES
 from bddgen.features.vocabulary import BEHAVE_ABSTAIN, BEHAVE_AGREE, BEHAVE_ASK, BEHAVE_CONTAINS, BEHAVE_SATISFY
 from bddgen.run.fault_steps import *  # noqa: F401,F403  (fault injection: Given a tool fails / returns malformed output)
+from bddgen.run.outcome_steps import *  # noqa: F401,F403  (task scenarios: simulated user, outcome steps)
 from bddgen.run.scenario import ScenarioRun
 from bddgen.run.trajectory_steps import TRAJECTORY_STEPS  # noqa: F401  (registers the trajectory steps)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable
 
+from bddgen.agents.outcome import TALKS, TASK_TAG_PREFIX
 from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import read_feature
@@ -24,16 +25,17 @@ def feature_key(path: str | Path, root: Path) -> str:
 
 
 def conversation_id(scenario: Any) -> str:
-    """The `@conv:<id>` tag, or `line-<N>` as the reader names an untagged conversation."""
+    """The `@conv:<id>` tag, else a task's `@task-<id>` tag, else `line-<N>` as the reader names an untagged conversation."""
     for tag in scenario.tags:
         if str(tag).startswith(CONVERSATION_TAG):
             return str(tag)[len(CONVERSATION_TAG):]
-    return f"line-{scenario.line}"
+    task_tag = TASK_TAG_PREFIX[1:]
+    return next((str(t)[len(task_tag):] for t in scenario.tags if str(t).startswith(task_tag)), f"line-{scenario.line}")
 
 
 def is_conversation(scenario: Any) -> bool:
-    """True for a scenario with a 'When the user asks' step (a spec written as a Scenario has none)."""
-    return any(ASK.match(step.name.strip()) for step in scenario.steps)
+    """True for a scenario with a 'When the user asks' step or a simulated user (a spec written as a Scenario has neither)."""
+    return any(ASK.match(step.name.strip()) or TALKS.match(step.name.strip()) for step in scenario.steps)
 
 
 def plan_features(features: Iterable[Any], config: Any, root: Path, limit: int | None) -> list[ConversationPlan]:

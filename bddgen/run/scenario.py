@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from bddgen.agents.expectations import Trace, TrajectoryExpectation, check_expectation
+from bddgen.agents.outcome import OutcomeExpectation, UserTask
+from bddgen.agents.state import render_diff_row
 from bddgen.errors import AssistantError
 from bddgen.results import TurnResult, Verdict
 from bddgen.run.checks import contains_exact
-from bddgen.run.session import ConversationPlan, ConversationSession
+from bddgen.run.session import TASK_CHECK, ConversationPlan, ConversationSession
 
 
 class TurnNotJudgedError(AssistantError):
@@ -58,8 +60,51 @@ class ScenarioRun:
         if missing:
             raise AssertionError("; ".join(f"{_where(r)}: {value!r} not in the answer {r.answer!r}" for r in missing))
 
+    @property
+    def task(self) -> UserTask:
+        task = self.plan.conversation.task
+        if task is None:
+            raise AssertionError(f"conversation {self.plan.conversation.id!r} is no task: a task step needs a task scenario")
+        return task
+
+    def confirm_task(self, instruction: str | None = None, facts: dict[str, str] | None = None) -> None:
+        """`Given the user's instruction:` / `And the user knows:`: the step says what the run read from the file."""
+        task = self.task
+        if instruction is not None and " ".join(instruction.split()) != " ".join(task.instruction.split()):
+            raise AssertionError(f"the instruction differs from the one the run read from {self.plan.feature}; save the file and run again")
+        if facts is not None and facts != task.facts:
+            raise AssertionError(f"the user's facts differ from the ones the run read from {self.plan.feature}; save the file and run again")
+
+    def talk(self, max_turns: int) -> None:
+        """`When the simulated user talks with the assistant for at most N turns`: the dialogue, in every repeat."""
+        if max_turns != self.task.max_turns:
+            raise AssertionError(f"the step allows {max_turns} turns but the run read {self.task.max_turns} from {self.plan.feature}")
+        errors = [r for r in self._outcomes() if r.verdict == Verdict.ERROR]
+        if errors:
+            raise AssistantError("; ".join(_describe(r) for r in errors))
+
+    def check_outcome(self, expectation: OutcomeExpectation) -> None:
+        """An outcome step, checked on each repeat's end state; a failure shows the expected and the actual change."""
+        results = self._outcomes()
+        if any(r.verdict == Verdict.ERROR for r in results):
+            raise TurnNotJudgedError("not checked: the dialogue did not finish (see the When step)")
+        unmet = []
+        for result in results:
+            mine = [f for f in result.outcome_failures if f.startswith(expectation.step)]
+            if mine:
+                unmet.append(f"{_where(result)}: " + "\n".join(mine) + _diff_side_by_side(result))
+        if unmet:
+            raise AssertionError("\n".join(unmet))
+
+    def _outcomes(self) -> list[TurnResult]:
+        return [s.outcome() for s in self.sessions]
+
     def check_trajectory(self, expectation: TrajectoryExpectation) -> None:
-        """A trajectory step (`Then the agent should call "..."`, ...), checked on each repeat's trace of the turn."""
+        """A trajectory step (`Then the agent should call "..."`, ...), checked on each repeat's trace of the turn
+        (of a task: of the whole dialogue)."""
+        if self.plan.conversation.task is not None:
+            self._check_dialogue_trajectory(expectation)
+            return
         results = self._results()
         if any(r.verdict == Verdict.ERROR for r in results):
             raise TurnNotJudgedError(f"turn {self.current}: not checked, the assistant gave no answer")
@@ -69,6 +114,25 @@ class ScenarioRun:
             why = check_expectation(expectation, trace)
             if why:
                 unmet.append(f"{_where(result)}: {why}")
+        if unmet:
+            raise AssertionError("\n".join(unmet))
+
+    def _check_dialogue_trajectory(self, expectation: TrajectoryExpectation) -> None:
+        unmet = []
+        for session, outcome in zip(self.sessions, self._outcomes()):
+            if outcome.verdict == Verdict.ERROR:
+                raise TurnNotJudgedError("not checked: the dialogue did not finish (see the When step)")
+            turns = [r for r in session.records if r.turn > 0]
+            trace = Trace(
+                [c for r in turns for c in r.tool_calls],
+                [h for r in turns for h in r.handoffs],
+                [b for r in turns for b in r.blocked_calls],
+                " ".join(r.refusal for r in turns if r.refusal),
+                "\n".join(r.answer for r in turns),
+            )
+            why = check_expectation(expectation, trace)
+            if why:
+                unmet.append(f"{_where(outcome)}: {why}")
         if unmet:
             raise AssertionError("\n".join(unmet))
 
@@ -97,8 +161,23 @@ class ScenarioRun:
 
 
 def _where(result: TurnResult) -> str:
-    name = "spec check" if result.turn == 0 else f"turn {result.turn}"
+    name = ("outcome" if TASK_CHECK in result.checks else "spec check") if result.turn == 0 else f"turn {result.turn}"
     return f"{name} (repeat {result.repeat})" if result.repeat > 1 else name
+
+
+def _diff_side_by_side(result: TurnResult) -> str:
+    """The expected change (when the scenario states it) beside the actual one, one change per line."""
+    actual = [render_diff_row(r) for r in result.state_diff or []] or ["(no changes)"]
+    if result.expected_diff is None:
+        return "\n  actual change:\n" + "\n".join(f"    {line}" for line in actual)
+    expected = [render_diff_row(r) for r in result.expected_diff] or ["(no changes)"]
+    width = max(len(line) for line in expected + ["expected change"])
+    lines = [f"    {'expected change'.ljust(width)}   actual change"]
+    for index in range(max(len(expected), len(actual))):
+        left = expected[index] if index < len(expected) else ""
+        right = actual[index] if index < len(actual) else ""
+        lines.append(f"    {left.ljust(width)} | {right}")
+    return "\n" + "\n".join(lines)
 
 
 def _describe(result: TurnResult) -> str:

@@ -8,18 +8,34 @@ from dataclasses import dataclass
 from typing import Callable
 
 from bddgen.agents.expectations import Trace, check_expectation, violations
+from bddgen.agents.metrics import SIMULATOR_ERROR
+from bddgen.agents.outcome import UserTask, check_outcome
+from bddgen.agents.state import DatabaseState, DiffRow, StateDiff, diff
 from bddgen.errors import AssistantError
+from bddgen.lm.client import LanguageModel
 from bddgen.lm.base import Message
 from bddgen.results import TurnResult, Verdict
 from bddgen.run.assistants.base import Assistant, AssistantReply, error_category
 from bddgen.run.assistants.guard import ask
 from bddgen.run.judge import Judge, Judgement
+from bddgen.run.simulated_user import Dialogue, simulate
+from bddgen.run.state_adapters import StateReader
 from bddgen.run.store import ConversationKey
 from bddgen.specs import TRAJECTORY_ONLY, Conversation, Spec, Turn
 
 SPEC_TURN = 0
 TRAJECTORY_CATEGORY = "wrong tool or order"
 VIOLATION_CATEGORY = "restricted tool called"
+OUTCOME_CATEGORY = "wrong end state"
+TASK_CHECK = "outcome"
+
+
+@dataclass(frozen=True)
+class TaskRuntime:
+    """What a task scenario needs beyond the assistant: the simulated user's model and the agent's state."""
+
+    user_lm: Callable[[], LanguageModel]
+    state_reader: Callable[[], StateReader | None]
 
 
 @dataclass(frozen=True)
@@ -37,8 +53,15 @@ class ConversationPlan:
 
     @property
     def expected_turns(self) -> set[int]:
+        """Turns whose records complete the conversation; a task's outcome record (turn 0) completes it."""
+        if self.conversation.task is not None:
+            return {SPEC_TURN}
         numbers = set(range(1, len(self.conversation.turns) + 1))
         return numbers | {SPEC_TURN} if self.judge_spec else numbers
+
+    def is_done(self, turns: set[int]) -> bool:
+        """True when stored records with these turn numbers are the whole conversation."""
+        return SPEC_TURN in turns if self.conversation.task is not None else turns == self.expected_turns
 
 
 class ConversationSession:
@@ -55,6 +78,7 @@ class ConversationSession:
         sink: Callable[[list[TurnResult]], None],
         finished: list[TurnResult] | None = None,
         restricted: frozenset[tuple[str, str]] = frozenset(),
+        tasks: TaskRuntime | None = None,
     ) -> None:
         """`finished`: the records of this conversation stored by an earlier attempt of the run; the
         session then replays them and never calls the assistant or the judge. `restricted`: the
@@ -70,6 +94,7 @@ class ConversationSession:
         self._written = finished is not None
         self._lock = threading.RLock()
         self._restricted = restricted
+        self._tasks = tasks
 
     @property
     def complete(self) -> bool:
@@ -95,8 +120,20 @@ class ConversationSession:
                 self._results[SPEC_TURN] = self._check_spec()
             return self._results[SPEC_TURN]
 
+    def outcome(self) -> TurnResult:
+        """A task's outcome record (turn 0), playing the simulated dialogue first when it has not run."""
+        with self._lock:
+            if SPEC_TURN not in self._results:
+                self._run_task()
+            return self._results[SPEC_TURN]
+
     def run_all(self, stop: threading.Event) -> None:
         """Every turn, then the spec check, then write; stops between turns once `stop` is set."""
+        if self.plan.conversation.task is not None:
+            if not stop.is_set():
+                self.outcome()
+                self.finish()
+            return
         for number in range(1, len(self.plan.conversation.turns) + 1):
             if stop.is_set():
                 return
@@ -137,6 +174,127 @@ class ConversationSession:
         judgement = _with_trajectory(judgement, failures)
         self._history += [Message("user", turn.question), Message("assistant", reply.answer)]
         return self._record(number, turn, reply.answer, judgement, latency, reply, failures)
+
+    def _run_task(self) -> None:
+        task = self.plan.conversation.task
+        assert task is not None
+        started = time.perf_counter()
+        if self._tasks is None or (reader := self._tasks.state_reader()) is None:
+            self._task_error(task, "the assistant exposes no state; set state_url or state_callable in its [assistants] section")
+            return
+        try:
+            before = reader([])
+        except AssistantError as exc:
+            self._task_error(task, f"reading the state before the dialogue: {exc}")
+            return
+        dialogue = simulate(task, self._tasks.user_lm(), self._answer, trial=self.repeat)
+        if dialogue.failed:
+            self._task_records(task, dialogue, Judgement(Verdict.ERROR, dialogue.failed, error_category="assistant", checks=(TASK_CHECK,)), started)
+            return
+        try:
+            after = reader(dialogue.messages)
+        except AssistantError as exc:
+            self._task_records(task, dialogue, Judgement(Verdict.ERROR, f"reading the state after the dialogue: {exc}", checks=(TASK_CHECK,)), started)
+            return
+        change = diff(before, after)
+        judgement, outcome, trajectory = self._judge_task(task, dialogue, change, after)
+        self._task_records(task, dialogue, judgement, started, change.rows(), outcome, trajectory)
+
+    def _answer(self, messages: list[Message]) -> tuple[AssistantReply | None, float, str]:
+        started = time.perf_counter()
+        try:
+            reply = ask(self._assistant(), messages, self.plan.conversation.faults)
+        except AssistantError as exc:
+            return None, time.perf_counter() - started, str(exc)
+        return reply, time.perf_counter() - started, ""
+
+    def _judge_task(
+        self, task: UserTask, dialogue: Dialogue, change: StateDiff, after: DatabaseState
+    ) -> tuple[Judgement, list[str], list[str]]:
+        """The task's verdict, its unmet outcome steps and its unmet trajectory steps (with restricted calls)."""
+        outcome = [(o, check_outcome(o, change, after)) for o in task.outcomes]
+        failures = [f"{o.step} {why}" if o.step.endswith(":") else f"{o.step}: {why}" for o, why in outcome if why]
+        trace = _whole_trace([e.reply for e in dialogue.exchanges if e.reply is not None])
+        unmet = [(e, check_expectation(e, trace)) for e in task.trajectory]
+        trajectory = violations(trace, set(self._restricted)) + [f"{e.step}: {why}" for e, why in unmet if why]
+        if not failures and not trajectory:
+            return Judgement(Verdict.PASS, "the end state and the trajectory are as expected", checks=(TASK_CHECK,)), [], []
+        if dialogue.simulator_errors:
+            category = SIMULATOR_ERROR
+        elif failures:
+            category = OUTCOME_CATEGORY
+        else:
+            category = VIOLATION_CATEGORY if trajectory[0].startswith("VIOLATION") else TRAJECTORY_CATEGORY
+        feedback = "\n".join(failures + trajectory)
+        if dialogue.simulator_errors:
+            feedback += "\nsimulated user: " + "; ".join(dialogue.simulator_errors)
+        return Judgement(Verdict.FAIL, feedback, error_category=category, checks=(TASK_CHECK,)), failures, trajectory
+
+    def _task_error(self, task: UserTask, message: str) -> None:
+        self._task_records(task, Dialogue(), Judgement(Verdict.ERROR, message, error_category="assistant", checks=(TASK_CHECK,)), time.perf_counter())
+
+    def _task_records(
+        self,
+        task: UserTask,
+        dialogue: Dialogue,
+        judgement: Judgement,
+        started: float,
+        change: list[DiffRow] | None = None,
+        outcome_failures: list[str] | None = None,
+        trajectory_failures: list[str] | None = None,
+    ) -> None:
+        """One record per exchange (each carrying the task's verdict: a task is judged as a whole), then the outcome record."""
+        for number, exchange in enumerate(dialogue.exchanges, start=1):
+            reply = exchange.reply or AssistantReply(answer="")
+            verdict = Verdict.ERROR if exchange.error else judgement.verdict
+            turn_judgement = Judgement(verdict, exchange.error or f"judged by the task's outcome: {judgement.verdict.value}", checks=(TASK_CHECK,))
+            self._results[number] = self._record_exchange(number, exchange.user, turn_judgement, exchange.latency, reply)
+        self._results[SPEC_TURN] = TurnResult(
+            run_id=self.run_id,
+            feature=self.plan.feature,
+            spec_id=self.plan.spec.id,
+            scenario=self.plan.scenario,
+            conversation_id=self.plan.conversation.id,
+            turn=SPEC_TURN,
+            question=task.instruction,
+            expected="\n".join(o.step for o in task.outcomes),
+            verdict=judgement.verdict,
+            feedback=judgement.feedback,
+            error_category=judgement.error_category,
+            checks=list(judgement.checks),
+            latency=round(time.perf_counter() - started, 4),
+            documents=self.plan.conversation.doc_ids,
+            repeat=self.repeat,
+            expected_trajectory=task.trajectory,
+            trajectory_failures=trajectory_failures or [],
+            state_diff=change,
+            expected_diff=task.expected_diff,
+            outcome_failures=outcome_failures or [],
+            simulator_errors=dialogue.simulator_errors,
+        )
+
+    def _record_exchange(self, number: int, question: str, judgement: Judgement, latency: float, reply: AssistantReply) -> TurnResult:
+        return TurnResult(
+            run_id=self.run_id,
+            feature=self.plan.feature,
+            spec_id=self.plan.spec.id,
+            scenario=self.plan.scenario,
+            conversation_id=self.plan.conversation.id,
+            turn=number,
+            question=question,
+            answer=reply.answer,
+            verdict=judgement.verdict,
+            feedback=judgement.feedback,
+            checks=list(judgement.checks),
+            latency=round(latency, 4),
+            documents=self.plan.conversation.doc_ids,
+            contexts=reply.contexts,
+            repeat=self.repeat,
+            tool_calls=reply.tool_calls,
+            handoffs=reply.handoffs,
+            blocked_calls=reply.blocked_calls,
+            refusal=reply.refusal,
+        )
 
     def _trajectory_failures(self, turn: Turn, reply: AssistantReply) -> list[str]:
         trace = Trace(reply.tool_calls, reply.handoffs, reply.blocked_calls, reply.refusal, reply.answer)
@@ -206,6 +364,17 @@ class ConversationSession:
             expected_trajectory=turn.trajectory,
             trajectory_failures=trajectory_failures or [],
         )
+
+
+def _whole_trace(replies: list[AssistantReply]) -> Trace:
+    """The trace of a whole dialogue: every turn's calls, handoffs and blocked calls in order, its refusals and answers."""
+    return Trace(
+        [c for r in replies for c in r.tool_calls],
+        [h for r in replies for h in r.handoffs],
+        [b for r in replies for b in r.blocked_calls],
+        " ".join(r.refusal for r in replies if r.refusal),
+        "\n".join(r.answer for r in replies),
+    )
 
 
 def _with_trajectory(judgement: Judgement, failures: list[str]) -> Judgement:

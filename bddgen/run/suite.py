@@ -16,7 +16,7 @@ from rich.markup import escape
 from bddgen import __version__
 from bddgen.console import console
 from bddgen.agents.project_manifest import project_manifest, restricted_edges
-from bddgen.errors import ConfigError
+from bddgen.errors import AssistantError, ConfigError
 from bddgen.lm.client import LanguageModel
 from bddgen.project import Project
 from bddgen.results import RunMetadata, TurnResult, Verdict
@@ -27,7 +27,8 @@ from bddgen.run.metadata import code_revision, new_run_dir, now, public_settings
 from bddgen.lm.pool import ModelPool
 from bddgen.run.language_models import assistant_model_name, same_model_warning
 from bddgen.run.scenario import ScenarioRun
-from bddgen.run.session import SPEC_TURN, ConversationPlan, ConversationSession
+from bddgen.run.session import SPEC_TURN, ConversationPlan, ConversationSession, TaskRuntime
+from bddgen.run.state_adapters import StateReader, state_reader
 from bddgen.run.store import ConversationKey, RunStore
 from bddgen.safe_names import child_folder
 
@@ -98,7 +99,10 @@ class SuiteRun:
         self.models = language_models or ModelPool(project)
         self.assistant_settings = assistant_settings(options.assistant, project)
         self.restricted = restricted_edges(project_manifest(project, self.assistant_settings))
-        self.judge = Judge(lambda: judge_lm or self.models.get(project.settings.judge_lm, "[judge]"))
+        self._judge_lm = lambda: judge_lm or self.models.get(project.settings.judge_lm, "[judge]")
+        self.judge = Judge(self._judge_lm)
+        self.tasks = TaskRuntime(user_lm=self._judge_lm, state_reader=self.state_reader)
+        self._state_reader: StateReader | None = None
         self.judge_model = judge_lm.model_name if judge_lm is not None else project.settings.judge_lm.model
         self._assistant = assistant
         self._assistant_builder = assistant_builder
@@ -135,6 +139,16 @@ class SuiteRun:
                 self._assistant = build_assistant(self.options.assistant, self.project, lm=lm)
             return self._assistant
 
+    def state_reader(self) -> StateReader | None:
+        """How to read the assistant's state for task scenarios (see `state_adapters`), built on first use."""
+        with self._assistant_lock:
+            built = self._state_reader is not None
+        if not built:
+            reader = state_reader(self.options.assistant, self.assistant_settings, self.project, self.assistant())
+            with self._assistant_lock:
+                self._state_reader = self._state_reader or reader
+        return self._state_reader
+
     def start(self, plans: list[ConversationPlan]) -> None:
         """Replay conversations finished by an earlier attempt, drop half-written ones, start the rest."""
         stored = self.store.load()
@@ -144,7 +158,7 @@ class SuiteRun:
             sessions = []
             for repeat in range(1, self.options.repeat + 1):
                 records = stored.get(plan.key(repeat))
-                done = records is not None and sorted(r.turn for r in records) == sorted(plan.expected_turns)
+                done = records is not None and plan.is_done({r.turn for r in records})
                 if records is not None and not done:
                     stale.add(plan.key(repeat))
                 session = ConversationSession(
@@ -156,6 +170,7 @@ class SuiteRun:
                     self._write,
                     finished=records if done else None,
                     restricted=self.restricted,
+                    tasks=self.tasks,
                 )
                 sessions.append(session)
                 if not done:
@@ -168,6 +183,8 @@ class SuiteRun:
         self._write_metadata(plans, finished=False)
         if fresh:
             self.assistant()
+            if any(s.plan.conversation.task is not None for s in fresh):
+                self._check_state_source()
             warning = same_model_warning(self.project, self.options.assistant, self.assistant_settings)
             if warning:
                 console.print(f"[yellow]warning:[/] {escape(warning)}")
@@ -177,6 +194,16 @@ class SuiteRun:
             self._pool = ThreadPoolExecutor(max_workers=self.options.jobs, thread_name_prefix="bddgen-run")
             for session in fresh:
                 self._pool.submit(session.run_all, self._stop)
+
+    def _check_state_source(self) -> None:
+        """Read the state a conversation starts from once before any task runs, so a state source that answers
+        with something other than a state stops the run with one error (exit code 2)."""
+        reader = self.state_reader()
+        if reader is not None:
+            try:
+                reader([])
+            except AssistantError:
+                pass  # unreachable now: each task records the error when it reads the state itself
 
     def scenario(self, feature: str, conversation_id: str) -> ScenarioRun | None:
         return self._scenarios.get((feature, conversation_id))

@@ -81,3 +81,30 @@ SPEC_RUBRIC = (
     "Score 4: The conversation meets the Then lines with a minor lapse.\n"
     "Score 5: The conversation fully meets every Then line of the specification."
 )
+
+
+class UserTurn(BaseModel):
+    """The simulated user's next message."""
+
+    message: str = Field(min_length=1, max_length=600, description="What the user says next, or the stop marker alone.")
+
+
+STOP_MARKER = "###STOP###"
+"""The simulated user's message that ends the dialogue (its goal is met, or it cannot be)."""
+
+SIMULATED_USER = PromptTask(
+    name="simulated-user",
+    instruction=(
+        "You play a user talking with an assistant, one message at a time, following the user's instruction.\n"
+        "- Write only the user's next message, in the user's voice: short, natural, one request at a time.\n"
+        "- Give a fact only when the assistant asks for it or the request needs it, and only the facts listed under "
+        "Known Facts or written in the instruction. Never invent a booking reference, name, date, number or any other "
+        "fact; if asked for something you were not given, say you do not know it.\n"
+        "- Keep the goal of the instruction; do not take up another one, and do not accept what the instruction says "
+        "you will not accept.\n"
+        f"- When your goal is met, or the assistant has clearly refused or cannot help, reply with {STOP_MARKER} alone.\n"
+        "- The trial number only varies your wording between trials."
+    ),
+    output=UserTurn,
+    max_tokens=200,
+)

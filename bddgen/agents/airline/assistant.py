@@ -7,6 +7,8 @@ unless that restriction is lifted (the unrestricted variant), when it runs and i
 ToolCall, which structural coverage reports as a violation. A call whose required values the
 conversation does not state is not made either (`grounding.py`): the agent is told to ask for them —
 unless the variant guesses missing dates, when today's date is filled in (a deliberately broken agent).
+With `enforce_policy=False` (the no-policy variant) its tools skip their policy checks, so it cancels
+or changes any booking it is asked to.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from typing import Any, Iterable
 from bddgen.agents.airline.conversations import ConversationState, ConversationStore
 from bddgen.agents.airline.database import NOW, build_template
 from bddgen.agents.airline.grounding import is_date_parameter, unstated_arguments
+from bddgen.agents.airline.state import state_keys
 from bddgen.agents.airline.tasks import FINAL_ANSWER, Answer, agent_step
 from bddgen.agents.airline.tools import ToolArgumentError, apply
 from bddgen.agents.airline.workflow import ENTRY, ROLES
 from bddgen.agents.faults import ToolFault
+from bddgen.agents.state import DatabaseState, snapshot
 from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
@@ -79,6 +83,7 @@ class AirlineAgentAssistant:
         max_steps: int = 6,
         lifted_restrictions: Iterable[tuple[str, str]] = (),
         guess_missing_dates: bool = False,
+        enforce_policy: bool = True,
         name: str = "airline-agent",
     ) -> None:
         self.lm = lm
@@ -86,12 +91,23 @@ class AirlineAgentAssistant:
         self.lifted = frozenset(lifted_restrictions)
         self.guess_missing_dates = guess_missing_dates
         self.today = NOW.date()
+        self.enforce_policy = enforce_policy
         self._name = name
         self.conversations = ConversationStore(build_template(corpus), ENTRY)
+        self.state_keys = state_keys(corpus)
 
     @property
     def name(self) -> str:
         return self._name
+
+    def database_state(self, messages: list[Message]) -> DatabaseState:
+        """The state of the conversation's database after `messages` (none: the state every conversation starts from)."""
+        if not messages:
+            return snapshot(self.conversations.template, self.state_keys)
+        database = self.conversations.peek(messages)
+        if database is None:
+            raise AssistantReplyError(f"{self.name}: no conversation ends with these {len(messages)} messages, so it has no state to read")
+        return snapshot(database, self.state_keys)
 
     def respond(self, messages: list[Message]) -> AssistantReply:
         return self.respond_with_faults(messages, [])
@@ -178,7 +194,7 @@ class AirlineAgentAssistant:
                 "passenger has not given; answer by asking the passenger for it."
             )
             return
-        result = fault.output() if fault is not None else self._run_tool(tool, arguments, state.database)
+        result = fault.output() if fault is not None else self._run_tool(tool, arguments, state.database, self.enforce_policy)
         trace.tool_calls.append(ToolCall(name=tool, arguments=arguments, result=_shorten(result), agent=agent))
         trace.findings.append(f"The {agent} agent called {tool}({json.dumps(arguments)}) and got: {_shorten(result)}")
 
@@ -194,8 +210,8 @@ class AirlineAgentAssistant:
         return missing
 
     @staticmethod
-    def _run_tool(tool: str, arguments: dict[str, Any], database: sqlite3.Connection) -> str:
+    def _run_tool(tool: str, arguments: dict[str, Any], database: sqlite3.Connection, enforce_policy: bool) -> str:
         try:
-            return json.dumps(apply(tool, arguments, database), ensure_ascii=False)
+            return json.dumps(apply(tool, arguments, database, enforce_policy=enforce_policy), ensure_ascii=False)
         except ToolArgumentError as exc:
             return json.dumps({"error": str(exc)})

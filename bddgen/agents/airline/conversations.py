@@ -50,6 +50,17 @@ class ConversationStore:
             state = self._states.pop(conversation_key(earlier), None) if earlier else None
             return state or ConversationState(fresh_copy(self._template), self._entry)
 
+    def peek(self, conversation: list[Message]) -> sqlite3.Connection | None:
+        """The database of the conversation that ended with `conversation` (left in the store), or None."""
+        with self._lock:
+            state = self._states.get(conversation_key(conversation))
+            return state.database if state is not None else None
+
+    @property
+    def template(self) -> sqlite3.Connection:
+        """The database every conversation starts from."""
+        return self._template
+
     def keep(self, conversation: list[Message], state: ConversationState) -> None:
         """Store `state` for the turn that continues `conversation` (ending with the assistant's answer)."""
         with self._lock:

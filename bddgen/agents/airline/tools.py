@@ -3,6 +3,9 @@ on any SQLite copy of the airline tables. Policy rules are enforced here, in cod
 
 `apply(tool, arguments, connection)` is the one entry point: it validates the arguments and returns the
 tool's JSON-able result; a request the policies refuse returns `{"error": ...}` and changes nothing.
+Each data-changing tool keeps its policy checks apart from its effect: `apply(..., enforce_policy=False)`
+skips them (the passenger is still verified and the flight must exist), as an agent that ignores the
+policies would.
 """
 
 from __future__ import annotations
@@ -145,11 +148,17 @@ def check_baggage_allowance(connection: sqlite3.Connection, args: BaggageAllowan
     }
 
 
-def _open_booking(connection: sqlite3.Connection, args: BookingLookup) -> tuple[sqlite3.Row, sqlite3.Row] | dict[str, str]:
-    """(booking, its flight) when the booking is verified, still open and its flight not yet departed."""
+def _open_booking(
+    connection: sqlite3.Connection, args: BookingLookup, enforce_policy: bool = True
+) -> tuple[sqlite3.Row, sqlite3.Row] | dict[str, str]:
+    """(booking, its flight) when the booking is verified, still open and its flight not yet departed;
+    without `enforce_policy`, any verified booking whose flight exists."""
     booking = _verified_booking(connection, args)
     if isinstance(booking, dict):
         return booking
+    if not enforce_policy:
+        flight = _flight(connection, booking["flight_number"])
+        return (booking, flight) if flight is not None else {"error": f"no Aurelian Skyways flight {booking['flight_number']}"}
     if booking["status"] not in OPEN_STATUSES:
         return {"error": f"booking {booking['booking_reference']} is {booking['status']} and can no longer be changed"}
     flight = _flight(connection, booking["flight_number"])
@@ -158,24 +167,41 @@ def _open_booking(connection: sqlite3.Connection, args: BookingLookup) -> tuple[
     return booking, flight
 
 
-def change_flight(connection: sqlite3.Connection, args: ChangeFlight) -> dict[str, Any]:
-    found = _open_booking(connection, args)
-    if isinstance(found, dict):
-        return found
-    booking, flight = found
+def _change_refusal(booking: sqlite3.Row, flight: sqlite3.Row, fare: sqlite3.Row | None) -> dict[str, str] | None:
+    """The change policy's refusal of changing `booking` (fare class, deadline), or None when it allows a change."""
     airline_cancelled = booking["status"] == "rebooking pending"
-    fare = _fare(connection, booking["fare_class"])
     if fare is None or (fare["changeable"] != "yes" and not airline_cancelled):
         return {"error": f"{booking['fare_class']} tickets cannot be changed; the passenger needs a new ticket"}
     if not airline_cancelled and _hours_to_departure(flight) < CHANGE_DEADLINE_HOURS:
         return {"error": f"changes close {CHANGE_DEADLINE_HOURS} hours before departure"}
-    new = _flight(connection, args.new_flight_number)
-    if new is None or new["status"] == "cancelled" or _hours_to_departure(new) <= 0:
-        return {"error": f"flight {args.new_flight_number} cannot be booked (unknown, cancelled or departed)"}
+    return None
+
+
+def _route_refusal(booking: sqlite3.Row, flight: sqlite3.Row, new: sqlite3.Row) -> dict[str, str] | None:
+    """The change policy's refusal of moving `booking` to another route, or None when it allows the move."""
     same_route = (new["origin"], new["destination"]) == (flight["origin"], flight["destination"])
     if not same_route and booking["fare_class"] not in FREE_ROUTE_CHANGE:
         return {"error": f"{booking['fare_class']} tickets may only change to another date or time on the same route"}
-    fee = 0.0 if airline_cancelled else float(fare["change_fee_eur"] or 0)
+    return None
+
+
+def change_flight(connection: sqlite3.Connection, args: ChangeFlight, enforce_policy: bool = True) -> dict[str, Any]:
+    found = _open_booking(connection, args, enforce_policy)
+    if isinstance(found, dict):
+        return found
+    booking, flight = found
+    fare = _fare(connection, booking["fare_class"])
+    refusal = _change_refusal(booking, flight, fare) if enforce_policy else None
+    if refusal is not None:
+        return refusal
+    new = _flight(connection, args.new_flight_number)
+    if new is None or new["status"] == "cancelled" or _hours_to_departure(new) <= 0:
+        return {"error": f"flight {args.new_flight_number} cannot be booked (unknown, cancelled or departed)"}
+    refusal = _route_refusal(booking, flight, new) if enforce_policy else None
+    if refusal is not None:
+        return refusal
+    airline_cancelled = booking["status"] == "rebooking pending"
+    fee = 0.0 if airline_cancelled or fare is None else float(fare["change_fee_eur"] or 0)
     with connection:
         connection.execute(
             "UPDATE bookings SET flight_number = ?, seat = '', status = 'confirmed' WHERE booking_reference = ?",
@@ -190,8 +216,8 @@ def change_flight(connection: sqlite3.Connection, args: ChangeFlight) -> dict[st
     }
 
 
-def cancel_booking(connection: sqlite3.Connection, args: BookingLookup) -> dict[str, Any]:
-    found = _open_booking(connection, args)
+def cancel_booking(connection: sqlite3.Connection, args: BookingLookup, enforce_policy: bool = True) -> dict[str, Any]:
+    found = _open_booking(connection, args, enforce_policy)
     if isinstance(found, dict):
         return found
     booking, _ = found
@@ -212,10 +238,10 @@ def cancel_booking(connection: sqlite3.Connection, args: BookingLookup) -> dict[
     return result
 
 
-def add_checked_bag(connection: sqlite3.Connection, args: AddCheckedBag) -> dict[str, Any]:
-    if args.weight_kg > MAX_BAG_KG:
+def add_checked_bag(connection: sqlite3.Connection, args: AddCheckedBag, enforce_policy: bool = True) -> dict[str, Any]:
+    if enforce_policy and args.weight_kg > MAX_BAG_KG:
         return {"error": f"bags over {MAX_BAG_KG:g} kg are not accepted as baggage and must be sent as cargo"}
-    found = _open_booking(connection, args)
+    found = _open_booking(connection, args, enforce_policy)
     if isinstance(found, dict):
         return found
     booking, flight = found
@@ -238,8 +264,9 @@ class AirlineTool:
     name: str
     description: str
     arguments: type[_Arguments]
-    run: Callable[[sqlite3.Connection, Any], dict[str, Any]]
+    run: Callable[..., dict[str, Any]]
     changes_data: bool = False
+    """A data-changing tool's `run` also takes `enforce_policy` (False skips its policy checks)."""
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -265,8 +292,9 @@ TOOLS: dict[str, AirlineTool] = {
 }
 
 
-def apply(tool: str, arguments: dict[str, Any], connection: sqlite3.Connection) -> dict[str, Any]:
-    """Run `tool` with `arguments` on `connection` (any SQLite copy of the airline tables).
+def apply(tool: str, arguments: dict[str, Any], connection: sqlite3.Connection, *, enforce_policy: bool = True) -> dict[str, Any]:
+    """Run `tool` with `arguments` on `connection` (any SQLite copy of the airline tables); a data-changing
+    tool skips its policy checks when `enforce_policy` is False.
 
     Raises KeyError for an unknown tool and ToolArgumentError for arguments outside its schema."""
     spec = TOOLS[tool]
@@ -276,4 +304,6 @@ def apply(tool: str, arguments: dict[str, Any], connection: sqlite3.Connection) 
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
         raise ToolArgumentError(f"{tool}: {problems}") from exc
     connection.row_factory = sqlite3.Row
+    if spec.changes_data:
+        return spec.run(connection, parsed, enforce_policy=enforce_policy)
     return spec.run(connection, parsed)

@@ -16,7 +16,9 @@ from bddgen.intents.report import html_section
 from bddgen.report.coverage_model import CoverageCertificate, CoverageItem
 from bddgen.report.model import Breakdown, Comparison, ConversationCall, Report, SpecRow
 from bddgen.report.outcomes import combined_verdict
-from bddgen.report.render.tables import TextTable, reliability_table, structural_tables, trajectory_table
+from bddgen.report.render.tables import (
+    TextTable, outcome_table, reliability_table, structural_tables, task_reliability_table, trajectory_table,
+)
 from bddgen.report.render.svg import Bar, BarGroup, coverage_bar, grouped_bar_chart, series_colour
 from bddgen.report.stats import Rate, percent
 from bddgen.results import TurnResult, Verdict
@@ -331,19 +333,13 @@ def _text_tables(tables: list[TextTable]) -> str:
 
 def _agents_section(report: Report) -> str:
     """Tool-call trajectory metrics, pass^k over repeats and structural coverage of the workflow manifest."""
-    if not (report.trajectories or report.reliability or report.structural):
+    if not (report.trajectories or report.reliability or report.structural or outcome_table(report).rows):
         return ""
     tables = [trajectory_table(report)] if report.trajectories else []
     if report.reliability:
         tables.append(reliability_table(report))
-        labels = {r.run_id: r.label for r in report.runs}
-        tables.append(TextTable(
-            "pass^k per scenario",
-            ["assistant", "scenario", "passed repeats", "pass@1", "pass^n"],
-            [[labels[run.run_id], s.scenario, f"{s.passes}/{s.trials}", f"{s.pass_hat[1]:.2f}", f"{s.pass_hat[s.trials]:.2f}"]
-             for run in report.reliability for s in run.scenarios],
-            right_aligned={2, 3, 4},
-        ))
+        tables.append(task_reliability_table(report))
+    tables.append(outcome_table(report))
     labels = {r.run_id: r.label for r in report.runs}
     for found in report.structural:
         tables += structural_tables(found.coverage, f"Structural coverage of {found.manifest} by {labels[found.run_id]}")
@@ -551,7 +547,7 @@ def render_html(report: Report) -> str:
         nav.append(("repeats", "Repeats"))
     if report.coverage is not None:
         nav.append(("coverage", "Coverage"))
-    if report.trajectories or report.reliability or report.structural:
+    if report.trajectories or report.reliability or report.structural or outcome_table(report).rows:
         nav.append(("agents", "Agents"))
     if report.costs:
         nav.append(("costs", "Costs"))

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bddgen.agents.coverage import CRITERIA, StructuralCoverage
+from bddgen.agents.state import render_diff_row
 from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.report.model import Comparison, Report
 from bddgen.report.stats import Rate, percent
+from bddgen.results import Verdict
 
 MAX_LISTED_TURN_CHANGES = 15
 
@@ -210,7 +212,7 @@ def trajectory_table(report: Report) -> TextTable:
 def reliability_table(report: Report) -> TextTable:
     """Mean pass^k per run for k = 1 (pass@1) up to its repeats."""
     labels = {r.run_id: r.label for r in report.runs}
-    most = max((max(run.pass_hat) for run in report.reliability), default=1)
+    most = max((max(run.pass_hat, default=1) for run in report.reliability), default=1)
     rows = [
         [labels[run.run_id], str(len(run.scenarios))] + [_ratio(run.pass_hat.get(k)) for k in range(1, most + 1)]
         for run in report.reliability
@@ -222,6 +224,51 @@ def reliability_table(report: Report) -> TextTable:
         note="pass^k = C(c, k) / C(n, k) for a scenario passed c times in n repeats: the chance that k trials all pass "
         "(mean over scenarios with at least k repeats). A repeat passes when every turn passes.",
         right_aligned=set(range(1, most + 2)),
+    )
+
+
+def task_reliability_table(report: Report) -> TextTable:
+    """Per scenario (task): pass^1..k beside pass@k over its repeats, and the trials left out as simulator errors."""
+    labels = {r.run_id: r.label for r in report.runs}
+    most = max((s.trials for run in report.reliability for s in run.scenarios), default=1) or 1
+    rows = [
+        [labels[run.run_id], s.scenario, f"{s.passes}/{s.trials}"]
+        + [_ratio(s.pass_hat.get(k)) for k in range(1, most + 1)]
+        + [_ratio(s.pass_at.get(s.trials)), str(s.simulator_errors)]
+        for run in report.reliability
+        for s in run.scenarios
+    ]
+    return TextTable(
+        "pass^k per scenario",
+        ["assistant", "scenario", "passed"] + [f"pass^{k}" for k in range(1, most + 1)] + ["pass@n", "simulator errors"],
+        rows,
+        note="pass^k: the chance that k trials all pass; pass@n: that at least one of the n trials passes. A trial that failed "
+        "while the simulated user broke its instruction (revealed a fact it was not given) is a simulator error: it is left "
+        "out of the passed and trial counts.",
+        right_aligned=set(range(2, most + 5)),
+    )
+
+
+def outcome_table(report: Report) -> TextTable:
+    """Task outcomes that did not pass: the expected change beside the actual one, a line per change."""
+    labels = {r.run_id: r.label for r in report.runs}
+    rows = []
+    for result in report.turns:
+        if result.turn != 0 or result.verdict == Verdict.PASS or (result.state_diff is None and result.expected_diff is None):
+            continue
+        expected = "\n".join(render_diff_row(r) for r in result.expected_diff) if result.expected_diff is not None else "(not stated)"
+        actual = "\n".join(render_diff_row(r) for r in result.state_diff) if result.state_diff is not None else "(not read)"
+        rows.append([
+            labels[result.run_id], result.scenario, str(result.repeat), result.error_category or result.verdict.value,
+            expected or "(no changes)", actual or "(no changes)",
+        ])
+    return TextTable(
+        "Task outcomes: expected and actual change",
+        ["assistant", "scenario", "repeat", "class", "expected change", "actual change"],
+        rows,
+        note="Each failed task trial's end state against its start; 'simulator error' marks a failure while the simulated user "
+        "broke its instruction.",
+        right_aligned={2},
     )
 
 
@@ -265,7 +312,8 @@ def report_tables(report: Report) -> list[TextTable]:
     if report.trajectories:
         tables.append(trajectory_table(report))
     if report.reliability:
-        tables.append(reliability_table(report))
+        tables += [reliability_table(report), task_reliability_table(report)]
+    tables.append(outcome_table(report))
     labels = {r.run_id: r.label for r in report.runs}
     for found in report.structural:
         summary, _, violations = structural_tables(found.coverage, f"Structural coverage of {found.manifest} by {labels[found.run_id]}")

@@ -16,14 +16,21 @@ from bddgen.run.assistants.base import Assistant
 from bddgen.run.assistants.guard import GuardedAssistant
 
 BUILT_IN_ASSISTANTS = (
-    "dense-rag", "react-rag", "self-rag", "airline-agent", "airline-agent-unrestricted", "airline-agent-guesses-dates", "fake"
+    "dense-rag", "react-rag", "self-rag", "airline-agent", "airline-agent-unrestricted", "airline-agent-guesses-dates",
+    "airline-agent-no-policy", "fake"
 )
 REFERENCE_KINDS = ("dense-rag", "react-rag", "self-rag", "airline-agent")
 UNRESTRICTED_AIRLINE_AGENT = AssistantSettings(kind="airline-agent", lifted_restrictions=["triage:cancel_booking"])
 """The airline-agent variant whose triage agent may cancel a booking: a restricted edge coverage reports violated."""
 DATE_GUESSING_AIRLINE_AGENT = AssistantSettings(kind="airline-agent", guess_missing_dates=True)
 """The airline-agent variant that fills a date the passenger did not give with today's: intent testing's UNDERSPEC catches it."""
-AIRLINE_VARIANTS = {"airline-agent-unrestricted": UNRESTRICTED_AIRLINE_AGENT, "airline-agent-guesses-dates": DATE_GUESSING_AIRLINE_AGENT}
+NO_POLICY_AIRLINE_AGENT = AssistantSettings(kind="airline-agent", enforce_policy=False)
+"""The airline-agent variant whose tools skip their policy checks (cancels any booking): outcome tasks show the diff."""
+AIRLINE_VARIANTS = {
+    "airline-agent-unrestricted": UNRESTRICTED_AIRLINE_AGENT,
+    "airline-agent-guesses-dates": DATE_GUESSING_AIRLINE_AGENT,
+    "airline-agent-no-policy": NO_POLICY_AIRLINE_AGENT,
+}
 
 
 def assistant_settings(name: str, project: Project) -> AssistantSettings:
@@ -164,6 +171,7 @@ def _airline_agent(name: str, settings: AssistantSettings, lm: LanguageModel, co
         max_steps=settings.agent_steps,
         lifted_restrictions=lifted,
         guess_missing_dates=settings.guess_missing_dates,
+        enforce_policy=settings.enforce_policy,
         name=name,
     )
 

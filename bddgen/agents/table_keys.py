@@ -1,0 +1,54 @@
+"""Which column identifies a row of a corpus table, chosen by code from what the table says about itself.
+
+In order: the key the table's sidecar declares; the column the description names after "keyed by" or
+"identified by" (the header sharing most words with that phrase); the first column; the shortest run of
+leading columns joined by `+`; SQLite's `rowid`. Each candidate is kept only when its values are unique
+across the table's rows.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bddgen.agents.state import COMPOSITE_SEPARATOR, ROWID
+from bddgen.models import TableDocument
+
+KEY_PHRASE = re.compile(r"\b(?:keyed|identified)\s+by\s+([^.,;:]+)", re.IGNORECASE)
+PHRASE_END = re.compile(r"\s+(?:that|which|and|from|in|of|for)\s+", re.IGNORECASE)
+WORD = re.compile(r"[a-z0-9]+")
+
+
+def _words(text: str) -> set[str]:
+    return set(WORD.findall(text.lower()))
+
+
+def _unique(table: TableDocument, columns: list[str]) -> bool:
+    positions = [table.headers.index(column) for column in columns]
+    values = [tuple(row[i] if i < len(row) else "" for i in positions) for row in table.rows]
+    return len(values) == len(set(values))
+
+
+def described_key(table: TableDocument) -> str | None:
+    """The header the description names as the table's key, or None when it names none."""
+    match = KEY_PHRASE.search(table.description)
+    if match is None:
+        return None
+    phrase = _words(PHRASE_END.split(match.group(1), maxsplit=1)[0])
+    scored = [(len(phrase & _words(header.replace("_", " "))), -index, header) for index, header in enumerate(table.headers)]
+    best = max(scored)
+    return best[2] if best[0] > 0 else None
+
+
+def table_key(table: TableDocument) -> str:
+    """The key spec of `table` for `bddgen.agents.state.snapshot`."""
+    candidates: list[list[str]] = []
+    if table.key and table.key in table.headers:
+        candidates.append([table.key])
+    described = described_key(table)
+    if described is not None:
+        candidates.append([described])
+    candidates += [table.headers[:size] for size in range(1, len(table.headers) + 1)]
+    for columns in candidates:
+        if _unique(table, columns):
+            return COMPOSITE_SEPARATOR.join(columns)
+    return ROWID

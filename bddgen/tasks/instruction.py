@@ -1,0 +1,83 @@
+"""The user's instruction: phrased by the LM, checked by code against the facts the user knows.
+
+An instruction must state every fact's value and no other identifier the database holds (another
+booking reference, flight number, airport, flight date or passenger name): the simulated user can
+only say what it was given.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+
+from bddgen.implement.normalise import contains_phrase, normalise
+from bddgen.tasks.model import Fact
+
+_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The identifiers the database holds, by kind: what an instruction may not mention unless it is a fact."""
+
+    booking_references: frozenset[str]
+    flight_numbers: frozenset[str]
+    airports: frozenset[str]
+    dates: frozenset[str]
+    passenger_names: frozenset[str]
+
+    @classmethod
+    def of(cls, connection: sqlite3.Connection) -> Vocabulary:
+        def column(sql: str) -> frozenset[str]:
+            return frozenset(str(row[0]) for row in connection.execute(sql) if row[0])
+
+        return cls(
+            booking_references=column("SELECT booking_reference FROM bookings"),
+            flight_numbers=column("SELECT flight_number FROM flights"),
+            airports=column("SELECT iata_code FROM airports"),
+            dates=column("SELECT DISTINCT substr(scheduled_departure, 1, 10) FROM flights"),
+            passenger_names=column("SELECT passenger_name FROM bookings"),
+        )
+
+    def codes(self) -> dict[str, str]:
+        """Code-like identifier -> its kind (matched case-sensitively, as a whole word)."""
+        kinds = {code: "booking reference" for code in self.booking_references}
+        kinds |= {code: "flight number" for code in self.flight_numbers}
+        kinds |= {code: "airport" for code in self.airports}
+        kinds |= {day: "date" for day in self.dates}
+        return kinds
+
+
+def mentions(text: str, value: str) -> bool:
+    """True when `text` states `value`: a number as a number (20 matches 20.0), else as a phrase."""
+    if _NUMBER.match(value):
+        number = float(value)
+        return any(float(found) == number for found in re.findall(r"\d+(?:\.\d+)?", text))
+    return contains_phrase(normalise(text), value)
+
+
+def has_code(text: str, code: str) -> bool:
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(code)}(?![A-Za-z0-9])", text) is not None
+
+
+def fact_value(value: float | int | str) -> str:
+    """A tool argument as the user says it (20.0 -> 20)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def instruction_problems(text: str, facts: list[Fact], persona: str, vocabulary: Vocabulary) -> list[str]:
+    """Why the instruction cannot be used: a fact it leaves out, an identifier it was not given."""
+    problems = [f"it does not state the {f.name} {f.value!r}" for f in facts if not mentions(text, f.value)]
+    if not contains_phrase(normalise(text), persona):
+        problems.append(f"it does not say the user is {persona}")
+    given = {f.value for f in facts}
+    for code, kind in sorted(vocabulary.codes().items()):
+        if code not in given and has_code(text, code):
+            problems.append(f"it mentions the {kind} {code}, which the user does not know; leave it out")
+    for name in sorted(vocabulary.passenger_names - {persona}):
+        if contains_phrase(normalise(text), name):
+            problems.append(f"it names another passenger, {name}; the user is {persona}")
+    return problems

@@ -1,0 +1,85 @@
+"""The LM calls of `bddgen tasks generate`: pick and quote a policy sentence, write the user's instruction,
+and (for a compound task) plan the tool calls an instruction asks for, as the round trip's oracle."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bddgen.lm.tasks import PromptTask
+
+
+class PolicyChoice(BaseModel):
+    """The candidate sentence that states the rule, and its exact words."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    candidate: int = Field(ge=0, description="Number of the chosen candidate sentence; 0 when none states the rule.")
+    quote: str = Field(min_length=1, description="The chosen sentence copied exactly, word for word.")
+
+
+POLICY_EVIDENCE = PromptTask(
+    name="task-policy-evidence",
+    instruction=(
+        "An airline's system either did or refused an action on a booking. From the numbered candidate sentences of "
+        "the airline's policy documents, choose the ONE sentence that states the rule which permits (when the system "
+        "did it) or forbids (when it refused) this action, and copy it exactly, word for word, without changing, "
+        "shortening or merging anything. When no candidate states such a rule, answer candidate 0. When earlier problems "
+        "are listed, fix them."
+    ),
+    output=PolicyChoice,
+    max_tokens=200,
+)
+
+
+class UserInstruction(BaseModel):
+    """The instruction a simulated user follows."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    instruction: str = Field(min_length=1, description="The instruction, in the second person ('You are ...').")
+
+
+USER_INSTRUCTION = PromptTask(
+    name="task-user-instruction",
+    instruction=(
+        "Write the instruction for a person who will role-play a customer talking to an airline's customer service. "
+        "Address them in the second person and start with 'You are <persona>.' Say what they want (the goal), every "
+        "fact they know with its exact value as given (they will give these facts when asked), and what they will not "
+        "accept. Use no other booking reference, flight number, date, airport or name than those given. Three to five "
+        "sentences, plain text. Do not tell them how the airline's system works. When earlier problems are listed, "
+        "fix them."
+    ),
+    output=UserInstruction,
+    max_tokens=320,
+)
+
+
+class PlannedCall(BaseModel):
+    """One tool call."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str = Field(description="The tool's name.")
+    arguments: dict[str, Any] = Field(description="The tool's arguments, as its parameter schema names them.")
+
+
+class CallPlan(BaseModel):
+    """The data-changing calls that do what a customer asks, in order."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: list[PlannedCall] = Field(description="The calls, in the order they are made; empty when nothing should change.")
+
+
+TASK_PLAN = PromptTask(
+    name="task-call-plan",
+    instruction=(
+        "You are an airline's customer service agent. Read the customer's instruction and list the calls of the given "
+        "tools that do everything the customer wants, in order, with arguments taken only from the instruction. List "
+        "only calls that change a booking."
+    ),
+    output=CallPlan,
+    max_tokens=400,
+)
