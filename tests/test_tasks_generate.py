@@ -153,7 +153,7 @@ def test_a_paraphrased_quote_is_asked_again_and_a_task_without_evidence_is_dropp
     corpus = load_corpus(AIRLINE)
     index = PolicyIndex(corpus.policies)
     scratch = Scratch(build_template(corpus), state_keys(corpus))
-    saver = evaluate(scratch, Call("change_flight", {"booking_reference": "6DG2NU", "last_name": "x", "new_flight_number": "XV233"}, 0, "move a Saver booking"))
+    saver = evaluate(scratch, Call("change_flight", {"booking_reference": "6DG2NU", "last_name": "Marchetti", "new_flight_number": "XV233"}, 0, "move a Saver booking"))
     candidates = index.candidates("move a Saver booking change flight tickets cannot be changed", 5)
     number = next(n for n, c in enumerate(candidates, start=1) if c.text == CHANGES)
     paraphrase = {"candidate": number, "quote": "Saver fares can never be changed."}
