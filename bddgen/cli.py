@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("bddgen.commands.interop:import_", "ragas or DeepEval datasets as hand-written specs."),
     "manifest": ("bddgen.commands.manifest:manifest", "Check an agent workflow manifest; its structural coverage."),
     "intents": ("bddgen.commands.intents:intents", "Find where a tool-using agent misreads users' intents (partition, seed, search, report)."),
+    "probe": ("bddgen.commands.probe:probe", "Probe an assistant's likely weaknesses with adaptive personas; keep failures as tests."),
     "demo": ("bddgen.commands.demo:demo", "The whole pipeline offline on a shipped corpus."),
 }
 

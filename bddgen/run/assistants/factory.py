@@ -15,10 +15,14 @@ from bddgen.project import Project
 from bddgen.run.assistants.base import Assistant
 from bddgen.run.assistants.guard import GuardedAssistant
 
-BUILT_IN_ASSISTANTS = ("dense-rag", "react-rag", "self-rag", "airline-agent", "airline-agent-unrestricted", "fake")
+BUILT_IN_ASSISTANTS = (
+    "dense-rag", "dense-rag-no-retrieval", "react-rag", "self-rag", "airline-agent", "airline-agent-unrestricted", "fake"
+)
 REFERENCE_KINDS = ("dense-rag", "react-rag", "self-rag", "airline-agent")
 UNRESTRICTED_AIRLINE_AGENT = AssistantSettings(kind="airline-agent", lifted_restrictions=["triage:cancel_booking"])
 """The airline-agent variant whose triage agent may cancel a booking: a restricted edge coverage reports violated."""
+DENSE_RAG_NO_RETRIEVAL = AssistantSettings(kind="dense-rag", retrieval=False)
+"""The dense-rag variant that retrieves nothing: a weakened assistant that a probe should score lower."""
 
 
 def assistant_settings(name: str, project: Project) -> AssistantSettings:
@@ -28,6 +32,8 @@ def assistant_settings(name: str, project: Project) -> AssistantSettings:
         return configured[name]
     if name == "airline-agent-unrestricted":
         return UNRESTRICTED_AIRLINE_AGENT
+    if name == "dense-rag-no-retrieval":
+        return DENSE_RAG_NO_RETRIEVAL
     if name in BUILT_IN_ASSISTANTS:
         return AssistantSettings(kind=name)  # type: ignore[arg-type]
     known = sorted(configured) + [b for b in BUILT_IN_ASSISTANTS if b not in configured]
@@ -132,6 +138,7 @@ def _reference_assistant(
             return SelfRagAssistant(
                 lm, index, top_k=top_k, max_attempts=settings.max_attempts, name=name, context_tokens=settings.context_tokens
             )
+        top_k = top_k if settings.retrieval else 0
         return DenseRagAssistant(lm, index, top_k=top_k, name=name, context_tokens=settings.context_tokens)
     from bddgen.retrieval import open_retriever
     from bddgen.run.reference.react_rag import ReactRagAssistant
