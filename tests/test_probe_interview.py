@@ -50,6 +50,16 @@ def test_an_informative_answer_resets_the_count() -> None:
     assert [a.novelty > 0.3 for a in interview.answers] == [False, True, False, False]
 
 
+def test_stated_defaults_add_no_information(tmp_path: Path) -> None:
+    path = tmp_path / "answers.yaml"
+    path.write_text("users: Travellers typing on phones at the gate\n", encoding="utf-8")
+    interview = run_interview(file_answerer(path), {"impatient-user": 1.0}, "", max_questions=8, patience=2, min_novelty=0.3)
+    # users (file, new words) first, then two defaults in a row: stop
+    assert [(a.question_id, a.source) for a in interview.answers][0] == ("users", "file")
+    assert [a.source for a in interview.answers[1:]] == ["default", "default"]
+    assert all(a.novelty == 0 for a in interview.answers[1:])
+
+
 def test_the_interview_stops_at_its_limit() -> None:
     answer, _ = _scripted({q: f"new words number {n} about {q} zebra{n} quokka{n}" for n, q in enumerate(QUESTION_IDS)})
     interview = run_interview(answer, {}, "", max_questions=3, patience=2, min_novelty=0.3)

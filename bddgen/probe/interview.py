@@ -4,9 +4,9 @@ until answers stop adding information or a limit is reached.
 A question bears on some failure modes; its value is the plan's current weight of those modes, so the
 question asked next is the one about the likeliest weaknesses not yet asked about. An answer adds
 information when enough of its content words were not heard before (in the description, the code
-summary or earlier answers); after `patience` answers in a row that add too little, the interview stops.
-Answers come from a terminal or from a YAML file (question id → answer); a question the file does not
-answer gets its stated default.
+summary or earlier answers); a stated default adds none. After `patience` answers in a row that add too
+little, the interview stops. Answers come from a terminal or from a YAML file (question id → answer); a
+question the file does not answer gets its stated default.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def run_interview(
         question = next_question(remaining, weights)
         remaining.remove(question)
         text, source = answer(question)
-        score = novelty(text, known)
+        score = 0.0 if source == "default" else novelty(text, known)
         known |= content_words(text)
         record = InterviewAnswer(question_id=question.id, question=question.text, answer=text, source=source, novelty=round(score, 3))  # type: ignore[arg-type]
         result.answers.append(record)
