@@ -19,8 +19,8 @@ def _normal(text: str) -> str:
 
 
 def judge_dialogue(lm: LanguageModel, rubric: Rubric, persona: Persona, turns: list[DialogueTurn]) -> Judgement:
-    """Score `turns` by `rubric`. A criterion the judge leaves out scores 1 (unscored counts against the
-    assistant only when the judge wrote nothing for it); a quote not found in the dialogue is dropped."""
+    """Score `turns` by `rubric`: criteria the rubric does not have are ignored, one it has but the judge
+    left out counts 1 in the overall score, and a quote not found in the dialogue is dropped."""
     text = transcript(turns)
     reply = lm.run(
         JUDGE_DIALOGUE,
