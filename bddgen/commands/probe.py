@@ -11,6 +11,7 @@ from typing import Any
 import click
 from rich.table import Table
 
+from bddgen.config import LMSettings
 from bddgen.console import console
 from bddgen.lm.records import Usage
 from bddgen.pipeline import Models
@@ -24,6 +25,7 @@ from bddgen.probe.state import REPORT_HTML, REPORT_MARKDOWN, ProbeStore, read_st
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
 from bddgen.report.costs import usage_costs
+from bddgen.run.assistants.factory import REFERENCE_KINDS, assistant_settings, reference_lm_settings
 
 
 def _print(text: str) -> None:
@@ -118,6 +120,7 @@ def probe(
     judge_settings = project.settings.judge_lm
     if settings.judge_model:
         judge_settings = judge_settings.model_copy(update={"model": settings.judge_model})
+    _warn_same_model(project, names, judge_settings)
     judge_lm = models.language_models.get(judge_settings, "[probe] judge")
     built = {name: models.assistant(name) for name in names}
     rubric_file = _project_path(project, settings.rubric) if settings.rubric else None
@@ -136,6 +139,14 @@ def probe(
     failing = sorted(project.features_path.glob("probe-*.feature"))
     if failing:
         _print("failing dialogues kept as scenarios in " + ", ".join(str(p) for p in failing))
+
+
+def _warn_same_model(project: Project, names: list[str], judge: LMSettings) -> None:
+    """A reference assistant judged by its own model is judged leniently: say so."""
+    for name in names:
+        settings = assistant_settings(name, project)
+        if settings.kind in REFERENCE_KINDS and reference_lm_settings(project, settings).model == judge.model:
+            _print(f"warning: the judge runs on {judge.model}, the model {name} answers with; set [judge] model or [probe] judge_model to another")
 
 
 def _project_path(project: Project, relative: str) -> Path:
