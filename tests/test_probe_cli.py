@@ -46,6 +46,8 @@ rounds = 3
 min_turns = 2
 max_turns = 3
 jobs = 2
+interview_questions = 8
+interview_patience = 8
 
 [assistants.helpful]
 kind = "python"
