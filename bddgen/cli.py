@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "manifest": ("bddgen.commands.manifest:manifest", "Check an agent workflow manifest; its structural coverage."),
     "tasks": ("bddgen.commands.tasks:tasks", "Outcome-verified agent tasks: expected end states computed by code (generate)."),
     "intents": ("bddgen.commands.intents:intents", "Find where a tool-using agent misreads users' intents (partition, seed, search, report)."),
+    "probe": ("bddgen.commands.probe:probe", "Probe an assistant's likely weaknesses with adaptive personas; keep failures as tests."),
     "demo": ("bddgen.commands.demo:demo", "The whole pipeline offline on a shipped corpus."),
 }
 

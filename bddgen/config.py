@@ -232,6 +232,36 @@ class TasksSettings(_Section):
         description="Share of a refusal's words the best policy sentence must hold for its task to be tried first; the others come after.",
     )
     attempts: int = Field(default=3, ge=1, description="Tries to write an instruction (or quote a policy sentence) that passes its checks.")
+class ProbeSettings(_Section):
+    """[probe]: the agent-testing agent (`bddgen probe`): weaknesses, personas of adaptive difficulty, a rubric judge."""
+
+    assistants: list[str] = Field(
+        default_factory=list, description="Assistants probed in one run, on the same weaknesses; empty = [run] assistant."
+    )
+    source: str = Field(default="", description="The assistant's Python package (a folder), relative to the project root, scanned with ast; empty = no code analysis.")
+    weaknesses: int = Field(default=5, ge=1, description="Weakness hypotheses kept in the plan (the best-ranked).")
+    knowledge_top_k: int = Field(default=8, ge=1, description="Known failure modes retrieved per query of the plan.")
+    corpus_top_k: int = Field(default=2, ge=0, description="Documents of the project's corpus cited as evidence per weakness.")
+    interview_questions: int = Field(default=6, ge=0, description="Most questions asked of the developer.")
+    interview_patience: int = Field(default=2, ge=1, description="Answers in a row that add too little before the interview stops.")
+    interview_novelty: float = Field(
+        default=0.3, ge=0, le=1, description="Share of an answer's content words not heard before, below which it adds too little."
+    )
+    rounds: int = Field(default=3, ge=1, description="Dialogues per weakness (rounds of the difficulty update).")
+    start_difficulty: float = Field(default=5.5, ge=1, le=10, description="Difficulty of the first dialogue, on the 1-10 scale.")
+    eta: float = Field(default=3.0, gt=0, description="Step size η of the difficulty update.")
+    converged: float = Field(default=0.25, ge=0, description="A thread stops early when the difficulty moves less than this between rounds.")
+    min_turns: int = Field(default=2, ge=1, description="Simulated-user turns at difficulty 1.")
+    max_turns: int = Field(default=8, ge=1, description="Simulated-user turns at difficulty 10 (the limit scales linearly between).")
+    failure_score: float = Field(
+        default=5.5, ge=1, le=10, description="A dialogue whose overall score is below this is kept as a failing Scenario."
+    )
+    jobs: int = Field(default=1, ge=1, description="Threads (weakness × assistant) run in parallel.")
+    rubric: str = Field(default="", description="Rubric YAML, relative to the project root; empty = the shipped default rubric.")
+    judge_model: str = Field(
+        default="",
+        description="Model of the probe's judge on the [judge] backend (empty = [judge] model); choose one other than the assistant's.",
+    )
 
 
 class AssistantSettings(_Section):
@@ -262,6 +292,9 @@ class AssistantSettings(_Section):
         description="self-rag: retrieval rounds (each grades the next top_k passages) before it abstains when no answer is fully supported.",
     )
     agent_steps: int = Field(default=6, ge=1, description="airline-agent: tool calls and handoffs in one turn before it must answer.")
+    retrieval: bool = Field(
+        default=True, description="dense-rag: retrieve passages; false answers from the conversation alone (a weakened variant)."
+    )
     lifted_restrictions: list[str] = Field(
         default_factory=list,
         description="airline-agent: restricted 'agent:tool' pairs whose guard is removed (a variant that shows a violation).",
@@ -321,6 +354,7 @@ class Settings(_Section):
     intents: IntentsSettings = Field(default_factory=IntentsSettings)
     structural: StructuralSettings = Field(default_factory=StructuralSettings)
     tasks: TasksSettings = Field(default_factory=TasksSettings)
+    probe: ProbeSettings = Field(default_factory=ProbeSettings)
     assistants: dict[str, AssistantSettings] = Field(
         default_factory=dict, description="Assistants under test by name: [assistants.NAME] sections."
     )

@@ -31,6 +31,8 @@ from bddgen.intents.memory import MemoryExport
 from bddgen.intents.model import PartitionTable, SearchResult, SeedFile
 from bddgen.interop.model import ExportedConversation
 from bddgen.lm.tasks import PromptTask
+from bddgen.probe.model import ProbeState, WeaknessList
+from bddgen.probe.rubric import Rubric
 from bddgen.models import Document, PolicyDocument, SystemDescription, TableDocument, TextDocument
 from bddgen.results import RunMetadata, TurnResult
 from bddgen.report.coverage_model import CoverageCertificate
@@ -69,6 +71,9 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "realized.json": RealizationLog,
     "tasks.json": TaskFile,
     "state.json": DatabaseState,
+    "weaknesses.yaml": WeaknessList,
+    "probe-state.json": ProbeState,
+    "rubric.yaml": Rubric,
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 

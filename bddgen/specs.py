@@ -114,6 +114,9 @@ class QueryType(str, Enum):
 CANNOT_ANSWER = "CANNOTANSWER"
 TRAJECTORY_ONLY = "TRAJECTORYONLY"
 """The answer of a turn whose steps check only its trajectory (tool calls, handoffs): not judged."""
+JUDGED_AS_A_WHOLE = "@judged-as-a-whole"
+"""A conversation tag: turns without a Then step are not judged one by one (not abstentions); the
+conversation is judged as a whole by `Then the conversation should satisfy the spec`."""
 
 
 class ExactExpectation(_Strict):

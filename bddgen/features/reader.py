@@ -21,7 +21,7 @@ from bddgen.agents.expectations import parse_expectation
 from bddgen.agents.outcome import (
     CELL, EXACT_DIFF, INSTRUCTION, KNOWS, TALKS, TASK_TAG_PREFIX, UNCHANGED, OutcomeExpectation, UserTask, diff_rows_from_table, facts_from_table,
 )
-from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, TURN_MARKS, Conversation, ExactExpectation, QueryType, Spec, Turn, TurnMark
+from bddgen.specs import CANNOT_ANSWER, JUDGED_AS_A_WHOLE, TRAJECTORY_ONLY, TURN_MARKS, Conversation, ExactExpectation, QueryType, Spec, Turn, TurnMark
 
 _TURN_COMMENT = re.compile(r"^\s*#\s*turn\s+\d+\s*\|(?P<fields>.*)$")
 # gherkin's step keyword types -> the spec part a step belongs to ("" continues the previous part).
@@ -155,7 +155,7 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
         return Conversation(
             id=conv_id,
             title=scenario["name"] or conv_id,
-            turns=[_turn(t, source, scenario["location"]["line"]) for t in turns],
+            turns=[_turn(t, source, scenario["location"]["line"], JUDGED_AS_A_WHOLE in tags) for t in turns],
             chain=chain,
             locked="@locked" in tags,
             tags=extra_tags,
@@ -226,9 +226,11 @@ def _task_conversation(
         raise InputError([Problem(where, f"{'.'.join(map(str, e['loc']))}: {e['msg']}") for e in exc.errors()], title="invalid task") from exc
 
 
-def _turn(raw: dict[str, Any], source: str, line: int) -> Turn:
-    """A turn without an answer step is an abstention, unless it checks its trajectory only."""
-    answer = raw["answer"] or (TRAJECTORY_ONLY if raw["trajectory"] and "exact_value" not in raw else CANNOT_ANSWER)
+def _turn(raw: dict[str, Any], source: str, line: int, whole: bool = False) -> Turn:
+    """A turn without an answer step is an abstention, unless it checks its trajectory only or its
+    conversation is judged as a whole (`@judged-as-a-whole`)."""
+    unjudged = (raw["trajectory"] or whole) and "exact_value" not in raw
+    answer = raw["answer"] or (TRAJECTORY_ONLY if unjudged else CANNOT_ANSWER)
     query_type = raw["query_type"] or (QueryType.UNANSWERABLE if answer == CANNOT_ANSWER else QueryType.SINGLE_DOC)
     exact = None
     if "exact_value" in raw:

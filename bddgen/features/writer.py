@@ -13,7 +13,7 @@ from bddgen.features.languages import DEFAULT_LANGUAGE, KEYWORDS, Keywords, keyw
 from bddgen.features.vocabulary import encode_tag_value, quote
 from bddgen.agents.outcome import FACT_HEADER, TASK_TAG_PREFIX, UserTask
 from bddgen.agents.state import DIFF_HEADER
-from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, Conversation, QueryType, Spec
+from bddgen.specs import CANNOT_ANSWER, JUDGED_AS_A_WHOLE, TRAJECTORY_ONLY, Conversation, QueryType, Spec
 
 HEADER_PREFIX = "# bddgen:"
 
@@ -67,7 +67,8 @@ def _conversation_lines(conv: Conversation, language: str = DEFAULT_LANGUAGE) ->
             then.append(steps.contains.format(value=quote(turn.exact.value)))
         then += [expectation.step for expectation in turn.trajectory]
         lines += [f"      {words.then if i == 0 else words.and_} {step}" for i, step in enumerate(then)]
-    if any(turn.answer != TRAJECTORY_ONLY for turn in conv.turns):  # a trajectory-only scenario has no answer to judge
+    # a trajectory-only scenario has no answer to judge, unless it is judged as a whole
+    if JUDGED_AS_A_WHOLE in conv.tags or any(turn.answer != TRAJECTORY_ONLY for turn in conv.turns):
         lines.append(f"      {words.then} {steps.satisfy}")
     return lines
 

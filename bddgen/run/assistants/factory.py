@@ -16,17 +16,20 @@ from bddgen.run.assistants.base import Assistant
 from bddgen.run.assistants.guard import GuardedAssistant
 
 BUILT_IN_ASSISTANTS = (
-    "dense-rag", "react-rag", "self-rag", "airline-agent", "airline-agent-unrestricted", "airline-agent-guesses-dates",
-    "airline-agent-no-policy", "fake"
+    "dense-rag", "dense-rag-no-retrieval", "react-rag", "self-rag", "airline-agent", "airline-agent-unrestricted",
+    "airline-agent-guesses-dates", "airline-agent-no-policy", "fake"
 )
 REFERENCE_KINDS = ("dense-rag", "react-rag", "self-rag", "airline-agent")
 UNRESTRICTED_AIRLINE_AGENT = AssistantSettings(kind="airline-agent", lifted_restrictions=["triage:cancel_booking"])
 """The airline-agent variant whose triage agent may cancel a booking: a restricted edge coverage reports violated."""
+DENSE_RAG_NO_RETRIEVAL = AssistantSettings(kind="dense-rag", retrieval=False)
+"""The dense-rag variant that retrieves nothing: a weakened assistant that a probe should score lower."""
 DATE_GUESSING_AIRLINE_AGENT = AssistantSettings(kind="airline-agent", guess_missing_dates=True)
 """The airline-agent variant that fills a date the passenger did not give with today's: intent testing's UNDERSPEC catches it."""
 NO_POLICY_AIRLINE_AGENT = AssistantSettings(kind="airline-agent", enforce_policy=False)
 """The airline-agent variant whose tools skip their policy checks (cancels any booking): outcome tasks show the diff."""
-AIRLINE_VARIANTS = {
+VARIANTS = {
+    "dense-rag-no-retrieval": DENSE_RAG_NO_RETRIEVAL,
     "airline-agent-unrestricted": UNRESTRICTED_AIRLINE_AGENT,
     "airline-agent-guesses-dates": DATE_GUESSING_AIRLINE_AGENT,
     "airline-agent-no-policy": NO_POLICY_AIRLINE_AGENT,
@@ -38,8 +41,8 @@ def assistant_settings(name: str, project: Project) -> AssistantSettings:
     configured = project.settings.assistants
     if name in configured:
         return configured[name]
-    if name in AIRLINE_VARIANTS:
-        return AIRLINE_VARIANTS[name]
+    if name in VARIANTS:
+        return VARIANTS[name]
     if name in BUILT_IN_ASSISTANTS:
         return AssistantSettings(kind=name)  # type: ignore[arg-type]
     known = sorted(configured) + [b for b in BUILT_IN_ASSISTANTS if b not in configured]
@@ -144,6 +147,7 @@ def _reference_assistant(
             return SelfRagAssistant(
                 lm, index, top_k=top_k, max_attempts=settings.max_attempts, name=name, context_tokens=settings.context_tokens
             )
+        top_k = top_k if settings.retrieval else 0
         return DenseRagAssistant(lm, index, top_k=top_k, name=name, context_tokens=settings.context_tokens)
     from bddgen.retrieval import open_retriever
     from bddgen.run.reference.react_rag import ReactRagAssistant

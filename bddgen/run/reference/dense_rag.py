@@ -23,7 +23,8 @@ def retrieval_query(question: str, history: list[Message]) -> str:
 
 class DenseRagAssistant:
     """Retrieves chunks for each question and answers only from them; refuses when they lack the answer.
-    The chunks, best first, fill at most `context_tokens` tokens of the prompt (the model's tokenizer counts)."""
+    The chunks, best first, fill at most `context_tokens` tokens of the prompt (the model's tokenizer counts).
+    With `top_k` 0 it retrieves nothing and answers from the conversation alone (a weakened variant)."""
 
     def __init__(
         self,
@@ -45,7 +46,7 @@ class DenseRagAssistant:
 
     def respond(self, messages: list[Message]) -> AssistantReply:
         question, history = last_user_message(messages)
-        hits = self.index.search(retrieval_query(question, history), self.top_k)
+        hits = self.index.search(retrieval_query(question, history), self.top_k) if self.top_k else []
         numbered = [f"[{n}] {chunk.text}" for n, (chunk, _) in enumerate(hits, start=1)]
         kept = fit_to_budget(numbered, self.context_tokens, self.lm.count_tokens)
         hits = hits[: len(kept)]

@@ -1,0 +1,174 @@
+"""`bddgen probe`: plan an assistant's likely weaknesses, probe each with personas of adaptive difficulty,
+keep the failures as Scenarios."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.table import Table
+
+from bddgen.config import LMSettings
+from bddgen.console import console
+from bddgen.lm.records import Usage
+from bddgen.pipeline import Models
+from bddgen.pipeline import stages
+from bddgen.probe import stage
+from bddgen.probe.interview import Answerer, Question, default_answerer, file_answerer
+from bddgen.probe.model import InterviewAnswer, Thread
+from bddgen.probe.report import SUMMARY_HEADER, comparison_rows, summary_rows
+from bddgen.probe.rubric import load_rubric
+from bddgen.probe.state import REPORT_HTML, REPORT_MARKDOWN, ProbeStore, read_state, write_state
+from bddgen.project import Project
+from bddgen.project_lock import acquire_project_lock
+from bddgen.report.costs import usage_costs
+from bddgen.run.assistants.factory import REFERENCE_KINDS, assistant_settings, reference_lm_settings
+
+
+def _print(text: str) -> None:
+    console.print(text, markup=False, soft_wrap=True)
+
+
+def _terminal_answerer(question: Question) -> tuple[str, str]:
+    text = click.prompt(f"{question.text}\n  (enter = {question.default})", default="", show_default=False).strip()
+    return (text, "terminal") if text else (question.default, "default")
+
+
+def _answerer(answers: Path | None, interview: bool) -> tuple[Answerer, str]:
+    if answers is not None:
+        return file_answerer(answers), f"answers from {answers}"
+    if interview and sys.stdin.isatty():
+        return _terminal_answerer, "interactive interview"
+    return default_answerer, "no interview: every question gets its stated default (pass --answers FILE or run on a terminal)"
+
+
+def _table(title: str, header: list[str], rows: list[list[str]]) -> Table:
+    table = Table(title=title)
+    for column in header:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def _overrides(rounds: int | None, jobs: int | None, rubric: Path | None, source: Path | None) -> dict[str, Any]:
+    values = {"rounds": rounds, "jobs": jobs, "rubric": str(rubric.resolve()) if rubric else None, "source": str(source.resolve()) if source else None}
+    probe = {key: value for key, value in values.items() if value is not None}
+    return {"probe": probe} if probe else {}
+
+
+def _tokens(rows: list[Usage]) -> dict[str, tuple[int, int, int]]:
+    totals: dict[str, tuple[int, int, int]] = {}
+    for row in rows:
+        calls, prompt, completion = totals.get(row.stage, (0, 0, 0))
+        totals[row.stage] = (calls + row.calls - row.cache_hits, prompt + row.prompt_tokens, completion + row.completion_tokens)
+    return totals
+
+
+@click.command()
+@click.option("--assistant", "assistants", multiple=True, help="Assistant to probe (repeatable; default [probe] assistants, then [run] assistant).")
+@click.option("--source", type=click.Path(exists=True, path_type=Path), default=None, help="The assistant's Python package, scanned with ast (default [probe] source).")
+@click.option("--answers", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None, help="Interview answers: YAML mapping of question id to answer.")
+@click.option("--interview/--no-interview", default=True, show_default=True, help="Ask the developer on a terminal when no --answers file is given.")
+@click.option("--replan", is_flag=True, help="Plan the weaknesses again, replacing probe/weaknesses.yaml.")
+@click.option("--yes", is_flag=True, help="Accept the weakness list as written.")
+@click.option("--rounds", type=click.IntRange(min=1), default=None, help="Dialogues per weakness (default [probe] rounds).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Threads run in parallel (default [probe] jobs).")
+@click.option("--rubric", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None, help="Rubric YAML (default [probe] rubric, then the shipped one).")
+def probe(
+    assistants: tuple[str, ...], source: Path | None, answers: Path | None, interview: bool, replan: bool, yes: bool,
+    rounds: int | None, jobs: int | None, rubric: Path | None,
+) -> None:
+    """Plan where an assistant is likely to fail, probe each weakness with personas whose difficulty adapts,
+    judge every dialogue by a rubric, and keep the failing dialogues as Scenarios."""
+    project = Project.discover(overrides=_overrides(rounds, jobs, rubric, source))
+    acquire_project_lock(project, "probe")
+    settings = project.settings.probe
+    models = Models(project)
+    started = time.perf_counter()
+    tokens_before = _tokens(usage_costs(project.lm_db))
+    state = read_state(project.root / stage.FOLDER)
+    path = stage.weakness_path(project.root)
+    if replan or not path.is_file():
+        answerer, how = _answerer(answers, interview)
+        _print(f"planning weaknesses: {how}")
+        index = stages.retriever(models)
+        inputs = stage.PlanInputs(
+            corpus=models.corpus,
+            embedder=models.embedder,
+            source=_project_path(project, settings.source) if settings.source else None,
+            answer=answerer,
+            corpus_search=lambda query, k: [(hit.doc_id, hit.title) for hit in index.search(query, top_k=k)],
+            on_answer=_shown_answer,
+        )
+        weaknesses = stage.plan(inputs, settings, state)
+        stage.write_weaknesses(path, weaknesses)
+        write_state(project.root / stage.FOLDER, state)
+        _print(f"wrote {path}: {len(weaknesses.weaknesses)} weaknesses ({state.interview.stopped_because if state.interview else 'no interview'})")
+    weaknesses = stage.read_weaknesses(path)
+    for weakness in weaknesses.weaknesses:
+        _print(f"  {weakness.rank}. {weakness.id}: {weakness.title} ({weakness.rationale})")
+    if not weaknesses.confirmed:
+        if not yes and not (sys.stdin.isatty() and click.confirm("Probe these weaknesses?", default=True)):
+            _print(f"review {path}, then set `confirmed: true` or run `bddgen probe --yes`")
+            return
+        stage.write_weaknesses(path, weaknesses.model_copy(update={"confirmed": True}))
+    names = list(assistants) or settings.assistants or [project.settings.run.assistant]
+    judge_settings = project.settings.judge_lm
+    if settings.judge_model:
+        judge_settings = judge_settings.model_copy(update={"model": settings.judge_model})
+    _warn_same_model(project, names, judge_settings)
+    judge_lm = models.language_models.get(judge_settings, "[probe] judge")
+    built = {name: models.assistant(name) for name in names}
+    rubric_file = _project_path(project, settings.rubric) if settings.rubric else None
+    chosen_rubric = load_rubric(rubric_file)
+    outputs = stage.outputs_for(project.root, project.features_path, chosen_rubric, settings)
+    store = ProbeStore(state, outputs)
+    threads = stage.threads_to_run(state, weaknesses, names)
+    _print(f"probing {', '.join(names)} on {len(weaknesses.weaknesses)} weaknesses, {settings.rounds} rounds each, {settings.jobs} at a time")
+    stage.probe(store, threads, built, models.lm, judge_lm, chosen_rubric, models.corpus, settings, _shown_thread)
+    console.print(_table("probe: final difficulty (the evaluation score) per weakness", SUMMARY_HEADER, summary_rows(threads, settings.failure_score)))
+    header, rows = comparison_rows(threads)
+    if len(header) > 2:
+        console.print(_table("the assistants on the same weaknesses", header, rows))
+    _print_costs(tokens_before, _tokens(usage_costs(project.lm_db)), time.perf_counter() - started)
+    _print(f"reports: {outputs.reports / REPORT_HTML}, {outputs.reports / REPORT_MARKDOWN}; state: {outputs.folder / 'state.json'}")
+    failing = sorted(project.features_path.glob("probe-*.feature"))
+    if failing:
+        _print("failing dialogues kept as scenarios in " + ", ".join(str(p) for p in failing))
+
+
+def _warn_same_model(project: Project, names: list[str], judge: LMSettings) -> None:
+    """A reference assistant judged by its own model is judged leniently: say so."""
+    for name in names:
+        settings = assistant_settings(name, project)
+        if settings.kind in REFERENCE_KINDS and reference_lm_settings(project, settings).model == judge.model:
+            _print(f"warning: the judge runs on {judge.model}, the model {name} answers with; set [judge] model or [probe] judge_model to another")
+
+
+def _project_path(project: Project, relative: str) -> Path:
+    path = Path(relative)
+    return path if path.is_absolute() else project.root / path
+
+
+def _shown_answer(answer: InterviewAnswer) -> None:
+    _print(f"  [{answer.question_id}] ({answer.source}, novelty {answer.novelty:.2f}) {answer.answer}")
+
+
+def _shown_thread(thread: Thread) -> None:
+    scores = ", ".join(f"{d.judgement.overall:.1f}" for d in thread.dialogues)
+    stopped = f"; stopped: {thread.error}" if thread.error else ""
+    _print(f"finished {thread.key}: scores {scores}; difficulty {' → '.join(f'{d:.2f}' for d in thread.trajectory)}{stopped}")
+
+
+def _print_costs(before: dict[str, tuple[int, int, int]], after: dict[str, tuple[int, int, int]], seconds: float) -> None:
+    parts = []
+    for name, (calls, prompt, completion) in sorted(after.items()):
+        was = before.get(name, (0, 0, 0))
+        delta = (calls - was[0], prompt - was[1], completion - was[2])
+        if any(delta):
+            parts.append(f"{name}: {delta[0]} calls, {delta[1]} prompt + {delta[2]} completion tokens")
+    _print(f"took {seconds:.1f} s; LM use this run: " + ("; ".join(parts) or "none (all cached)"))

@@ -1,0 +1,86 @@
+"""The rubric judge keeps what the dialogue supports and computes the overall score; rubrics from YAML;
+the HTML page follows a running probe."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bddgen.errors import InputError
+from bddgen.lm.client import LanguageModel
+from bddgen.lm.scripted import ScriptedLM
+from bddgen.probe.html_page import html_page
+from bddgen.probe.judge import judge_dialogue
+from bddgen.probe.model import Dialogue, DialogueTurn, Judgement, Persona, Thread, Weakness
+from bddgen.probe.rubric import default_rubric, load_rubric
+
+PERSONA = Persona(name="Ana", attitude="terse", goal="the 2017 cup winner", opening="Who won in 2017?")
+TURNS = [DialogueTurn(user="Who won in 2017?", assistant="Corvane Athletic won the 2017 final.")]
+
+
+def _lm(reply: dict) -> LanguageModel:
+    return LanguageModel(ScriptedLM(by_task={"probe-judge": reply}))
+
+
+def test_overall_is_the_weighted_mean_of_the_rubrics_criteria_and_invented_quotes_are_dropped() -> None:
+    reply = {
+        "observations": [
+            {"text": "Named the winner.", "quote": "corvane athletic won the 2017 final"},
+            {"text": "Was rude.", "quote": "go away"},
+        ],
+        "scores": [
+            {"criterion": "goal", "score": 9}, {"criterion": "grounded", "score": 6}, {"criterion": "constraints", "score": 5},
+            {"criterion": "clarity", "score": 4}, {"criterion": "manner", "score": 10}, {"criterion": "speed", "score": 1},
+        ],
+    }
+    judgement = judge_dialogue(_lm(reply), default_rubric(), PERSONA, TURNS)
+    # weights goal 2, grounded 2, the rest 1: (18 + 12 + 5 + 4 + 10) / 7
+    assert judgement.overall == pytest.approx(49 / 7, abs=1e-3)
+    assert [s.criterion for s in judgement.scores] == ["goal", "grounded", "constraints", "clarity", "manner"]
+    assert [o.quote for o in judgement.observations] == ["corvane athletic won the 2017 final", ""]
+    assert judgement.dropped_quotes == 1
+
+
+def test_an_unscored_criterion_counts_as_the_lowest_score() -> None:
+    judgement = judge_dialogue(_lm({"observations": [], "scores": [{"criterion": "goal", "score": 10}]}), default_rubric(), PERSONA, TURNS)
+    assert judgement.overall == pytest.approx((20 + 2 + 1 + 1 + 1) / 7, abs=1e-3)
+
+
+def test_a_user_rubric_is_read_and_a_bad_one_refused_with_its_file(tmp_path: Path) -> None:
+    path = tmp_path / "rubric.yaml"
+    path.write_text("name: refunds\ncriteria:\n  - id: policy\n    description: Applied the refund policy.\n    weight: 2\n", encoding="utf-8")
+    assert [c.id for c in load_rubric(path).criteria] == ["policy"]
+    path.write_text("criteria:\n  - id: policy\n    description: a\n  - id: policy\n    description: b\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_rubric(path)
+    assert str(path) in str(caught.value) and "unique" in str(caught.value)
+
+
+@given(st.one_of(st.none(), st.integers(), st.text(max_size=20), st.dictionaries(st.sampled_from(["name", "criteria", "x"]), st.one_of(st.text(max_size=10), st.lists(st.dictionaries(st.sampled_from(["id", "description", "weight"]), st.one_of(st.text(max_size=8), st.floats(allow_nan=False))), max_size=3)))))
+def test_any_rubric_file_is_read_or_refused_clearly(tmp_path_factory: pytest.TempPathFactory, data: object) -> None:
+    path = tmp_path_factory.mktemp("rubric") / "rubric.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    try:
+        rubric = load_rubric(path)
+    except InputError as exc:
+        assert str(path) in str(exc)
+        return
+    assert rubric.criteria and 1 <= rubric.overall([]) <= 10
+
+
+def test_the_page_reloads_while_threads_run_and_links_each_bubble_to_its_dialogue() -> None:
+    weakness = Weakness(id="false-premise", title="False premises", description="d", rank=1, score=1.0)
+    dialogue = Dialogue(
+        id="dense-rag-false-premise-r1", round=1, difficulty=5.5, turn_limit=2, persona=PERSONA, turns=TURNS,
+        judgement=Judgement(overall=3.0),
+    )
+    thread = Thread(assistant="dense-rag", weakness=weakness, dialogues=[dialogue], trajectory=[5.5, 4.2])
+    running = html_page([thread], 5.5, "probe", running=True)
+    assert 'http-equiv="refresh"' in running
+    assert 'href="#dense-rag-false-premise-r1"' in running and '<details id="dense-rag-false-premise-r1"' in running
+    assert "<script src" not in running and "https://" not in running
+    assert 'http-equiv="refresh"' not in html_page([thread.model_copy(update={"finished": True})], 5.5, "probe", running=False)
