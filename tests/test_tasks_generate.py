@@ -23,7 +23,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import PolicyDocument, TableDocument
 from bddgen.tasks.candidates import Call, Scratch, evaluate
-from bddgen.tasks.evidence import PolicyIndex, QuoteError, choose_evidence, verify_quote
+from bddgen.tasks.evidence import PolicyIndex, QuoteError, choose_evidence, verify_quote, without_label
 from bddgen.features.reader import read_feature_text
 from bddgen.tasks.feature import render_tasks
 from bddgen.tasks.generate import generate_tasks
@@ -147,6 +147,14 @@ def test_the_verbatim_check_rejects_a_paraphrase_of_the_policy() -> None:
         verify_quote("Saver fares can never be changed.", document)
     with pytest.raises(QuoteError, match="too short"):
         verify_quote("Saver tickets", document)
+
+
+def test_a_quote_copied_with_its_candidate_label_is_the_sentence_and_a_changed_word_still_fails() -> None:
+    document = next(d for d in load_corpus(AIRLINE).policies if CHANGES in " ".join(d.passage.split()))
+    assert verify_quote(without_label(f"3. [{document.id}] {CHANGES} "), document) == CHANGES
+    assert verify_quote(without_label(f"[{document.id}] {CHANGES}"), document) == CHANGES
+    with pytest.raises(QuoteError):
+        verify_quote(without_label(f"[{document.id}] {CHANGES.replace('Saver', 'Flex', 1)}"), document)
 
 
 def test_a_paraphrased_quote_is_asked_again_and_a_task_without_evidence_is_dropped() -> None:

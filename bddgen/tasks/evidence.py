@@ -10,6 +10,7 @@ A quote that does not (a paraphrase, a merged sentence) is asked for again with 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from rank_bm25 import BM25Okapi
@@ -37,6 +38,15 @@ class QuoteError(ValueError):
 
 def _collapse(text: str) -> str:
     return " ".join(text.split())
+
+
+_LABEL = re.compile(r"^\s*(?:\d+\.\s*)?\[[^\]]+\]\s*")
+
+
+def without_label(quote: str) -> str:
+    """The quote without the "N. [document]" label the candidate list puts before each sentence (a model
+    copying the line copies the label too); the sentence itself is left as written."""
+    return _LABEL.sub("", quote, count=1)
 
 
 def verify_quote(quote: str, document: PolicyDocument) -> str:
@@ -115,7 +125,7 @@ def choose_evidence(
             continue
         picked = found[choice.candidate - 1]
         try:
-            quote = verify_quote(choice.quote, picked.document)
+            quote = verify_quote(without_label(choice.quote), picked.document)
         except QuoteError as exc:
             rejected.append(str(exc))
             continue
