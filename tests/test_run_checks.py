@@ -44,6 +44,8 @@ def test_contains_exact_rejects_other_values(answer: str, value: str) -> None:
         "That is not specified in the available information.",
         "I couldn’t find anything about cat food on board.",
         "CANNOTANSWER",
+        "I apologize, but I can't assist with that.",  # the embedded agent's words on a forbidden change
+        "I can't assist with changing this booking.",
     ],
 )
 def test_refusals_are_detected(answer: str) -> None:

@@ -22,7 +22,7 @@ REFUSAL_PATTERNS = tuple(
     re.compile(p)
     for p in (
         r"\bcannot ?answer\b",
-        r"\bcan(?:no|')t (?:answer|help with|provide|tell|say|find|confirm|determine)\b",
+        r"\bcan(?:no|')t (?:answer|help with|assist with|provide|tell|say|find|confirm|determine)\b",
         r"\b(?:unable|not able) to (?:answer|find|provide|tell|say|confirm|determine|help)\b",
         r"\b(?:could|can) ?n(?:o|')t find\b",
         r"\bi (?:do not|don't|dont) (?:know|have (?:that|this|any|the|enough|information|details|data))\b",
@@ -32,6 +32,7 @@ REFUSAL_PATTERNS = tuple(
         r"\bnot (?:in|part of) (?:the|my) (?:documents|context|information|data|records)\b",
         r"\b(?:outside|beyond) (?:the scope|my knowledge|what i)\b",
         r"\bi'?m (?:sorry|afraid),? (?:but )?i (?:can|do|don|am|'m)\b",
+        r"\bi apologi[sz]e,? (?:but )?i (?:can(?:no|')t|am unable|'m unable)\b",
     )
 )
 
