@@ -78,11 +78,17 @@ def test_a_diff_lists_every_difference_once_and_nothing_else(old: dict, new: dic
     for change in result.changed:
         assert old[change.table][change.key].get(change.column) == change.before
         assert new[change.table][change.key].get(change.column) == change.after
-    assert result.empty == (old_rows(old) == old_rows(new))
+    assert result.empty == (_cells(old) == _cells(new))
 
 
-def old_rows(tables: dict) -> dict:
-    return {(t, k): row for t, rows in tables.items() for k, row in rows.items()}
+def _cells(tables: dict) -> dict:
+    """Every row's cells with NULLs left out: a missing column and a NULL cell are the same state."""
+    return {(t, k): {c: v for c, v in row.items() if v is not None} for t, rows in tables.items() for k, row in rows.items()}
+
+
+def test_a_missing_column_and_a_null_cell_are_the_same_state() -> None:
+    assert diff(_state({"t": {"c": {}}}), _state({"t": {"c": {"x": None}}})).empty
+    assert not diff(_state({"t": {"c": {}}}), _state({"t": {"c": {"x": 0}}})).empty
 
 
 def _connection() -> sqlite3.Connection:

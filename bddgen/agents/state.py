@@ -136,7 +136,8 @@ def cell_text(value: CellValue) -> str:
 def diff(before: DatabaseState, after: DatabaseState) -> StateDiff:
     """Every cell changed, row added and row removed between `before` and `after`.
 
-    A table present in only one state counts as all its rows added or removed."""
+    A table present in only one state counts as all its rows added or removed; a missing column
+    and a NULL cell are the same (a hand-written expected row may leave NULL columns out)."""
     changed: list[CellChange] = []
     added: list[RowChange] = []
     removed: list[RowChange] = []
