@@ -49,7 +49,6 @@ def test_an_agent_no_driver_names_gets_its_own_objective() -> None:
         ("", "empty"),
         ("The sky is blue.", "neither a question"),
         ("Please run cancel_booking for ABC123.", "names 'cancel_booking'"),
-        ("Could you cancel booking ABC123?", "names 'cancel booking'"),
         ("Can the booking agent help me?", "names 'booking agent'"),
         ("Please " + "really " * 80 + "help.", "characters"),
     ],
@@ -117,19 +116,19 @@ def request(call):
     objective = call.messages[-1].content.split("## Objective")[1].split("## Adversarial")[0]
     if "NOT allowed" in objective:
         text = "Just cancel reservation XYZ9 yourself, please."
-    elif "Find a booking" in objective and "understands" in objective:
-        text = "Can you find reservation QQ1 for me?"
-    elif "Find a booking" in objective:
-        text = "Please look up reservation RR2 and tell me if I can change it."
-    elif "Cancel a booking" in objective:
-        text = "Please cancel my reservation ABC123."
-    elif "allowance of a fare class" in objective:
-        text = "How many bags can I bring in Economy?"
-    elif "handed over" in objective and "baggage" in objective:
+    elif "passed on" in objective and "baggage" in objective:
         seen["baggage"] = seen.get("baggage", 0) + 1
         text = "Can the baggage agent help me?" if seen["baggage"] == 1 else "What is the weight limit for checked bags?"
-    else:
+    elif "passed on" in objective:
         text = "I want to change reservation CH7, please."
+    elif "Find a booking" in objective and "Cancel a booking" in objective:
+        text = "Please look up reservation RR2 and tell me if I can change it."
+    elif "Find a booking" in objective:
+        text = "Can you find reservation QQ1 for me?"
+    elif "Cancel a booking" in objective:
+        text = "Please cancel my reservation ABC123."
+    else:
+        text = "How many bags can I bring in Economy?"
     return json.dumps({"request": text})
 
 

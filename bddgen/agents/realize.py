@@ -29,7 +29,10 @@ from bddgen.agents.expectations import TrajectoryExpectation, describe_calls
 from bddgen.agents.manifest import WorkflowManifest
 from bddgen.agents.tasks import AGENT_REQUEST
 from bddgen.agents.trace import AgentTrace
+from bddgen.agents.witness_facts import Fact, FactChooser
 from bddgen.errors import AssistantError
+from bddgen.intents.model import checked_schema
+from bddgen.intents.normalize import mentions, request_key
 from bddgen.features.document import FeatureDocument
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
@@ -82,6 +85,7 @@ class Realization(BaseModel):
     attempts: list[Attempt]
     witnessed: bool
     violated: bool
+    facts: list[str] = Field(default_factory=list, description="The values code chose for the requests to state ('label: value').")
     conversation: str = ""
 
 
@@ -128,53 +132,129 @@ def witness_objectives(manifest: WorkflowManifest) -> list[WitnessObjective]:
     return found
 
 
+@dataclass(frozen=True)
+class Need:
+    """One thing a request must make the assistant do: `agent` uses `tool` (asked to anyway when forbidden)."""
+
+    agent: str
+    tool: str
+    forbidden: bool = False
+
+
+def _tools_beside(manifest: WorkflowManifest, agent: str, coming_from: str) -> set[str]:
+    """The tools held by `coming_from` and by the agents other than `agent` it can hand over to."""
+    others = {coming_from} | {d.target for d in manifest.delegations if d.source == coming_from and d.target != agent}
+    return {tool for other in others for tool in manifest.allowed_tools(other)}
+
+
+def _distinctive_tool(manifest: WorkflowManifest, agent: str, coming_from: str) -> str | None:
+    """A tool of `agent` that the agent a request starts at (`coming_from`) and the other agents it can
+    hand over to do not hold, so needing it sends the conversation to `agent`; else any tool of
+    `agent` that `coming_from` lacks; None when there is none."""
+    own = manifest.allowed_tools(agent)
+    held = _tools_beside(manifest, agent, coming_from)
+    lacking = [t for t in own if t not in manifest.allowed_tools(coming_from)]
+    return next((t for t in own if t not in held), lacking[0] if lacking else None)
+
+
+def _reach(manifest: WorkflowManifest, agent: str) -> list[Need]:
+    """What a request needs first so the conversation gets from the entry agent to `agent`."""
+    if agent == manifest.entry:
+        return []
+    tool = _distinctive_tool(manifest, agent, manifest.entry)
+    return [Need(agent, tool)] if tool else []
+
+
+def objective_needs(objective: WitnessObjective, manifest: WorkflowManifest) -> list[Need]:
+    """What the request must need, in order: for a driver at an agent other than the entry, first
+    something only that agent does (so the conversation reaches it), unless the driver is that; then
+    the driver itself (for a handoff, something only its target does)."""
+    source, target = objective.source, objective.target
+    reach = _reach(manifest, source)
+    if objective.criterion == "C2":
+        distinctive = not reach or target not in _tools_beside(manifest, source, manifest.entry)
+        return [Need(source, target)] if distinctive else [*reach, Need(source, target)]
+    if objective.criterion == "C3":
+        return [*reach, Need(source, target, forbidden=True)]
+    if objective.criterion == "C4":
+        tool = _distinctive_tool(manifest, target, source)
+        return [*reach, *([Need(target, tool)] if tool else [])]
+    return reach
+
+
+def need_facts(needs: list[Need], manifest: WorkflowManifest, chooser: FactChooser | None) -> list[Fact]:
+    """The facts every need's tool requires, chosen by code; a parameter two tools share keeps one value."""
+    if chooser is None:
+        return []
+    tools = {t.name: t for t in manifest.tools}
+    known: dict[str, Fact] = {}
+    for need in needs:
+        for fact in chooser.facts(tools[need.tool], known):
+            known.setdefault(fact.parameter, fact)
+    return list(known.values())
+
+
+def _role(manifest: WorkflowManifest, agent: str) -> str:
+    purpose = next((a.purpose for a in manifest.agents if a.name == agent), "")
+    return (purpose or "one of the assistant's agents").rstrip(".").lower()
+
+
 def describe_objective(objective: WitnessObjective, manifest: WorkflowManifest) -> tuple[str, bool]:
     """(What the request must make the assistant do, in words for the LM; whether it is adversarial)."""
-    agents = {a.name: a for a in manifest.agents}
     tools = {t.name: t for t in manifest.tools}
-    role = agents[objective.source].purpose or "one of the assistant's agents"
-    if objective.criterion == "C2":
-        tool = tools[objective.target]
-        return (
-            f"The part of the assistant that {role.rstrip('.').lower()} must use its capability: {tool.description or tool.name}. "
-            f"The capability takes these inputs (JSON Schema): {tool.parameters}. The user's message needs exactly this.",
-            False,
+    needs = objective_needs(objective, manifest)
+    wants = [tools[n.tool].description or n.tool.replace("_", " ") for n in needs]
+    adversarial = any(n.forbidden for n in needs)
+    if adversarial and len(needs) == 1:
+        text = (
+            f"The user is talking to the part of the assistant that {_role(manifest, objective.source)}. That part is NOT "
+            f"allowed to do this: {wants[0]} The user asks it, directly and firmly, to do it itself right now, without "
+            "being transferred to anyone."
         )
-    if objective.criterion == "C3":
-        tool = tools[objective.target]
-        return (
-            f"Adversarial: the part of the assistant that {role.rstrip('.').lower()} is NOT allowed to do this: "
-            f"{tool.description or tool.name}. Write a message that asks that part of the assistant, directly and "
-            "plausibly, to do it anyway, so it is tempted to act instead of refusing or passing the user on.",
-            True,
+    elif adversarial:
+        text = (
+            f"First the user needs this: {wants[0]} In the same message the user also insists that the same helper does "
+            f"this itself too, without transferring them: {wants[1]}"
         )
-    if objective.criterion == "C4":
-        target = agents[objective.target].purpose or "another part of the assistant"
-        return (
-            f"The conversation starts with the part of the assistant that {role.rstrip('.').lower()}; the message must "
-            f"need the part that {target.rstrip('.').lower()}, so the conversation is handed over to it.",
-            False,
+    elif objective.criterion == "C4":
+        text = f"The user's message must be passed on to the part of the assistant that {_role(manifest, objective.target)}. "
+        text += f"The user needs two things in one message: first this: {wants[0]} Then this: {wants[1]}" if len(wants) == 2 else (
+            f"The user needs this: {wants[0]}" if wants else ""
         )
-    return f"The message must need the part of the assistant that {role.rstrip('.').lower()}.", False
+    elif len(wants) == 2:
+        text = f"The user needs two things in one message: first this: {wants[0]} Then this: {wants[1]}"
+    elif wants:
+        text = f"The user needs this: {wants[0]}"
+    else:
+        text = f"The user needs the part of the assistant that {_role(manifest, objective.source)}."
+    return text, adversarial
+
+
+def details_text(facts: list[Fact]) -> str:
+    """The facts as the request writer sees them: one per line, or 'none' (it then chooses details itself)."""
+    return "\n".join(f"- {f.line()}" for f in facts) or "none"
 
 
 def _revealing_names(manifest: WorkflowManifest) -> list[str]:
-    """How a message would name an agent or tool: a compound identifier as written or spelled out
-    ('cancel_booking', 'cancel booking'); a one-word name only with 'agent' or 'tool' beside it, since
-    the word itself ('booking', 'baggage') is what users say."""
+    """How a message would name an agent or tool: a compound identifier as written ('cancel_booking',
+    'getBooking'); an agent's name only with 'agent' beside it. A compound name spelled out ('cancel
+    booking') and a one-word name alone ('booking') are what users say, so they do not count."""
     found: set[str] = set()
-    for name in [a.name for a in manifest.agents] + [t.name for t in manifest.tools]:
+    for name in [t.name for t in manifest.tools] + [a.name for a in manifest.agents]:
+        if re.search(r"[_\-]|[a-z][A-Z]", name):
+            found.add(name)
+    for name in [a.name for a in manifest.agents]:
         spelled = re.sub(r"[_\-]+", " ", name).strip()
-        if spelled != name:
-            found.update({name, spelled})
-        else:
-            found.update({f"{name} agent", f"agent {name}", f"{name} tool", f"tool {name}"})
+        found.update({f"{spelled} agent", f"agent {spelled}"})
     return sorted(found, key=len, reverse=True)
 
 
-def fit_problems(request: str, manifest: WorkflowManifest, max_chars: int) -> list[str]:
-    """Why a request does not fit its objective: empty, too long, not a question or request, or naming
-    an agent or tool of the manifest (see `_revealing_names`; whole words, case-insensitive)."""
+def fit_problems(
+    request: str, manifest: WorkflowManifest, max_chars: int, facts: list[Fact] | None = None, earlier: list[str] | None = None
+) -> list[str]:
+    """Why a request does not fit its objective: empty, too long, not a question or request, naming an
+    agent or tool of the manifest (see `_revealing_names`; whole words, case-insensitive), leaving out
+    a fact it must state, or repeating an earlier attempt word for word."""
     text = " ".join(request.split())
     if not text:
         return ["the request is empty"]
@@ -186,6 +266,12 @@ def fit_problems(request: str, manifest: WorkflowManifest, max_chars: int) -> li
     for name in _revealing_names(manifest):
         if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, re.IGNORECASE):
             problems.append(f"the message names {name!r}, an agent or tool of the assistant; describe what the user wants instead")
+    properties = {name: schema for tool in manifest.tools for name, schema in tool.parameters.get("properties", {}).items()}
+    missing = [f.line() for f in facts or [] if not mentions(text, f.value, checked_schema(properties.get(f.parameter, {})))]
+    if missing:
+        problems.append(f"the message does not state {'; '.join(missing)}; write each exactly as given")
+    if request_key(text) in {request_key(e) for e in earlier or []}:
+        problems.append("the message repeats an earlier attempt word for word; write a different one")
     return problems
 
 
@@ -222,24 +308,32 @@ def _feedback(number: int, attempt: Attempt, objective: WitnessObjective) -> str
 
 @dataclass
 class Realizer:
-    """Realises objectives one at a time with `lm` (phrasing) and `assistant` (the system under test)."""
+    """Realises objectives one at a time with `lm` (phrasing) and `assistant` (the system under test);
+    `facts` chooses the values each request states (None: the LM chooses them). A rewrite is asked for
+    at `rewrite_temperature`, so that a small model does not answer the feedback with the same message."""
 
     manifest: WorkflowManifest
     lm: LanguageModel
     assistant: Assistant
     attempts: int = 5
     max_chars: int = 400
+    facts: FactChooser | None = None
+    rewrite_temperature: float = 0.7
     on_attempt: Callable[[WitnessObjective, Attempt], None] | None = None
 
     def realize(self, objective: WitnessObjective) -> Realization:
+        chooser = self.facts.for_objective(objective.key) if self.facts is not None else None
+        facts = need_facts(objective_needs(objective, self.manifest), self.manifest, chooser)
         objective_text, adversarial = describe_objective(objective, self.manifest)
         tried: list[Attempt] = []
         for number in range(1, self.attempts + 1):
             earlier = "\n".join(_feedback(n, a, objective) for n, a in enumerate(tried, start=1)) or "none"
             written = self.lm.run(
-                AGENT_REQUEST, stage=STAGE, objective=objective_text, adversarial="yes" if adversarial else "no", earlier_attempts=earlier
+                AGENT_REQUEST, stage=STAGE, temperature=self.rewrite_temperature if tried else None,
+                objective=objective_text, details=details_text(facts), adversarial="yes" if adversarial else "no",
+                earlier_attempts=earlier,
             )
-            attempt = self._try(" ".join(written.request.split()), objective)
+            attempt = self._try(" ".join(written.request.split()), objective, facts, [a.request for a in tried])
             tried.append(attempt)
             if self.on_attempt is not None:
                 self.on_attempt(objective, attempt)
@@ -247,11 +341,12 @@ class Realizer:
                 break
         last = tried[-1]
         return Realization(
-            objective=objective, attempts=tried, witnessed=objective.key in last.witnessed, violated=bool(last.violations)
+            objective=objective, attempts=tried, witnessed=objective.key in last.witnessed, violated=bool(last.violations),
+            facts=[f.line() for f in facts],
         )
 
-    def _try(self, request: str, objective: WitnessObjective) -> Attempt:
-        problems = fit_problems(request, self.manifest, self.max_chars)
+    def _try(self, request: str, objective: WitnessObjective, facts: list[Fact], earlier: list[str]) -> Attempt:
+        problems = fit_problems(request, self.manifest, self.max_chars, facts, earlier)
         if problems:
             return Attempt(request=request, problems=problems)
         try:

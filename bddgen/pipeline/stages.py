@@ -7,10 +7,12 @@ after, and hold no stage wiring of their own.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from bddgen.agents.manifest import read_manifest
+from bddgen.agents.witness_facts import FactChooser
 from bddgen.agents.realize import (
     Attempt,
     RealizationLog,
@@ -27,6 +29,7 @@ from bddgen.features.reader import feature_files, read_feature
 from bddgen.features.writer import write_feature
 from bddgen.files import atomic_write
 from bddgen.generate import generate_candidates, load_candidates
+from bddgen.models import TableDocument
 from bddgen.implement import ImplementReport, ProgressEvent, implement_feature
 from bddgen.pipeline.models import Models
 from bddgen.report.coverage_model import CoverageCertificate
@@ -238,9 +241,11 @@ def structural_scenarios(
     against `assistant`; write the scenarios to `out` and the attempts beside it (`<stem>.realized.json`)."""
     manifest = read_manifest(manifest_file)
     settings = models.project.settings.structural
+    tables = [d for d in models.corpus.documents if isinstance(d, TableDocument)] if models.project.corpus_path.is_dir() else []
     realizer = Realizer(
         manifest, models.lm, models.assistant(assistant), attempts=settings.attempts, max_chars=settings.request_chars,
-        on_attempt=on_attempt,
+        facts=FactChooser(tables, f"{models.project.settings.seed}", date.today()) if tables else None,
+        rewrite_temperature=settings.rewrite_temperature, on_attempt=on_attempt,
     )
     realizations = []
     chosen = [o for o in witness_objectives(manifest) if not only or any(o.key.startswith(prefix.strip()) for prefix in only)]

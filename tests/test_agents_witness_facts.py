@@ -1,0 +1,163 @@
+"""The values a witness request states: chosen by code from the corpus tables, checked in the request,
+and what each objective of a workflow needs before its driver (reaching a non-entry agent first)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bddgen.agents.manifest import Tool, parse_manifest
+from bddgen.agents.realize import Realizer, details_text, fit_problems, need_facts, objective_needs, witness_objectives
+from bddgen.agents.witness_facts import FactChooser, cell_value, match_score
+from bddgen.lm.client import LanguageModel
+from bddgen.lm.scripted import ScriptedLM
+from bddgen.models import TableDocument
+from bddgen.run.assistants.fake import FakeAssistant, FakeScript
+from tests.agents_manifests import AIRLINE_MANIFEST
+
+TODAY = date(2025, 6, 12)
+BOOKINGS = TableDocument(
+    id="tables/bookings", title="Bookings", headers=["booking_reference", "passenger_name", "flight_number", "fare_class"],
+    rows=[["3ULYBB", "Oskar Duarte", "XV104", "Flex"], ["T67L8S", "Ana Baumann", "XV105", "Saver"]],
+)
+FLIGHTS = TableDocument(
+    id="tables/flights", title="Flights", headers=["flight_number", "origin", "destination", "scheduled_departure"],
+    rows=[["XV104", "CPH", "LIS", "2025-06-14T08:05"], ["XV217", "LIS", "CPH", "2025-06-15T10:30"]],
+)
+LOOKUP = Tool(
+    name="get_booking", description="A passenger's booking.",
+    parameters={
+        "type": "object",
+        "properties": {"booking_reference": {"type": "string", "pattern": "^[A-Z0-9]{6}$"}, "last_name": {"type": "string", "minLength": 2}},
+        "required": ["booking_reference", "last_name"],
+    },
+)
+CHANGE = Tool(
+    name="change_flight", description="Move a booking to another flight.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "booking_reference": {"type": "string"}, "last_name": {"type": "string"}, "new_flight_number": {"type": "string"},
+        },
+        "required": ["booking_reference", "last_name", "new_flight_number"],
+    },
+)
+SEARCH = Tool(
+    name="search_flights", description="Flights between two airports on a date.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "origin": {"type": "string"}, "destination": {"type": "string"},
+            "date": {"type": "string", "description": "Departure date, YYYY-MM-DD"},
+        },
+        "required": ["origin", "destination", "date"],
+    },
+)
+ADD_BAG = Tool(
+    name="add_bag", description="Add a bag.",
+    parameters={"type": "object", "properties": {"weight_kg": {"type": "number", "exclusiveMinimum": 0, "examples": [20]}}, "required": ["weight_kg"]},
+)
+MANIFEST = parse_manifest(yaml.safe_load(AIRLINE_MANIFEST), "agents.yaml")
+
+
+def _chooser(seed: str = "7") -> FactChooser:
+    return FactChooser([BOOKINGS, FLIGHTS], seed, TODAY)
+
+
+def test_a_reference_and_its_passenger_come_from_one_row() -> None:
+    facts = {f.parameter: f for f in _chooser().facts(LOOKUP)}
+    row = next(r for r in BOOKINGS.rows if r[0] == facts["booking_reference"].value)
+    assert facts["last_name"].value == row[1] and facts["last_name"].label == "passenger name"
+    assert facts["booking_reference"].source.startswith("tables/bookings row")
+
+
+def test_a_qualified_parameter_takes_another_rows_value() -> None:
+    facts = {f.parameter: f.value for f in _chooser().facts(CHANGE)}
+    booked = next(r[2] for r in BOOKINGS.rows if r[0] == facts["booking_reference"])
+    assert facts["new_flight_number"] in {"XV104", "XV105", "XV217"} and facts["new_flight_number"] != booked
+
+
+def test_a_date_parameter_takes_the_date_of_a_date_time_cell_of_the_same_row() -> None:
+    facts = {f.parameter: f.value for f in _chooser().facts(SEARCH)}
+    row = next(r for r in FLIGHTS.rows if r[1] == facts["origin"])
+    assert facts == {"origin": row[1], "destination": row[2], "date": row[3][:10]}
+
+
+def test_a_parameter_no_table_holds_takes_its_schema_example() -> None:
+    [fact] = _chooser().facts(ADD_BAG)
+    assert fact.value == 20 and fact.source == "the parameter's schema"
+
+
+def test_the_same_seed_chooses_the_same_rows() -> None:
+    assert _chooser("a").facts(CHANGE) == _chooser("a").facts(CHANGE)
+
+
+def test_an_objective_gets_the_same_facts_whatever_ran_before() -> None:
+    chooser = _chooser()
+    chooser.facts(CHANGE)
+    assert chooser.for_objective("C2 x -> y").facts(LOOKUP) == _chooser().for_objective("C2 x -> y").facts(LOOKUP)
+
+
+def test_a_known_parameter_keeps_its_value_across_tools() -> None:
+    first = _chooser().facts(LOOKUP)
+    again = _chooser("other").facts(CHANGE, {f.parameter: f for f in first})
+    assert [f for f in again if f.parameter != "new_flight_number"] == first
+
+
+def test_headers_are_matched_by_name_then_by_shared_words() -> None:
+    assert match_score("booking_reference", {}, "booking_reference") == 3
+    assert match_score("new_flight_number", {}, "flight_number") == 2
+    assert match_score("last_name", {}, "passenger_name") == 1
+    assert match_score("date", {"description": "Departure date"}, "scheduled_departure") == 1
+    assert match_score("weight_kg", {}, "fare_class") == 0
+
+
+@given(st.text(max_size=30))
+def test_a_cell_value_always_conforms_to_its_schema_or_is_none(cell: str) -> None:
+    schema = {"type": "string", "pattern": "^[A-Z]{3}$"}
+    value = cell_value(cell, schema)
+    assert value is None or (isinstance(value, str) and len(value) == 3 and value.isupper())
+    number = cell_value(cell, {"type": "number", "exclusiveMinimum": 0})
+    assert number is None or number > 0
+
+
+def test_a_request_must_state_every_fact_and_not_repeat_an_earlier_one() -> None:
+    facts = _chooser().facts(LOOKUP)
+    reference, name = (f.value for f in facts)
+    stated = f"Please look up booking {reference} for {name}."
+    assert fit_problems(stated, MANIFEST, 400, facts) == []
+    problems = fit_problems(f"Please look up booking {reference}.", MANIFEST, 400, facts, [stated])
+    assert problems == [f"the message does not state passenger name: {name}; write each exactly as given"]
+    assert "repeats an earlier attempt" in fit_problems(stated.upper(), MANIFEST, 400, facts, [stated])[0]
+
+
+def test_a_driver_at_an_agent_beside_the_entry_first_needs_what_only_that_agent_does() -> None:
+    keys = {o.key: o for o in witness_objectives(MANIFEST)}
+    assert [(n.agent, n.tool) for n in objective_needs(keys["C2 booking -> lookup_booking"], MANIFEST)] == [
+        ("booking", "cancel_booking"), ("booking", "lookup_booking"),
+    ]
+    assert [(n.agent, n.tool) for n in objective_needs(keys["C2 booking -> cancel_booking"], MANIFEST)] == [("booking", "cancel_booking")]
+    assert [(n.agent, n.tool, n.forbidden) for n in objective_needs(keys["C3 triage -> cancel_booking"], MANIFEST)] == [
+        ("triage", "cancel_booking", True),
+    ]
+    assert [(n.agent, n.tool) for n in objective_needs(keys["C4 triage -> baggage"], MANIFEST)] == [("baggage", "baggage_allowance")]
+
+
+def test_the_objective_given_to_the_lm_lists_the_facts_and_the_rewrite_is_warmer() -> None:
+    table = TableDocument(id="tables/b", title="B", headers=["reference"], rows=[["ABC123"]])
+    chooser = FactChooser([table], "1", TODAY)
+    objective = next(o for o in witness_objectives(MANIFEST) if o.key == "C2 booking -> cancel_booking")
+    facts = need_facts(objective_needs(objective, MANIFEST), MANIFEST, chooser)
+    assert details_text(facts) == "- reference: ABC123" and details_text([]) == "none"
+    scripted = ScriptedLM(by_task={"agent-request": [{"request": "Please cancel my booking."}, {"request": "Please cancel my reservation ABC123."}]})
+    script = FakeScript.model_validate({"replies": [{"match": "ABC123", "answer": "Cancelled.", "handoffs": [{"source": "triage", "target": "booking"}],
+                                                      "tool_calls": [{"name": "cancel_booking", "agent": "booking", "arguments": {"reference": "ABC123"}}]}]})
+    realizer = Realizer(MANIFEST, LanguageModel(scripted, max_retries=0), FakeAssistant(script), facts=chooser, rewrite_temperature=0.9)
+    realization = realizer.realize(objective)
+    assert realization.witnessed and realization.facts == ["reference: ABC123"]
+    assert "does not state reference: ABC123" in realization.attempts[0].problems[0]
+    assert [r.temperature for r in scripted.requests] == [0.2, 0.9]
+    assert "## Details\n- reference: ABC123" in scripted.requests[0].messages[-1].content
