@@ -211,3 +211,33 @@ def test_only_realises_the_chosen_objectives_and_names_the_known_ones_otherwise(
     unknown = CliRunner().invoke(cli, ["manifest", "scenarios", "--only", "C9", "--force"])
     assert isinstance(unknown.exception, InputError)
     assert "no objective matches 'C9'; objectives: C2 triage -> lookup_booking" in str(unknown.exception)
+
+
+STATING_HOOK = '''
+import json
+
+from bddgen.lm.scripted import ScriptedLM
+
+
+def request(call):
+    details = call.messages[-1].content.split("## Details")[1].split("## Adversarial")[0]
+    values = [line.split(": ", 1)[1] for line in details.strip().splitlines() if line.startswith("- ")]
+    return json.dumps({"request": "Please cancel my reservation " + " ".join(values) + "."})
+
+
+def backend():
+    return ScriptedLM(by_task={"agent-request": request})
+'''
+
+
+def test_the_requests_state_values_code_chose_from_the_projects_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _project(tmp_path / "project", FAKE_SCRIPT)
+    (root / "lm_hook.py").write_text(STATING_HOOK)
+    (root / "corpus" / "tables").mkdir(parents=True)
+    (root / "corpus" / "system.yaml").write_text("name: Bookings\npurpose: Answers questions about bookings.\n")
+    (root / "corpus" / "tables" / "reservations.csv").write_text("reference,city\nABC123,Lisbon\n")
+    monkeypatch.chdir(root)
+    done = CliRunner().invoke(cli, ["manifest", "scenarios", "--only", "C2 booking -> cancel_booking"], catch_exceptions=False)
+    assert "'Please cancel my reservation ABC123.' -> witnessed" in done.output
+    log = json.loads((root / "features" / "structural-agents.realized.json").read_text())
+    assert log["realizations"][0]["facts"] == ["reference: ABC123"]
