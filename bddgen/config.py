@@ -216,6 +216,9 @@ class StructuralSettings(_Section):
 
     attempts: int = Field(default=5, ge=1, description="Requests tried per witness objective before it is reported unwitnessed.")
     request_chars: int = Field(default=400, ge=20, description="Longest user request kept; a longer one is rewritten.")
+    fit_rewrites: int = Field(
+        default=3, ge=0, description="Requests the fit checks may reject per objective besides its attempts (they never reach the assistant)."
+    )
     rewrite_temperature: float = Field(
         default=0.7, ge=0, le=2, description="Temperature of a rewritten request (the first is written at [lm] temperature)."
     )

@@ -99,7 +99,7 @@ def test_a_request_is_rewritten_with_the_trace_as_feedback_until_witnessed() -> 
 
 def test_an_objective_never_witnessed_stops_after_its_attempts_and_writes_no_scenario() -> None:
     scripted = ScriptedLM(by_task={"agent-request": {"request": "What time is it?"}})
-    realizer = Realizer(MANIFEST, LanguageModel(scripted, max_retries=0), FakeAssistant(FakeScript()), attempts=5)
+    realizer = Realizer(MANIFEST, LanguageModel(scripted, max_retries=0), FakeAssistant(FakeScript()), attempts=5, fit_rewrites=0)
     realization = realizer.realize(witness_objectives(MANIFEST)[0])
     assert len(realization.attempts) == 5 and not realization.witnessed and scenario_of(realization) is None
 

@@ -161,3 +161,18 @@ def test_the_objective_given_to_the_lm_lists_the_facts_and_the_rewrite_is_warmer
     assert "does not state reference: ABC123" in realization.attempts[0].problems[0]
     assert [r.temperature for r in scripted.requests] == [0.2, 0.9]
     assert "## Details\n- reference: ABC123" in scripted.requests[0].messages[-1].content
+
+
+def test_requests_the_fit_checks_reject_do_not_use_up_the_attempts() -> None:
+    requests = [{"request": "Please cancel my booking."}] * 2 + [{"request": "Please cancel it now."}, {"request": "Please cancel my reservation ABC123."}]
+    scripted = ScriptedLM(by_task={"agent-request": requests})
+    chooser = FactChooser([TableDocument(id="tables/b", title="B", headers=["reference"], rows=[["ABC123"]])], "1", TODAY)
+    script = FakeScript.model_validate({"replies": [{"match": "ABC123", "answer": "Cancelled.", "handoffs": [{"source": "triage", "target": "booking"}],
+                                                      "tool_calls": [{"name": "cancel_booking", "agent": "booking", "arguments": {"reference": "ABC123"}}]}]})
+    objective = next(o for o in witness_objectives(MANIFEST) if o.key == "C2 booking -> cancel_booking")
+    realized = Realizer(MANIFEST, LanguageModel(scripted, max_retries=0), FakeAssistant(script), attempts=1, facts=chooser).realize(objective)
+    assert realized.witnessed and len(realized.attempts) == 4
+    assert "repeats an earlier attempt" in realized.attempts[1].problems[-1]
+    bounded = Realizer(MANIFEST, LanguageModel(ScriptedLM(by_task={"agent-request": {"request": "Hi?"}}), max_retries=0), FakeAssistant(script),
+                       attempts=2, facts=chooser, fit_rewrites=1).realize(objective)
+    assert not bounded.witnessed and len(bounded.attempts) == 3

@@ -310,7 +310,9 @@ def _feedback(number: int, attempt: Attempt, objective: WitnessObjective) -> str
 class Realizer:
     """Realises objectives one at a time with `lm` (phrasing) and `assistant` (the system under test);
     `facts` chooses the values each request states (None: the LM chooses them). A rewrite is asked for
-    at `rewrite_temperature`, so that a small model does not answer the feedback with the same message."""
+    at `rewrite_temperature`, so that a small model does not answer the feedback with the same message.
+    `attempts` counts requests the assistant answered; up to `fit_rewrites` more may be rejected by the
+    fit checks, which cost one LM call each and never reach the assistant."""
 
     manifest: WorkflowManifest
     lm: LanguageModel
@@ -319,6 +321,7 @@ class Realizer:
     max_chars: int = 400
     facts: FactChooser | None = None
     rewrite_temperature: float = 0.7
+    fit_rewrites: int = 3
     on_attempt: Callable[[WitnessObjective, Attempt], None] | None = None
 
     def realize(self, objective: WitnessObjective) -> Realization:
@@ -326,15 +329,17 @@ class Realizer:
         facts = need_facts(objective_needs(objective, self.manifest), self.manifest, chooser)
         objective_text, adversarial = describe_objective(objective, self.manifest)
         tried: list[Attempt] = []
-        for number in range(1, self.attempts + 1):
+        runs = 0
+        while runs < self.attempts and len(tried) < self.attempts + self.fit_rewrites:
             earlier = "\n".join(_feedback(n, a, objective) for n, a in enumerate(tried, start=1)) or "none"
             written = self.lm.run(
                 AGENT_REQUEST, stage=STAGE, temperature=self.rewrite_temperature if tried else None,
                 objective=objective_text, details=details_text(facts), adversarial="yes" if adversarial else "no",
                 earlier_attempts=earlier,
             )
-            attempt = self._try(" ".join(written.request.split()), objective, facts, [a.request for a in tried])
+            attempt, ran = self._try(" ".join(written.request.split()), objective, facts, [a.request for a in tried])
             tried.append(attempt)
+            runs += ran
             if self.on_attempt is not None:
                 self.on_attempt(objective, attempt)
             if objective.key in attempt.witnessed or attempt.violations:
@@ -345,14 +350,15 @@ class Realizer:
             facts=[f.line() for f in facts],
         )
 
-    def _try(self, request: str, objective: WitnessObjective, facts: list[Fact], earlier: list[str]) -> Attempt:
+    def _try(self, request: str, objective: WitnessObjective, facts: list[Fact], earlier: list[str]) -> tuple[Attempt, bool]:
+        """The attempt, and whether the request reached the assistant (passed the fit checks)."""
         problems = fit_problems(request, self.manifest, self.max_chars, facts, earlier)
         if problems:
-            return Attempt(request=request, problems=problems)
+            return Attempt(request=request, problems=problems), False
         try:
             reply = self.assistant.respond([Message("user", request)])
         except AssistantError as exc:
-            return Attempt(request=request, problems=[f"the assistant failed: {exc}"])
+            return Attempt(request=request, problems=[f"the assistant failed: {exc}"]), True
         trace = AgentTrace(tool_calls=reply.tool_calls, handoffs=reply.handoffs, blocked_calls=reply.blocked_calls, refusal=reply.refusal)
         record = TurnResult(
             run_id="realize", feature="", spec_id="", scenario=objective.key, conversation_id=objective.key, turn=1,
@@ -366,7 +372,7 @@ class Realizer:
             trace=trace,
             witnessed=[o.key for o in coverage.obligations if o.witnessed],
             violations=[f"agent {v.agent!r} called restricted tool {v.tool!r}" for v in coverage.violations],
-        )
+        ), True
 
 
 def conversation_id(objective: WitnessObjective) -> str:

@@ -245,7 +245,7 @@ def structural_scenarios(
     realizer = Realizer(
         manifest, models.lm, models.assistant(assistant), attempts=settings.attempts, max_chars=settings.request_chars,
         facts=FactChooser(tables, f"{models.project.settings.seed}", date.today()) if tables else None,
-        rewrite_temperature=settings.rewrite_temperature, on_attempt=on_attempt,
+        rewrite_temperature=settings.rewrite_temperature, fit_rewrites=settings.fit_rewrites, on_attempt=on_attempt,
     )
     realizations = []
     chosen = [o for o in witness_objectives(manifest) if not only or any(o.key.startswith(prefix.strip()) for prefix in only)]
