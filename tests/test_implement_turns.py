@@ -28,6 +28,8 @@ from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus, SystemDescription, TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer, RegexRecognizer
 from bddgen.ner.spacy_recognizer import SpacyRecognizer
+from bddgen.implement.checks import left_out_problems
+from bddgen.implement.questions import question_for
 from bddgen.retrieval.memory import MemoryIndex
 from bddgen.specs import CANNOT_ANSWER, Conversation, QueryType, Spec, Turn
 
@@ -221,6 +223,31 @@ def test_a_text_turn_whose_wordings_all_fail_gets_the_question_worded_by_code_fr
     # the LM was shown the same question as the plain form to phrase
     asked = [r for r in backend.requests if r.task == "write_turn"][1].messages[-1].content
     assert f"Plainly: {text_turn.question}" in asked
+
+
+def test_a_text_question_that_leaves_out_a_name_of_its_sentences_clause_is_rewritten_naming_it() -> None:
+    # without "Brennick Town" and "Korrin Sporting" the question could be about another final's two goals
+    shortened = {"question": "Who scored both goals in the 2004 Varen Cup Final?", "answer": "Rasmus Kaldor"}
+    named = {"question": "Which player scored both of Brennick Town's goals when they beat Korrin Sporting 2-1 at Crownfield Stadium in the 2004 Varen Cup Final?",
+             "answer": "Rasmus Kaldor"}
+    result, _ = _write({"write_turn": _then_faithful([write_turn, shortened, named], write_turn)}, recognizer=ParsingRecognizer())
+    text_turn = result.records[1]
+    assert text_turn.outcome == "kept" and text_turn.attempts == 2 and text_turn.question == named["question"]
+    left_out = text_turn.rewrites[0]
+    assert all(f'leaves out "{name}"' in left_out for name in ("Brennick Town", "Korrin Sporting", "Crownfield Stadium"))
+    assert 'leaves out "2004' not in left_out  # what the question already says is not asked for again
+
+
+def test_only_the_names_and_numbers_of_the_clause_code_keeps_are_required() -> None:
+    sentence = "Marek Halvorsen won twice with Calderford United, the second time in the 2003 Varen Cup Final."
+    clause = question_for(sentence, "Marek Halvorsen", ParsingRecognizer.parser)
+    assert clause == "Who won twice with Calderford United?"  # the comma aside is not part of the clause
+    recognizer = RegexRecognizer()
+    assert left_out_problems("Who won the Hallam Medal twice?", clause, sentence, "Marek Halvorsen", recognizer) == [
+        'the question leaves out "Calderford United", which its sentence says, so other answers may fit; name "Calderford United"'
+    ]
+    assert left_out_problems("Who won the Hallam Medal twice with Calderford United?", clause, sentence, "Marek Halvorsen", recognizer) == []
+    assert left_out_problems("Who won the Hallam Medal twice?", None, sentence, "Marek Halvorsen", recognizer) == []  # no clause: no demand
 
 
 def test_a_filler_says_its_proxy_in_place_of_the_name_and_the_words_that_introduce_it() -> None:

@@ -12,8 +12,8 @@ from bddgen.implement.wellformed import text_problems
 from bddgen.ner.base import EntityRecognizer
 from bddgen.retrieval.lexical import tokenize
 
-COPIED_WORDS = 8
-REPEATED_SHARE = 0.8  # a question sharing this share of its words with an earlier one repeats it  # a question sharing this many words in a row with its evidence copies the document
+COPIED_WORDS = 8  # a question sharing this many words in a row with its evidence copies the document
+REPEATED_SHARE = 0.8  # a question sharing this share of its words with an earlier one repeats it
 _PAIR = re.compile(r"\b[A-Za-z_][\w]*(?: [A-Za-z_][\w]*)?:\s")
 _REQUEST = re.compile(
     r"^(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|"
@@ -54,6 +54,16 @@ def question_problems(question: str, evidence: str) -> list[str]:
     if _longest_shared_run(question, evidence) >= COPIED_WORDS:
         problems.append(f"{COPIED}; ask in your own words")
     return problems
+
+
+def left_out_problems(question: str, clause_question: str | None, sentence: str, answer: str, recognizer: EntityRecognizer) -> list[str]:
+    """The names and numbers of the sentence's own clause (those its question worded by code keeps) that
+    `question` leaves out: without them the question can have other answers ("Who won the Hallam Medal
+    twice?" when the sentence says "twice with Calderford United" and others won it twice elsewhere)."""
+    if not clause_question:
+        return []
+    kept = [f for f in answer_facts(sentence, recognizer).all() if mentions(clause_question, f) and not mentions(answer, f) and not mentions(f, answer)]
+    return [f'the question leaves out "{f}", which its sentence says, so other answers may fit; name "{f}"' for f in kept if not mentions(question, f)]
 
 
 def repeats_problems(question: str, earlier: Sequence[str]) -> list[str]:

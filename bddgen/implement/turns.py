@@ -11,7 +11,10 @@ from itertools import islice
 from typing import Iterator, Mapping, Sequence
 
 from bddgen.errors import LMOutputError
-from bddgen.implement.checks import COPIED, agrees, dropped_relations, asked_beyond_evidence, grounding_problems, leak_problems, names_problems, question_problems, repeats_problems, unsupported_words, well_formed
+from bddgen.implement.checks import (
+    agrees, asked_beyond_evidence, dropped_relations, grounding_problems, leak_problems, left_out_problems, names_problems,
+    question_problems, repeats_problems, unsupported_words, well_formed,
+)
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence, exact_expectation, sentence_candidates, table_candidates
 from bddgen.implement.grounding import DocumentTexts, Facts, answer_facts, mentions
@@ -239,9 +242,7 @@ class ConversationWriter:
             asked = [_standalone(self.kept[p - 1]).rstrip(" ?") for p in evidence.turns]
             question = "To sum up, " + ", and ".join(_lower_first_word(a) for a in asked) + "?"
             written = WrittenTurn.model_construct(question=question, answer="; ".join(evidence.answers))
-        draft = self._checked(planned, kind, evidence, written)
-        if isinstance(evidence, SentenceEvidence):
-            _allow_copied_clause(draft)
+        draft = self._checked(planned, kind, evidence, written, by_code=True)
         # the round trip of a table, sentence or synthesis turn; absence is proven by the corpus search
         if not draft.problems and not isinstance(evidence, AbsentSubject):
             reply = self._round_trip(evidence, draft.turn.question)
@@ -386,11 +387,11 @@ class ConversationWriter:
 
     # --- checks ------------------------------------------------------------------------------------
 
-    def _checked(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, written: WrittenTurn) -> _Draft:
+    def _checked(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, written: WrittenTurn, *, by_code: bool = False) -> _Draft:
         question = written.question
         if kind is QueryType.FILLER and planned.bridge and planned.proxy:
             question = refer_to(question, planned.bridge, planned.proxy)
-        draft = self._checked_on_evidence(planned, kind, evidence, question, written)
+        draft = self._checked_on_evidence(planned, kind, evidence, question, written, by_code)
         # a SYNTHESIS asks the earlier questions again by design; its round trip needs every combined answer
         earlier = [] if isinstance(evidence, EarlierTurns) else [k.turn.question for k in self.kept]
         repeated = repeats_problems(question, earlier)
@@ -399,11 +400,13 @@ class ConversationWriter:
             draft.problems += repeated
         return draft
 
-    def _checked_on_evidence(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, question: str, written: WrittenTurn) -> _Draft:
+    def _checked_on_evidence(
+        self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, question: str, written: WrittenTurn, by_code: bool
+    ) -> _Draft:
         if isinstance(evidence, TableEvidence):
             return self._check_table(planned, kind, evidence, question, written.answer)
         if isinstance(evidence, SentenceEvidence):
-            return self._check_sentence(planned, kind, evidence, question, written.answer)
+            return self._check_sentence(planned, kind, evidence, question, written.answer, by_code=by_code)
         if isinstance(evidence, AbsentSubject):
             return self._check_unanswerable(evidence, question)
         return self._check_synthesis(evidence, question, written.answer)
@@ -432,13 +435,21 @@ class ConversationWriter:
         turn = Turn(question=question, answer=reference, query_type=kind, doc_ids=[evidence.table], exact=exact)
         return _Draft(turn=turn, checks=checks, problems=problems, facts=answer_facts(reference, self.context.recognizer), exact=exact.value)
 
-    def _check_sentence(self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence, question: str, answer: str) -> _Draft:
+    def _check_sentence(
+        self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence, question: str, answer: str, *, by_code: bool = False
+    ) -> _Draft:
+        """`by_code`: the question is the sentence's own clause turned into a question, so it repeats the
+        sentence by construction and the copying check does not apply to it."""
         span = evidence.answer
         title = self.context.documents[evidence.document].title
         checks: list[TurnCheck] = []
         problems = self._record(checks, "well-formed", well_formed("question", question))
+        clause_question = self._plain_sentence_question(planned, kind, evidence)
         problems += self._record(
-            checks, "question", question_problems(question, evidence.text) + asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy}")
+            checks, "question",
+            question_problems(question, "" if by_code else evidence.text)
+            + asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy}")
+            + left_out_problems(question, clause_question, evidence.text, span, self.context.recognizer),
         )
         # the reference answer is the fact code chose, in the LM's words only when they state it and nothing the sentence lacks
         _, grounding = grounding_problems(answer, evidence.text, self.context.recognizer)
@@ -543,18 +554,6 @@ def _asked(kept: _Kept) -> tuple[str, str, str]:
     names = " ".join([*kept.facts.entities, *(evidence.filter.values() if isinstance(evidence, TableEvidence) else ()), kept.refers[1]])
     return _standalone(kept), column, names
 
-
-def _allow_copied_clause(draft: _Draft) -> None:
-    """A question code worded from its sentence repeats that sentence's clause by construction: it is a question
-    (a wh-word, the clause's own relation), not a pasted fragment, so the copying check does not apply to it."""
-    copied = [p for p in draft.problems if p.startswith(COPIED)]
-    if not copied:
-        return
-    draft.problems = [p for p in draft.problems if p not in copied]
-    for check in draft.checks:
-        if check.name == "question" and COPIED in check.detail:
-            rest = [p for p in check.detail.split("; ") if not p.startswith(COPIED) and p != "ask in your own words"]
-            check.passed, check.detail = not rest, "; ".join(rest) or "worded by code from the evidence sentence's clause"
 
 
 def _standalone(kept: _Kept) -> str:
