@@ -499,6 +499,11 @@ def test_a_text_question_about_a_relation_its_sentence_does_not_state_is_rewritt
     assert asked_beyond_evidence("Who was the coach of the 2023 champions?", sentence, "") == []  # stems: coach ~ coached
     final = "The 2023 Varen Cup Final was played on 19 November 2023 at Crownfield Stadium."
     assert asked_beyond_evidence("Where was the 2023 Varen Cup Final held?", final, "") == []
+    # an irregular verb asked in another form than the sentence's: its lemma is the same, with an English parser
+    won = "Harbour City FC won the Varen Cup in 2019."
+    assert asked_beyond_evidence("When did Harbour City FC win the Varen Cup?", won, "", ParsingRecognizer.parser) == []
+    assert asked_beyond_evidence("When did Harbour City FC win the Varen Cup?", won, "") != []  # stems alone: win is not won
+    assert asked_beyond_evidence("When did Harbour City FC lose the Varen Cup?", won, "", ParsingRecognizer.parser) != []
 
 
 def test_a_synthesis_worded_by_code_may_be_longer_than_an_lm_question() -> None:

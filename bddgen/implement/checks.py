@@ -4,10 +4,11 @@ worded as an instruction, because it goes back to the LM when the turn is rewrit
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Any, Sequence
 
 from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_facts
 from bddgen.implement.normalise import contains_phrase, content_words, normalise
+from bddgen.implement.questions import SentenceParser
 from bddgen.implement.wellformed import text_problems
 from bddgen.ner.base import EntityRecognizer
 from bddgen.retrieval.lexical import tokenize
@@ -118,15 +119,31 @@ _ASKING_WORDS = frozenset(
 )
 
 
-def asked_beyond_evidence(question: str, evidence: str, about: str) -> list[str]:
+def asked_beyond_evidence(question: str, evidence: str, about: str, parser: SentenceParser | None = None) -> list[str]:
     """Problems of a text question whose content words its evidence sentence (with the document's title,
     `about`) does not hold: it would ask about a relation the sentence never states ("won" the final,
-    when the sentence says "arrived as champions"), so the chosen fact may not be its answer."""
-    known = set(tokenize(f"{evidence} {about}"))  # stemmed: "coach" is in "Coached by …"
-    unsupported = sorted(w for w in content_words(question) - _ASKING_WORDS if not set(tokenize(w)) <= known)
+    when the sentence says "arrived as champions"), so the chosen fact may not be its answer. Words are
+    compared stemmed ("coach" is in "Coached by …") and, with an English parser, also as lemmas
+    ("did … win" is in "won", "held" in "hold")."""
+    known = set(tokenize(f"{evidence} {about}")) | _lemma_stems(evidence, parser)
+    asked = _lemma_stems(question, parser, by_word=True)
+    unsupported = sorted(
+        w for w in content_words(question) - _ASKING_WORDS
+        if not set(tokenize(w)) <= known and not (asked.get(w, set()) and asked[w] <= known)
+    )
     if unsupported:
         return [f"the question asks about {', '.join(unsupported)}, which the evidence does not say; ask only what it says"]
     return []
+
+
+def _lemma_stems(text: str, parser: SentenceParser | None, *, by_word: bool = False) -> Any:
+    """The stems of `text`'s lemmas (all of them, or per lower-case word with `by_word`); empty without a parser."""
+    doc = parser.parse(text) if parser is not None else None
+    if doc is None:
+        return {} if by_word else set()
+    if by_word:
+        return {token.lower_: set(tokenize(token.lemma_)) for token in doc}
+    return {stem for token in doc for stem in tokenize(token.lemma_)}
 
 
 def dropped_relations(question: str, parts: Sequence[tuple[str, str, str]]) -> list[str]:

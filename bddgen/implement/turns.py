@@ -359,11 +359,16 @@ class ConversationWriter:
     def _plain_sentence_question(self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence) -> str | None:
         """The sentence turn's question worded by code from the sentence's own clause (a FILLER says the proxy
         for the entity it refers back to); None without a parser or when no rule fits the sentence."""
-        parser = self.context.recognizer
-        if not isinstance(parser, SentenceParser):
+        parser = self._parser()
+        if parser is None:
             return None
         refers = (planned.bridge, planned.proxy) if kind is QueryType.FILLER and planned.bridge and planned.proxy else ("", "")
         return question_for(evidence.text, evidence.answer, parser, replace=refers)
+
+    def _parser(self) -> SentenceParser | None:
+        """The recogniser when it also parses sentences (spaCy's English pipeline)."""
+        recognizer = self.context.recognizer
+        return recognizer if isinstance(recognizer, SentenceParser) else None
 
     def _plain_question(self, planned: PlannedTurn, evidence: TableEvidence) -> str:
         """The table turn's question worded by code: it names every filter value (or refers back through
@@ -448,7 +453,7 @@ class ConversationWriter:
         problems += self._record(
             checks, "question",
             question_problems(question, "" if by_code else evidence.text)
-            + asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy}")
+            + asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy}", self._parser())
             + left_out_problems(question, clause_question, evidence.text, span, self.context.recognizer),
         )
         # the reference answer is the fact code chose, in the LM's words only when they state it and nothing the sentence lacks
