@@ -353,6 +353,24 @@ def test_an_unanswerable_subject_fits_the_kind_of_entity_it_is_about() -> None:
     assert "mascot" not in ATTRIBUTES_BY_KIND["person"] and "blood type" not in ATTRIBUTES_BY_KIND["organisation"]
 
 
+def test_an_unanswerable_turn_asks_about_a_known_person_organisation_or_place_before_a_fragment() -> None:
+    from bddgen.ner.entity import Entity
+
+    class KnowsKaldor(RegexRecognizer):
+        def extract(self, text: str) -> list[Entity]:
+            return [Entity(text, "PERSON", 0, len(text))] if text == "Rasmus Kaldor" else super().extract(text)
+
+    fragment = PLAN.model_copy(update={"turns": [t if t.query_type is not Q.UNANSWERABLE else PlannedTurn(query_type=Q.UNANSWERABLE, subject="Year award") for t in PLAN.turns]})
+    writer, _ = _writer({}, recognizer=KnowsKaldor())
+    result = ConversationWriter(writer.context, fragment).write()
+    evidence = result.records[2].evidence
+    assert evidence is not None and evidence.kind == "absent" and evidence.entity == "Rasmus Kaldor"
+    # with no name the recogniser knows, the plan's subject is kept
+    writer, _ = _writer({})
+    result = ConversationWriter(writer.context, fragment).write()
+    assert result.records[2].evidence is not None and result.records[2].evidence.entity == "Year award"
+
+
 def test_an_unanswerable_question_the_corpus_covers_is_rewritten() -> None:
     def covered_first(request: LMRequest) -> Any:
         reply = write_turn(request)

@@ -291,15 +291,18 @@ class ConversationWriter:
 
     def _entity(self, planned: PlannedTurn) -> str:
         """What the UNANSWERABLE turn asks about: the plan's bridging entity, else a name the conversation
-        already used (a filter value or an answer), else the first document's title."""
+        already used (a filter value or an answer), else the first document's title. A name the recogniser
+        knows as a person, organisation or place comes first: a fragment such as "the Year award" (of
+        "Player of the Year award") makes a question nobody asks."""
         named = [planned.subject] if planned.subject and any(ch.isalpha() for ch in planned.subject) else []
         for kept in self.kept:
             evidence = kept.record.evidence
             if isinstance(evidence, TableEvidence):
                 named += [v for v in evidence.filter.values() if any(ch.isalpha() for ch in v)]
             named += list(kept.facts.entities)
-        if named:
-            return named[0]
+        known = [n for n in named if entity_kind(n, self.context.recognizer) != "other"]
+        if known or named:
+            return (known or named)[0]
         return self.context.documents[self.plan.chain.documents[0]].title
 
     def _combined(self) -> EarlierTurns | None:
