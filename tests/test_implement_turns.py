@@ -430,6 +430,19 @@ def test_code_chooses_the_fact_a_text_turn_asks_for_leaving_out_its_title_and_th
     assert answer_spans(sentence, "Crown Shield", RegexRecognizer(), skip="Redmarsh Rovers")[0] == "Harbour City FC"
 
 
+def test_with_a_parser_a_sentence_is_asked_for_the_first_fact_code_can_word_a_question_for() -> None:
+    from bddgen.implement.evidence import sentence_candidates
+
+    shield = TextDocument(id="d2", title="Crown Shield", passage="Redmarsh Rovers have won the Crown Shield nine times, most recently in 2019 against Harbour City FC.")
+    # the best fact is a name, but with "Redmarsh Rovers" as the referred entity the next name, "Harbour City FC", is
+    # behind "against", where no wh-word fits; the year is the first fact code can ask for
+    plain = next(sentence_candidates(shield, set(), RegexRecognizer(), must="Redmarsh Rovers"))
+    assert plain.answer == "Harbour City FC"
+    parser = ParsingRecognizer.parser
+    askable = next(sentence_candidates(shield, set(), RegexRecognizer(), must="Redmarsh Rovers", askable=lambda s, f: question_for(s, f, parser) is not None))
+    assert askable.answer == "2019"
+
+
 def test_a_text_turn_keeps_the_fact_code_chose_when_the_lm_answer_adds_what_its_sentence_lacks() -> None:
     def embellished(request: LMRequest) -> Any:
         reply = write_turn(request)

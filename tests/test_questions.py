@@ -52,6 +52,8 @@ def test_the_question_is_the_sentences_own_clause_asking_for_its_answer(parser: 
         ("It replaced Dockyard Lane, a cramped ground of 9,800 capacity.", "Dockyard Lane"),  # 'it' points elsewhere
         ("Stormhaven United spent 2009 outside the top flight.", "2009"),  # a date as an object: no wh-word fits
         ("Harbour City FC won the Varen Cup in 2019.", "Redmarsh Rovers"),  # not in the sentence
+        # the relation said again for another year: "When was Halvorsen named …?" has two answers
+        ("Halvorsen was named Velorian Player of the Year in 1996, when Calderford United won the league, and again in 2003.", "1996"),
     ],
 )
 def test_no_question_where_no_rule_fits(parser: SpacyRecognizer, sentence: str, answer: str) -> None:

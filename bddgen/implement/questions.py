@@ -107,7 +107,7 @@ def _whole_fact(root: Any, answer: set[int]) -> bool:
 
 def _question(root: Any, answer: set[int]) -> str | None:
     verb, attachment = _clause_verb(root)
-    if verb is None or not _main_clause(verb) or not _self_contained(verb, answer):
+    if verb is None or not _main_clause(verb) or _said_again(verb) or not _self_contained(verb, answer):
         return None
     if attachment in _SUBJECTS:  # a named subject does something: a person, a club, a company
         wh = "Who" if root.ent_type_ in _PEOPLE or (root.pos_ == "PROPN" and not root.ent_type_) else "What"
@@ -149,6 +149,12 @@ def _clause_verb(root: Any) -> tuple[Any | None, str]:
 def _main_clause(verb: Any) -> bool:
     """The sentence's main verb or one coordinated with it: a subordinate clause ("when it …") is no question's frame."""
     return verb.dep_ == "ROOT" or (verb.dep_ == "conj" and verb.head.dep_ == "ROOT")
+
+
+def _said_again(verb: Any) -> bool:
+    """The clause's relation is stated again for another value by a conjunct without a verb of its own
+    ("named Player of the Year in 1996, and again in 2003"): the question would have both answers."""
+    return any(c.dep_ == "conj" and c.pos_ not in {"VERB", "AUX"} for c in verb.children)
 
 
 def _self_contained(verb: Any, answer: set[int]) -> bool:

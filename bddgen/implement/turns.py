@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from bddgen.errors import LMOutputError
 from bddgen.implement.checks import (
@@ -286,7 +286,8 @@ class ConversationWriter:
                 yield from table_candidates(doc, focus, names=names, about=about, avoid=self.used_cells.get(doc_id, []))
             else:
                 yield from sentence_candidates(
-                    doc, focus, self.context.recognizer, must=names or about, answer_is_must=bool(names), avoid=self.used_cells.get(doc_id, [])
+                    doc, focus, self.context.recognizer, must=names or about, answer_is_must=bool(names), avoid=self.used_cells.get(doc_id, []),
+                    askable=self._askable(),
                 )
 
     def _entity(self, planned: PlannedTurn) -> str:
@@ -367,6 +368,11 @@ class ConversationWriter:
             return None
         refers = (planned.bridge, planned.proxy) if kind is QueryType.FILLER and planned.bridge and planned.proxy else ("", "")
         return question_for(evidence.text, evidence.answer, parser, replace=refers)
+
+    def _askable(self) -> Callable[[str, str], bool] | None:
+        """Whether code can word the question a sentence answers with a fact (None without a parser)."""
+        parser = self._parser()
+        return None if parser is None else lambda sentence, fact: question_for(sentence, fact, parser) is not None
 
     def _parser(self) -> SentenceParser | None:
         """The recogniser when it also parses sentences (spaCy's English pipeline)."""
