@@ -29,7 +29,9 @@ from bddgen.models import Corpus, SystemDescription, TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer, RegexRecognizer
 from bddgen.ner.spacy_recognizer import SpacyRecognizer
 from bddgen.implement.checks import left_out_problems
-from bddgen.implement.questions import question_for
+from bddgen.implement.questions import one_of_several, question_for
+from bddgen.implement.context import sentences
+from bddgen.implement.evidence import sentence_candidates
 from bddgen.retrieval.memory import MemoryIndex
 from bddgen.specs import CANNOT_ANSWER, Conversation, QueryType, Spec, Turn
 
@@ -439,8 +441,23 @@ def test_with_a_parser_a_sentence_is_asked_for_the_first_fact_code_can_word_a_qu
     plain = next(sentence_candidates(shield, set(), RegexRecognizer(), must="Redmarsh Rovers"))
     assert plain.answer == "Harbour City FC"
     parser = ParsingRecognizer.parser
-    askable = next(sentence_candidates(shield, set(), RegexRecognizer(), must="Redmarsh Rovers", askable=lambda s, f: question_for(s, f, parser) is not None))
-    assert askable.answer == "2019"
+    ranked = next(sentence_candidates(shield, set(), RegexRecognizer(), must="Redmarsh Rovers", rank=lambda s, f: 0 if question_for(s, f, parser) else 1))
+    assert ranked.answer == "2019"
+
+
+def test_a_fact_that_is_one_of_several_coordinated_ones_is_never_an_answer() -> None:
+    both = TextDocument(
+        id="d2", title="Crown Shield",
+        passage="Elias Marwood of Korrin Sporting and Idris Calloway of Ashvale Rangers both scored their first senior goals in the competition. "
+        "Pellham Forest won it in 2013 while rebuilding after relegation.",
+    )
+    writer, _ = _writer({}, recognizer=ParsingRecognizer())
+    rank = writer._fact_rank()
+    assert rank is not None
+    assert one_of_several(both.passage, "Elias Marwood", ParsingRecognizer.parser)
+    assert rank(sentences(both.passage)[0], "Elias Marwood") is None and rank(sentences(both.passage)[0], "Idris Calloway") is None
+    chosen = [(e.sentence, e.answer) for e in sentence_candidates(both, set(), RegexRecognizer(), rank=rank)]
+    assert chosen and all(answer not in ("Elias Marwood", "Idris Calloway") for _, answer in chosen)
 
 
 def test_a_text_turn_keeps_the_fact_code_chose_when_the_lm_answer_adds_what_its_sentence_lacks() -> None:

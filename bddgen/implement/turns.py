@@ -21,7 +21,7 @@ from bddgen.implement.grounding import DocumentTexts, Facts, answer_facts, menti
 from bddgen.implement.normalise import content_words, normalise
 from bddgen.implement.plan import PlannedTurn, TurnPlan
 from bddgen.implement.provenance import EarlierTurns, Evidence, TurnCheck, TurnProvenance
-from bddgen.implement.questions import SentenceParser, question_for
+from bddgen.implement.questions import SentenceParser, one_of_several, question_for
 from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, STAGE, WRITE_TURN, WrittenTurn
 from bddgen.implement.unanswerable import AbsentSubject, absent_subjects, entity_kind, still_absent
 from bddgen.lm.base import LMRequest
@@ -287,7 +287,7 @@ class ConversationWriter:
             else:
                 yield from sentence_candidates(
                     doc, focus, self.context.recognizer, must=names or about, answer_is_must=bool(names), avoid=self.used_cells.get(doc_id, []),
-                    askable=self._askable(),
+                    rank=self._fact_rank(),
                 )
 
     def _entity(self, planned: PlannedTurn) -> str:
@@ -369,10 +369,19 @@ class ConversationWriter:
         refers = (planned.bridge, planned.proxy) if kind is QueryType.FILLER and planned.bridge and planned.proxy else ("", "")
         return question_for(evidence.text, evidence.answer, parser, replace=refers)
 
-    def _askable(self) -> Callable[[str, str], bool] | None:
-        """Whether code can word the question a sentence answers with a fact (None without a parser)."""
+    def _fact_rank(self) -> Callable[[str, str], int | None] | None:
+        """With a parser: a sentence's facts code can word a question for first (0, else 1), and none that is
+        one item of several coordinated ones (None: naming it alone would be an incomplete answer)."""
         parser = self._parser()
-        return None if parser is None else lambda sentence, fact: question_for(sentence, fact, parser) is not None
+        if parser is None:
+            return None
+
+        def rank(sentence: str, fact: str) -> int | None:
+            if one_of_several(sentence, fact, parser):
+                return None
+            return 0 if question_for(sentence, fact, parser) is not None else 1
+
+        return rank
 
     def _parser(self) -> SentenceParser | None:
         """The recogniser when it also parses sentences (spaCy's English pipeline)."""
