@@ -554,6 +554,28 @@ def test_a_text_question_about_a_relation_its_sentence_does_not_state_is_rewritt
     assert asked_beyond_evidence("When did Harbour City FC lose the Varen Cup?", won, "", ParsingRecognizer.parser) != []
 
 
+def test_a_synthesis_that_leaves_out_a_name_a_combined_turn_named_is_rewritten() -> None:
+    faithful, _ = _write({})
+    table = faithful.records[0].evidence
+    assert isinstance(table, TableEvidence)
+    names = [v for v in table.filter.values() if v.strip()]
+
+    def nameless(request: LMRequest) -> Any:
+        reply = write_turn(request)
+        if "## What To Ask" in request.messages[-1].content and "Ask one question that asks again" in request.messages[-1].content:
+            question = reply["question"]
+            for name in names:
+                question = question.replace(name, "them")
+            return {**reply, "question": question}
+        return reply
+
+    result, _ = _write({"write_turn": _then_faithful([write_turn, write_turn, write_turn, nameless], write_turn)})
+    synthesis = result.records[-1]
+    assert synthesis.query_type is Q.SYNTHESIS and synthesis.outcome == "kept" and synthesis.attempts == 2
+    assert f'must name "{names[0]}" again, as turn 1 did' in synthesis.rewrites[0]
+    assert all(name in synthesis.question for name in names)
+
+
 def test_a_synthesis_worded_by_code_may_be_longer_than_an_lm_question() -> None:
     polite = " I would be grateful for a short and precise answer, taken from the records you have, thank you very much."
 

@@ -339,7 +339,7 @@ class ConversationWriter:
         if isinstance(evidence, AbsentSubject):
             return f'Ask for {evidence.subject}. No document says it: the answer is "{CANNOT_ANSWER}".'
         if isinstance(evidence, EarlierTurns):
-            asked = "; ".join(f'"{self.kept[p - 1].turn.question}"' for p in evidence.turns)
+            asked = "; ".join(f'"{_standalone(self.kept[p - 1])}"' for p in evidence.turns)  # names, not "that club"
             return f"Ask one question that asks again, together, for what these earlier questions found: {asked}. Answer with all of their answers."
         if isinstance(evidence, TableEvidence):
             title = self.context.documents[evidence.table].title
@@ -508,7 +508,13 @@ class ConversationWriter:
         problems = self._record(checks, "well-formed", well_formed("question", question))
         problems += self._record(checks, "question", question_problems(question, ""))
         parts = [self.kept[p - 1] for p in combined.turns]
-        problems += self._record(checks, "names", dropped_relations(question, [_asked(k) for k in parts]), "asks again what each combined turn asked")
+        unnamed = [
+            f'the question must name "{name}" again, as turn {position} did, so that each part has its one answer'
+            for position, kept in zip(combined.turns, parts) for name in self._subjects(kept) if not mentions(question, name)
+        ]
+        problems += self._record(
+            checks, "names", dropped_relations(question, [_asked(k) for k in parts]) + unnamed, "asks again what each combined turn asked, about the same names"
+        )
         complete = all(agrees(k.facts, k.exact, answer) for k in parts) and not well_formed("answer", answer)
         reference = answer if complete else "; ".join(k.turn.answer.rstrip(". ") for k in parts) + "."
         self._record(checks, "combines", [], "states the answers of turns " + ", ".join(str(p) for p in combined.turns))
@@ -519,6 +525,15 @@ class ConversationWriter:
             numbers=tuple(n for k in parts for n in k.facts.numbers),
         )
         return _Draft(turn=turn, checks=checks, problems=problems, facts=facts)
+
+    def _subjects(self, kept: _Kept) -> list[str]:
+        """What a combined turn's question named to have its one answer: a table turn's filter values (a
+        FILLER's include the value it referred to), a text turn's names and numbers other than its answer's."""
+        evidence = kept.record.evidence
+        if isinstance(evidence, TableEvidence):
+            return [v for v in evidence.filter.values() if v.strip()]
+        answered = answer_facts(kept.turn.answer, self.context.recognizer).all()
+        return [f for f in answer_facts(_standalone(kept), self.context.recognizer).all() if not any(mentions(a, f) for a in answered)]
 
     # --- round trip --------------------------------------------------------------------------------
 
