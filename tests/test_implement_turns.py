@@ -554,6 +554,16 @@ def test_a_text_question_about_a_relation_its_sentence_does_not_state_is_rewritt
     assert asked_beyond_evidence("When did Harbour City FC lose the Varen Cup?", won, "", ParsingRecognizer.parser) != []
 
 
+def test_a_synthesis_asks_for_a_column_in_the_words_its_turn_used() -> None:
+    from bddgen.implement.checks import dropped_relations
+
+    part = ("What is the change fee in euros for the Standard fare class?", "change_fee_eur", "Standard")
+    assert dropped_relations("To sum up, what is the change fee in euros for the Standard fare class, and who flies on XV104?", [part]) == []
+    assert dropped_relations("To sum up, what is the fee for the Standard fare class?", [part])  # "change" is left out
+    league = ("How many league meetings have they had?", "league_meetings", "")
+    assert dropped_relations("How many league titles have they won?", [league])
+
+
 def test_a_synthesis_that_leaves_out_a_name_a_combined_turn_named_is_rewritten() -> None:
     faithful, _ = _write({})
     table = faithful.records[0].evidence

@@ -149,13 +149,15 @@ def _lemma_stems(text: str, parser: SentenceParser | None, *, by_word: bool = Fa
 def dropped_relations(question: str, parts: Sequence[tuple[str, str, str]]) -> list[str]:
     """Problems of a SYNTHESIS question that does not ask what one of its combined turns asked. Each part is
     (its question, what it asks for — a table column, or "" for a text turn —, the names it is about): a
-    table part's column words must all be asked ("league meetings", not "league titles" again), a text
-    part's question must keep at least half of its words other than names ("voted … Player of the Year")."""
+    table part's column words that the part itself used must all be asked ("league meetings", not "league
+    titles" again), a text part's question must keep at least half of its words other than names ("voted …
+    Player of the Year")."""
     asked = set(tokenize(question))
     problems = []
     for part_question, column, names in parts:
         if column:
             wanted = set(tokenize(column.replace("_", " ")))
+            wanted = (wanted & set(tokenize(part_question))) or wanted  # in the part's own words ("fee in euros" for change_fee_eur)
             if not wanted <= asked:
                 problems.append(f'the question must ask for the {column.replace("_", " ")} again, as "{part_question}" did')
             continue
