@@ -3,6 +3,7 @@ the HTML page follows a running probe."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from bddgen.lm.scripted import ScriptedLM
 from bddgen.probe.html_page import html_page
 from bddgen.probe.judge import judge_dialogue
 from bddgen.probe.model import Dialogue, DialogueTurn, Judgement, Persona, Thread, Weakness
-from bddgen.probe.rubric import default_rubric, load_rubric
+from bddgen.probe.rubric import MOST_CRITERIA, default_rubric, load_rubric
 
 PERSONA = Persona(name="Ana", attitude="terse", goal="the 2017 cup winner", opening="Who won in 2017?")
 TURNS = [DialogueTurn(user="Who won in 2017?", assistant="Corvane Athletic won the 2017 final.")]
@@ -48,6 +49,28 @@ def test_overall_is_the_weighted_mean_of_the_rubrics_criteria_and_invented_quote
 def test_an_unscored_criterion_counts_as_the_lowest_score() -> None:
     judgement = judge_dialogue(_lm({"observations": [], "scores": [{"criterion": "goal", "score": 10}]}), default_rubric(), PERSONA, TURNS)
     assert judgement.overall == pytest.approx((20 + 2 + 1 + 1 + 1) / 7, abs=1e-3)
+
+
+def test_judge_prompts_of_different_dialogues_share_their_start_through_the_whole_rubric() -> None:
+    """The rubric comes before what changes between dialogues, so llama.cpp reuses the evaluated start."""
+    backend = ScriptedLM(by_task={"probe-judge": {"observations": [], "scores": [{"criterion": "goal", "score": 5}]}})
+    lm, rubric = LanguageModel(backend), default_rubric()
+    other = Persona(name="Ben", attitude="irritated", goal="the 2019 attendance", opening="Attendance in 2019?")
+    judge_dialogue(lm, rubric, PERSONA, TURNS)
+    judge_dialogue(lm, rubric, other, [DialogueTurn(user="Attendance in 2019?", assistant="I cannot answer that.")])
+    first, second = ("\n".join(m.content for m in request.messages) for request in backend.requests)
+    shared = len(os.path.commonprefix([first, second]))
+    assert first.index(rubric.as_text()) + len(rubric.as_text()) <= shared
+    assert "JSON Schema" not in first  # the reply's shape is shown in one line, not as the whole schema
+
+
+def test_a_rubric_with_more_criteria_than_one_judge_reply_scores_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "rubric.yaml"
+    criteria = [{"id": f"c{n}", "description": f"criterion {n}"} for n in range(MOST_CRITERIA + 1)]
+    path.write_text(yaml.safe_dump({"criteria": criteria}), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_rubric(path)
+    assert str(path) in str(caught.value) and str(MOST_CRITERIA) in str(caught.value)
 
 
 def test_a_user_rubric_is_read_and_a_bad_one_refused_with_its_file(tmp_path: Path) -> None:

@@ -25,8 +25,8 @@ def judge_dialogue(lm: LanguageModel, rubric: Rubric, persona: Persona, turns: l
     reply = lm.run(
         JUDGE_DIALOGUE,
         stage=STAGE,
+        rubric=rubric.as_text(),  # before what changes from call to call, so the model can reuse the prompt's start
         persona=f"{persona.name}, {persona.attitude}. Goal: {persona.goal}. Requirements: {'; '.join(persona.requirements)}",
-        rubric=rubric.as_text(),
         conversation=text,
     )
     known = {c.id for c in rubric.criteria}

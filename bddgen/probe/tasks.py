@@ -1,47 +1,63 @@
-"""The probe's prompts: phrase a persona, speak as the simulated user, judge a dialogue by a rubric."""
+"""The probe's prompts: phrase a persona, speak as the simulated user, judge a dialogue by a rubric.
+
+Every free-text field has a length bound, so the grammar-constrained reply cannot run on and each
+task's token limit is sized to its schema; each prompt shows the reply's shape in one line instead
+of its whole JSON Schema (the backend still enforces the schema)."""
 
 from __future__ import annotations
+
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 
 from bddgen.lm.tasks import PromptTask
+from bddgen.probe.rubric import MOST_CRITERIA
 
-SHORT_REPLY_TOKENS = 320
-JUDGE_TOKENS = 640
+NAME_CHARACTERS = 40
+PHRASE_CHARACTERS = 120  # an attitude, a requirement
+SENTENCE_CHARACTERS = 240  # a goal, an observation
+MESSAGE_CHARACTERS = 400  # a user's message
+QUOTE_CHARACTERS = 200
+MOST_REQUIREMENTS = 4  # requirement_count(10)
+MOST_OBSERVATIONS = 3
 
 
 class PersonaDraft(BaseModel):
     """The persona as the LM phrases it from the traits code chose."""
 
-    name: str = Field(description="A first name.")
-    attitude: str = Field(description="Attitude and tone in a few words, as the traits require.")
-    goal: str = Field(description="What the user wants from the assistant, one sentence, within the assistant's domain.")
-    requirements: list[str] = Field(description="The user's concrete requirements, as many as the traits ask for.")
-    opening: str = Field(description="The user's first message to the assistant, in the persona's voice.")
+    name: str = Field(max_length=NAME_CHARACTERS, description="A first name.")
+    attitude: str = Field(max_length=PHRASE_CHARACTERS, description="Attitude and tone in a few words, as the traits require.")
+    goal: str = Field(
+        max_length=SENTENCE_CHARACTERS, description="What the user wants from the assistant, one sentence, within the assistant's domain."
+    )
+    requirements: list[Annotated[str, Field(max_length=PHRASE_CHARACTERS)]] = Field(
+        max_length=MOST_REQUIREMENTS, description="The user's concrete requirements, as many as the traits ask for."
+    )
+    opening: str = Field(max_length=MESSAGE_CHARACTERS, description="The user's first message to the assistant, in the persona's voice.")
 
 
 class UserTurn(BaseModel):
     """The simulated user's next message."""
 
     goal_met: bool = Field(description="true when the assistant's last reply fully met the goal (or clearly showed it cannot be met)")
-    message: str = Field(description="The user's next message; empty when goal_met is true.")
+    message: str = Field(max_length=MESSAGE_CHARACTERS, description="The user's next message; empty when goal_met is true.")
 
 
 class ScoreDraft(BaseModel):
-    criterion: str = Field(description="A criterion id of the rubric.")
+    criterion: str = Field(max_length=NAME_CHARACTERS, description="A criterion id of the rubric.")
     score: int = Field(ge=1, le=10)
 
 
 class ObservationDraft(BaseModel):
-    text: str = Field(description="One observation about how the assistant behaved.")
-    quote: str = Field(description="The words of the dialogue it rests on, copied exactly.")
+    text: str = Field(max_length=SENTENCE_CHARACTERS, description="One observation about how the assistant behaved.")
+    quote: str = Field(max_length=QUOTE_CHARACTERS, description="The words of the dialogue it rests on, copied exactly.")
 
 
 class JudgeReply(BaseModel):
     """Observations first, then the 1-10 score per criterion they justify."""
 
-    observations: list[ObservationDraft] = Field(description="Two to four observations, each with a quote.")
-    scores: list[ScoreDraft] = Field(description="One score per criterion of the rubric.")
+    observations: list[ObservationDraft] = Field(max_length=MOST_OBSERVATIONS, description="Two or three observations, each with a quote.")
+    scores: list[ScoreDraft] = Field(max_length=MOST_CRITERIA, description="One score per criterion of the rubric.")
 
 
 PERSONA = PromptTask(
@@ -53,7 +69,10 @@ PERSONA = PromptTask(
         "own voice. Never mention tests, weaknesses or evaluation."
     ),
     output=PersonaDraft,
-    max_tokens=SHORT_REPLY_TOKENS,
+    reply_format=(
+        '{"name": "<first name>", "attitude": "<a few words>", "goal": "<one sentence>", '
+        '"requirements": ["<requirement>", ...], "opening": "<the first message>"}'
+    ),
 )
 
 USER_TURN = PromptTask(
@@ -66,7 +85,7 @@ USER_TURN = PromptTask(
         "empty. Never say that you are simulated or testing."
     ),
     output=UserTurn,
-    max_tokens=SHORT_REPLY_TOKENS,
+    reply_format='{"goal_met": false, "message": "<your next message>"}\n{"goal_met": true, "message": ""}',
 )
 
 JUDGE_DIALOGUE = PromptTask(
@@ -78,5 +97,8 @@ JUDGE_DIALOGUE = PromptTask(
         "10 (best), strictly by the rubric's description of 1 and 10."
     ),
     output=JudgeReply,
-    max_tokens=JUDGE_TOKENS,
+    reply_format=(
+        '{"observations": [{"text": "<observation>", "quote": "<words copied from the conversation>"}, ...], '
+        '"scores": [{"criterion": "<criterion id>", "score": <1-10>}, ...]}'
+    ),
 )
