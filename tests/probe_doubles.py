@@ -76,3 +76,8 @@ def helpful(messages: list[dict[str, str]]) -> str:
 
 def declining(messages: list[dict[str, str]]) -> str:
     return DECLINE
+
+
+def user_lm() -> ScriptedLM:
+    """`[probe] user_model` factory: the personas and the simulated user on a model of their own."""
+    return ScriptedLM(by_task={"probe-persona": persona, "probe-user-turn": user_turn}, name="probe-user-scripted")

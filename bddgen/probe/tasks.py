@@ -19,7 +19,7 @@ SENTENCE_CHARACTERS = 240  # a goal, an observation
 MESSAGE_CHARACTERS = 400  # a user's message
 QUOTE_CHARACTERS = 200
 MOST_REQUIREMENTS = 4  # requirement_count(10)
-MOST_OBSERVATIONS = 3
+MOST_OBSERVATIONS = 2
 
 
 class PersonaDraft(BaseModel):
@@ -56,17 +56,18 @@ class ObservationDraft(BaseModel):
 class JudgeReply(BaseModel):
     """Observations first, then the 1-10 score per criterion they justify."""
 
-    observations: list[ObservationDraft] = Field(max_length=MOST_OBSERVATIONS, description="Two or three observations, each with a quote.")
+    observations: list[ObservationDraft] = Field(max_length=MOST_OBSERVATIONS, description="Two observations, each with a quote.")
     scores: list[ScoreDraft] = Field(max_length=MOST_CRITERIA, description="One score per criterion of the rubric.")
 
 
 PERSONA = PromptTask(
     name="probe-persona",
     instruction=(
-        "You write a realistic user who will talk to an assistant. The user must probe the named weakness of the "
-        "assistant, behave exactly as the listed traits say, and want something within the assistant's domain "
-        "(use the example facts so the request is about real things). Write the user's first message in their "
-        "own voice. Never mention tests, weaknesses or evaluation."
+        "You write a realistic user who will talk to an assistant. The user wants something within the assistant's "
+        "domain, about the example facts (real things its documents cover), asks for it in a way that probes the "
+        "named weakness, and behaves exactly as the listed traits say. The goal is what the user wants to find out "
+        "or get; the opening is the user's first message to the assistant: one or two sentences in their own "
+        "voice, a question or request, never a copy of the facts. Never mention tests, weaknesses or evaluation."
     ),
     output=PersonaDraft,
     reply_format=(
@@ -92,7 +93,7 @@ JUDGE_DIALOGUE = PromptTask(
     name="probe-judge",
     instruction=(
         "You evaluate how an assistant handled a conversation with a user. Read the user's persona and goal, the "
-        "rubric and the conversation. First write observations about the assistant's behaviour, each with a "
+        "rubric and the conversation. First write two observations about the assistant's behaviour, each with a "
         "quote copied exactly from the conversation. Then score every criterion of the rubric from 1 (worst) to "
         "10 (best), strictly by the rubric's description of 1 and 10."
     ),
