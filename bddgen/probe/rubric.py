@@ -13,7 +13,6 @@ from bddgen.intents.files import read_model_yaml
 from bddgen.probe.model import CriterionScore
 
 DEFAULT_RUBRIC_FILE = "default_rubric.yaml"
-MOST_CRITERIA = 12  # the judge scores every criterion in one reply
 
 
 class Criterion(BaseModel):
@@ -36,7 +35,7 @@ class Rubric(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = "rubric"
-    criteria: list[Criterion] = Field(min_length=1, max_length=MOST_CRITERIA)
+    criteria: list[Criterion] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _unique_ids(self) -> "Rubric":

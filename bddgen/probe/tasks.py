@@ -6,12 +6,13 @@ of its whole JSON Schema (the backend still enforces the schema)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from functools import lru_cache
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from bddgen.lm.tasks import PromptTask
-from bddgen.probe.rubric import MOST_CRITERIA
+from bddgen.probe.rubric import default_rubric
 
 NAME_CHARACTERS = 40
 PHRASE_CHARACTERS = 120  # an attitude, a requirement
@@ -25,13 +26,17 @@ MOST_OBSERVATIONS = 2
 class PersonaDraft(BaseModel):
     """The persona as the LM phrases it from the traits code chose."""
 
-    name: str = Field(max_length=NAME_CHARACTERS, description="A first name.")
+    name: str = Field(max_length=NAME_CHARACTERS, description="The user's first name (not a person from the facts).")
     attitude: str = Field(max_length=PHRASE_CHARACTERS, description="Attitude and tone in a few words, as the traits require.")
     goal: str = Field(
         max_length=SENTENCE_CHARACTERS, description="What the user wants from the assistant, one sentence, within the assistant's domain."
     )
     requirements: list[Annotated[str, Field(max_length=PHRASE_CHARACTERS)]] = Field(
         max_length=MOST_REQUIREMENTS, description="The user's concrete requirements, as many as the traits ask for."
+    )
+    # written before the opening, so the model settles how to probe before it phrases the message
+    probe: str = Field(
+        max_length=SENTENCE_CHARACTERS, description="How the opening probes the weakness, one sentence (e.g. the wrong assumption it carries)."
     )
     opening: str = Field(max_length=MESSAGE_CHARACTERS, description="The user's first message to the assistant, in the persona's voice.")
 
@@ -43,21 +48,9 @@ class UserTurn(BaseModel):
     message: str = Field(max_length=MESSAGE_CHARACTERS, description="The user's next message; empty when goal_met is true.")
 
 
-class ScoreDraft(BaseModel):
-    criterion: str = Field(max_length=NAME_CHARACTERS, description="A criterion id of the rubric.")
-    score: int = Field(ge=1, le=10)
-
-
 class ObservationDraft(BaseModel):
     text: str = Field(max_length=SENTENCE_CHARACTERS, description="One observation about how the assistant behaved.")
     quote: str = Field(max_length=QUOTE_CHARACTERS, description="The words of the dialogue it rests on, copied exactly.")
-
-
-class JudgeReply(BaseModel):
-    """Observations first, then the 1-10 score per criterion they justify."""
-
-    observations: list[ObservationDraft] = Field(max_length=MOST_OBSERVATIONS, description="Two observations, each with a quote.")
-    scores: list[ScoreDraft] = Field(max_length=MOST_CRITERIA, description="One score per criterion of the rubric.")
 
 
 PERSONA = PromptTask(
@@ -72,7 +65,7 @@ PERSONA = PromptTask(
     output=PersonaDraft,
     reply_format=(
         '{"name": "<first name>", "attitude": "<a few words>", "goal": "<one sentence>", '
-        '"requirements": ["<requirement>", ...], "opening": "<the first message>"}'
+        '"requirements": ["<requirement>", ...], "probe": "<how the opening probes the weakness>", "opening": "<the first message>"}'
     ),
 )
 
@@ -89,17 +82,40 @@ USER_TURN = PromptTask(
     reply_format='{"goal_met": false, "message": "<your next message>"}\n{"goal_met": true, "message": ""}',
 )
 
-JUDGE_DIALOGUE = PromptTask(
-    name="probe-judge",
-    instruction=(
-        "You evaluate how an assistant handled a conversation with a user. Read the user's persona and goal, the "
-        "rubric and the conversation. First write two observations about the assistant's behaviour, each with a "
-        "quote copied exactly from the conversation. Then score every criterion of the rubric from 1 (worst) to "
-        "10 (best), strictly by the rubric's description of 1 and 10."
-    ),
-    output=JudgeReply,
-    reply_format=(
-        '{"observations": [{"text": "<observation>", "quote": "<words copied from the conversation>"}, ...], '
-        '"scores": [{"criterion": "<criterion id>", "score": <1-10>}, ...]}'
-    ),
+JUDGE_INSTRUCTION = (
+    "You evaluate how an assistant handled a conversation with a user. Read the rubric, the reference facts (passages "
+    "of the assistant's documents on the topic: a stated fact that contradicts them is not grounded), the user's persona "
+    "and goal, and the conversation. First write two observations about the assistant's behaviour, each with a quote "
+    "copied exactly from the conversation. Then score every criterion of the rubric from 1 (worst) to 10 (best), "
+    "strictly by the rubric's description of 1 and 10."
 )
+
+
+@lru_cache(maxsize=None)
+def judge_task(criteria: tuple[str, ...]) -> PromptTask[Any]:
+    """The judge's task for a rubric with these criterion ids: its reply has a score for each of them, required by
+    the schema, so a judge cannot leave a criterion out."""
+    fields: dict[str, Any] = {
+        f"criterion_{n}": (int, Field(ge=1, le=10, alias=criterion)) for n, criterion in enumerate(criteria)
+    }
+    scores = create_model("CriterionScores", __config__=ConfigDict(populate_by_name=False), **fields)
+    reply = create_model(
+        "JudgeReply",
+        __doc__="Observations first, then the 1-10 score of every criterion they justify.",
+        observations=(list[ObservationDraft], Field(max_length=MOST_OBSERVATIONS, description="Two observations, each with a quote.")),
+        scores=(scores, Field(description="The score of every criterion of the rubric, by its id.")),
+    )
+    shape = ", ".join(f'"{criterion}": <1-10>' for criterion in criteria)
+    return PromptTask(
+        name="probe-judge",
+        instruction=JUDGE_INSTRUCTION,
+        output=reply,
+        reply_format=(
+            '{"observations": [{"text": "<observation>", "quote": "<words copied from the conversation>"}, ...], '
+            f'"scores": {{{shape}}}}}'
+        ),
+    )
+
+
+JUDGE_DIALOGUE = judge_task(tuple(c.id for c in default_rubric().criteria))
+"""The judge's task for the shipped rubric (module-level, so its reply schema is published in schemas/tasks/)."""

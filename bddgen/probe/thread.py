@@ -60,7 +60,7 @@ def run_thread(thread: Thread, ctx: ThreadContext, facts: str, on_dialogue: Call
         try:
             persona = make_persona(ctx.user_lm, thread.weakness, difficulty, ctx.domain, facts)
             turns, goal_met = converse(ctx.assistant, ctx.user_lm, persona, limit)
-            judgement = judge_dialogue(ctx.judge_lm, ctx.rubric, persona, turns)
+            judgement = judge_dialogue(ctx.judge_lm, ctx.rubric, persona, turns, facts)
         except LMOutputError as exc:
             thread.error = f"round {number}: {exc}"
             break
