@@ -60,7 +60,8 @@ PERSONA = PromptTask(
         "domain, about the example facts (real things its documents cover), asks for it in a way that probes the "
         "named weakness, and behaves exactly as the listed traits say. The goal is what the user wants to find out "
         "or get; the opening is the user's first message to the assistant: one or two sentences in their own "
-        "voice, a question or request, never a copy of the facts. Never mention tests, weaknesses or evaluation."
+        "voice, a question or request, never a copy of the facts, and unlike any used opening. Never mention tests, "
+        "weaknesses or evaluation."
     ),
     output=PersonaDraft,
     reply_format=(
