@@ -65,7 +65,7 @@ PERSONA = PromptTask(
     ),
     output=PersonaDraft,
     reply_format=(
-        '{"name": "<first name>", "attitude": "<a few words>", "goal": "<one sentence>", '
+        '{"name": "<a first name, not of a person in the facts>", "attitude": "<a few words>", "goal": "<one sentence>", '
         '"requirements": ["<requirement>", ...], "probe": "<how the opening probes the weakness>", "opening": "<the first message>"}'
     ),
 )
