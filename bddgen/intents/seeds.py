@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Sequence
 
 from bddgen.agents.manifest import WorkflowManifest
 from bddgen.errors import LMOutputError
@@ -117,10 +117,12 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
     return f"{cell.id}: no seed passed the checks in {attempts} attempts ({problem})"
 
 
-def write_seeds(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTable, partition_path: str, attempts: int) -> SeedFile:
-    """A seed task for every cell of `table`; the cells left without one are listed with the reason."""
+def write_seeds(
+    lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTable, partition_path: str, attempts: int, cells: Sequence[Cell] | None = None
+) -> SeedFile:
+    """A seed task for every cell of `table` (or of `cells`); the cells left without one are listed with the reason."""
     seeds = SeedFile(partition=partition_path, reference_date=table.reference_date)
-    for cell in table.cells():
+    for cell in table.cells() if cells is None else cells:
         written = write_seed(lm, manifest, table, cell, attempts)
         if isinstance(written, str):
             log.warning("%s", written)

@@ -99,8 +99,9 @@ MUTATE = PromptTask(
     instruction=(
         "Rewrite the user's message to an AI agent so that it is harder to act on correctly while meaning exactly "
         "the same thing (the intent stated below must stay true: same values, same missing information, same "
-        "invalid value). Write one variant per strategy listed, in that order. Strategies that worked before on "
-        "similar requests are listed under 'Guidance'; follow them where they fit. Never name the tool."
+        "invalid value). Write one variant per strategy listed, in that order; each must differ in wording from the "
+        "message and from every rejected rewording listed (their reason says what went wrong). Strategies that worked "
+        "before on similar requests are listed under 'Guidance'; follow them where they fit. Never name the tool."
     ),
     output=Variants,
     max_tokens=900,
@@ -119,7 +120,8 @@ REFLECT = PromptTask(
     instruction=(
         "You test an AI agent. The previous rewordings of a user's message and what the agent did are listed; "
         "the agent handled them correctly. Reflect on why, then write one new rewording that means exactly the "
-        "same thing (the intent stated below must stay true) but is more likely to make the agent err. "
+        "same thing (the intent stated below must stay true) but is more likely to make the agent err; it must differ "
+        "in wording from every message listed and from every rejected rewording (their reason says what went wrong). "
         "Never name the tool."
     ),
     output=Reflection,
