@@ -89,3 +89,10 @@ def test_an_impossible_date_must_be_written_out_whatever_the_lm_says() -> None:
 
     date_partition = ParameterPartition(tool="t", parameter="day", data_type="date", required=True, schema={"type": "string", "format": "date"})
     assert only_written_out(date_partition, "2027-02-30") and not only_written_out(date_partition, "2027-02-28")
+
+
+def test_a_quote_of_the_whole_message_points_at_no_value_and_the_seed_is_rewritten() -> None:
+    cell = Cell(tool="book_flight", parameter="passengers", intent=Intent.VALID, class_name="at-maximum")
+    request = "Economy to Lisbon on March 22 for a party the size of a baseball team."
+    lm = ScriptedLM(by_task={"intents-seed": [{"request": request}], "intents-value-stated": {"stated": True, "quote": request.rstrip(".")}})
+    assert "does not state passengers = 9" in str(write_seed(LanguageModel(lm), manifest(), _table(), cell, attempts=1))

@@ -55,7 +55,14 @@ def _stated_by_lm(lm: LanguageModel, request: str, name: str, value: Any, refere
         verdict = lm.run(VALUE_STATED, stage=STAGE, message=request, parameter=name, value=value, reference_date=reference_date)
     except LMOutputError:
         return False
-    return verdict.stated and bool(verdict.quote.strip()) and verdict.quote.strip().casefold() in request.casefold()
+    return verdict.stated and pinpoints(verdict.quote, request)
+
+
+def pinpoints(quote: str, request: str) -> bool:
+    """Whether `quote` is a part of `request` that could state one value: found in it, and not the
+    whole message (quoting everything points at nothing)."""
+    words, found = quote.strip(" .!?").casefold(), request.strip(" .!?").casefold()
+    return bool(words) and words in found and words != found
 
 
 def leaked_value(request: str, partition: ParameterPartition, stated: dict[str, Any]) -> str | None:
