@@ -96,3 +96,22 @@ def test_a_quote_of_the_whole_message_points_at_no_value_and_the_seed_is_rewritt
     request = "Economy to Lisbon on March 22 for a party the size of a baseball team."
     lm = ScriptedLM(by_task={"intents-seed": [{"request": request}], "intents-value-stated": {"stated": True, "quote": request.rstrip(".")}})
     assert "does not state passengers = 9" in str(write_seed(LanguageModel(lm), manifest(), _table(), cell, attempts=1))
+
+
+def test_per_intent_seeds_that_many_cells_of_each_intent_and_a_dropped_cell_gives_its_place_to_the_next() -> None:
+    from bddgen.intents.sample import seeded_order
+    from bddgen.intents.seeds import class_of, write_seeds
+    from intents_doubles import seed_writer
+
+    table = _table()
+    [first_valid, second_valid, third_valid] = [c for c in seeded_order(table.cells(), 7) if c.intent == Intent.VALID][:3]
+    failing = f"{first_valid.parameter}: {class_of(table, first_valid).description}"
+
+    def writer(request: object) -> dict[str, str]:
+        return {"request": "Hello."} if failing in request.messages[-1].content else seed_writer(request)  # type: ignore[attr-defined]
+
+    lm = ScriptedLM(by_task={"intents-seed": writer, "intents-value-stated": {"stated": False, "quote": ""}})
+    seeds = write_seeds(LanguageModel(lm), manifest(), table, "p", attempts=1, per_intent=2, seed=7)
+    assert [t.cell for t in seeds.tasks if t.cell.intent == Intent.VALID] == [second_valid, third_valid]
+    assert len(seeds.dropped) == 1 and seeds.dropped[0].startswith(first_valid.id)
+    assert all(sum(t.cell.intent == i for t in seeds.tasks) <= 2 for i in Intent)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
-from typing import Any, Sequence
+from typing import Any
 
 from bddgen.agents.manifest import WorkflowManifest
 from bddgen.errors import LMOutputError
 from bddgen.intents.model import Cell, EquivalenceClass, Intent, ParameterPartition, PartitionTable, SeedFile, SeedTask
 from bddgen.intents.normalize import as_date, mentions, states_some_value
+from bddgen.intents.sample import seeded_order
 from bddgen.intents.tasks import SEED_TASK, VALUE_STATED
 from bddgen.lm.client import LanguageModel
 
@@ -125,11 +126,16 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
 
 
 def write_seeds(
-    lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTable, partition_path: str, attempts: int, cells: Sequence[Cell] | None = None
+    lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTable, partition_path: str, attempts: int, per_intent: int | None = None, seed: int = 0
 ) -> SeedFile:
-    """A seed task for every cell of `table` (or of `cells`); the cells left without one are listed with the reason."""
+    """A seed task for every cell of `table`, or, with `per_intent`, for that many cells of each
+    intent taken in the order `seed` draws (a cell left without a seed gives its place to the next);
+    the cells left without one are listed with the reason."""
     seeds = SeedFile(partition=partition_path, reference_date=table.reference_date)
-    for cell in table.cells() if cells is None else cells:
+    cells = table.cells() if per_intent is None else seeded_order(table.cells(), seed)
+    for cell in cells:
+        if per_intent is not None and sum(t.cell.intent == cell.intent for t in seeds.tasks) >= per_intent:
+            continue
         written = write_seed(lm, manifest, table, cell, attempts)
         if isinstance(written, str):
             log.warning("%s", written)

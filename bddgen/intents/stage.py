@@ -84,14 +84,13 @@ def seed_stage(
     per_intent: int | None = None,
 ) -> tuple[SeedFile, Path]:
     """A seed task per cell (of `tools` only, when given; `per_intent` cells of each intent drawn with
-    the project's seed, when given); written to `out` or intents/seeds.yaml."""
+    the project's seed, when given, a dropped cell replaced by the next); written to `out` or intents/seeds.yaml."""
     loaded, _ = load_manifest(project, manifest)
     partition_file = partition or intents_folder(project) / PARTITION_FILE
     table = read_partition(partition_file)
     if tools:
         table = table.model_copy(update={"partitions": [p for p in table.partitions if p.tool in tools]})
-    cells = sample_cells(table.cells(), per_intent, project.settings.seed) if per_intent else None
-    seeds = write_seeds(lm, loaded, table, _relative(project, partition_file), project.settings.intents.seed_attempts, cells)
+    seeds = write_seeds(lm, loaded, table, _relative(project, partition_file), project.settings.intents.seed_attempts, per_intent, project.settings.seed)
     target = out or intents_folder(project) / SEEDS_FILE
     write_yaml(target, seeds, "Seed tasks, one per partition cell (bddgen intents seed). Edit a request freely; keep its values stated.")
     return seeds, target
