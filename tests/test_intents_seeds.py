@@ -115,3 +115,12 @@ def test_per_intent_seeds_that_many_cells_of_each_intent_and_a_dropped_cell_give
     assert [t.cell for t in seeds.tasks if t.cell.intent == Intent.VALID] == [second_valid, third_valid]
     assert len(seeds.dropped) == 1 and seeds.dropped[0].startswith(first_valid.id)
     assert all(sum(t.cell.intent == i for t in seeds.tasks) <= 2 for i in Intent)
+
+
+def test_every_retry_of_a_seed_is_a_new_prompt_listing_the_messages_rejected_so_far() -> None:
+    lm = ScriptedLM(by_task={"intents-seed": [{"request": "Economy to Lisbon on March 22, please."}] * 3})
+    cell = Cell(tool="book_flight", parameter="date", intent=Intent.UNDERSPEC, class_name="left-out")
+    assert isinstance(write_seed(LanguageModel(lm), manifest(), _table(), cell, attempts=3), str)
+    prompts = [r.messages[-1].content for r in lm.requests]
+    assert len(set(prompts)) == 3  # a repeated prompt would get the cached, identical reply
+    assert prompts[2].count("Economy to Lisbon on March 22, please.") == 2 and "must leave out" in prompts[2]

@@ -88,7 +88,7 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
     state = {name: value for name, value in arguments.items() if not (undecided and name == cell.parameter)}
     dates = any(partitions[name].checked_schema.get("format") in ("date", "date-time") for name in state)
     reference = table.reference_date if dates else "not needed (no date to state)"
-    problem = ""
+    rejected: list[dict[str, str]] = []  # every earlier message and its problem, so no retry repeats a prompt
     for _ in range(attempts):
         try:
             request = lm.run(
@@ -99,10 +99,10 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
                 state=state,
                 leave_out=[cell.parameter] if cls.omitted else [],
                 wording_of_the_class=f"{cell.parameter}: {cls.description}" + (f" (between {cls.value})" if undecided and cls.value else ""),
-                problem_with_the_previous_message=problem or "none",
+                rejected_messages=rejected or "none",
             ).request
         except LMOutputError as exc:
-            problem = exc.reason
+            rejected.append({"message": "(no usable reply)", "problem": exc.reason})
             continue
         unfound = _stated_by_code(request, state, partitions, None)
         by_lm = [
@@ -112,17 +112,17 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
         ]
         missing = [name for name in unfound if name not in by_lm]
         if missing:
-            problem = f"the message does not state {', '.join(f'{n} = {state[n]!r}' for n in missing)}"
+            rejected.append({"message": request, "problem": f"the message does not state {', '.join(f'{n} = {state[n]!r}' for n in missing)}"})
             continue
         if undecided and isinstance(cls.value, list) and not mentions(request, cls.value, partitions[cell.parameter].checked_schema):
-            problem = f"the message does not name every option of {cls.value!r}"
+            rejected.append({"message": request, "problem": f"the message does not name every option of {cls.value!r}"})
             continue
         leaked = leaked_value(request, partitions[cell.parameter], state) if cls.omitted else None
         if leaked is not None:
-            problem = f"the message states {cell.parameter} ({leaked!r}), which it must leave out"
+            rejected.append({"message": request, "problem": f"the message states {cell.parameter} ({leaked!r}), which it must leave out"})
             continue
         return SeedTask(cell=cell, request=request, arguments=arguments, checked_by="lm" if by_lm else "code")
-    return f"{cell.id}: no seed passed the checks in {attempts} attempts ({problem})"
+    return f"{cell.id}: no seed passed the checks in {attempts} attempts ({rejected[-1]['problem']})"
 
 
 def write_seeds(

@@ -55,7 +55,8 @@ SEED_TASK = PromptTask(
         "Write one realistic message a customer sends to an AI agent so that it should use the tool described. "
         "State every value listed under 'State' (you may write dates and numbers the way people do); do not state "
         "any parameter listed under 'Leave out', and do not add other details the tool takes. Where the class is "
-        "an undecided choice, let the user hesitate between the options without choosing. Never name the tool."
+        "an undecided choice, let the user hesitate between the options without choosing. Never name the tool. "
+        "Messages rejected before are listed with their problem: write a different one that avoids it."
     ),
     output=SeedRequest,
     max_tokens=200,
