@@ -53,7 +53,8 @@ SEED_TASK = PromptTask(
     name="intents-seed",
     instruction=(
         "Write one realistic message a customer sends to an AI agent so that it should use the tool described. "
-        "State every value listed under 'State' (you may write dates and numbers the way people do); do not state "
+        "State every value listed under 'State': dates and numbers the way people write them, every other value "
+        "(codes, references, names, options) copied letter for letter, even when it looks wrong; do not state "
         "any parameter listed under 'Leave out', and do not add other details the tool takes. Where the class is "
         "an undecided choice, let the user hesitate between the options without choosing. Never name the tool. "
         "Messages rejected before are listed with their problem: write a different one that avoids it."
@@ -74,7 +75,8 @@ VALUE_STATED = PromptTask(
     name="intents-value-stated",
     instruction=(
         "Does the user's message state the given value of the parameter, possibly in other words (a weekday for a "
-        "date, 'a couple' for 2)? Resolve relative dates from the reference date. Quote the exact words that state it."
+        "date, 'a couple' for 2)? Resolve relative dates from the reference date. Quote only the few words that state "
+        "it (such as 'next Friday'), copied exactly, never the whole message."
     ),
     output=StatedValue,
     max_tokens=150,
