@@ -124,3 +124,20 @@ def test_every_retry_of_a_seed_is_a_new_prompt_listing_the_messages_rejected_so_
     prompts = [r.messages[-1].content for r in lm.requests]
     assert len(set(prompts)) == 3  # a repeated prompt would get the cached, identical reply
     assert prompts[2].count("Economy to Lisbon on March 22, please.") == 2 and "must leave out" in prompts[2]
+
+
+def test_the_other_required_parameters_take_their_documented_example_over_a_boundary_value() -> None:
+    import copy
+
+    from bddgen.agents.manifest import parse_manifest
+    from intents_doubles import MANIFEST
+
+    data = copy.deepcopy(MANIFEST)
+    parameters = data["tools"][0]["parameters"]
+    parameters["properties"]["last_name"] = {"type": "string", "minLength": 2, "examples": ["Duarte"]}
+    parameters["required"].append("last_name")
+    table = build_partition(parse_manifest(data, "agents.yaml"), "agents.yaml", TODAY, None)
+    left_out = Cell(tool="book_flight", parameter="date", intent=Intent.UNDERSPEC, class_name="left-out")
+    assert seed_arguments(table, left_out)["last_name"] == "Duarte"
+    shortest = Cell(tool="book_flight", parameter="last_name", intent=Intent.VALID, class_name="shortest")
+    assert seed_arguments(table, shortest)["last_name"] == "Du"  # the cell's own value stays its boundary value

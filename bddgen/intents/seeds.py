@@ -23,8 +23,9 @@ def class_of(table: PartitionTable, cell: Cell) -> EquivalenceClass:
 
 
 def seed_arguments(table: PartitionTable, cell: Cell) -> dict[str, Any] | str:
-    """The cell's value plus a VALID representative of every other required parameter of its tool;
-    a reason string when some required parameter has no VALID class to take one from."""
+    """The cell's value plus a VALID representative of every other required parameter of its tool (a
+    documented example when the schema gives one: a boundary value such as a two-letter name reads
+    oddly in a request); a reason string when some required parameter has no VALID class to take one from."""
     cls = class_of(table, cell)
     arguments: dict[str, Any] = {}
     for partition in (p for p in table.partitions if p.tool == cell.tool):
@@ -36,7 +37,8 @@ def seed_arguments(table: PartitionTable, cell: Cell) -> dict[str, Any] | str:
             valid = partition.of(Intent.VALID)
             if not valid:
                 return f"{cell.id}: required parameter {partition.parameter!r} has no VALID class to state"
-            arguments[partition.parameter] = valid[0].value
+            documented = [c for c in valid if c.source == "schema:examples"]
+            arguments[partition.parameter] = (documented or valid)[0].value
     return arguments
 
 
