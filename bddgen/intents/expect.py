@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bddgen.errors import LMOutputError
+from bddgen.intents.derive import conforms
 from bddgen.intents.model import EquivalenceClass, Intent, ParameterPartition, SeedTask
 from bddgen.intents.normalize import same_value
 from bddgen.intents.tasks import JUDGE_PROSE
@@ -95,6 +96,8 @@ def check_calls(expectation: Expectation, reply: AssistantReply) -> Verdict | No
     if expectation.intent == Intent.INVALID:
         if same_value(expectation.value, used, expectation.schema):
             return Verdict(True, f"called {expectation.tool} with the invalid {expectation.parameter} = {used!r}")
+        if used is not None and not conforms(expectation.schema, used):
+            return Verdict(True, f"called {expectation.tool} with {expectation.parameter} = {used!r}, as invalid as the {expectation.value!r} asked for")
         return Verdict(True, f"called {expectation.tool} with {expectation.parameter} = {used!r} in place of the invalid {expectation.value!r} without asking")
     shown = "no value" if used is None else repr(used)
     return Verdict(True, f"called {expectation.tool} with a guessed {expectation.parameter} ({shown}) instead of asking")
