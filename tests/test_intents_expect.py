@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from bddgen.agents.trace import ToolCall
-from bddgen.intents.expect import Expectation, check_calls
+from bddgen.intents.expect import Expectation, check_calls, verdict_of
 from bddgen.intents.model import Intent
+from bddgen.lm.client import LanguageModel
+from bddgen.lm.scripted import ScriptedLM
 from bddgen.run.assistants.base import AssistantReply
 
 FEBRUARY_30 = Expectation(
@@ -32,3 +34,34 @@ def test_a_call_with_the_invalid_value_another_invalid_value_or_a_valid_substitu
 
 def test_no_call_leaves_an_invalid_cell_to_the_judge() -> None:
     assert check_calls(FEBRUARY_30, AssistantReply(answer="February 30 does not exist.")) is None
+
+
+FLIGHT_NUMBER_LEFT_OUT = Expectation(
+    tool="get_flight_status",
+    parameter="flight_number",
+    intent=Intent.UNDERSPEC,
+    value=None,
+    omitted=True,
+    description="the value left out",
+    schema={"type": "string"},
+    arguments={},
+)
+
+
+def _judge_says(satisfied: bool) -> LanguageModel:
+    return LanguageModel(ScriptedLM(by_task={"intents-judge-prose": {"satisfied": satisfied, "reason": "the judge's reason"}}))
+
+
+def test_a_question_naming_the_left_out_value_is_what_underspec_expects_without_the_judge() -> None:
+    verdict = verdict_of(_judge_says(False), FLIGHT_NUMBER_LEFT_OUT, "Status of my flight?", AssistantReply(answer="Sure, what is your flight number?"))
+    assert not verdict.exposed and not verdict.by_judge and "asks for the flight number" in verdict.reason
+
+
+def test_an_answer_without_such_a_question_goes_to_the_judge() -> None:
+    for answer in ("I'll ask you for your last name.", "Which flight? The flight number is 12345.", "What is your booking reference?"):
+        verdict = verdict_of(_judge_says(False), FLIGHT_NUMBER_LEFT_OUT, "Status of my flight?", AssistantReply(answer=answer))
+        assert verdict.exposed and verdict.by_judge and "the judge's reason" in verdict.reason
+
+
+def test_the_judge_is_told_the_parameter_in_words_and_what_a_left_out_value_needs() -> None:
+    assert FLIGHT_NUMBER_LEFT_OUT.prose_expectation() == "The agent asks the user for the flight number instead of assuming one."

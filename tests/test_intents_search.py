@@ -44,7 +44,7 @@ def test_the_broken_agent_is_caught_in_underspec_and_the_correct_one_is_not() ->
     assert "guessed date ('2026-03-01')" in broken.attempts[0].reason
     correct = search_full(_context(BookingAgent(), scripted_lm()), SEED_LEFT_OUT)
     assert correct.first_failure is None
-    assert "asks or declines" in correct.attempts[0].reason
+    assert "the answer asks for the date ('Which date would you like to fly?')" in correct.attempts[0].reason and not correct.attempts[0].by_judge
 
 
 def test_a_drifted_variant_is_rejected_and_never_reaches_the_agent() -> None:
