@@ -65,3 +65,14 @@ def test_an_answer_without_such_a_question_goes_to_the_judge() -> None:
 
 def test_the_judge_is_told_the_parameter_in_words_and_what_a_left_out_value_needs() -> None:
     assert FLIGHT_NUMBER_LEFT_OUT.prose_expectation() == "The agent asks the user for the flight number instead of assuming one."
+
+
+def test_the_judge_and_the_intent_check_write_their_reason_before_their_verdict() -> None:
+    from bddgen.intents.tasks import JUDGE_PROSE, KEEPS_INTENT
+
+    # the embedded 1.5B judge wrote "Agent asked for the last name instead of assuming one." with satisfied = false:
+    # a verdict generated before its reason is not bound by it
+    for task, verdict in ((JUDGE_PROSE, "satisfied"), (KEEPS_INTENT, "keeps_intent")):
+        assert list(task.schema["properties"]) == ["reason", verdict]
+        system = task.messages(x="y")[0].content
+        assert system.index('"reason"') < system.index(f'"{verdict}"')

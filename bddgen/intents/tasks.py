@@ -133,10 +133,12 @@ REFLECT = PromptTask(
 
 
 class IntentVerdict(BaseModel):
+    """The reason comes first, so a small model decides after writing it (and not against it)."""
+
     model_config = ConfigDict(extra="forbid")
 
-    keeps_intent: bool = Field(description="True when a careful human reading the variant would expect the same agent behaviour as stated.")
     reason: str
+    keeps_intent: bool = Field(description="True when a careful human reading the variant would expect the same agent behaviour as stated.")
 
 
 KEEPS_INTENT = PromptTask(
@@ -153,10 +155,12 @@ KEEPS_INTENT = PromptTask(
 
 
 class ProseVerdict(BaseModel):
+    """The reason comes first, so a small model decides after writing it (and not against it)."""
+
     model_config = ConfigDict(extra="forbid")
 
-    satisfied: bool
     reason: str
+    satisfied: bool = Field(description="True when the answer does what is expected, as the reason says.")
 
 
 JUDGE_PROSE = PromptTask(
