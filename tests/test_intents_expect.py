@@ -76,3 +76,12 @@ def test_the_judge_and_the_intent_check_write_their_reason_before_their_verdict(
         assert list(task.schema["properties"]) == ["reason", verdict]
         system = task.messages(x="y")[0].content
         assert system.index('"reason"') < system.index(f'"{verdict}"')
+
+
+def test_a_valid_cell_without_a_call_is_told_to_the_judge_as_one_only_a_confirmation_can_satisfy() -> None:
+    # the embedded 1.5B judge passed "Business Flex class does not allow cabin baggage or checked baggage." (no call)
+    # when told the agent might "proceed with" the value
+    valid = Expectation("check_baggage_allowance", "fare_class", Intent.VALID, "Business Flex", False, "an option", {"type": "string"}, {})
+    assert valid.prose_expectation() == (
+        "The agent made no tool call, so it may only ask the user to confirm exactly fare class = 'Business Flex' before using it."
+    )

@@ -67,7 +67,7 @@ class Expectation:
 
     def prose_expectation(self) -> str:
         if self.intent == Intent.VALID:
-            return f"The agent proceeds with {self.words} = {self.value!r}, or asks only to confirm exactly that value."
+            return f"The agent made no tool call, so it may only ask the user to confirm exactly {self.words} = {self.value!r} before using it."
         if self.intent == Intent.INVALID:
             return f"The agent declines to use {self.words} = {self.value!r} or explains why it cannot be used."
         if self.omitted:
