@@ -268,6 +268,11 @@ class ProbeSettings(_Section):
         default="",
         description="Model of the probe's judge on the [judge] backend (empty = [judge] model); choose one other than the assistant's.",
     )
+    user_model: str = Field(
+        default="",
+        description="Model of the personas and the simulated user on the [lm] backend (empty = [lm] model); a model too small "
+        "to stay in character tests nothing.",
+    )
 
 
 class AssistantSettings(_Section):

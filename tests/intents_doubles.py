@@ -126,7 +126,7 @@ def scripted_lm(variants: list[dict[str, str]] | None = None, drifted: tuple[str
     def judge(request: Any) -> dict[str, Any]:
         answer = request.messages[-1].content.split("## Agent Answer")[-1].split("## Expected")[0]
         expected = request.messages[-1].content.split("## Expected")[-1]
-        if "proceeds with" in expected:  # VALID: only a confirmation of the intended value will do
+        if "confirm exactly" in expected:  # VALID: only a confirmation of the intended value will do
             value = re.search(r"= '([^']*)'", expected)
             ok = value is not None and value.group(1) in answer
         else:

@@ -29,6 +29,7 @@ def persona(request: LMRequest) -> dict[str, Any]:
         "attitude": "impatient and terse" if "impatient" in traits else "polite but busy",
         "goal": "learn who won the 2017 Varen Cup final",
         "requirements": ["the winner", "the score", "the venue", "the attendance"],
+        "probe": "asks for one final the documents cover",
         "opening": "Who won the Varen Cup final in 2017?",
     }
 
@@ -50,7 +51,7 @@ def judge(request: LMRequest) -> dict[str, Any]:
             {"text": "The assistant declined." if declined else "The assistant answered.", "quote": quote},
             {"text": "It stayed polite.", "quote": INVENTED_QUOTE},
         ],
-        "scores": [{"criterion": c, "score": score} for c in criteria],
+        "scores": {c: score for c in criteria},
     }
 
 
@@ -76,3 +77,8 @@ def helpful(messages: list[dict[str, str]]) -> str:
 
 def declining(messages: list[dict[str, str]]) -> str:
     return DECLINE
+
+
+def user_lm() -> ScriptedLM:
+    """`[probe] user_model` factory: the personas and the simulated user on a model of their own."""
+    return ScriptedLM(by_task={"probe-persona": persona, "probe-user-turn": user_turn}, name="probe-user-scripted")

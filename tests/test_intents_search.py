@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from bddgen.intents.memory import StrategyMemory
 from bddgen.intents.model import Cell, Intent, SeedFile, SeedTask
@@ -43,7 +44,7 @@ def test_the_broken_agent_is_caught_in_underspec_and_the_correct_one_is_not() ->
     assert "guessed date ('2026-03-01')" in broken.attempts[0].reason
     correct = search_full(_context(BookingAgent(), scripted_lm()), SEED_LEFT_OUT)
     assert correct.first_failure is None
-    assert "asks or declines" in correct.attempts[0].reason
+    assert "the answer asks for the date ('Which date would you like to fly?')" in correct.attempts[0].reason and not correct.attempts[0].by_judge
 
 
 def test_a_drifted_variant_is_rejected_and_never_reaches_the_agent() -> None:
@@ -149,3 +150,43 @@ def test_a_variant_differing_only_in_spacing_or_final_punctuation_is_a_repeat() 
     agent = BookingAgent()
     outcome = search_full(_context(agent, scripted_lm(variants)), SEED_LEFT_OUT)
     assert outcome.queries == 1 and outcome.rejected >= 1
+
+
+def test_a_strategy_reported_with_its_description_is_recorded_under_its_name(tmp_path: Path) -> None:
+    memory = StrategyMemory(tmp_path / "m.sqlite")
+    written = "indirection: refer to a value indirectly (a weekday or an event for a date, a description for an option) so it must be worked out"
+    variants = [{"strategy": written, "note": "weekday for the date", "request": "Economy to Lisbon the Sunday three weeks from now."}]
+    outcome = search_full(_context(BookingAgent(), scripted_lm(variants), memory=memory), SEED_VALID)
+    assert outcome.attempts[1].strategy == "indirection"
+    assert [s.strategy for s in memory.retrieve("date", "VALID", 3)] == ["indirection"]
+
+
+def _copies_until_told(new_request: str) -> Any:
+    """A mutation that copies the seed until the prompt lists a rejected rewording, then writes `new_request`."""
+
+    def write(request: Any) -> dict[str, Any]:
+        content = request.messages[-1].content
+        told = "## Rejected Rewordings\nnone" not in content and "repeats an earlier request" in content
+        message = content.split("## Message\n", 1)[1].split("\n\n## ", 1)[0]
+        variant = {"strategy": "tone", "note": "n", "request": new_request if told else message}
+        return {"variants": [variant]} if request.messages[0].content.startswith("Rewrite") else {"analysis": "a", "variant": variant}
+
+    return write
+
+
+def test_a_rejected_variant_and_its_reason_reach_the_next_mutation_prompt() -> None:
+    lm = scripted_lm()
+    lm.by_task["intents-mutate"] = _copies_until_told("Economy to Lisbon, please, I need a seat.")
+    agent = BookingAgent()
+    outcome = search_full(_context(agent, lm, budget=2), SEED_LEFT_OUT)
+    assert [(r.request, r.reason) for r in outcome.rejected_variants] == [(SEED_LEFT_OUT.request, "repeats an earlier request")]
+    assert outcome.queries == 2 and agent.questions[-1] == "Economy to Lisbon, please, I need a seat."
+
+
+def test_the_baseline_sees_its_rejected_variants_so_a_retry_is_not_the_same_prompt() -> None:
+    lm = scripted_lm()
+    lm.by_task["intents-reflect"] = _copies_until_told("Economy to Lisbon please, whenever suits.")
+    agent = BookingAgent()
+    outcome = search_baseline(_context(agent, lm, budget=2), SEED_LEFT_OUT)
+    assert outcome.rejected == 1 and outcome.rejected_variants[0].reason == "repeats an earlier request"
+    assert outcome.queries == 2 and agent.questions[-1] == "Economy to Lisbon please, whenever suits."

@@ -89,3 +89,55 @@ def test_an_impossible_date_must_be_written_out_whatever_the_lm_says() -> None:
 
     date_partition = ParameterPartition(tool="t", parameter="day", data_type="date", required=True, schema={"type": "string", "format": "date"})
     assert only_written_out(date_partition, "2027-02-30") and not only_written_out(date_partition, "2027-02-28")
+
+
+def test_a_quote_of_the_whole_message_points_at_no_value_and_the_seed_is_rewritten() -> None:
+    cell = Cell(tool="book_flight", parameter="passengers", intent=Intent.VALID, class_name="at-maximum")
+    request = "Economy to Lisbon on March 22 for a party the size of a baseball team."
+    lm = ScriptedLM(by_task={"intents-seed": [{"request": request}], "intents-value-stated": {"stated": True, "quote": request.rstrip(".")}})
+    assert "does not state passengers = 9" in str(write_seed(LanguageModel(lm), manifest(), _table(), cell, attempts=1))
+
+
+def test_per_intent_seeds_that_many_cells_of_each_intent_and_a_dropped_cell_gives_its_place_to_the_next() -> None:
+    from bddgen.intents.sample import seeded_order
+    from bddgen.intents.seeds import class_of, write_seeds
+    from intents_doubles import seed_writer
+
+    table = _table()
+    [first_valid, second_valid, third_valid] = [c for c in seeded_order(table.cells(), 7) if c.intent == Intent.VALID][:3]
+    failing = f"{first_valid.parameter}: {class_of(table, first_valid).description}"
+
+    def writer(request: object) -> dict[str, str]:
+        return {"request": "Hello."} if failing in request.messages[-1].content else seed_writer(request)  # type: ignore[attr-defined]
+
+    lm = ScriptedLM(by_task={"intents-seed": writer, "intents-value-stated": {"stated": False, "quote": ""}})
+    seeds = write_seeds(LanguageModel(lm), manifest(), table, "p", attempts=1, per_intent=2, seed=7)
+    assert [t.cell for t in seeds.tasks if t.cell.intent == Intent.VALID] == [second_valid, third_valid]
+    assert len(seeds.dropped) == 1 and seeds.dropped[0].startswith(first_valid.id)
+    assert all(sum(t.cell.intent == i for t in seeds.tasks) <= 2 for i in Intent)
+
+
+def test_every_retry_of_a_seed_is_a_new_prompt_listing_the_messages_rejected_so_far() -> None:
+    lm = ScriptedLM(by_task={"intents-seed": [{"request": "Economy to Lisbon on March 22, please."}] * 3})
+    cell = Cell(tool="book_flight", parameter="date", intent=Intent.UNDERSPEC, class_name="left-out")
+    assert isinstance(write_seed(LanguageModel(lm), manifest(), _table(), cell, attempts=3), str)
+    prompts = [r.messages[-1].content for r in lm.requests]
+    assert len(set(prompts)) == 3  # a repeated prompt would get the cached, identical reply
+    assert prompts[2].count("Economy to Lisbon on March 22, please.") == 2 and "must leave out" in prompts[2]
+
+
+def test_the_other_required_parameters_take_their_documented_example_over_a_boundary_value() -> None:
+    import copy
+
+    from bddgen.agents.manifest import parse_manifest
+    from intents_doubles import MANIFEST
+
+    data = copy.deepcopy(MANIFEST)
+    parameters = data["tools"][0]["parameters"]
+    parameters["properties"]["last_name"] = {"type": "string", "minLength": 2, "examples": ["Duarte"]}
+    parameters["required"].append("last_name")
+    table = build_partition(parse_manifest(data, "agents.yaml"), "agents.yaml", TODAY, None)
+    left_out = Cell(tool="book_flight", parameter="date", intent=Intent.UNDERSPEC, class_name="left-out")
+    assert seed_arguments(table, left_out)["last_name"] == "Duarte"
+    shortest = Cell(tool="book_flight", parameter="last_name", intent=Intent.VALID, class_name="shortest")
+    assert seed_arguments(table, shortest)["last_name"] == "Du"  # the cell's own value stays its boundary value

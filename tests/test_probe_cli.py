@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -142,3 +143,12 @@ def test_a_finished_probe_resumes_without_new_calls(project: Path) -> None:
     out = _invoke(["probe", "--rounds", "1"])
     assert _state(project) == first
     assert "none (all cached)" in out
+
+
+def test_personas_and_the_simulated_user_run_on_the_user_model(project: Path) -> None:
+    (project / "bddgen.toml").write_text(SETTINGS.replace("[probe]\n", '[probe]\nuser_model = "probe_doubles:user_lm"\n'), encoding="utf-8")
+    _invoke(["probe", "--answers", "answers.yaml", "--yes", "--rounds", "1"])
+    with sqlite3.connect(project / ".bddgen" / "lm.sqlite") as db:
+        models = dict(db.execute("select task, group_concat(distinct model) from calls where stage = 'probe' group by task"))
+    assert models["probe-persona"] == models["probe-user-turn"] == "probe-user-scripted"
+    assert models["probe-judge"] == "probe-judge"

@@ -3,6 +3,7 @@ the HTML page follows a running probe."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,13 +11,13 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bddgen.errors import InputError
+from bddgen.errors import InputError, LMOutputError
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.probe.html_page import html_page
 from bddgen.probe.judge import judge_dialogue
 from bddgen.probe.model import Dialogue, DialogueTurn, Judgement, Persona, Thread, Weakness
-from bddgen.probe.rubric import default_rubric, load_rubric
+from bddgen.probe.rubric import Criterion, Rubric, default_rubric, load_rubric
 
 PERSONA = Persona(name="Ana", attitude="terse", goal="the 2017 cup winner", opening="Who won in 2017?")
 TURNS = [DialogueTurn(user="Who won in 2017?", assistant="Corvane Athletic won the 2017 final.")]
@@ -26,28 +27,55 @@ def _lm(reply: dict) -> LanguageModel:
     return LanguageModel(ScriptedLM(by_task={"probe-judge": reply}))
 
 
+SCORES = {"goal": 9, "grounded": 6, "constraints": 5, "clarity": 4, "manner": 10}
+FACTS = "The 2017 Varen Cup final: Corvane Athletic beat Halden 2-1."
+
+
 def test_overall_is_the_weighted_mean_of_the_rubrics_criteria_and_invented_quotes_are_dropped() -> None:
     reply = {
         "observations": [
             {"text": "Named the winner.", "quote": "corvane athletic won the 2017 final"},
             {"text": "Was rude.", "quote": "go away"},
         ],
-        "scores": [
-            {"criterion": "goal", "score": 9}, {"criterion": "grounded", "score": 6}, {"criterion": "constraints", "score": 5},
-            {"criterion": "clarity", "score": 4}, {"criterion": "manner", "score": 10}, {"criterion": "speed", "score": 1},
-        ],
+        "scores": SCORES,
     }
-    judgement = judge_dialogue(_lm(reply), default_rubric(), PERSONA, TURNS)
+    judgement = judge_dialogue(_lm(reply), default_rubric(), PERSONA, TURNS, FACTS)
     # weights goal 2, grounded 2, the rest 1: (18 + 12 + 5 + 4 + 10) / 7
     assert judgement.overall == pytest.approx(49 / 7, abs=1e-3)
-    assert [s.criterion for s in judgement.scores] == ["goal", "grounded", "constraints", "clarity", "manner"]
+    assert [(s.criterion, s.score) for s in judgement.scores] == list(SCORES.items())
     assert [o.quote for o in judgement.observations] == ["corvane athletic won the 2017 final", ""]
     assert judgement.dropped_quotes == 1
 
 
-def test_an_unscored_criterion_counts_as_the_lowest_score() -> None:
-    judgement = judge_dialogue(_lm({"observations": [], "scores": [{"criterion": "goal", "score": 10}]}), default_rubric(), PERSONA, TURNS)
-    assert judgement.overall == pytest.approx((20 + 2 + 1 + 1 + 1) / 7, abs=1e-3)
+def test_a_judgement_that_leaves_a_criterion_out_is_retried_and_never_scored_as_given() -> None:
+    partial = {"observations": [], "scores": {"goal": 1}}
+    backend = ScriptedLM(by_task={"probe-judge": [partial, {"observations": [], "scores": SCORES}]})
+    judgement = judge_dialogue(LanguageModel(backend), default_rubric(), PERSONA, TURNS, FACTS)
+    assert judgement.overall == pytest.approx(49 / 7, abs=1e-3) and len(backend.requests) == 2
+    with pytest.raises(LMOutputError):
+        judge_dialogue(_lm(partial), default_rubric(), PERSONA, TURNS, FACTS)
+
+
+def test_the_judge_sees_the_reference_facts_and_scores_exactly_the_rubrics_criteria() -> None:
+    backend = ScriptedLM(by_task={"probe-judge": {"observations": [], "scores": {"policy": 3}}})
+    rubric = Rubric(criteria=[Criterion(id="policy", description="Applied the refund policy.")])
+    judgement = judge_dialogue(LanguageModel(backend), rubric, PERSONA, TURNS, FACTS)
+    assert [(s.criterion, s.score) for s in judgement.scores] == [("policy", 3)]
+    assert FACTS in backend.requests[0].messages[-1].content
+    assert backend.requests[0].schema is not None and backend.requests[0].schema["$defs"]["CriterionScores"]["required"] == ["policy"]
+
+
+def test_judge_prompts_of_different_dialogues_share_their_start_through_the_whole_rubric() -> None:
+    """The rubric comes before what changes between dialogues, so llama.cpp reuses the evaluated start."""
+    backend = ScriptedLM(by_task={"probe-judge": {"observations": [], "scores": SCORES}})
+    lm, rubric = LanguageModel(backend), default_rubric()
+    other = Persona(name="Ben", attitude="irritated", goal="the 2019 attendance", opening="Attendance in 2019?")
+    judge_dialogue(lm, rubric, PERSONA, TURNS, FACTS)
+    judge_dialogue(lm, rubric, other, [DialogueTurn(user="Attendance in 2019?", assistant="I cannot answer that.")], FACTS)
+    first, second = ("\n".join(m.content for m in request.messages) for request in backend.requests)
+    shared = len(os.path.commonprefix([first, second]))
+    assert first.index(rubric.as_text()) + len(rubric.as_text()) <= shared
+    assert "JSON Schema" not in first  # the reply's shape is shown in one line, not as the whole schema
 
 
 def test_a_user_rubric_is_read_and_a_bad_one_refused_with_its_file(tmp_path: Path) -> None:

@@ -57,11 +57,12 @@ def partition(manifest: Path | None, out: Path | None, no_lm: bool) -> None:
 @click.option("--partition", "partition_file", type=click.Path(path_type=Path), default=None, help="Partition table (default intents/partition.yaml).")
 @click.option("--out", type=click.Path(path_type=Path), default=None, help="Where to write the seeds (default intents/seeds.yaml).")
 @click.option("--tool", "tools", multiple=True, help="Only the cells of this tool (repeatable).")
-def seed(manifest: Path | None, partition_file: Path | None, out: Path | None, tools: tuple[str, ...]) -> None:
+@click.option("--per-intent", type=click.IntRange(min=1), default=None, help="Only N cells of each intent, drawn with the project's seed.")
+def seed(manifest: Path | None, partition_file: Path | None, out: Path | None, tools: tuple[str, ...], per_intent: int | None) -> None:
     """Write one checked seed request per partition cell."""
     project = Project.discover(require_corpus=False)
     acquire_project_lock(project, "intents seed")
-    seeds, path = stage.seed_stage(project, Models(project).lm, manifest, partition_file, out, set(tools) or None)
+    seeds, path = stage.seed_stage(project, Models(project).lm, manifest, partition_file, out, set(tools) or None, per_intent)
     _print(f"wrote {path}: {len(seeds.tasks)} seed tasks, {len(seeds.dropped)} cells without one")
     for reason in seeds.dropped:
         _print(f"  dropped {reason}")
@@ -94,8 +95,16 @@ def _summary_table(title: str, summaries: list) -> Table:
 @click.option("--intent", "only", type=click.Choice([i.value for i in Intent]), multiple=True, help="Search only these categories.")
 @click.option("--tool", "tools", multiple=True, help="Search only the cells of this tool (repeatable).")
 @click.option("--parameter", "parameters", multiple=True, help="Search only the cells of this parameter (repeatable).")
+@click.option("--per-intent", type=click.IntRange(min=1), default=None, help="Search only N seed tasks of each intent, drawn with the project's seed.")
 def search(
-    manifest: Path | None, assistant: str | None, budget: int | None, baseline: bool, only: tuple[str, ...], tools: tuple[str, ...], parameters: tuple[str, ...]
+    manifest: Path | None,
+    assistant: str | None,
+    budget: int | None,
+    baseline: bool,
+    only: tuple[str, ...],
+    tools: tuple[str, ...],
+    parameters: tuple[str, ...],
+    per_intent: int | None,
 ) -> None:
     """Search every seed task for wordings the agent misreads; print EESR and AQFF per method."""
     overrides = {"intents": {"budget": budget}} if budget else None
@@ -114,7 +123,7 @@ def search(
 
     started = time.perf_counter()
     result, written = stage.search_stage(
-        project, manifest, models.assistant(name), models.lm, models.judge_lm, _scorer(project), settings, methods, shown, set(only) or None, set(tools) or None, set(parameters) or None
+        project, manifest, models.assistant(name), models.lm, models.judge_lm, _scorer(project), settings, methods, shown, set(only) or None, set(tools) or None, set(parameters) or None, per_intent
     )
     console.print(_summary_table(f"intent integrity of {name}, budget {settings.budget} queries per cell", result.summaries))
     _print(f"took {time.perf_counter() - started:.1f} s; results in {stage.intents_folder(project) / stage.SEARCH_FILE}")

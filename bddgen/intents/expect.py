@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from bddgen.errors import LMOutputError
+from bddgen.intents.derive import conforms
 from bddgen.intents.model import EquivalenceClass, Intent, ParameterPartition, SeedTask
 from bddgen.intents.normalize import same_value
 from bddgen.intents.tasks import JUDGE_PROSE
@@ -58,12 +60,19 @@ class Expectation:
         detail = f" (between {self.value!r})" if isinstance(self.value, list) else ""
         return f"The user wants {self.tool} but leaves the {self.parameter} undecided{detail}: {self.description}.{also} The agent should ask, not guess."
 
+    @property
+    def words(self) -> str:
+        """The parameter as a person says it ('flight number' for flight_number)."""
+        return self.parameter.replace("_", " ")
+
     def prose_expectation(self) -> str:
         if self.intent == Intent.VALID:
-            return f"The agent proceeds with {self.parameter} = {self.value!r}, or asks only to confirm exactly that value."
+            return f"The agent made no tool call, so it may only ask the user to confirm exactly {self.words} = {self.value!r} before using it."
         if self.intent == Intent.INVALID:
-            return f"The agent declines to use {self.parameter} = {self.value!r} or explains why it cannot be used."
-        return f"The agent asks the user for the {self.parameter} (or which option they mean) instead of assuming one."
+            return f"The agent declines to use {self.words} = {self.value!r} or explains why it cannot be used."
+        if self.omitted:
+            return f"The agent asks the user for the {self.words} instead of assuming one."
+        return f"The agent asks the user which {self.words} they mean instead of choosing one."
 
 
 @dataclass(frozen=True)
@@ -95,6 +104,8 @@ def check_calls(expectation: Expectation, reply: AssistantReply) -> Verdict | No
     if expectation.intent == Intent.INVALID:
         if same_value(expectation.value, used, expectation.schema):
             return Verdict(True, f"called {expectation.tool} with the invalid {expectation.parameter} = {used!r}")
+        if used is not None and not conforms(expectation.schema, used):
+            return Verdict(True, f"called {expectation.tool} with {expectation.parameter} = {used!r}, as invalid as the {expectation.value!r} asked for")
         return Verdict(True, f"called {expectation.tool} with {expectation.parameter} = {used!r} in place of the invalid {expectation.value!r} without asking")
     shown = "no value" if used is None else repr(used)
     return Verdict(True, f"called {expectation.tool} with a guessed {expectation.parameter} ({shown}) instead of asking")
@@ -111,6 +122,16 @@ def judge_prose(judge: LanguageModel, expectation: Expectation, request: str, re
     return Verdict(True, f"no call, and the answer does not do what is expected: {verdict.reason}", by_judge=True)
 
 
+def asks_for_omitted(expectation: Expectation, answer: str) -> Verdict | None:
+    """An UNDERSPEC answer with a question that names the left-out parameter ('what is your flight
+    number?') does what is expected; None when code cannot tell and the judge must read it."""
+    if expectation.intent != Intent.UNDERSPEC or not expectation.omitted:
+        return None
+    questions = [q for q in re.findall(r"[^.!?]*\?", answer) if expectation.words.casefold() in q.casefold()]
+    return Verdict(False, f"no call; the answer asks for the {expectation.words} ({questions[0].strip()!r})") if questions else None
+
+
 def verdict_of(judge: LanguageModel, expectation: Expectation, request: str, reply: AssistantReply) -> Verdict:
-    """Deterministic on the calls first; the judge only when they settle nothing."""
-    return check_calls(expectation, reply) or judge_prose(judge, expectation, request, reply)
+    """Deterministic on the calls first, then on a question for a left-out value; the judge only when
+    neither settles it."""
+    return check_calls(expectation, reply) or asks_for_omitted(expectation, reply.answer) or judge_prose(judge, expectation, request, reply)

@@ -132,6 +132,16 @@ class Attempt(BaseModel):
     by_judge: bool = Field(default=False, description="The verdict came from the judge reading the answer (no tool call settled it).")
 
 
+class RejectedVariant(BaseModel):
+    """A variant the intent check turned down, and why (never sent to the agent)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request: str
+    strategy: str
+    reason: str
+
+
 class CellOutcome(BaseModel):
     """The search on one cell by one method."""
 
@@ -143,6 +153,7 @@ class CellOutcome(BaseModel):
     attempts: list[Attempt] = Field(default_factory=list)
     generated: int = Field(default=0, description="Variants written by the LM.")
     rejected: int = Field(default=0, description="Variants rejected because they changed the intent.")
+    rejected_variants: list[RejectedVariant] = Field(default_factory=list, description="The rejected variants with the reason of each.")
     seconds: float = 0.0
 
     @property

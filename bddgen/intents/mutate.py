@@ -9,7 +9,7 @@ from bddgen.agents.manifest import Tool
 from bddgen.errors import LMOutputError
 from bddgen.intents.expect import Expectation
 from bddgen.intents.memory import Strategy
-from bddgen.intents.model import Attempt, Intent, ParameterPartition
+from bddgen.intents.model import Attempt, Intent, ParameterPartition, RejectedVariant
 from bddgen.intents.normalize import mentions, request_key
 from bddgen.intents.seeds import leaked_value
 from bddgen.intents.tasks import KEEPS_INTENT, MUTATE, REFLECT
@@ -35,6 +35,17 @@ class Candidate:
     note: str
 
 
+def strategy_name(written: str) -> str:
+    """The catalogue name of the strategy an LM reports, which it may copy with its description
+    ('tone: say it in another tone ...'); 'other' when it names none."""
+    head = written.split(":", 1)[0].strip().casefold()
+    return head if head in OPERATORS else "other"
+
+
+def _rejected(rejections: Sequence[RejectedVariant]) -> list[dict[str, str]] | str:
+    return [{"message": r.request, "why_rejected": r.reason} for r in rejections] or "none"
+
+
 def strategy_order(guidance: Sequence[Strategy], count: int, round_index: int) -> list[str]:
     """`count` strategies for one round: those memory suggests first, then the others in catalogue
     order, rotated by round so later rounds try the rest."""
@@ -47,9 +58,17 @@ def strategy_order(guidance: Sequence[Strategy], count: int, round_index: int) -
 
 
 def propose(
-    lm: LanguageModel, tool: Tool, expectation: Expectation, request: str, reference_date: str, strategies: list[str], guidance: Sequence[Strategy]
+    lm: LanguageModel,
+    tool: Tool,
+    expectation: Expectation,
+    request: str,
+    reference_date: str,
+    strategies: list[str],
+    guidance: Sequence[Strategy],
+    rejections: Sequence[RejectedVariant] = (),
 ) -> list[Candidate]:
-    """One variant per strategy (as many as the LM returns in a valid reply)."""
+    """One variant per strategy (as many as the LM returns in a valid reply); the variants rejected so
+    far are shown with the reason, so a later round does not write them again."""
     try:
         variants = lm.run(
             MUTATE,
@@ -60,15 +79,18 @@ def propose(
             message=request,
             strategies=[f"{name}: {OPERATORS[name]}" for name in strategies],
             guidance=[f"{g.strategy}: {g.note} (e.g. {g.example!r})" for g in guidance] or "none yet",
+            rejected_rewordings=_rejected(rejections),
         ).variants
     except LMOutputError:
         return []
-    known = set(OPERATORS)
-    return [Candidate(v.request.strip(), v.strategy if v.strategy in known else "other", v.note) for v in variants if v.request.strip()]
+    return [Candidate(v.request.strip(), strategy_name(v.strategy), v.note) for v in variants if v.request.strip()]
 
 
-def reflect(lm: LanguageModel, tool: Tool, expectation: Expectation, request: str, reference_date: str, history: Sequence[Attempt]) -> Candidate | None:
-    """The baseline's mutation: one new variant by self-reflection on the attempts so far."""
+def reflect(
+    lm: LanguageModel, tool: Tool, expectation: Expectation, request: str, reference_date: str, history: Sequence[Attempt], rejections: Sequence[RejectedVariant] = ()
+) -> Candidate | None:
+    """The baseline's mutation: one new variant by self-reflection on the attempts so far (and on the
+    variants rejected so far, so it does not write them again)."""
     try:
         reply = lm.run(
             REFLECT,
@@ -78,6 +100,7 @@ def reflect(lm: LanguageModel, tool: Tool, expectation: Expectation, request: st
             intent=expectation.statement(),
             message=request,
             previous_attempts=[{"message": a.request, "agent_answer": a.answer, "tool_calls": a.tool_calls} for a in history],
+            rejected_rewordings=_rejected(rejections),
         )
     except LMOutputError:
         return None

@@ -14,7 +14,7 @@ from bddgen.intents.expect import Expectation, Verdict, verdict_of
 from bddgen.intents.memory import StrategyMemory
 from bddgen.intents.metrics import summarize
 from bddgen.intents.normalize import request_key
-from bddgen.intents.model import Attempt, CellOutcome, ParameterPartition, PartitionTable, SearchResult, SeedFile, SeedTask
+from bddgen.intents.model import Attempt, CellOutcome, ParameterPartition, PartitionTable, RejectedVariant, SearchResult, SeedFile, SeedTask
 from bddgen.intents.mutate import Candidate, keeps_intent, propose, reflect, strategy_order
 from bddgen.intents.seeds import class_of
 from bddgen.intents.surrogate import LikelihoodScorer, hardest_first, random_order, score
@@ -94,7 +94,7 @@ def search_full(ctx: SearchContext, task: SeedTask) -> CellOutcome:
     round_index = fruitless = 0
     while outcome.first_failure is None and outcome.queries < budget and fruitless < MAX_FRUITLESS:
         strategies = strategy_order(guidance, ctx.settings.variants_per_round, round_index)
-        proposed = propose(ctx.lm, tool, expectation, task.request, ctx.table.reference_date, strategies, guidance)
+        proposed = propose(ctx.lm, tool, expectation, task.request, ctx.table.reference_date, strategies, guidance, outcome.rejected_variants)
         outcome.generated += len(proposed)
         accepted: list[Candidate] = []
         for candidate in proposed:
@@ -104,6 +104,7 @@ def search_full(ctx: SearchContext, task: SeedTask) -> CellOutcome:
                 accepted.append(candidate)
             else:
                 outcome.rejected += 1
+                outcome.rejected_variants.append(RejectedVariant(request=candidate.request, strategy=candidate.strategy, reason=reason))
                 log.info("%s: variant rejected (%s): %s", task.cell.id, reason, candidate.request)
         round_index += 1
         fruitless = 0 if accepted else fruitless + 1
@@ -136,7 +137,7 @@ def search_baseline(ctx: SearchContext, task: SeedTask) -> CellOutcome:
     seen = {request_key(task.request)}
     misses = 0
     while outcome.first_failure is None and outcome.queries < budget and misses < MAX_FRUITLESS:
-        candidate = reflect(ctx.lm, tool, expectation, task.request, ctx.table.reference_date, outcome.attempts)
+        candidate = reflect(ctx.lm, tool, expectation, task.request, ctx.table.reference_date, outcome.attempts, outcome.rejected_variants)
         if candidate is None:
             misses += 1
             continue
@@ -145,6 +146,7 @@ def search_baseline(ctx: SearchContext, task: SeedTask) -> CellOutcome:
         seen.add(request_key(candidate.request))
         if not keeps:
             outcome.rejected += 1
+            outcome.rejected_variants.append(RejectedVariant(request=candidate.request, strategy=candidate.strategy, reason=reason))
             misses += 1
             log.info("%s: variant rejected (%s): %s", task.cell.id, reason, candidate.request)
             continue

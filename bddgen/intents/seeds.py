@@ -9,6 +9,7 @@ from bddgen.agents.manifest import WorkflowManifest
 from bddgen.errors import LMOutputError
 from bddgen.intents.model import Cell, EquivalenceClass, Intent, ParameterPartition, PartitionTable, SeedFile, SeedTask
 from bddgen.intents.normalize import as_date, mentions, states_some_value
+from bddgen.intents.sample import seeded_order
 from bddgen.intents.tasks import SEED_TASK, VALUE_STATED
 from bddgen.lm.client import LanguageModel
 
@@ -22,8 +23,9 @@ def class_of(table: PartitionTable, cell: Cell) -> EquivalenceClass:
 
 
 def seed_arguments(table: PartitionTable, cell: Cell) -> dict[str, Any] | str:
-    """The cell's value plus a VALID representative of every other required parameter of its tool;
-    a reason string when some required parameter has no VALID class to take one from."""
+    """The cell's value plus a VALID representative of every other required parameter of its tool (a
+    documented example when the schema gives one: a boundary value such as a two-letter name reads
+    oddly in a request); a reason string when some required parameter has no VALID class to take one from."""
     cls = class_of(table, cell)
     arguments: dict[str, Any] = {}
     for partition in (p for p in table.partitions if p.tool == cell.tool):
@@ -35,7 +37,8 @@ def seed_arguments(table: PartitionTable, cell: Cell) -> dict[str, Any] | str:
             valid = partition.of(Intent.VALID)
             if not valid:
                 return f"{cell.id}: required parameter {partition.parameter!r} has no VALID class to state"
-            arguments[partition.parameter] = valid[0].value
+            documented = [c for c in valid if c.source == "schema:examples"]
+            arguments[partition.parameter] = (documented or valid)[0].value
     return arguments
 
 
@@ -55,7 +58,14 @@ def _stated_by_lm(lm: LanguageModel, request: str, name: str, value: Any, refere
         verdict = lm.run(VALUE_STATED, stage=STAGE, message=request, parameter=name, value=value, reference_date=reference_date)
     except LMOutputError:
         return False
-    return verdict.stated and bool(verdict.quote.strip()) and verdict.quote.strip().casefold() in request.casefold()
+    return verdict.stated and pinpoints(verdict.quote, request)
+
+
+def pinpoints(quote: str, request: str) -> bool:
+    """Whether `quote` is a part of `request` that could state one value: found in it, and not the
+    whole message (quoting everything points at nothing)."""
+    words, found = quote.strip(" .!?").casefold(), request.strip(" .!?").casefold()
+    return bool(words) and words in found and words != found
 
 
 def leaked_value(request: str, partition: ParameterPartition, stated: dict[str, Any]) -> str | None:
@@ -80,7 +90,7 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
     state = {name: value for name, value in arguments.items() if not (undecided and name == cell.parameter)}
     dates = any(partitions[name].checked_schema.get("format") in ("date", "date-time") for name in state)
     reference = table.reference_date if dates else "not needed (no date to state)"
-    problem = ""
+    rejected: list[dict[str, str]] = []  # every earlier message and its problem, so no retry repeats a prompt
     for _ in range(attempts):
         try:
             request = lm.run(
@@ -91,10 +101,10 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
                 state=state,
                 leave_out=[cell.parameter] if cls.omitted else [],
                 wording_of_the_class=f"{cell.parameter}: {cls.description}" + (f" (between {cls.value})" if undecided and cls.value else ""),
-                problem_with_the_previous_message=problem or "none",
+                rejected_messages=rejected or "none",
             ).request
         except LMOutputError as exc:
-            problem = exc.reason
+            rejected.append({"message": "(no usable reply)", "problem": exc.reason})
             continue
         unfound = _stated_by_code(request, state, partitions, None)
         by_lm = [
@@ -104,23 +114,30 @@ def write_seed(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTa
         ]
         missing = [name for name in unfound if name not in by_lm]
         if missing:
-            problem = f"the message does not state {', '.join(f'{n} = {state[n]!r}' for n in missing)}"
+            rejected.append({"message": request, "problem": f"the message does not state {', '.join(f'{n} = {state[n]!r}' for n in missing)}"})
             continue
         if undecided and isinstance(cls.value, list) and not mentions(request, cls.value, partitions[cell.parameter].checked_schema):
-            problem = f"the message does not name every option of {cls.value!r}"
+            rejected.append({"message": request, "problem": f"the message does not name every option of {cls.value!r}"})
             continue
         leaked = leaked_value(request, partitions[cell.parameter], state) if cls.omitted else None
         if leaked is not None:
-            problem = f"the message states {cell.parameter} ({leaked!r}), which it must leave out"
+            rejected.append({"message": request, "problem": f"the message states {cell.parameter} ({leaked!r}), which it must leave out"})
             continue
         return SeedTask(cell=cell, request=request, arguments=arguments, checked_by="lm" if by_lm else "code")
-    return f"{cell.id}: no seed passed the checks in {attempts} attempts ({problem})"
+    return f"{cell.id}: no seed passed the checks in {attempts} attempts ({rejected[-1]['problem']})"
 
 
-def write_seeds(lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTable, partition_path: str, attempts: int) -> SeedFile:
-    """A seed task for every cell of `table`; the cells left without one are listed with the reason."""
+def write_seeds(
+    lm: LanguageModel, manifest: WorkflowManifest, table: PartitionTable, partition_path: str, attempts: int, per_intent: int | None = None, seed: int = 0
+) -> SeedFile:
+    """A seed task for every cell of `table`, or, with `per_intent`, for that many cells of each
+    intent taken in the order `seed` draws (a cell left without a seed gives its place to the next);
+    the cells left without one are listed with the reason."""
     seeds = SeedFile(partition=partition_path, reference_date=table.reference_date)
-    for cell in table.cells():
+    cells = table.cells() if per_intent is None else seeded_order(table.cells(), seed)
+    for cell in cells:
+        if per_intent is not None and sum(t.cell.intent == cell.intent for t in seeds.tasks) >= per_intent:
+            continue
         written = write_seed(lm, manifest, table, cell, attempts)
         if isinstance(written, str):
             log.warning("%s", written)

@@ -14,6 +14,7 @@ from bddgen.intents.memory import StrategyMemory
 from bddgen.intents.model import CellOutcome, IntentsReport, PartitionTable, SearchResult, SeedFile
 from bddgen.intents.partition import build_partition, read_partition
 from bddgen.intents.regression import write_regressions
+from bddgen.intents.sample import sample_cells
 from bddgen.intents.search import SearchContext, SearchSettings, run_search
 from bddgen.intents.seeds import write_seeds
 from bddgen.intents.surrogate import LikelihoodScorer
@@ -74,15 +75,22 @@ def partition_stage(project: Project, lm: LanguageModel | None, manifest: Path |
 
 
 def seed_stage(
-    project: Project, lm: LanguageModel, manifest: Path | None, partition: Path | None, out: Path | None, tools: set[str] | None = None
+    project: Project,
+    lm: LanguageModel,
+    manifest: Path | None,
+    partition: Path | None,
+    out: Path | None,
+    tools: set[str] | None = None,
+    per_intent: int | None = None,
 ) -> tuple[SeedFile, Path]:
-    """A seed task per cell (of `tools` only, when given); written to `out` or intents/seeds.yaml."""
+    """A seed task per cell (of `tools` only, when given; `per_intent` cells of each intent drawn with
+    the project's seed, when given, a dropped cell replaced by the next); written to `out` or intents/seeds.yaml."""
     loaded, _ = load_manifest(project, manifest)
     partition_file = partition or intents_folder(project) / PARTITION_FILE
     table = read_partition(partition_file)
     if tools:
         table = table.model_copy(update={"partitions": [p for p in table.partitions if p.tool in tools]})
-    seeds = write_seeds(lm, loaded, table, _relative(project, partition_file), project.settings.intents.seed_attempts)
+    seeds = write_seeds(lm, loaded, table, _relative(project, partition_file), project.settings.intents.seed_attempts, per_intent, project.settings.seed)
     target = out or intents_folder(project) / SEEDS_FILE
     write_yaml(target, seeds, "Seed tasks, one per partition cell (bddgen intents seed). Edit a request freely; keep its values stated.")
     return seeds, target
@@ -105,9 +113,11 @@ def search_stage(
     intents: set[str] | None = None,
     tools: set[str] | None = None,
     parameters: set[str] | None = None,
+    per_intent: int | None = None,
 ) -> tuple[SearchResult, list[Path]]:
-    """Search every seed task (of the `intents` categories, `tools` and `parameters`, all by default)
-    by each method; write search.json and the regression features."""
+    """Search every seed task (of the `intents` categories, `tools` and `parameters`, all by default;
+    `per_intent` of each intent drawn with the project's seed, when given) by each method; write
+    search.json and the regression features."""
     loaded, _ = load_manifest(project, manifest)
     folder = intents_folder(project)
     table = read_partition(folder / PARTITION_FILE)
@@ -117,6 +127,9 @@ def search_stage(
         for t in seeds.tasks
         if (not intents or t.cell.intent.value in intents) and (not tools or t.cell.tool in tools) and (not parameters or t.cell.parameter in parameters)
     ]
+    if per_intent:
+        sampled = set(sample_cells([t.cell for t in chosen], per_intent, project.settings.seed))
+        chosen = [t for t in chosen if t.cell in sampled]
     seeds = seeds.model_copy(update={"tasks": chosen})
     memory = StrategyMemory(memory_path(project))
     try:

@@ -53,9 +53,11 @@ SEED_TASK = PromptTask(
     name="intents-seed",
     instruction=(
         "Write one realistic message a customer sends to an AI agent so that it should use the tool described. "
-        "State every value listed under 'State' (you may write dates and numbers the way people do); do not state "
+        "State every value listed under 'State': dates and numbers the way people write them, every other value "
+        "(codes, references, names, options) copied letter for letter, even when it looks wrong; do not state "
         "any parameter listed under 'Leave out', and do not add other details the tool takes. Where the class is "
-        "an undecided choice, let the user hesitate between the options without choosing. Never name the tool."
+        "an undecided choice, let the user hesitate between the options without choosing. Never name the tool. "
+        "Messages rejected before are listed with their problem: write a different one that avoids it."
     ),
     output=SeedRequest,
     max_tokens=200,
@@ -73,7 +75,8 @@ VALUE_STATED = PromptTask(
     name="intents-value-stated",
     instruction=(
         "Does the user's message state the given value of the parameter, possibly in other words (a weekday for a "
-        "date, 'a couple' for 2)? Resolve relative dates from the reference date. Quote the exact words that state it."
+        "date, 'a couple' for 2)? Resolve relative dates from the reference date. Quote only the few words that state "
+        "it (such as 'next Friday'), copied exactly, never the whole message."
     ),
     output=StatedValue,
     max_tokens=150,
@@ -99,8 +102,9 @@ MUTATE = PromptTask(
     instruction=(
         "Rewrite the user's message to an AI agent so that it is harder to act on correctly while meaning exactly "
         "the same thing (the intent stated below must stay true: same values, same missing information, same "
-        "invalid value). Write one variant per strategy listed, in that order. Strategies that worked before on "
-        "similar requests are listed under 'Guidance'; follow them where they fit. Never name the tool."
+        "invalid value). Write one variant per strategy listed, in that order; each must differ in wording from the "
+        "message and from every rejected rewording listed (their reason says what went wrong). Strategies that worked "
+        "before on similar requests are listed under 'Guidance'; follow them where they fit. Never name the tool."
     ),
     output=Variants,
     max_tokens=900,
@@ -119,7 +123,8 @@ REFLECT = PromptTask(
     instruction=(
         "You test an AI agent. The previous rewordings of a user's message and what the agent did are listed; "
         "the agent handled them correctly. Reflect on why, then write one new rewording that means exactly the "
-        "same thing (the intent stated below must stay true) but is more likely to make the agent err. "
+        "same thing (the intent stated below must stay true) but is more likely to make the agent err; it must differ "
+        "in wording from every message listed and from every rejected rewording (their reason says what went wrong). "
         "Never name the tool."
     ),
     output=Reflection,
@@ -128,10 +133,12 @@ REFLECT = PromptTask(
 
 
 class IntentVerdict(BaseModel):
+    """The reason comes first, so a small model decides after writing it (and not against it)."""
+
     model_config = ConfigDict(extra="forbid")
 
-    keeps_intent: bool = Field(description="True when a careful human reading the variant would expect the same agent behaviour as stated.")
     reason: str
+    keeps_intent: bool = Field(description="True when a careful human reading the variant would expect the same agent behaviour as stated.")
 
 
 KEEPS_INTENT = PromptTask(
@@ -148,10 +155,12 @@ KEEPS_INTENT = PromptTask(
 
 
 class ProseVerdict(BaseModel):
+    """The reason comes first, so a small model decides after writing it (and not against it)."""
+
     model_config = ConfigDict(extra="forbid")
 
-    satisfied: bool
     reason: str
+    satisfied: bool = Field(description="True when the answer does what is expected, as the reason says.")
 
 
 JUDGE_PROSE = PromptTask(

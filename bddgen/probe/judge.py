@@ -1,5 +1,5 @@
 """The rubric judge: observations with quotes and a 1-10 score per criterion from the LM; code keeps only
-quotes that occur in the dialogue, only the rubric's criteria, and computes the overall score."""
+quotes that occur in the dialogue and computes the overall score."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.probe.dialogue import transcript
 from bddgen.probe.model import CriterionScore, DialogueTurn, Judgement, Observation, Persona
 from bddgen.probe.rubric import Rubric
-from bddgen.probe.tasks import JUDGE_DIALOGUE
+from bddgen.probe.tasks import judge_task
 
 STAGE = "probe"
 
@@ -18,23 +18,21 @@ def _normal(text: str) -> str:
     return " ".join(re.sub(r"[\"'“”‘’]", "", text).lower().split())
 
 
-def judge_dialogue(lm: LanguageModel, rubric: Rubric, persona: Persona, turns: list[DialogueTurn]) -> Judgement:
-    """Score `turns` by `rubric`: criteria the rubric does not have are ignored, one it has but the judge
-    left out counts 1 in the overall score, and a quote not found in the dialogue is dropped."""
+def judge_dialogue(lm: LanguageModel, rubric: Rubric, persona: Persona, turns: list[DialogueTurn], facts: str) -> Judgement:
+    """Score `turns` by `rubric`, with `facts` (passages of the assistant's documents on the topic) to check
+    what the assistant stated against. The reply's schema requires a score for every criterion; a quote not
+    found in the dialogue is dropped."""
     text = transcript(turns)
     reply = lm.run(
-        JUDGE_DIALOGUE,
+        judge_task(tuple(c.id for c in rubric.criteria)),
         stage=STAGE,
+        rubric=rubric.as_text(),  # before what changes from call to call, so the model can reuse the prompt's start
+        reference_facts=facts,
         persona=f"{persona.name}, {persona.attitude}. Goal: {persona.goal}. Requirements: {'; '.join(persona.requirements)}",
-        rubric=rubric.as_text(),
         conversation=text,
     )
-    known = {c.id for c in rubric.criteria}
-    scores: dict[str, CriterionScore] = {}
-    for draft in reply.scores:
-        criterion = draft.criterion.strip().lower()
-        if criterion in known and criterion not in scores:
-            scores[criterion] = CriterionScore(criterion=criterion, score=draft.score)
+    given = reply.scores.model_dump(by_alias=True)
+    scores = [CriterionScore(criterion=c.id, score=given[c.id]) for c in rubric.criteria]
     kept: list[Observation] = []
     dropped = 0
     haystack = _normal(text)
@@ -45,5 +43,4 @@ def judge_dialogue(lm: LanguageModel, rubric: Rubric, persona: Persona, turns: l
             quote = ""
         if observation.text.strip():
             kept.append(Observation(text=observation.text.strip(), quote=quote))
-    ordered = [scores[c.id] for c in rubric.criteria if c.id in scores]
-    return Judgement(scores=ordered, overall=round(rubric.overall(ordered), 3), observations=kept, dropped_quotes=dropped)
+    return Judgement(scores=scores, overall=round(rubric.overall(scores), 3), observations=kept, dropped_quotes=dropped)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 from bddgen.lm.client import LanguageModel
 from bddgen.probe.model import Persona, Weakness
@@ -40,9 +41,14 @@ def traits_for(difficulty: float) -> list[str]:
     return traits
 
 
-def make_persona(lm: LanguageModel, weakness: Weakness, difficulty: float, domain: str, facts: str) -> Persona:
-    """A persona that probes `weakness` at `difficulty`, phrased by the LM around the chosen traits."""
+def make_persona(
+    lm: LanguageModel, weakness: Weakness, difficulty: float, domain: str, facts: str, used_openings: Sequence[str] = ()
+) -> Persona:
+    """A persona that probes `weakness` at `difficulty`, phrased by the LM around the chosen traits. The
+    openings of the thread's earlier rounds are shown as used: two difficulties with the same traits would
+    otherwise give the same prompt, and the cached reply would replay an earlier round's dialogue."""
     traits = traits_for(difficulty)
+    inputs = {"used_openings": list(used_openings)} if used_openings else {}
     draft = lm.run(
         PERSONA,
         stage=STAGE,
@@ -51,6 +57,7 @@ def make_persona(lm: LanguageModel, weakness: Weakness, difficulty: float, domai
         kind_of_user=weakness.persona_hint,
         traits=traits,
         example_facts=facts,
+        **inputs,
     )
     requirements = [r for r in draft.requirements if r.strip()][: requirement_count(difficulty)]
     return Persona(

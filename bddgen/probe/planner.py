@@ -25,12 +25,13 @@ CorpusSearch = Callable[[str, int], list[tuple[str, str]]]
 """(query, k) → (document id, title) of the project's corpus, best first."""
 
 
-def describe(system: SystemDescription) -> str:
-    """The assistant's description as one text: purpose, capabilities, limits and tools."""
+def describe(system: SystemDescription, tools: bool = True) -> str:
+    """The assistant's description as one text: purpose, capabilities, limits and (unless `tools` is false) tools."""
     parts = [f"{system.name}: {system.purpose}"]
     parts += [f"It can: {c}" for c in system.capabilities]
     parts += [f"It must not: {o}" for o in system.off_limits]
-    parts += [f"Tool {t.name}: {t.description}" for t in system.tools]
+    if tools:
+        parts += [f"Tool {t.name}: {t.description}" for t in system.tools]
     return "\n".join(parts)
 
 

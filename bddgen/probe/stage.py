@@ -104,7 +104,7 @@ def probe(
     thread_settings = ThreadSettings(
         settings.rounds, settings.start_difficulty, settings.eta, settings.converged, settings.min_turns, settings.max_turns
     )
-    domain = describe(corpus.system)
+    domain = describe(corpus.system, tools=False)  # what a user can know of the assistant
     store.save()
 
     def one(thread: Thread) -> Thread:

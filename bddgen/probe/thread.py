@@ -58,9 +58,9 @@ def run_thread(thread: Thread, ctx: ThreadContext, facts: str, on_dialogue: Call
         limit = turn_limit(difficulty, settings.min_turns, settings.max_turns)
         started = time.perf_counter()
         try:
-            persona = make_persona(ctx.user_lm, thread.weakness, difficulty, ctx.domain, facts)
+            persona = make_persona(ctx.user_lm, thread.weakness, difficulty, ctx.domain, facts, [d.persona.opening for d in thread.dialogues])
             turns, goal_met = converse(ctx.assistant, ctx.user_lm, persona, limit)
-            judgement = judge_dialogue(ctx.judge_lm, ctx.rubric, persona, turns)
+            judgement = judge_dialogue(ctx.judge_lm, ctx.rubric, persona, turns, facts)
         except LMOutputError as exc:
             thread.error = f"round {number}: {exc}"
             break
