@@ -166,7 +166,7 @@ def test_a_paraphrased_quote_is_asked_again_and_a_task_without_evidence_is_dropp
     number = next(n for n, c in enumerate(candidates, start=1) if c.text == CHANGES)
     paraphrase = {"candidate": number, "quote": "Saver fares can never be changed."}
     lm = LanguageModel(ScriptedLM(by_task={"task-policy-evidence": [paraphrase, {"candidate": number, "quote": CHANGES}]}))
-    evidence, rejected = choose_evidence(lm, index, saver, "move a Saver booking change flight tickets cannot be changed", k=5, attempts=2)
+    evidence, rejected = choose_evidence(lm, index, saver, "move a Saver booking change flight tickets cannot be changed", [], k=5, attempts=2)
     assert evidence is not None and evidence.sentence == CHANGES and evidence.file == "policies/changes_to_bookings.md"
     assert rejected and "word for word" in rejected[0]
 
