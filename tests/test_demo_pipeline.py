@@ -72,7 +72,7 @@ class FakeModels:
         return {"thought": "I can answer now.", "action": "answer", "query": "", "answer": f"From the search: {text[-50:]}"}
 
     def relevance(self, request: LMRequest) -> dict:
-        relevant = bool(_digest(_user_text(request)) % 2)
+        relevant = [1] if _digest(_user_text(request)) % 2 else []
         return {"reason": "It names the subject." if relevant else "Another subject.", "relevant": relevant}
 
     def judge_turn(self, request: LMRequest) -> dict:

@@ -28,6 +28,10 @@ from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus, SystemDescription, TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer, RegexRecognizer
 from bddgen.ner.spacy_recognizer import SpacyRecognizer
+from bddgen.implement.checks import left_out_problems
+from bddgen.implement.questions import one_of_several, question_for
+from bddgen.implement.context import sentences
+from bddgen.implement.evidence import sentence_candidates
 from bddgen.retrieval.memory import MemoryIndex
 from bddgen.specs import CANNOT_ANSWER, Conversation, QueryType, Spec, Turn
 
@@ -223,6 +227,31 @@ def test_a_text_turn_whose_wordings_all_fail_gets_the_question_worded_by_code_fr
     assert f"Plainly: {text_turn.question}" in asked
 
 
+def test_a_text_question_that_leaves_out_a_name_of_its_sentences_clause_is_rewritten_naming_it() -> None:
+    # without "Brennick Town" and "Korrin Sporting" the question could be about another final's two goals
+    shortened = {"question": "Who scored both goals in the 2004 Varen Cup Final?", "answer": "Rasmus Kaldor"}
+    named = {"question": "Which player scored both of Brennick Town's goals when they beat Korrin Sporting 2-1 at Crownfield Stadium in the 2004 Varen Cup Final?",
+             "answer": "Rasmus Kaldor"}
+    result, _ = _write({"write_turn": _then_faithful([write_turn, shortened, named], write_turn)}, recognizer=ParsingRecognizer())
+    text_turn = result.records[1]
+    assert text_turn.outcome == "kept" and text_turn.attempts == 2 and text_turn.question == named["question"]
+    left_out = text_turn.rewrites[0]
+    assert all(f'leaves out "{name}"' in left_out for name in ("Brennick Town", "Korrin Sporting", "Crownfield Stadium"))
+    assert 'leaves out "2004' not in left_out  # what the question already says is not asked for again
+
+
+def test_only_the_names_and_numbers_of_the_clause_code_keeps_are_required() -> None:
+    sentence = "Marek Halvorsen won twice with Calderford United, the second time in the 2003 Varen Cup Final."
+    clause = question_for(sentence, "Marek Halvorsen", ParsingRecognizer.parser)
+    assert clause == "Who won twice with Calderford United?"  # the comma aside is not part of the clause
+    recognizer = RegexRecognizer()
+    assert left_out_problems("Who won the Hallam Medal twice?", clause, sentence, "Marek Halvorsen", recognizer) == [
+        'the question leaves out "Calderford United", which its sentence says, so other answers may fit; name "Calderford United"'
+    ]
+    assert left_out_problems("Who won the Hallam Medal twice with Calderford United?", clause, sentence, "Marek Halvorsen", recognizer) == []
+    assert left_out_problems("Who won the Hallam Medal twice?", None, sentence, "Marek Halvorsen", recognizer) == []  # no clause: no demand
+
+
 def test_a_filler_says_its_proxy_in_place_of_the_name_and_the_words_that_introduce_it() -> None:
     from bddgen.implement.turns import refer_to
 
@@ -326,6 +355,24 @@ def test_an_unanswerable_subject_fits_the_kind_of_entity_it_is_about() -> None:
     assert "mascot" not in ATTRIBUTES_BY_KIND["person"] and "blood type" not in ATTRIBUTES_BY_KIND["organisation"]
 
 
+def test_an_unanswerable_turn_asks_about_a_known_person_organisation_or_place_before_a_fragment() -> None:
+    from bddgen.ner.entity import Entity
+
+    class KnowsKaldor(RegexRecognizer):
+        def extract(self, text: str) -> list[Entity]:
+            return [Entity(text, "PERSON", 0, len(text))] if text == "Rasmus Kaldor" else super().extract(text)
+
+    fragment = PLAN.model_copy(update={"turns": [t if t.query_type is not Q.UNANSWERABLE else PlannedTurn(query_type=Q.UNANSWERABLE, subject="Year award") for t in PLAN.turns]})
+    writer, _ = _writer({}, recognizer=KnowsKaldor())
+    result = ConversationWriter(writer.context, fragment).write()
+    evidence = result.records[2].evidence
+    assert evidence is not None and evidence.kind == "absent" and evidence.entity == "Rasmus Kaldor"
+    # with no name the recogniser knows, the plan's subject is kept
+    writer, _ = _writer({})
+    result = ConversationWriter(writer.context, fragment).write()
+    assert result.records[2].evidence is not None and result.records[2].evidence.entity == "Year award"
+
+
 def test_an_unanswerable_question_the_corpus_covers_is_rewritten() -> None:
     def covered_first(request: LMRequest) -> Any:
         reply = write_turn(request)
@@ -383,6 +430,34 @@ def test_code_chooses_the_fact_a_text_turn_asks_for_leaving_out_its_title_and_th
     spans = answer_spans(sentence, "Crown Shield", RegexRecognizer())
     assert spans[0] == "Redmarsh Rovers" and "Crown Shield" not in spans and "2019" in spans
     assert answer_spans(sentence, "Crown Shield", RegexRecognizer(), skip="Redmarsh Rovers")[0] == "Harbour City FC"
+
+
+def test_with_a_parser_a_sentence_is_asked_for_the_first_fact_code_can_word_a_question_for() -> None:
+    from bddgen.implement.evidence import sentence_candidates
+
+    shield = TextDocument(id="d2", title="Crown Shield", passage="Redmarsh Rovers have won the Crown Shield nine times, most recently in 2019 against Harbour City FC.")
+    # the best fact is a name, but with "Redmarsh Rovers" as the referred entity the next name, "Harbour City FC", is
+    # behind "against", where no wh-word fits; the year is the first fact code can ask for
+    plain = next(sentence_candidates(shield, set(), RegexRecognizer(), must="Redmarsh Rovers"))
+    assert plain.answer == "Harbour City FC"
+    parser = ParsingRecognizer.parser
+    ranked = next(sentence_candidates(shield, set(), RegexRecognizer(), must="Redmarsh Rovers", rank=lambda s, f: 0 if question_for(s, f, parser) else 1))
+    assert ranked.answer == "2019"
+
+
+def test_a_fact_that_is_one_of_several_coordinated_ones_is_never_an_answer() -> None:
+    both = TextDocument(
+        id="d2", title="Crown Shield",
+        passage="Elias Marwood of Korrin Sporting and Idris Calloway of Ashvale Rangers both scored their first senior goals in the competition. "
+        "Pellham Forest won it in 2013 while rebuilding after relegation.",
+    )
+    writer, _ = _writer({}, recognizer=ParsingRecognizer())
+    rank = writer._fact_rank()
+    assert rank is not None
+    assert one_of_several(both.passage, "Elias Marwood", ParsingRecognizer.parser)
+    assert rank(sentences(both.passage)[0], "Elias Marwood") is None and rank(sentences(both.passage)[0], "Idris Calloway") is None
+    chosen = [(e.sentence, e.answer) for e in sentence_candidates(both, set(), RegexRecognizer(), rank=rank)]
+    assert chosen and all(answer not in ("Elias Marwood", "Idris Calloway") for _, answer in chosen)
 
 
 def test_a_text_turn_keeps_the_fact_code_chose_when_the_lm_answer_adds_what_its_sentence_lacks() -> None:
@@ -472,6 +547,43 @@ def test_a_text_question_about_a_relation_its_sentence_does_not_state_is_rewritt
     assert asked_beyond_evidence("Who was the coach of the 2023 champions?", sentence, "") == []  # stems: coach ~ coached
     final = "The 2023 Varen Cup Final was played on 19 November 2023 at Crownfield Stadium."
     assert asked_beyond_evidence("Where was the 2023 Varen Cup Final held?", final, "") == []
+    # an irregular verb asked in another form than the sentence's: its lemma is the same, with an English parser
+    won = "Harbour City FC won the Varen Cup in 2019."
+    assert asked_beyond_evidence("When did Harbour City FC win the Varen Cup?", won, "", ParsingRecognizer.parser) == []
+    assert asked_beyond_evidence("When did Harbour City FC win the Varen Cup?", won, "") != []  # stems alone: win is not won
+    assert asked_beyond_evidence("When did Harbour City FC lose the Varen Cup?", won, "", ParsingRecognizer.parser) != []
+
+
+def test_a_synthesis_asks_for_a_column_in_the_words_its_turn_used() -> None:
+    from bddgen.implement.checks import dropped_relations
+
+    part = ("What is the change fee in euros for the Standard fare class?", "change_fee_eur", "Standard")
+    assert dropped_relations("To sum up, what is the change fee in euros for the Standard fare class, and who flies on XV104?", [part]) == []
+    assert dropped_relations("To sum up, what is the fee for the Standard fare class?", [part])  # "change" is left out
+    league = ("How many league meetings have they had?", "league_meetings", "")
+    assert dropped_relations("How many league titles have they won?", [league])
+
+
+def test_a_synthesis_that_leaves_out_a_name_a_combined_turn_named_is_rewritten() -> None:
+    faithful, _ = _write({})
+    table = faithful.records[0].evidence
+    assert isinstance(table, TableEvidence)
+    names = [v for v in table.filter.values() if v.strip()]
+
+    def nameless(request: LMRequest) -> Any:
+        reply = write_turn(request)
+        if "## What To Ask" in request.messages[-1].content and "Ask one question that asks again" in request.messages[-1].content:
+            question = reply["question"]
+            for name in names:
+                question = question.replace(name, "them")
+            return {**reply, "question": question}
+        return reply
+
+    result, _ = _write({"write_turn": _then_faithful([write_turn, write_turn, write_turn, nameless], write_turn)})
+    synthesis = result.records[-1]
+    assert synthesis.query_type is Q.SYNTHESIS and synthesis.outcome == "kept" and synthesis.attempts == 2
+    assert f'must name "{names[0]}" again, as turn 1 did' in synthesis.rewrites[0]
+    assert all(name in synthesis.question for name in names)
 
 
 def test_a_synthesis_worded_by_code_may_be_longer_than_an_lm_question() -> None:

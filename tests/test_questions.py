@@ -48,10 +48,13 @@ def test_the_question_is_the_sentences_own_clause_asking_for_its_answer(parser: 
         ("The fee is 55 EUR per pet per flight.", "EUR"),  # part of a phrase ("55 EUR"), not the fact
         ("Halvorsen was named Velorian Player of the Year in 1996.", "Velorian Player"),  # part of a name
         ("Saver, Standard and Flex tickets earn points.", "Standard"),  # one item of a list has no single answer
+        ("Elias Marwood of Korrin Sporting and Idris Calloway of Ashvale Rangers both scored their first senior goals.", "Elias Marwood"),
         ("When Aurelian Skyways cancels a flight, every passenger may choose a full refund.", "Aurelian Skyways"),  # a subordinate clause
         ("It replaced Dockyard Lane, a cramped ground of 9,800 capacity.", "Dockyard Lane"),  # 'it' points elsewhere
         ("Stormhaven United spent 2009 outside the top flight.", "2009"),  # a date as an object: no wh-word fits
         ("Harbour City FC won the Varen Cup in 2019.", "Redmarsh Rovers"),  # not in the sentence
+        # the relation said again for another year: "When was Halvorsen named …?" has two answers
+        ("Halvorsen was named Velorian Player of the Year in 1996, when Calderford United won the league, and again in 2003.", "1996"),
     ],
 )
 def test_no_question_where_no_rule_fits(parser: SpacyRecognizer, sentence: str, answer: str) -> None:

@@ -3,6 +3,7 @@ what it retrieves, keeps and answers, and every decision is in the reply's trace
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -42,12 +43,22 @@ def _section(request: LMRequest, label: str) -> str:
     return text[start : end if end >= 0 else None]
 
 
+def _passages(request: LMRequest) -> dict[int, str]:
+    """The numbered passages of a relevance prompt."""
+    parts = re.split(r"(?:^|\n\n)\[(\d+)\] ", _section(request, "Passages"))
+    return {int(number): text for number, text in zip(parts[1::2], parts[2::2])}
+
+
 def _relevant_when(word: str):
     def grade(request: LMRequest) -> dict:
-        relevant = word in _section(request, "Passage")
+        relevant = [n for n, text in _passages(request).items() if word in text]
         return {"reason": "On the subject." if relevant else "Another subject.", "relevant": relevant}
 
     return grade
+
+
+def _all_relevant(request: LMRequest) -> dict:
+    return {"reason": "Close enough.", "relevant": list(_passages(request))}
 
 
 def _assistant(backend: ScriptedLM, tmp_path: Path, corpus: Corpus = CORPUS, **options: int) -> SelfRagAssistant:
@@ -145,7 +156,7 @@ def test_it_retries_with_the_next_passages_then_abstains_when_no_answer_is_suppo
     backend = ScriptedLM(
         by_task={
             "self-rag-retrieve": {"quote": ""},
-            "self-rag-relevance": {"reason": "Close enough.", "relevant": True},
+            "self-rag-relevance": _all_relevant,
             "rag-answer": {"answer": "About 60 EUR.", "found": True},
             "self-rag-support": PARTLY,
         }
@@ -166,7 +177,7 @@ def test_a_retry_that_gets_a_supported_answer_is_the_reply(tmp_path: Path) -> No
     backend = ScriptedLM(
         by_task={
             "self-rag-retrieve": {"quote": ""},
-            "self-rag-relevance": {"reason": "Close enough.", "relevant": True},
+            "self-rag-relevance": _all_relevant,
             "rag-answer": [{"answer": "About 60 EUR.", "found": True}, {"answer": "55 EUR.", "found": True}],
             "self-rag-support": [PARTLY, FULLY],
         }
@@ -178,7 +189,7 @@ def test_a_retry_that_gets_a_supported_answer_is_the_reply(tmp_path: Path) -> No
 
 def test_no_relevant_passage_abstains_without_answering(tmp_path: Path) -> None:
     backend = ScriptedLM(
-        by_task={"self-rag-relevance": {"reason": "Another subject.", "relevant": False}}
+        by_task={"self-rag-relevance": {"reason": "Another subject.", "relevant": []}}
     )
     reply = _assistant(backend, tmp_path, top_k=1, max_attempts=2).respond([Message("user", "Who is the chief executive?")])
     assert reply.answer == CANNOT_ANSWER_REPLY
@@ -197,7 +208,7 @@ def test_every_prompt_keeps_its_passages_within_the_context_budget(tmp_path: Pat
     backend = ScriptedLM(
         by_task={
             "self-rag-retrieve": {"quote": ""},
-            "self-rag-relevance": {"reason": "On the subject.", "relevant": True},
+            "self-rag-relevance": _all_relevant,
             "rag-answer": {"answer": "At the gate.", "found": True},
             "self-rag-support": [PARTLY, PARTLY],
         }
@@ -205,7 +216,7 @@ def test_every_prompt_keeps_its_passages_within_the_context_budget(tmp_path: Pat
     assistant = _assistant(backend, tmp_path, corpus, top_k=2, max_attempts=2, context_tokens=budget)
     reply = assistant.respond(HISTORY + [Message("user", "Where are bags checked?")])
     sizes = [
-        len(_section(r, "Passage" if r.task == "self-rag-relevance" else "Context").split())
+        sum(len(text.split()) for text in _passages(r).values()) if r.task == "self-rag-relevance" else len(_section(r, "Context").split())
         for r in backend.requests
         if r.task in ("self-rag-relevance", "rag-answer", "self-rag-support")
     ]
@@ -217,6 +228,23 @@ def test_every_prompt_keeps_its_passages_within_the_context_budget(tmp_path: Pat
     answered = [call.arguments["passages"] for call in reply.tool_calls if call.name == "self-rag:answer"]
     assert len(answered) == 1 and len(answered[0]) == (1 if budget == 150 else 2)
     assert reply.answer == CANNOT_ANSWER_REPLY
+
+
+def test_a_round_is_graded_in_one_call_and_a_number_naming_no_passage_is_ignored(tmp_path: Path) -> None:
+    backend = ScriptedLM(
+        by_task={
+            "self-rag-relevance": {"reason": "The second one.", "relevant": [2, 7]},
+            "rag-answer": {"answer": "55 EUR.", "found": True},
+            "self-rag-support": FULLY,
+        }
+    )
+    reply = _assistant(backend, tmp_path, top_k=2).respond([Message("user", "What is the cabin pet fee?")])
+    (graded,) = [r for r in backend.requests if r.task == "self-rag-relevance"]
+    shown = _passages(graded)
+    assert sorted(shown) == [1, 2]
+    grades = [(call.arguments["passage"], call.result) for call in reply.tool_calls if call.name == "self-rag:relevance"]
+    assert [result for _, result in grades] == ["irrelevant", "relevant"]
+    assert reply.contexts == [grades[1][0]]
 
 
 def test_an_unusable_reflection_is_an_unusable_reply(tmp_path: Path) -> None:
@@ -249,9 +277,10 @@ def test_the_factory_builds_self_rag_by_name_and_from_settings(tmp_path: Path) -
     reply = built_in.respond(question)
     # With the hashing embedder the fare table ranks 7th: the second round of [retrieval] top_k (5) finds it.
     assert reply.answer == "70 EUR." and reply.contexts == ["tables/fare_classes#1"]
-    assert len([r for r in backend.requests if r.task == "self-rag-relevance"]) == 10
+    assert len([r for r in backend.requests if r.task == "self-rag-relevance"]) == 2  # one call grades a round's 5 passages
     backend.requests.clear()
     careful = build_assistant("careful", project, lm=LanguageModel(backend))  # max_attempts = 1: one round, then it abstains
     assert careful.respond(question).answer == CANNOT_ANSWER_REPLY
     graded = [r for r in backend.requests if r.task == "self-rag-relevance"]
-    assert len(graded) == 5 and all(len(_section(r, "Passage").split()) <= 300 for r in graded)
+    assert len(graded) == 1 and len(_passages(graded[0])) == 5
+    assert sum(len(text.split()) for text in _passages(graded[0]).values()) <= 300

@@ -4,16 +4,17 @@ worded as an instruction, because it goes back to the LM when the turn is rewrit
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Any, Sequence
 
 from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_facts
 from bddgen.implement.normalise import contains_phrase, content_words, normalise
+from bddgen.implement.questions import SentenceParser
 from bddgen.implement.wellformed import text_problems
 from bddgen.ner.base import EntityRecognizer
 from bddgen.retrieval.lexical import tokenize
 
-COPIED_WORDS = 8
-REPEATED_SHARE = 0.8  # a question sharing this share of its words with an earlier one repeats it  # a question sharing this many words in a row with its evidence copies the document
+COPIED_WORDS = 8  # a question sharing this many words in a row with its evidence copies the document
+REPEATED_SHARE = 0.8  # a question sharing this share of its words with an earlier one repeats it
 _PAIR = re.compile(r"\b[A-Za-z_][\w]*(?: [A-Za-z_][\w]*)?:\s")
 _REQUEST = re.compile(
     r"^(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|"
@@ -54,6 +55,16 @@ def question_problems(question: str, evidence: str) -> list[str]:
     if _longest_shared_run(question, evidence) >= COPIED_WORDS:
         problems.append(f"{COPIED}; ask in your own words")
     return problems
+
+
+def left_out_problems(question: str, clause_question: str | None, sentence: str, answer: str, recognizer: EntityRecognizer) -> list[str]:
+    """The names and numbers of the sentence's own clause (those its question worded by code keeps) that
+    `question` leaves out: without them the question can have other answers ("Who won the Hallam Medal
+    twice?" when the sentence says "twice with Calderford United" and others won it twice elsewhere)."""
+    if not clause_question:
+        return []
+    kept = [f for f in answer_facts(sentence, recognizer).all() if mentions(clause_question, f) and not mentions(answer, f) and not mentions(f, answer)]
+    return [f'the question leaves out "{f}", which its sentence says, so other answers may fit; name "{f}"' for f in kept if not mentions(question, f)]
 
 
 def repeats_problems(question: str, earlier: Sequence[str]) -> list[str]:
@@ -108,27 +119,45 @@ _ASKING_WORDS = frozenset(
 )
 
 
-def asked_beyond_evidence(question: str, evidence: str, about: str) -> list[str]:
+def asked_beyond_evidence(question: str, evidence: str, about: str, parser: SentenceParser | None = None) -> list[str]:
     """Problems of a text question whose content words its evidence sentence (with the document's title,
     `about`) does not hold: it would ask about a relation the sentence never states ("won" the final,
-    when the sentence says "arrived as champions"), so the chosen fact may not be its answer."""
-    known = set(tokenize(f"{evidence} {about}"))  # stemmed: "coach" is in "Coached by …"
-    unsupported = sorted(w for w in content_words(question) - _ASKING_WORDS if not set(tokenize(w)) <= known)
+    when the sentence says "arrived as champions"), so the chosen fact may not be its answer. Words are
+    compared stemmed ("coach" is in "Coached by …") and, with an English parser, also as lemmas
+    ("did … win" is in "won", "held" in "hold")."""
+    known = set(tokenize(f"{evidence} {about}")) | _lemma_stems(evidence, parser)
+    asked = _lemma_stems(question, parser, by_word=True)
+    unsupported = sorted(
+        w for w in content_words(question) - _ASKING_WORDS
+        if not set(tokenize(w)) <= known and not (asked.get(w, set()) and asked[w] <= known)
+    )
     if unsupported:
         return [f"the question asks about {', '.join(unsupported)}, which the evidence does not say; ask only what it says"]
     return []
 
 
+def _lemma_stems(text: str, parser: SentenceParser | None, *, by_word: bool = False) -> Any:
+    """The stems of `text`'s lemmas (all of them, or per lower-case word with `by_word`); empty without a parser."""
+    doc = parser.parse(text) if parser is not None else None
+    if doc is None:
+        return {} if by_word else set()
+    if by_word:
+        return {token.lower_: set(tokenize(token.lemma_)) for token in doc}
+    return {stem for token in doc for stem in tokenize(token.lemma_)}
+
+
 def dropped_relations(question: str, parts: Sequence[tuple[str, str, str]]) -> list[str]:
     """Problems of a SYNTHESIS question that does not ask what one of its combined turns asked. Each part is
     (its question, what it asks for — a table column, or "" for a text turn —, the names it is about): a
-    table part's column words must all be asked ("league meetings", not "league titles" again), a text
-    part's question must keep at least half of its words other than names ("voted … Player of the Year")."""
+    table part's column words that the part itself used must all be asked ("league meetings", not "league
+    titles" again), a text part's question must keep at least half of its words other than names ("voted …
+    Player of the Year")."""
     asked = set(tokenize(question))
     problems = []
     for part_question, column, names in parts:
         if column:
             wanted = set(tokenize(column.replace("_", " ")))
+            wanted = (wanted & set(tokenize(part_question))) or wanted  # in the part's own words ("fee in euros" for change_fee_eur)
             if not wanted <= asked:
                 problems.append(f'the question must ask for the {column.replace("_", " ")} again, as "{part_question}" did')
             continue

@@ -9,7 +9,7 @@ turn that cannot be written about one piece of evidence moves on to the next.
 from __future__ import annotations
 
 import re
-from typing import Iterator, Literal, Sequence
+from typing import Callable, Iterator, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -181,12 +181,13 @@ def answer_spans(sentence: str, title: str, recognizer: EntityRecognizer, *, ski
 
 def sentence_candidates(
     doc: TextDocument | PolicyDocument, focus: set[str], recognizer: EntityRecognizer, *, must: str = "", answer_is_must: bool = False,
-    avoid: Sequence[int] = (),
+    avoid: Sequence[int] = (), rank: Callable[[str, str], int | None] | None = None,
 ) -> Iterator[SentenceEvidence]:
     """Sentences to ask about, best first, each with the fact its question asks for: ones naming `must`
     (when given) that state a checkable fact (a named entity or a number), self-contained ones before
     those opening with a reference, most words shared with the spec first. The fact is `must` itself
-    when `answer_is_must` (a PRE-FILLER names the bridging entity), else the sentence's best other fact."""
+    when `answer_is_must` (a PRE-FILLER names the bridging entity), else the sentence's best other fact.
+    `rank` (sentence, fact -> lower first; None: not an answer) reorders and filters the facts."""
     parts = sentences(doc.passage)
     low, high = SENTENCE_WORDS
     usable = [
@@ -196,5 +197,8 @@ def sentence_candidates(
     ranked = sorted(usable, key=lambda n: (_leans_on_context(parts[n]), -len(content_words(parts[n]) & focus), n))
     for n in ranked:
         spans = [must] if answer_is_must else answer_spans(parts[n], doc.title, recognizer, skip=must)
+        if rank is not None:
+            ranked_spans = [(r, span) for span in spans if (r := rank(parts[n], span)) is not None]
+            spans = [span for _, span in sorted(ranked_spans, key=lambda pair: pair[0])]
         if spans:
             yield SentenceEvidence(document=doc.id, sentence=n, text=parts[n], answer=spans[0])

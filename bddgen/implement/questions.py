@@ -46,17 +46,10 @@ def question_for(sentence: str, answer: str, parser: SentenceParser, *, replace:
 
     `replace` = (name, phrase) writes `phrase` where the question would name `name` (a FILLER turn says
     "that club" for the club an earlier answer named); None when the question does not name it."""
-    start = sentence.find(answer)
-    if not answer or start < 0:
+    parsed = _answer_in(sentence, answer, parser)
+    if parsed is None:
         return None
-    doc = parser.parse(sentence)
-    if doc is None:
-        return None
-    span = [t for t in doc if t.idx >= start and t.idx + len(t.text) <= start + len(answer)]
-    if not span:
-        return None
-    inside = {t.i for t in span}
-    root = next((t for t in span if t.head.i not in inside or t.head.i == t.i), span[0])
+    doc, root, inside = parsed
     if not _whole_fact(root, inside):
         return None
     question = _question(root, inside)
@@ -68,6 +61,44 @@ def question_for(sentence: str, answer: str, parser: SentenceParser, *, replace:
             return None
         question = _refer(question, doc, name, phrase)
     return question
+
+
+def one_of_several(sentence: str, answer: str, parser: SentenceParser) -> bool:
+    """Whether `answer` is one item of several coordinated ones ("Elias Marwood … and Idris Calloway both
+    scored"): an answer naming it alone is incomplete, whatever the question."""
+    parsed = _answer_in(sentence, answer, parser)
+    return parsed is not None and _coordinated(parsed[1])
+
+
+def _answer_in(sentence: str, answer: str, parser: SentenceParser) -> tuple[Any, Any, set[int]] | None:
+    """The parsed sentence, the token heading `answer` in it, and the indices of the answer's tokens."""
+    start = sentence.find(answer)
+    if not answer or start < 0:
+        return None
+    doc = parser.parse(sentence)
+    if doc is None:
+        return None
+    span = [t for t in doc if t.idx >= start and t.idx + len(t.text) <= start + len(answer)]
+    if not span:
+        return None
+    inside = {t.i for t in span}
+    root = next((t for t in span if t.head.i not in inside or t.head.i == t.i), span[0])
+    return doc, root, inside
+
+
+_TOGETHER = frozenset({"both", "all", "each"})
+
+
+def _coordinated(root: Any) -> bool:
+    """One name of a list: a conjunct, or a phrase whose "of" object has one (a parse hangs "and Idris Calloway"
+    on the club of "Elias Marwood of Korrin Sporting"; "between A and B" is one place, not a list), or a
+    subject marked "both"/"all"/"each"."""
+    listed = any(
+        t.dep_ == "conj" and t.pos_ in {"PROPN", "NOUN"} and t.head.dep_ == "pobj" and t.head.head.lower_ == "of"
+        for t in root.subtree
+    )
+    together = any(c.lower_ in _TOGETHER and c.dep_ in {"appos", "det", "predet", "quantmod"} for c in root.children)
+    return root.dep_ == "conj" or listed or together
 
 
 def _refer(question: str, doc: Any, name: str, phrase: str) -> str:
@@ -92,7 +123,7 @@ def _whole_fact(root: Any, answer: set[int]) -> bool:
     """The answer is the whole phrase it heads, not part of one ("EUR" of "55 EUR", "Player" of "Player of the
     Year", one name of a list); only a determiner or a title before it ("goalkeeper Oskar Thale") may stay out,
     and, behind a preposition, what follows it (the whole prepositional phrase leaves the question)."""
-    if root.dep_ == "conj" or any(c.dep_ == "conj" for c in root.children):
+    if _coordinated(root):
         return False
     first, last = min(answer), max(answer)
     behind_preposition = root.dep_ == "pobj"
@@ -107,7 +138,7 @@ def _whole_fact(root: Any, answer: set[int]) -> bool:
 
 def _question(root: Any, answer: set[int]) -> str | None:
     verb, attachment = _clause_verb(root)
-    if verb is None or not _main_clause(verb) or not _self_contained(verb, answer):
+    if verb is None or not _main_clause(verb) or _said_again(verb) or not _self_contained(verb, answer):
         return None
     if attachment in _SUBJECTS:  # a named subject does something: a person, a club, a company
         wh = "Who" if root.ent_type_ in _PEOPLE or (root.pos_ == "PROPN" and not root.ent_type_) else "What"
@@ -149,6 +180,12 @@ def _clause_verb(root: Any) -> tuple[Any | None, str]:
 def _main_clause(verb: Any) -> bool:
     """The sentence's main verb or one coordinated with it: a subordinate clause ("when it …") is no question's frame."""
     return verb.dep_ == "ROOT" or (verb.dep_ == "conj" and verb.head.dep_ == "ROOT")
+
+
+def _said_again(verb: Any) -> bool:
+    """The clause's relation is stated again for another value by a conjunct without a verb of its own
+    ("named Player of the Year in 1996, and again in 2003"): the question would have both answers."""
+    return any(c.dep_ == "conj" and c.pos_ not in {"VERB", "AUX"} for c in verb.children)
 
 
 def _self_contained(verb: Any, answer: set[int]) -> bool:

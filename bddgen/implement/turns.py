@@ -8,17 +8,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from bddgen.errors import LMOutputError
-from bddgen.implement.checks import COPIED, agrees, dropped_relations, asked_beyond_evidence, grounding_problems, leak_problems, names_problems, question_problems, repeats_problems, unsupported_words, well_formed
+from bddgen.implement.checks import (
+    agrees, asked_beyond_evidence, dropped_relations, grounding_problems, leak_problems, left_out_problems, names_problems,
+    question_problems, repeats_problems, unsupported_words, well_formed,
+)
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence, exact_expectation, sentence_candidates, table_candidates
 from bddgen.implement.grounding import DocumentTexts, Facts, answer_facts, mentions
 from bddgen.implement.normalise import content_words, normalise
 from bddgen.implement.plan import PlannedTurn, TurnPlan
 from bddgen.implement.provenance import EarlierTurns, Evidence, TurnCheck, TurnProvenance
-from bddgen.implement.questions import SentenceParser, question_for
+from bddgen.implement.questions import SentenceParser, one_of_several, question_for
 from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, STAGE, WRITE_TURN, WrittenTurn
 from bddgen.implement.unanswerable import AbsentSubject, absent_subjects, entity_kind, still_absent
 from bddgen.lm.base import LMRequest
@@ -239,9 +242,7 @@ class ConversationWriter:
             asked = [_standalone(self.kept[p - 1]).rstrip(" ?") for p in evidence.turns]
             question = "To sum up, " + ", and ".join(_lower_first_word(a) for a in asked) + "?"
             written = WrittenTurn.model_construct(question=question, answer="; ".join(evidence.answers))
-        draft = self._checked(planned, kind, evidence, written)
-        if isinstance(evidence, SentenceEvidence):
-            _allow_copied_clause(draft)
+        draft = self._checked(planned, kind, evidence, written, by_code=True)
         # the round trip of a table, sentence or synthesis turn; absence is proven by the corpus search
         if not draft.problems and not isinstance(evidence, AbsentSubject):
             reply = self._round_trip(evidence, draft.turn.question)
@@ -285,20 +286,24 @@ class ConversationWriter:
                 yield from table_candidates(doc, focus, names=names, about=about, avoid=self.used_cells.get(doc_id, []))
             else:
                 yield from sentence_candidates(
-                    doc, focus, self.context.recognizer, must=names or about, answer_is_must=bool(names), avoid=self.used_cells.get(doc_id, [])
+                    doc, focus, self.context.recognizer, must=names or about, answer_is_must=bool(names), avoid=self.used_cells.get(doc_id, []),
+                    rank=self._fact_rank(),
                 )
 
     def _entity(self, planned: PlannedTurn) -> str:
         """What the UNANSWERABLE turn asks about: the plan's bridging entity, else a name the conversation
-        already used (a filter value or an answer), else the first document's title."""
+        already used (a filter value or an answer), else the first document's title. A name the recogniser
+        knows as a person, organisation or place comes first: a fragment such as "the Year award" (of
+        "Player of the Year award") makes a question nobody asks."""
         named = [planned.subject] if planned.subject and any(ch.isalpha() for ch in planned.subject) else []
         for kept in self.kept:
             evidence = kept.record.evidence
             if isinstance(evidence, TableEvidence):
                 named += [v for v in evidence.filter.values() if any(ch.isalpha() for ch in v)]
             named += list(kept.facts.entities)
-        if named:
-            return named[0]
+        known = [n for n in named if entity_kind(n, self.context.recognizer) != "other"]
+        if known or named:
+            return (known or named)[0]
         return self.context.documents[self.plan.chain.documents[0]].title
 
     def _combined(self) -> EarlierTurns | None:
@@ -334,7 +339,7 @@ class ConversationWriter:
         if isinstance(evidence, AbsentSubject):
             return f'Ask for {evidence.subject}. No document says it: the answer is "{CANNOT_ANSWER}".'
         if isinstance(evidence, EarlierTurns):
-            asked = "; ".join(f'"{self.kept[p - 1].turn.question}"' for p in evidence.turns)
+            asked = "; ".join(f'"{_standalone(self.kept[p - 1])}"' for p in evidence.turns)  # names, not "that club"
             return f"Ask one question that asks again, together, for what these earlier questions found: {asked}. Answer with all of their answers."
         if isinstance(evidence, TableEvidence):
             title = self.context.documents[evidence.table].title
@@ -358,11 +363,30 @@ class ConversationWriter:
     def _plain_sentence_question(self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence) -> str | None:
         """The sentence turn's question worded by code from the sentence's own clause (a FILLER says the proxy
         for the entity it refers back to); None without a parser or when no rule fits the sentence."""
-        parser = self.context.recognizer
-        if not isinstance(parser, SentenceParser):
+        parser = self._parser()
+        if parser is None:
             return None
         refers = (planned.bridge, planned.proxy) if kind is QueryType.FILLER and planned.bridge and planned.proxy else ("", "")
         return question_for(evidence.text, evidence.answer, parser, replace=refers)
+
+    def _fact_rank(self) -> Callable[[str, str], int | None] | None:
+        """With a parser: a sentence's facts code can word a question for first (0, else 1), and none that is
+        one item of several coordinated ones (None: naming it alone would be an incomplete answer)."""
+        parser = self._parser()
+        if parser is None:
+            return None
+
+        def rank(sentence: str, fact: str) -> int | None:
+            if one_of_several(sentence, fact, parser):
+                return None
+            return 0 if question_for(sentence, fact, parser) is not None else 1
+
+        return rank
+
+    def _parser(self) -> SentenceParser | None:
+        """The recogniser when it also parses sentences (spaCy's English pipeline)."""
+        recognizer = self.context.recognizer
+        return recognizer if isinstance(recognizer, SentenceParser) else None
 
     def _plain_question(self, planned: PlannedTurn, evidence: TableEvidence) -> str:
         """The table turn's question worded by code: it names every filter value (or refers back through
@@ -386,11 +410,11 @@ class ConversationWriter:
 
     # --- checks ------------------------------------------------------------------------------------
 
-    def _checked(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, written: WrittenTurn) -> _Draft:
+    def _checked(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, written: WrittenTurn, *, by_code: bool = False) -> _Draft:
         question = written.question
         if kind is QueryType.FILLER and planned.bridge and planned.proxy:
             question = refer_to(question, planned.bridge, planned.proxy)
-        draft = self._checked_on_evidence(planned, kind, evidence, question, written)
+        draft = self._checked_on_evidence(planned, kind, evidence, question, written, by_code)
         # a SYNTHESIS asks the earlier questions again by design; its round trip needs every combined answer
         earlier = [] if isinstance(evidence, EarlierTurns) else [k.turn.question for k in self.kept]
         repeated = repeats_problems(question, earlier)
@@ -399,11 +423,13 @@ class ConversationWriter:
             draft.problems += repeated
         return draft
 
-    def _checked_on_evidence(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, question: str, written: WrittenTurn) -> _Draft:
+    def _checked_on_evidence(
+        self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, question: str, written: WrittenTurn, by_code: bool
+    ) -> _Draft:
         if isinstance(evidence, TableEvidence):
             return self._check_table(planned, kind, evidence, question, written.answer)
         if isinstance(evidence, SentenceEvidence):
-            return self._check_sentence(planned, kind, evidence, question, written.answer)
+            return self._check_sentence(planned, kind, evidence, question, written.answer, by_code=by_code)
         if isinstance(evidence, AbsentSubject):
             return self._check_unanswerable(evidence, question)
         return self._check_synthesis(evidence, question, written.answer)
@@ -432,13 +458,21 @@ class ConversationWriter:
         turn = Turn(question=question, answer=reference, query_type=kind, doc_ids=[evidence.table], exact=exact)
         return _Draft(turn=turn, checks=checks, problems=problems, facts=answer_facts(reference, self.context.recognizer), exact=exact.value)
 
-    def _check_sentence(self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence, question: str, answer: str) -> _Draft:
+    def _check_sentence(
+        self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence, question: str, answer: str, *, by_code: bool = False
+    ) -> _Draft:
+        """`by_code`: the question is the sentence's own clause turned into a question, so it repeats the
+        sentence by construction and the copying check does not apply to it."""
         span = evidence.answer
         title = self.context.documents[evidence.document].title
         checks: list[TurnCheck] = []
         problems = self._record(checks, "well-formed", well_formed("question", question))
+        clause_question = self._plain_sentence_question(planned, kind, evidence)
         problems += self._record(
-            checks, "question", question_problems(question, evidence.text) + asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy}")
+            checks, "question",
+            question_problems(question, "" if by_code else evidence.text)
+            + asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy}", self._parser())
+            + left_out_problems(question, clause_question, evidence.text, span, self.context.recognizer),
         )
         # the reference answer is the fact code chose, in the LM's words only when they state it and nothing the sentence lacks
         _, grounding = grounding_problems(answer, evidence.text, self.context.recognizer)
@@ -474,7 +508,13 @@ class ConversationWriter:
         problems = self._record(checks, "well-formed", well_formed("question", question))
         problems += self._record(checks, "question", question_problems(question, ""))
         parts = [self.kept[p - 1] for p in combined.turns]
-        problems += self._record(checks, "names", dropped_relations(question, [_asked(k) for k in parts]), "asks again what each combined turn asked")
+        unnamed = [
+            f'the question must name "{name}" again, as turn {position} did, so that each part has its one answer'
+            for position, kept in zip(combined.turns, parts) for name in self._subjects(kept) if not mentions(question, name)
+        ]
+        problems += self._record(
+            checks, "names", dropped_relations(question, [_asked(k) for k in parts]) + unnamed, "asks again what each combined turn asked, about the same names"
+        )
         complete = all(agrees(k.facts, k.exact, answer) for k in parts) and not well_formed("answer", answer)
         reference = answer if complete else "; ".join(k.turn.answer.rstrip(". ") for k in parts) + "."
         self._record(checks, "combines", [], "states the answers of turns " + ", ".join(str(p) for p in combined.turns))
@@ -485,6 +525,15 @@ class ConversationWriter:
             numbers=tuple(n for k in parts for n in k.facts.numbers),
         )
         return _Draft(turn=turn, checks=checks, problems=problems, facts=facts)
+
+    def _subjects(self, kept: _Kept) -> list[str]:
+        """What a combined turn's question named to have its one answer: a table turn's filter values (a
+        FILLER's include the value it referred to), a text turn's names and numbers other than its answer's."""
+        evidence = kept.record.evidence
+        if isinstance(evidence, TableEvidence):
+            return [v for v in evidence.filter.values() if v.strip()]
+        answered = answer_facts(kept.turn.answer, self.context.recognizer).all()
+        return [f for f in answer_facts(_standalone(kept), self.context.recognizer).all() if not any(mentions(a, f) for a in answered)]
 
     # --- round trip --------------------------------------------------------------------------------
 
@@ -543,18 +592,6 @@ def _asked(kept: _Kept) -> tuple[str, str, str]:
     names = " ".join([*kept.facts.entities, *(evidence.filter.values() if isinstance(evidence, TableEvidence) else ()), kept.refers[1]])
     return _standalone(kept), column, names
 
-
-def _allow_copied_clause(draft: _Draft) -> None:
-    """A question code worded from its sentence repeats that sentence's clause by construction: it is a question
-    (a wh-word, the clause's own relation), not a pasted fragment, so the copying check does not apply to it."""
-    copied = [p for p in draft.problems if p.startswith(COPIED)]
-    if not copied:
-        return
-    draft.problems = [p for p in draft.problems if p not in copied]
-    for check in draft.checks:
-        if check.name == "question" and COPIED in check.detail:
-            rest = [p for p in check.detail.split("; ") if not p.startswith(COPIED) and p != "ask in your own words"]
-            check.passed, check.detail = not rest, "; ".join(rest) or "worded by code from the evidence sentence's clause"
 
 
 def _standalone(kept: _Kept) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from bddgen.agents.expectations import Trace, check_expectation, violations
 from bddgen.agents.metrics import SIMULATOR_ERROR
@@ -164,7 +164,7 @@ class ConversationSession:
             reply = ask(self._assistant(), history + [Message("user", turn.question)], self.plan.conversation.faults)
         except AssistantError as exc:
             judgement = Judgement(Verdict.ERROR, str(exc), error_category=error_category(exc))
-            return self._record(number, turn, "", judgement, time.perf_counter() - started, AssistantReply(answer=""))
+            return self._record(number, turn, judgement, time.perf_counter() - started, AssistantReply(answer=""))
         latency = time.perf_counter() - started
         if turn.answer == TRAJECTORY_ONLY:
             judgement = Judgement(Verdict.PASS, "the answer is not judged; the turn checks its trajectory", checks=("trajectory",))
@@ -173,7 +173,7 @@ class ConversationSession:
         failures = self._trajectory_failures(turn, reply)
         judgement = _with_trajectory(judgement, failures)
         self._history += [Message("user", turn.question), Message("assistant", reply.answer)]
-        return self._record(number, turn, reply.answer, judgement, latency, reply, failures)
+        return self._record(number, turn, judgement, latency, reply, failures)
 
     def _run_task(self) -> None:
         task = self.plan.conversation.task
@@ -249,22 +249,12 @@ class ConversationSession:
             verdict = Verdict.ERROR if exchange.error else judgement.verdict
             turn_judgement = Judgement(verdict, exchange.error or f"judged by the task's outcome: {judgement.verdict.value}", checks=(TASK_CHECK,))
             self._results[number] = self._record_exchange(number, exchange.user, turn_judgement, exchange.latency, reply)
-        self._results[SPEC_TURN] = TurnResult(
-            run_id=self.run_id,
-            feature=self.plan.feature,
-            spec_id=self.plan.spec.id,
-            scenario=self.plan.scenario,
-            conversation_id=self.plan.conversation.id,
-            turn=SPEC_TURN,
+        self._results[SPEC_TURN] = self._result(
+            SPEC_TURN,
+            judgement,
             question=task.instruction,
             expected="\n".join(o.step for o in task.outcomes),
-            verdict=judgement.verdict,
-            feedback=judgement.feedback,
-            error_category=judgement.error_category,
-            checks=list(judgement.checks),
             latency=round(time.perf_counter() - started, 4),
-            documents=self.plan.conversation.doc_ids,
-            repeat=self.repeat,
             expected_trajectory=task.trajectory,
             trajectory_failures=trajectory_failures or [],
             state_diff=change,
@@ -274,27 +264,7 @@ class ConversationSession:
         )
 
     def _record_exchange(self, number: int, question: str, judgement: Judgement, latency: float, reply: AssistantReply) -> TurnResult:
-        return TurnResult(
-            run_id=self.run_id,
-            feature=self.plan.feature,
-            spec_id=self.plan.spec.id,
-            scenario=self.plan.scenario,
-            conversation_id=self.plan.conversation.id,
-            turn=number,
-            question=question,
-            answer=reply.answer,
-            verdict=judgement.verdict,
-            feedback=judgement.feedback,
-            checks=list(judgement.checks),
-            latency=round(latency, 4),
-            documents=self.plan.conversation.doc_ids,
-            contexts=reply.contexts,
-            repeat=self.repeat,
-            tool_calls=reply.tool_calls,
-            handoffs=reply.handoffs,
-            blocked_calls=reply.blocked_calls,
-            refusal=reply.refusal,
-        )
+        return self._result(number, judgement, reply=reply, question=question, latency=round(latency, 4))
 
     def _trajectory_failures(self, turn: Turn, reply: AssistantReply) -> list[str]:
         trace = Trace(reply.tool_calls, reply.handoffs, reply.blocked_calls, reply.refusal, reply.answer)
@@ -311,32 +281,37 @@ class ConversationSession:
         else:
             exchanges = [(t.question, self._results[n].answer) for n, t in enumerate(turns, start=1)]
             judgement = self._judge.judge_conversation(self.plan.spec, exchanges)
-        return TurnResult(
-            run_id=self.run_id,
-            feature=self.plan.feature,
-            spec_id=self.plan.spec.id,
-            scenario=self.plan.scenario,
-            conversation_id=self.plan.conversation.id,
-            turn=SPEC_TURN,
-            expected="\n".join(self.plan.spec.then),
-            verdict=judgement.verdict,
-            feedback=judgement.feedback,
-            error_category=judgement.error_category,
-            score=judgement.score,
-            documents=self.plan.conversation.doc_ids,
-            repeat=self.repeat,
-        )
+        return self._result(SPEC_TURN, judgement, expected="\n".join(self.plan.spec.then))
 
     def _record(
         self,
         number: int,
         turn: Turn,
-        answer: str,
         judgement: Judgement,
         latency: float,
         reply: AssistantReply,
         trajectory_failures: list[str] | None = None,
     ) -> TurnResult:
+        return self._result(
+            number,
+            judgement,
+            reply=reply,
+            query_type=turn.query_type,
+            question=turn.question,
+            expected=turn.answer,
+            latency=round(latency, 4),
+            expected_trajectory=turn.trajectory,
+            trajectory_failures=trajectory_failures or [],
+        )
+
+    def _result(self, number: int, judgement: Judgement, *, reply: AssistantReply | None = None, **fields: Any) -> TurnResult:
+        """A result line of this conversation: who it belongs to, the judgement, what the reply showed, and `fields`."""
+        shown: dict[str, Any] = {}
+        if reply is not None:
+            shown = {
+                "answer": reply.answer, "contexts": reply.contexts, "tool_calls": reply.tool_calls, "handoffs": reply.handoffs,
+                "blocked_calls": reply.blocked_calls, "refusal": reply.refusal,
+            }
         return TurnResult(
             run_id=self.run_id,
             feature=self.plan.feature,
@@ -344,27 +319,16 @@ class ConversationSession:
             scenario=self.plan.scenario,
             conversation_id=self.plan.conversation.id,
             turn=number,
-            query_type=turn.query_type,
-            question=turn.question,
-            expected=turn.answer,
-            answer=answer,
             verdict=judgement.verdict,
             feedback=judgement.feedback,
             error_category=judgement.error_category,
             score=judgement.score,
             checks=list(judgement.checks),
-            latency=round(latency, 4),
             documents=self.plan.conversation.doc_ids,
-            contexts=reply.contexts,
             repeat=self.repeat,
-            tool_calls=reply.tool_calls,
-            handoffs=reply.handoffs,
-            blocked_calls=reply.blocked_calls,
-            refusal=reply.refusal,
-            expected_trajectory=turn.trajectory,
-            trajectory_failures=trajectory_failures or [],
+            **shown,
+            **fields,
         )
-
 
 def _whole_trace(replies: list[AssistantReply]) -> Trace:
     """The trace of a whole dialogue: every turn's calls, handoffs and blocked calls in order, its refusals and answers."""

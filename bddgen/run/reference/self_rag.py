@@ -59,8 +59,8 @@ class SelfRagAssistant:
        when it quotes none, or words no earlier answer holds, it retrieves. Otherwise it
        answers from the conversation and grades that answer's support by the conversation; an answer
        that is not fully supported falls through to retrieval.
-    2. Each round takes the next `top_k` chunks of the ranking, has the LM grade each for relevance
-       (irrelevant ones are dropped), answers from every relevant chunk so far (best first, within
+    2. Each round takes the next `top_k` chunks of the ranking, has the LM grade them for relevance in
+       one call (irrelevant ones are dropped), answers from every relevant chunk so far (best first, within
        `context_tokens` tokens), and grades the answer's support by that context.
     3. The first fully supported answer is the reply; a round with no new relevant chunk is not
        answered again. When no round gives a supported answer, it abstains.
@@ -108,7 +108,7 @@ class SelfRagAssistant:
         rounds = 0
         for start in range(0, len(ranking), self.top_k):
             rounds += 1
-            relevant += [chunk for chunk in ranking[start : start + self.top_k] if self._relevant(chunk, earlier, question, trace, rounds)]
+            relevant += self._relevant(ranking[start : start + self.top_k], earlier, question, trace, rounds)
             numbered = [f"[{n}] {chunk.text}" for n, chunk in enumerate(relevant, start=1)]
             kept = fit_to_budget(numbered, self.context_tokens, self.lm.count_tokens)
             used = [chunk.id for chunk in relevant[: len(kept)]]
@@ -141,11 +141,16 @@ class SelfRagAssistant:
         trace.add("retrieve", "skip", reason="an earlier answer answers it", quote=quote)
         return False
 
-    def _relevant(self, chunk: Chunk, earlier: str, question: str, trace: _Reflections, attempt: int) -> bool:
-        passage = cut_to_tokens(chunk.text, self.context_tokens, self.lm.count_tokens)
-        grade = self.lm.run(SELF_RAG_RELEVANCE, stage=STAGE, earlier_question=earlier, question=question, passage=passage)
-        trace.add("relevance", "relevant" if grade.relevant else "irrelevant", attempt=attempt, passage=chunk.id, reason=grade.reason)
-        return grade.relevant
+    def _relevant(self, chunks: list[Chunk], earlier: str, question: str, trace: _Reflections, attempt: int) -> list[Chunk]:
+        """The round's chunks the LM grades relevant, graded together in one call (each cut to an equal share of
+        the budget); a number the LM gives that names no passage is ignored."""
+        share = max(1, self.context_tokens // max(1, len(chunks)))
+        passages = "\n\n".join(f"[{n}] {cut_to_tokens(chunk.text, share, self.lm.count_tokens)}" for n, chunk in enumerate(chunks, start=1))
+        grades = self.lm.run(SELF_RAG_RELEVANCE, stage=STAGE, earlier_question=earlier, question=question, passages=passages)
+        chosen = set(grades.relevant)
+        for number, chunk in enumerate(chunks, start=1):
+            trace.add("relevance", "relevant" if number in chosen else "irrelevant", attempt=attempt, passage=chunk.id, reason=grades.reason)
+        return [chunk for number, chunk in enumerate(chunks, start=1) if number in chosen]
 
     def _graded(
         self, draft: RagAnswer, context: str, question: str, trace: _Reflections, *, attempt: int, passages: list[str]

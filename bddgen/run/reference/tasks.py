@@ -72,11 +72,13 @@ class RetrievalDecision(BaseModel):
     )
 
 
-class RelevanceGrade(BaseModel):
-    """Self-RAG's grade of one retrieved passage."""
+class RelevanceGrades(BaseModel):
+    """Self-RAG's grades of one round's retrieved passages, shown numbered."""
 
     reason: str = Field(description="One short sentence.")
-    relevant: bool = Field(description="true when the passage holds information that answers the question, even in part")
+    relevant: list[int] = Field(
+        description="the numbers of the passages that hold information answering the question, even in part; [] when none does"
+    )
 
 
 class SupportGrade(BaseModel):
@@ -103,12 +105,12 @@ SELF_RAG_RETRIEVE = PromptTask(
 SELF_RAG_RELEVANCE = PromptTask(
     name="self-rag-relevance",
     instruction=(
-        "Grade one retrieved passage for the user's question. It is relevant when it contains information that "
-        "answers the question, even in part: the thing asked about and the kind of fact asked for. A passage about "
-        "a different subject, or about the subject but not the fact asked for, is not relevant. The earlier "
-        "question tells what words like 'it' or 'they' refer to."
+        "Grade each numbered retrieved passage for the user's question. A passage is relevant when it contains "
+        "information that answers the question, even in part: the thing asked about and the kind of fact asked for. "
+        "A passage about a different subject, or about the subject but not the fact asked for, is not relevant. The "
+        "earlier question tells what words like 'it' or 'they' refer to. List the numbers of the relevant passages."
     ),
-    output=RelevanceGrade,
+    output=RelevanceGrades,
     max_tokens=REFLECTION_TOKENS,
 )
 
