@@ -8,7 +8,7 @@ from typing import Any
 
 from bddgen.lm.base import LMRequest
 from bddgen.lm.scripted import ScriptedLM
-from bddgen.run.messages import NO_HISTORY
+from bddgen.run.simulated_user import FIRST_MESSAGE
 from bddgen.run.tasks import STOP_MARKER
 
 _FACT = re.compile(r"^(?P<name>\w+): (?P<value>.+)$", re.MULTILINE)
@@ -25,7 +25,7 @@ def _section(request: LMRequest, title: str) -> str:
 def simulated_user(request: LMRequest) -> dict[str, Any]:
     """Asks to cancel the booking it knows (or makes a reference up when it knows none), with its last name;
     stops once the assistant has answered."""
-    if _section(request, "Conversation") != NO_HISTORY:
+    if _section(request, "Conversation") != FIRST_MESSAGE:
         return {"message": STOP_MARKER}
     facts = {m.group("name"): m.group("value") for m in _FACT.finditer(_section(request, "Known Facts"))}
     reference = facts["booking_reference"]

@@ -155,6 +155,24 @@ def test_a_simulated_user_that_reveals_a_fact_it_was_not_given_is_a_simulator_er
     assert dialogue.simulator_errors == ["user message 1 states 4417, which the user was not given and the assistant did not say"]
 
 
+def test_a_simulated_user_that_declines_to_play_the_user_is_a_simulator_error_and_ends_the_dialogue() -> None:
+    # what the embedded 1.5B wrote as the user's first message, for every task
+    lm = LanguageModel(ScriptedLM(by_task={"simulated-user": lambda request: {"message": "I'm sorry, but I can't help with that."}}))
+    asked: list[str] = []
+
+    def answer(messages: list) -> tuple[AssistantReply, float, str]:
+        asked.append(messages[-1].content)
+        return AssistantReply(answer="How can I help?"), 0.0, ""
+
+    dialogue = simulate(_task(), lm, answer)
+    assert asked == [] and not dialogue.exchanges
+    assert dialogue.simulator_errors == [
+        "user message 1 declines to play the user (\"I'm sorry, but I can't help with that.\") instead of following its instruction"
+    ]
+    fine = LanguageModel(ScriptedLM(by_task={"simulated-user": [{"message": "I don't know my flight date. Cancel QX4T2B."}, {"message": "###STOP###"}]}))
+    assert simulate(_task(booking_reference="QX4T2B"), fine, answer).simulator_errors == []
+
+
 def test_the_dialogue_ends_after_max_turns_without_a_stop_marker() -> None:
     lm = LanguageModel(ScriptedLM(by_task={"simulated-user": lambda request: {"message": "Cancel QX4T2B."}}))
     dialogue = simulate(_task(), lm, lambda messages: (AssistantReply(answer="Which booking?"), 0.0, ""))

@@ -2,7 +2,8 @@
 that it kept to it.
 
 The user speaks first; each of its messages goes to the assistant, and the dialogue ends when the user
-replies with the stop marker or has sent `max_turns` messages. A message that states a fact-like token
+replies with the stop marker or has sent `max_turns` messages. A message that declines to play the user
+("I'm sorry, but I can't help with that.") ends it as a simulator error. A message that states a fact-like token
 (an identifier, a number with a digit, a date, an e-mail address) found neither in the instruction, nor
 among the user's known facts, nor in anything the assistant said before is a revealed fact the user
 was not given: the simulator broke its instruction.
@@ -29,6 +30,11 @@ FACT_TOKEN = re.compile(
     r"|\b(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{2,}\b"  # a token with a digit: a reference, a flight number, a sum
 )
 """Tokens a user can only know from its instruction, its facts, or the assistant."""
+
+ROLE_REFUSAL = re.compile(r"\bcan(?:no|'|’)t (?:help|assist) (?:you )?with (?:that|this)\b|\bi'?m (?:sorry|afraid),? but i can(?:no|'|’)t\b", re.I)
+"""A user message that declines to play the user ("I'm sorry, but I can't help with that."), as a model
+does when it takes the role-play for a request it should refuse."""
+FIRST_MESSAGE = "(no messages yet: write the customer's first message)"
 
 
 def fact_tokens(text: str) -> set[str]:
@@ -83,7 +89,7 @@ def next_user_message(lm: LanguageModel, task: UserTask, history: list[Message],
         stage=STAGE,
         instruction=task.instruction,
         known_facts="\n".join(f"{name}: {value}" for name, value in task.facts.items()) or "(none beyond the instruction)",
-        conversation=render_history(history),
+        conversation=render_history(history) if history else FIRST_MESSAGE,
         trial=str(trial),
     ).message.strip()  # type: ignore[attr-defined]
 
@@ -103,6 +109,9 @@ def simulate(
         text = next_user_message(lm, task, history, trial)
         if STOP_MARKER in text:
             dialogue.stopped = True
+            break
+        if ROLE_REFUSAL.search(text):
+            dialogue.simulator_errors.append(f"user message {number} declines to play the user ({text!r}) instead of following its instruction")
             break
         revealed = unknown_facts(text, task, assistant_said)
         if revealed:

@@ -95,15 +95,21 @@ STOP_MARKER = "###STOP###"
 SIMULATED_USER = PromptTask(
     name="simulated-user",
     instruction=(
-        "You play a user talking with an assistant, one message at a time, following the user's instruction.\n"
-        "- Write only the user's next message, in the user's voice: short, natural, one request at a time.\n"
-        "- Give a fact only when the assistant asks for it or the request needs it, and only the facts listed under "
-        "Known Facts or written in the instruction. Never invent a booking reference, name, date, number or any other "
-        "fact; if asked for something you were not given, say you do not know it.\n"
+        "You write the messages of a customer who is chatting with a company's customer service assistant. The "
+        "Instruction describes the customer in the second person ('You are ...'): who they are, what they want and what "
+        "they know. Write the customer's next message, in the first person, as the customer would type it.\n"
+        "- You are the customer asking for help: never answer as the assistant, never apologise for not helping.\n"
+        "- The first message says what you want and gives the facts that request needs.\n"
+        "- After that, write one short, natural message at a time, answering what the assistant asked.\n"
+        "- Give only the facts listed under Known Facts or written in the instruction. Never invent a booking reference, "
+        "name, date, number or any other fact; if asked for something you were not given, say you do not know it.\n"
         "- Keep the goal of the instruction; do not take up another one, and do not accept what the instruction says "
         "you will not accept.\n"
         f"- When your goal is met, or the assistant has clearly refused or cannot help, reply with {STOP_MARKER} alone.\n"
-        "- The trial number only varies your wording between trials."
+        "- The trial number only varies your wording between trials.\n"
+        "Example: for the instruction 'You are Ana Lima. You want to cancel your booking QZ9XK2. Your last name is "
+        "Lima.' and no messages yet, the customer's first message is: Hello, I would like to cancel my booking QZ9XK2. "
+        "My last name is Lima."
     ),
     output=UserTurn,
     max_tokens=200,

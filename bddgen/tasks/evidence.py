@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Sequence
 
 from rank_bm25 import BM25Okapi
 
@@ -21,6 +22,7 @@ from bddgen.models import PolicyDocument
 from bddgen.retrieval.lexical import tokenize
 from bddgen.tasks.candidates import Evaluated
 from bddgen.tasks.model import PolicyEvidence
+from bddgen.tasks.rules import Requirement, unmet
 from bddgen.tasks.tasks import POLICY_EVIDENCE, PolicyChoice
 
 STAGE = "tasks"
@@ -67,12 +69,14 @@ class PolicyIndex:
         self.language = language
         self._bm25 = BM25Okapi([tokenize(s.text, language) or [""] for s in self.sentences]) if self.sentences else None
 
-    def candidates(self, query: str, k: int) -> list[PolicySentence]:
+    def candidates(self, query: str, k: int, requirements: Sequence[Requirement] = ()) -> list[PolicySentence]:
+        """The `k` best-ranked sentences that name everything in `requirements`."""
         if self._bm25 is None:
             return []
         scores = self._bm25.get_scores(tokenize(query, self.language))
         ranked = sorted(range(len(self.sentences)), key=lambda i: (-scores[i], i))
-        return [self.sentences[i] for i in ranked[:k] if scores[i] > 0]
+        fitting = [i for i in ranked if scores[i] > 0 and not unmet(self.sentences[i].text, requirements)]
+        return [self.sentences[i] for i in fitting[:k]]
 
 
 def action_query(evaluated: Evaluated, tool_description: str) -> str:
@@ -82,10 +86,10 @@ def action_query(evaluated: Evaluated, tool_description: str) -> str:
     return " ".join(word for word in text.replace("_", " ").split() if not any(ch.isdigit() for ch in word))
 
 
-def evidence_strength(index: PolicyIndex, evaluated: Evaluated, tool_description: str) -> float:
+def evidence_strength(index: PolicyIndex, evaluated: Evaluated, tool_description: str, requirements: Sequence[Requirement]) -> float:
     """Share of the words of the tool's refusal (or of the situation, when it acted) found in the best-ranked
-    policy sentence: how plainly the policy states the rule behind the decision."""
-    found = index.candidates(action_query(evaluated, tool_description), 1)
+    policy sentence that names what decided the call: how plainly the policy states the rule behind the decision."""
+    found = index.candidates(action_query(evaluated, tool_description), 1, requirements)
     reason = str(evaluated.result.get("error") or evaluated.call.situation)
     wanted = {w for w in tokenize(reason, index.language) if not any(ch.isdigit() for ch in w) and len(w) > 2}
     if not found or not wanted:
@@ -100,12 +104,14 @@ def _decision_text(evaluated: Evaluated) -> str:
 
 
 def choose_evidence(
-    lm: LanguageModel, index: PolicyIndex, evaluated: Evaluated, tool_description: str, *, k: int, attempts: int
+    lm: LanguageModel, index: PolicyIndex, evaluated: Evaluated, tool_description: str, requirements: Sequence[Requirement], *, k: int, attempts: int
 ) -> tuple[PolicyEvidence | None, list[str]]:
-    """(the verified evidence, or None; why each rejected quote was rejected)."""
-    found = index.candidates(action_query(evaluated, tool_description), k)
+    """(the verified evidence, or None; why each rejected quote was rejected). Only sentences that name every
+    requirement (what the tool's policy check used) are offered, and the quote is checked to name them too."""
+    found = index.candidates(action_query(evaluated, tool_description), k, requirements)
     if not found:
-        return None, ["no policy sentence shares a word with the action"]
+        wanted = ", ".join(r.what for r in requirements) or "anything"
+        return None, [f"no policy sentence that shares a word with the action names {wanted}"]
     numbered = "\n".join(f"{n}. [{c.document.id}] {c.text}" for n, c in enumerate(found, start=1))
     rejected: list[str] = []
     for _ in range(attempts):
@@ -128,6 +134,10 @@ def choose_evidence(
             quote = verify_quote(without_label(choice.quote), picked.document)
         except QuoteError as exc:
             rejected.append(str(exc))
+            continue
+        missing = unmet(quote, requirements)
+        if missing:
+            rejected.append(f"the quote does not name {', '.join(missing)}, which decided this action; quote the candidate that states that rule")
             continue
         return (
             PolicyEvidence(

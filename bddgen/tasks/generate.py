@@ -26,9 +26,10 @@ from bddgen.lm.client import LanguageModel
 from bddgen.models import Corpus, TableDocument
 from bddgen.tasks.candidates import Evaluated, Scratch, identity_facts, implemented_tools, propose, with_diffs
 from bddgen.tasks.evidence import STAGE, PolicyIndex, choose_evidence, evidence_strength
-from bddgen.tasks.instruction import Vocabulary, fact_value, instruction_problems
+from bddgen.tasks.instruction import Vocabulary, fact_sentence, fact_value, instruction_problems
 from bddgen.tasks.model import Action, DroppedTask, Fact, OutcomeTask
 from bddgen.tasks.oracle import code_round_trip, model_round_trip
+from bddgen.tasks.rules import Requirement, required_by
 from bddgen.tasks.targets import identifying_facts, key_columns, target_of
 from bddgen.tasks.tasks import USER_INSTRUCTION
 
@@ -61,7 +62,16 @@ class Context:
     table: TableDocument
     policies: PolicyIndex
     vocabulary: Vocabulary
+    cabins: dict[str, str]
     dropped: list[DroppedTask] = field(default_factory=list)
+
+    def booking(self, item: Evaluated) -> dict[str, str]:
+        return dict(zip(self.table.headers, self.table.rows[item.call.target_row]))
+
+    def requirements(self, item: Evaluated) -> list[Requirement]:
+        """What the policy sentence for this call must name (ValueError when code knows no rule for it)."""
+        booking = self.booking(item)
+        return required_by(item, booking, list(self.cabins), self.cabins.get(booking["fare_class"], ""))
 
 
 def _table(corpus: Corpus, table_id: str) -> TableDocument:
@@ -118,7 +128,7 @@ def _task_id(chain: list[Evaluated]) -> str:
 def build_task(ctx: Context, chain: list[Evaluated], expected: list[DiffRow]) -> OutcomeTask | DroppedTask:
     """One task from a chain of evaluated calls on one target, or the reason it was dropped."""
     row_number = chain[0].call.target_row
-    booking = dict(zip(ctx.table.headers, ctx.table.rows[row_number]))
+    booking = ctx.booking(chain[0])
     title = _title(chain, booking.get("fare_class", ""))
     rewrites: list[str] = []
     try:
@@ -133,8 +143,13 @@ def build_task(ctx: Context, chain: list[Evaluated], expected: list[DiffRow]) ->
                 facts.append(Fact(name=f"{name}_{repeats + 1}" if repeats else name, value=fact_value(step.call.arguments[argument])))
     actions = []
     for step in chain:
+        try:
+            requirements = ctx.requirements(step)
+        except ValueError as exc:
+            return DroppedTask(title=title, reason=f"no policy rule is known for '{step.call.situation}': {exc}")
         evidence, rejected = choose_evidence(
-            ctx.lm, ctx.policies, step, TOOLS[step.call.tool].description, k=ctx.settings.policy_candidates, attempts=ctx.settings.attempts
+            ctx.lm, ctx.policies, step, TOOLS[step.call.tool].description, requirements,
+            k=ctx.settings.policy_candidates, attempts=ctx.settings.attempts,
         )
         rewrites += [f"policy quote: {reason}" for reason in rejected]
         if evidence is None:
@@ -158,14 +173,16 @@ def build_task(ctx: Context, chain: list[Evaluated], expected: list[DiffRow]) ->
 def _phrase(ctx: Context, task: OutcomeTask) -> OutcomeTask | DroppedTask:
     """The task with an instruction that passes its checks and its round trip, or the reason there is none."""
     problems: list[str] = []
+    written = ""
     for _ in range(ctx.settings.attempts):
         written = ctx.lm.run(
             USER_INSTRUCTION,
             stage=STAGE,
             persona=task.persona,
             goal=task.goal,
-            facts="\n".join(f"- {f.name}: {f.value}" for f in task.facts),
+            facts="\n".join(f"- {fact_sentence(f)}" for f in task.facts),
             will_not_accept=task.will_not_accept,
+            earlier_instruction=written or "(none)",
             earlier_problems="\n".join(problems) or "(none)",
         ).instruction
         written = " ".join(written.split())
@@ -241,7 +258,8 @@ def generate_tasks(
     table = _table(corpus, TARGET_TABLE)
     key_columns(table)
     scratch = Scratch(build_template(corpus), state_keys(corpus))
-    ctx = Context(lm, settings, scratch, table, PolicyIndex(corpus.policies, corpus.language or "en"), Vocabulary.of(scratch.template))
+    cabins = {str(row[0]): str(row[1]) for row in scratch.template.execute("SELECT fare_class, cabin FROM fare_classes")}
+    ctx = Context(lm, settings, scratch, table, PolicyIndex(corpus.policies, corpus.language or "en"), Vocabulary.of(scratch.template), cabins)
     evaluated = propose(scratch, tools)
     rng = random.Random(seed)
     plan = Plan.of(n, settings)
@@ -249,7 +267,11 @@ def generate_tasks(
 
     def plain(item: Evaluated) -> int:
         """0 when the best policy sentence plainly states the rule behind the decision, else 1 (tried later)."""
-        return 0 if evidence_strength(ctx.policies, item, TOOLS[item.call.tool].description) >= settings.evidence_overlap else 1
+        try:
+            requirements = ctx.requirements(item)
+        except ValueError:
+            return 1
+        return 0 if evidence_strength(ctx.policies, item, TOOLS[item.call.tool].description, requirements) >= settings.evidence_overlap else 1
 
     def singles(decision: str) -> Iterator[tuple[list[Evaluated], list[DiffRow]]]:
         for item in _round_robin([e for e in evaluated if e.decision == decision], rng, plain):

@@ -68,9 +68,34 @@ def fact_value(value: float | int | str) -> str:
     return str(value)
 
 
+FACT_PHRASES = {
+    "booking_reference": "your booking reference is {value}",
+    "last_name": "your last name is {value}",
+    "passenger_name": "your full name on the booking is {value}",
+    "new_flight_number": "the flight you want to move to is {value}",
+    "bag_weight_kg": "the extra bag you want to add weighs {value} kg",
+}
+"""Fact name (without a `_2` suffix) -> how the user would say it; other facts read "your <name> is <value>"."""
+
+
+def fact_sentence(fact: Fact) -> str:
+    """The fact as a sentence in the user's voice, e.g. "Your last name is Aziz." (a model copies a sentence
+    more reliably than it turns a `name: value` pair into one)."""
+    base = re.sub(r"_\d+$", "", fact.name)
+    phrase = FACT_PHRASES.get(base, "your " + base.replace("_", " ") + " is {value}").format(value=fact.value)
+    if base != fact.name and base == "bag_weight_kg":
+        phrase = phrase.replace("the extra bag", "another extra bag")
+    return f"{phrase[0].upper()}{phrase[1:]}."
+
+
+def missing_facts(text: str, facts: list[Fact]) -> list[Fact]:
+    """The facts whose value `text` does not state."""
+    return [f for f in facts if not mentions(text, f.value)]
+
+
 def instruction_problems(text: str, facts: list[Fact], persona: str, vocabulary: Vocabulary) -> list[str]:
     """Why the instruction cannot be used: a fact it leaves out, an identifier it was not given."""
-    problems = [f"it does not state the {f.name} {f.value!r}" for f in facts if not mentions(text, f.value)]
+    problems = [f"it does not state the {f.name} {f.value!r}; add the sentence: {fact_sentence(f)}" for f in missing_facts(text, facts)]
     if not contains_phrase(normalise(text), persona):
         problems.append(f"it does not say the user is {persona}")
     given = {f.value for f in facts}

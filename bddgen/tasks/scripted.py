@@ -25,12 +25,11 @@ def quote_best_candidate(request: LMRequest) -> dict[str, Any]:
 
 
 def write_instruction(request: LMRequest) -> dict[str, Any]:
-    """'You are <persona>. You want to <goal>. You know ... You will not accept ...', every fact stated."""
-    facts = [line[2:].split(": ", 1) for line in section(request, "Facts").splitlines() if line.startswith("- ")]
-    known = "; ".join(f"your {name.replace('_', ' ')} is {value}" for name, value in facts)
+    """'You are <persona>. You want to <goal>. <every fact sentence> You will not accept ...'."""
+    facts = " ".join(line[2:] for line in section(request, "Facts").splitlines() if line.startswith("- "))
     return {
         "instruction": f"You are {section(request, 'Persona')}. You want to {section(request, 'Goal')}. "
-        f"You know that {known}. You will not accept {section(request, 'Will Not Accept')}."
+        f"{facts} You will not accept {section(request, 'Will Not Accept')}."
     }
 
 

@@ -44,12 +44,17 @@ class UserInstruction(BaseModel):
 USER_INSTRUCTION = PromptTask(
     name="task-user-instruction",
     instruction=(
-        "Write the instruction for a person who will role-play a customer talking to an airline's customer service. "
-        "Address them in the second person and start with 'You are <persona>.' Say what they want (the goal), every "
-        "fact they know with its exact value as given (they will give these facts when asked), and what they will not "
-        "accept. Use no other booking reference, flight number, date, airport or name than those given. Three to five "
-        "sentences, plain text. Do not tell them how the airline's system works. When earlier problems are listed, "
-        "fix them."
+        "Write the instruction for a person who will role-play a CUSTOMER talking to an airline's customer service. "
+        "The instruction is read by the customer, not by the airline: it tells the customer who they are and what they "
+        "know; it never asks anyone for information. Start with 'You are <persona>.', then say what they want (the "
+        "goal), then copy every sentence of the facts word for word, then say what they will not accept. Use no other "
+        "booking reference, flight number, date, airport or name than those given. Plain text, one paragraph. Do not "
+        "tell them how the airline's system works.\n"
+        "Example, for the persona Ana Lima, the goal 'cancel your booking QZ9XK2' and the facts 'Your booking reference "
+        "is QZ9XK2.' and 'Your last name is Lima.': You are Ana Lima. You want to cancel your booking QZ9XK2. Your "
+        "booking reference is QZ9XK2. Your last name is Lima. You will not accept keeping the booking.\n"
+        "When an earlier instruction and its problems are listed, rewrite that instruction so that it fixes every "
+        "problem: add each missing sentence exactly as given."
     ),
     output=UserInstruction,
     max_tokens=320,
