@@ -26,10 +26,11 @@ DEFAULT_SIZES = DemoSizes()
 @click.option("--assistant-model", default=DEFAULT_SIZES.assistant_model, show_default=True,
               help="The embedded model the reference assistants run on.")
 def demo(out: Path, corpus: str, m: int, k: int, n: int, turns: int, model: str, assistant_model: str) -> None:
-    """Run generate → select → implement → run (dense-rag, react-rag and self-rag) → report on a shipped
-    corpus, offline with the embedded models, and print where the HTML report is.
+    """Run generate → select → implement → run (dense-rag and self-rag; react-rag is configured for
+    `bddgen run --assistant react-rag`) → report on a shipped corpus, offline with the embedded models,
+    and print where the HTML report is.
 
-    The default sizes finish within 15 minutes on 2 CPU cores. Running it again in the same
+    The default sizes were chosen for about 20 minutes on 2 idle CPU cores. Running it again in the same
     folder reuses what is done (candidates, features, finished conversations, LM cache); sizes
     apply when the folder is created (edit its bddgen.toml afterwards).
     """
