@@ -7,6 +7,7 @@ from typing import Iterator, Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 console = Console(highlight=False)
 
@@ -43,3 +44,13 @@ def progress_bar(description: str) -> Iterator[StageProgress]:
             bar.update(task, description=description, completed=done, total=total)
 
         yield update
+
+
+def simple_table(title: str, header: list[str], rows: list[list[str]]) -> Table:
+    """A titled rich table of plain text cells, for a command's summary."""
+    table = Table(title=title)
+    for column in header:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*row)
+    return table

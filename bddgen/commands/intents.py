@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from bddgen.console import console
+from bddgen.console import console, simple_table
 from bddgen.files import atomic_write
 from bddgen.intents import stage
 from bddgen.intents.memory import StrategyMemory
@@ -79,12 +79,7 @@ def _scorer(project: Project) -> LikelihoodScorer | None:
 
 def _summary_table(title: str, summaries: list) -> Table:
     header, rows = summary_rows(summaries)
-    table = Table(title=title)
-    for column in header:
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*row)
-    return table
+    return simple_table(title, header, rows)
 
 
 @intents.command()

@@ -9,10 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.table import Table
 
 from bddgen.config import LMSettings
-from bddgen.console import console
+from bddgen.console import console, simple_table
 from bddgen.lm.records import Usage
 from bddgen.pipeline import Models
 from bddgen.pipeline import stages
@@ -44,14 +43,6 @@ def _answerer(answers: Path | None, interview: bool) -> tuple[Answerer, str]:
         return _terminal_answerer, "interactive interview"
     return default_answerer, "no interview: every question gets its stated default (pass --answers FILE or run on a terminal)"
 
-
-def _table(title: str, header: list[str], rows: list[list[str]]) -> Table:
-    table = Table(title=title)
-    for column in header:
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*row)
-    return table
 
 
 def _overrides(rounds: int | None, jobs: int | None, rubric: Path | None, source: Path | None) -> dict[str, Any]:
@@ -133,10 +124,10 @@ def probe(
     threads = stage.threads_to_run(state, weaknesses, names)
     _print(f"probing {', '.join(names)} on {len(weaknesses.weaknesses)} weaknesses, {settings.rounds} rounds each, {settings.jobs} at a time")
     stage.probe(store, threads, built, user_lm, judge_lm, chosen_rubric, models.corpus, settings, _shown_thread)
-    console.print(_table("probe: final difficulty (the evaluation score) per weakness", SUMMARY_HEADER, summary_rows(threads, settings.failure_score)))
+    console.print(simple_table("probe: final difficulty (the evaluation score) per weakness", SUMMARY_HEADER, summary_rows(threads, settings.failure_score)))
     header, rows = comparison_rows(threads)
     if len(header) > 2:
-        console.print(_table("the assistants on the same weaknesses", header, rows))
+        console.print(simple_table("the assistants on the same weaknesses", header, rows))
     _print_costs(tokens_before, _tokens(usage_costs(project.lm_db)), time.perf_counter() - started)
     _print(f"reports: {outputs.reports / REPORT_HTML}, {outputs.reports / REPORT_MARKDOWN}; state: {outputs.folder / 'state.json'}")
     failing = sorted(project.features_path.glob("probe-*.feature"))
