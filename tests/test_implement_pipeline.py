@@ -164,7 +164,7 @@ def test_a_malformed_reply_midway_loses_nothing_and_a_rerun_continues(tmp_path: 
     report = _implement(path, corpus, index, lm, n=3)
     feature = report.features[0]
     assert feature.status == "unfinished" and feature.written == 1 and feature.failures
-    assert all("not valid JSON" in failure for failure in feature.failures)
+    assert all("not valid JSON" in failure for failure in feature.failures), feature.failures
     written = read_feature(path).conversations
     assert len(written) == 1  # the one written before the replies broke
     assert not FeatureProvenance.model_validate_json(provenance_path(path).read_text()).finished

@@ -356,6 +356,7 @@ def test_an_unanswerable_subject_fits_the_kind_of_entity_it_is_about() -> None:
 
 
 def test_an_unanswerable_turn_asks_about_a_known_person_organisation_or_place_before_a_fragment() -> None:
+    from bddgen.implement.unanswerable import entity_kind
     from bddgen.ner.entity import Entity
 
     class KnowsKaldor(RegexRecognizer):
@@ -366,9 +367,11 @@ def test_an_unanswerable_turn_asks_about_a_known_person_organisation_or_place_be
     writer, _ = _writer({}, recognizer=KnowsKaldor())
     result = ConversationWriter(writer.context, fragment).write()
     evidence = result.records[2].evidence
-    assert evidence is not None and evidence.kind == "absent" and evidence.entity == "Rasmus Kaldor"
-    # with no name the recogniser knows, the plan's subject is kept
-    writer, _ = _writer({})
+    assert evidence is not None and evidence.kind == "absent" and evidence.entity != "Year award"
+    assert entity_kind(evidence.entity, KnowsKaldor(), writer.context.texts) != "other"
+    # with no name the recogniser or a table column knows, the plan's subject is kept
+    unnamed_columns = TRANSFERS.model_copy(update={"headers": ["who", "left", "joined", "fee_million", "year"]})
+    writer, _ = _writer({}, corpus=Corpus(system=CORPUS.system, documents=[unnamed_columns, FINAL]))
     result = ConversationWriter(writer.context, fragment).write()
     assert result.records[2].evidence is not None and result.records[2].evidence.entity == "Year award"
 
@@ -598,3 +601,63 @@ def test_a_synthesis_worded_by_code_may_be_longer_than_an_lm_question() -> None:
     result, _ = _write({"write_turn": long_questions})
     assert not result.dropped and result.records[-1].worded_by == "code"
     assert len(result.turns[-1].question) > 240
+
+
+def test_a_question_naming_what_its_evidence_does_not_say_is_rewritten() -> None:
+    from bddgen.implement.checks import unstated_names
+
+    golden_boot = "year: 2004; player: Callum Rook; club: Harbour City FC; goals: 25; award: Velorian Golden Boot; Velorian Golden Boot winners"
+    assert unstated_names("In which club did that player win the Velorian Player of the Year in 2004?", golden_boot)
+    assert unstated_names("Which club did Callum Rook play for when he won the Velorian Golden Boot in 2004?", golden_boot) == []
+    assert unstated_names("Harbour City FC won what in June 2004?", golden_boot) == []  # the first word and month names are no names
+    assert unstated_names("What did I win with Korrin Sporting?", golden_boot) != []
+
+    def other_award(request: LMRequest) -> dict[str, Any]:
+        reply = write_turn(request)
+        if "Transfer records" in request.messages[-1].content:
+            return {**reply, "question": reply["question"].rstrip("?") + " after the Hallam Medal?"}
+        return reply
+
+    result, _ = _write({"write_turn": _then_faithful([other_award], write_turn)})
+    first = result.records[0]
+    assert first.outcome == "kept" and any("Hallam Medal" in r for r in first.rewrites)
+    assert "Hallam Medal" not in result.turns[0].question
+
+
+def test_an_entitys_kind_is_read_in_the_columns_and_sentences_that_hold_it() -> None:
+    from bddgen.implement.unanswerable import entity_kind
+    from bddgen.ner.entity import Entity
+
+    class ReadsClubsAsPeople:
+        """Labels a club a person when its name stands alone (and "Orlanmouth Wanderers" a person anywhere),
+        as small NER models do."""
+
+        name = "reads-clubs-as-people"
+
+        def extract(self, text: str) -> list[Entity]:
+            found = []
+            for club in ("Orlanmouth Wanderers", "Ashvale Rangers"):
+                if club in text:
+                    start = text.index(club)
+                    label = "ORG" if text != club and club == "Ashvale Rangers" else "PERSON"
+                    found.append(Entity(club, label, start, start + len(club)))
+            return found
+
+        def extract_many(self, texts: list[str]) -> list[list[Entity]]:
+            return [self.extract(t) for t in texts]
+
+    club = TextDocument(id="d2", title="Ashvale Rangers", passage="Ashvale Rangers won the Varen Cup six times. They play at Seagate Park.")
+    texts = DocumentTexts(Corpus(system=CORPUS.system, documents=[*CORPUS.documents, club]).by_id())
+    recognizer = ReadsClubsAsPeople()
+    assert entity_kind("Ashvale Rangers", recognizer) == "person"
+    assert entity_kind("Ashvale Rangers", recognizer, texts) == "organisation"  # read in its sentence
+    assert entity_kind("Orlanmouth Wanderers", recognizer) == "person"
+    assert entity_kind("Orlanmouth Wanderers", recognizer, texts) == "organisation"  # a cell of the from_club column
+
+
+def test_a_fact_inside_a_longer_name_of_its_sentence_is_never_asked_for() -> None:
+    club = TextDocument(id="d3", title="Ashvale Rangers", passage="Ashvale Rangers play their home games in Ashvale, a market town. The club was founded in 1902 by miners.")
+    bridged = list(sentence_candidates(club, set(), RegexRecognizer(), must="Ashvale", answer_is_must=True))
+    assert bridged == []  # "Where do Ashvale Rangers play?" would give "Ashvale" away
+    facts = [c.answer for c in sentence_candidates(club, set(), RegexRecognizer())]
+    assert "Ashvale" not in facts and "1902" in facts

@@ -94,6 +94,32 @@ def names_problems(question: str, named: dict[str, str], *, refers_to: str = "",
     return problems
 
 
+# capitalised words that are no name of a thing the evidence must state: the speaker, dates said in words
+_NOT_NAMES = frozenset(
+    "I I'm I'd I've January February March April May June July August September October November December "
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+)
+_NAME_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|the|de|van|von|and|&)?\s*[A-Z][\w'’-]*)*")
+
+
+def unstated_names(question: str, evidence: str) -> list[str]:
+    """Problems of a question that names something its evidence (a row with its table's title and columns,
+    or a sentence with its document's title) does not: asked about a row of the Golden Boot table, "… win
+    the Velorian Player of the Year in 2004?" states an award the row never mentions, so its answer may
+    hold only by chance. A name is a run of capitalised words; the question's first word is capitalised
+    anyway and is not read as a name."""
+    names = []
+    for match in _NAME_RUN.finditer(question):
+        words = match.group(0).split()[1:] if match.start() == 0 else match.group(0).split()
+        words = [w for w in words if w.strip(" '’-?,.") not in _NOT_NAMES] if len(words) == 1 else words
+        name = " ".join(words).strip(" '’-")
+        if name and not mentions(evidence, name):
+            names.append(name)
+    if not names:
+        return []
+    return [f"the question names {', '.join(dict.fromkeys(names))}, which its evidence does not say; ask only about what the evidence says"]
+
+
 def leak_problems(question: str, value: str, named: Sequence[str]) -> list[str]:
     """The question must not contain its own answer."""
     if value and mentions(question, value) and not any(normalise(value) == normalise(n) for n in named):

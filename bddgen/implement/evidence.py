@@ -179,6 +179,13 @@ def answer_spans(sentence: str, title: str, recognizer: EntityRecognizer, *, ski
     return entities + numbers
 
 
+def _inside_another_name(span: str, sentence: str, recognizer: EntityRecognizer) -> bool:
+    """Whether a longer name of the sentence contains `span` ("Ashvale" in "Ashvale Rangers play in
+    Ashvale"): a question must name that entity, and so gives its own answer away."""
+    own = normalise(span)
+    return any(normalise(e) != own and f" {own} " in f" {normalise(e)} " for e in answer_facts(sentence, recognizer).entities)
+
+
 def sentence_candidates(
     doc: TextDocument | PolicyDocument, focus: set[str], recognizer: EntityRecognizer, *, must: str = "", answer_is_must: bool = False,
     avoid: Sequence[int] = (), rank: Callable[[str, str], int | None] | None = None,
@@ -197,6 +204,7 @@ def sentence_candidates(
     ranked = sorted(usable, key=lambda n: (_leans_on_context(parts[n]), -len(content_words(parts[n]) & focus), n))
     for n in ranked:
         spans = [must] if answer_is_must else answer_spans(parts[n], doc.title, recognizer, skip=must)
+        spans = [span for span in spans if not _inside_another_name(span, parts[n], recognizer)]
         if rank is not None:
             ranked_spans = [(r, span) for span in spans if (r := rank(parts[n], span)) is not None]
             spans = [span for _, span in sorted(ranked_spans, key=lambda pair: pair[0])]

@@ -10,6 +10,7 @@ from typing import Any, Callable
 from bddgen.implement.context import sentences
 from bddgen.implement.unanswerable import ATTRIBUTES
 from bddgen.implement.normalise import normalise
+from bddgen.implement.tasks import QUESTION_CHARS
 from bddgen.lm.base import LMRequest
 from bddgen.specs import CANNOT_ANSWER
 
@@ -32,7 +33,10 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
     if task.startswith("Ask one question"):  # a SYNTHESIS: the earlier questions again, with their answers
         asked = [q.rstrip(" ?") for q in quoted]
         answers = [line.lstrip("- ").strip() for line in evidence.splitlines() if line.strip()]
-        return {"question": "To sum up, " + ", and ".join(asked) + "?", "answer": "; ".join(answers) or "summary"}
+        question = "To sum up, " + ", and ".join(asked) + "?"
+        if len(question) > QUESTION_CHARS:  # as a schema-bound model would: cut short (its checks then fail)
+            question = question[: QUESTION_CHARS - 1].rstrip() + "?"
+        return {"question": question, "answer": "; ".join(answers) or "summary"}
     answer = re.search(r'The answer is "([^"]+)"', task)
     if answer:  # a table cell
         column = re.match(r"(?:The previous answer named \"[^\"]+\"\. )?Ask for the (.+?) (?:in|of) ", task)

@@ -13,7 +13,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 from bddgen.errors import LMOutputError
 from bddgen.implement.checks import (
     agrees, asked_beyond_evidence, dropped_relations, grounding_problems, leak_problems, left_out_problems, names_problems,
-    question_problems, repeats_problems, unsupported_words, well_formed,
+    question_problems, repeats_problems, unstated_names, unsupported_words, well_formed,
 )
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence, exact_expectation, sentence_candidates, table_candidates
@@ -269,7 +269,7 @@ class ConversationWriter:
     def _evidence(self, planned: PlannedTurn, kind: QueryType) -> Iterator[Evidence]:
         if kind is QueryType.UNANSWERABLE:
             entity = self._entity(planned)
-            kind = entity_kind(entity, self.context.recognizer)
+            kind = entity_kind(entity, self.context.recognizer, self.context.texts)
             yield from absent_subjects(entity, self.context.texts, self.context.retriever, kind=kind, start=self.context.seed)
             return
         if kind is QueryType.SYNTHESIS:
@@ -291,20 +291,22 @@ class ConversationWriter:
                 )
 
     def _entity(self, planned: PlannedTurn) -> str:
-        """What the UNANSWERABLE turn asks about: the plan's bridging entity, else a name the conversation
-        already used (a filter value or an answer), else the first document's title. A name the recogniser
-        knows as a person, organisation or place comes first: a fragment such as "the Year award" (of
-        "Player of the Year award") makes a question nobody asks."""
+        """What the UNANSWERABLE turn asks about: a person, organisation or place the conversation is about,
+        as the recogniser reads it in the corpus — the plan's bridging entity, a name the conversation
+        already used (a filter value or an answer), or the title of a chain document — in that order; only
+        when none is known, the first of those names. A fragment such as "the Year award" (of "Player of
+        the Year award") makes a question nobody asks."""
         named = [planned.subject] if planned.subject and any(ch.isalpha() for ch in planned.subject) else []
         for kept in self.kept:
             evidence = kept.record.evidence
             if isinstance(evidence, TableEvidence):
                 named += [v for v in evidence.filter.values() if any(ch.isalpha() for ch in v)]
             named += list(kept.facts.entities)
-        known = [n for n in named if entity_kind(n, self.context.recognizer) != "other"]
-        if known or named:
-            return (known or named)[0]
-        return self.context.documents[self.plan.chain.documents[0]].title
+        titles = [self.context.documents[d].title for d in self.plan.chain.documents if not isinstance(self.context.documents[d], TableDocument)]
+        known = next((n for n in [*named, *titles] if entity_kind(n, self.context.recognizer, self.context.texts) != "other"), None)
+        if known is not None:
+            return known
+        return named[0] if named else self.context.documents[self.plan.chain.documents[0]].title
 
     def _combined(self) -> EarlierTurns | None:
         """One verified answer per chain document (at least two), in conversation order."""
@@ -445,7 +447,9 @@ class ConversationWriter:
         row = table.row_text(evidence.row)
         checks: list[TurnCheck] = []
         problems = self._record(checks, "well-formed", well_formed("question", question))
-        problems += self._record(checks, "question", question_problems(question, row))
+        document = self.context.documents[evidence.table]
+        described = f"{row}; {document.title}; {' '.join(h.replace('_', ' ') for h in table.headers)}"
+        problems += self._record(checks, "question", question_problems(question, row) + unstated_names(question, described))
         refers = planned.bridge if evidence.referred else ""
         named = names_problems(question, evidence.named(), refers_to=refers, proxy=planned.proxy)
         named += leak_problems(question, exact.value, list(evidence.filter.values()))
@@ -472,7 +476,8 @@ class ConversationWriter:
             checks, "question",
             question_problems(question, "" if by_code else evidence.text)
             + asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy}", self._parser())
-            + left_out_problems(question, clause_question, evidence.text, span, self.context.recognizer),
+            + left_out_problems(question, clause_question, evidence.text, span, self.context.recognizer)
+            + unstated_names(question, f"{evidence.text}; {title}"),
         )
         # the reference answer is the fact code chose, in the LM's words only when they state it and nothing the sentence lacks
         _, grounding = grounding_problems(answer, evidence.text, self.context.recognizer)

@@ -4,10 +4,12 @@ for the question covers it, before the LM phrases the question."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Iterator, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bddgen.implement.context import sentences
 from bddgen.implement.grounding import DocumentTexts
 from bddgen.implement.normalise import normalise
 from bddgen.models import TableDocument
@@ -27,6 +29,7 @@ ATTRIBUTES_BY_KIND: dict[str, tuple[str, ...]] = {
 ATTRIBUTES: tuple[str, ...] = tuple(dict.fromkeys(a for kind in ATTRIBUTES_BY_KIND.values() for a in kind))
 _KINDS = {PERSON: "person", ORG: "organisation", NORP: "organisation", GPE: "place", LOC: "place", FAC: "place"}
 RETRIEVED = 5
+CONTEXT_SENTENCES = 3  # corpus sentences the recogniser reads an entity in to tell its kind
 
 
 class AbsentSubject(BaseModel):
@@ -49,10 +52,63 @@ def _in_headers(attribute: str, tables: Sequence[TableDocument]) -> bool:
     return any(wanted <= set(normalise(h.replace("_", " ")).split()) for t in tables for h in t.headers)
 
 
-def entity_kind(entity: str, recognizer: EntityRecognizer) -> str:
-    """person, organisation, place or other: what the recogniser calls the whole of `entity`."""
-    whole = [e.label for e in recognizer.extract(entity) if e.text.strip() == entity.strip()]
-    return _KINDS.get(whole[0], "other") if whole else "other"
+# words of a table column's name that say what kind of thing its cells are ("home_club", "coach", "venue")
+COLUMN_KINDS: dict[str, frozenset[str]] = {
+    "person": frozenset(
+        "player players coach coaches manager captain scorer scorers person people passenger passengers referee author "
+        "customer employee inductee nominee athlete driver pilot".split()
+    ),
+    "organisation": frozenset("club clubs team teams side company airline carrier operator organisation organization".split()),
+    "place": frozenset("venue venues stadium ground city country town place airport origin destination location region station".split()),
+}
+
+
+def entity_kind(entity: str, recognizer: EntityRecognizer, texts: DocumentTexts | None = None) -> str:
+    """person, organisation, place or other, from the strongest evidence there is: the table columns that
+    hold `entity` as a cell (a "club" or "home_club" column holds organisations), else what the recogniser
+    calls the whole of it in the corpus sentences that mention it (the most frequent of these kinds in up
+    to three), else in the name read alone. A name alone is ambiguous: a small recogniser reads
+    "Orlanmouth Wanderers" as a person's name, even in "Orlanmouth Wanderers won the Varen Cup"."""
+    if texts is not None and (by_column := _kind_by_columns(entity, texts)):
+        return by_column
+    samples = [*_mentioning_sentences(entity, texts), entity] if texts is not None else [entity]
+    labels = [
+        [e.label for e in found if e.text.strip() == entity.strip()][:1] for found in recognizer.extract_many(samples)
+    ]
+    in_context = Counter(_KINDS[label[0]] for label in labels[:-1] if label and label[0] in _KINDS)
+    if in_context:
+        return in_context.most_common(1)[0][0]
+    return _KINDS.get(labels[-1][0], "other") if labels[-1] else "other"
+
+
+def _kind_by_columns(entity: str, texts: DocumentTexts) -> str:
+    """The kind the names of the columns holding `entity` say most often; "" when none says one."""
+    wanted = normalise(entity)
+    votes: Counter[str] = Counter()
+    for document in texts.documents.values():
+        if not isinstance(document, TableDocument):
+            continue
+        for position, header in enumerate(document.headers):
+            words = set(normalise(header.replace("_", " ")).split())
+            kinds = [kind for kind, vocabulary in COLUMN_KINDS.items() if words & vocabulary]
+            if len(kinds) == 1 and any(normalise(row[position]) == wanted for row in document.rows if position < len(row)):
+                votes[kinds[0]] += 1
+    return votes.most_common(1)[0][0] if votes else ""
+
+
+def _mentioning_sentences(entity: str, texts: DocumentTexts) -> list[str]:
+    """Up to CONTEXT_SENTENCES sentences of the corpus's text documents that contain `entity` as written."""
+    found: list[str] = []
+    for document in texts.documents.values():
+        if isinstance(document, TableDocument):
+            continue
+        text = document.as_text()
+        if entity not in text:
+            continue
+        found += [s for s in sentences(text) if entity in s][: CONTEXT_SENTENCES - len(found)]
+        if len(found) >= CONTEXT_SENTENCES:
+            break
+    return found
 
 
 def absent_subjects(
