@@ -661,3 +661,32 @@ def test_a_fact_inside_a_longer_name_of_its_sentence_is_never_asked_for() -> Non
     assert bridged == []  # "Where do Ashvale Rangers play?" would give "Ashvale" away
     facts = [c.answer for c in sentence_candidates(club, set(), RegexRecognizer())]
     assert "Ashvale" not in facts and "1902" in facts
+
+
+def test_a_question_that_asks_for_another_fact_of_its_sentence_keeps_that_fact() -> None:
+    club = TextDocument(id="d4", title="Orlanmouth Wanderers", passage="Orlanmouth Wanderers, founded in 1899, is one of the oldest clubs in Veloria.")
+    corpus = Corpus(system=CORPUS.system, documents=[TRANSFERS, club])
+    plan = PLAN.model_copy(update={
+        "chain": Chain(documents=["t1", "d4"], hops=[]),
+        "turns": [t.model_copy(update={"documents": ["d4"] if t.documents == ["d1"] else ["t1", "d4"] if len(t.documents) == 2 else t.documents}) for t in PLAN.turns],
+    })
+
+    def founded(request: LMRequest) -> dict[str, Any]:
+        reply = write_turn(request)
+        return {"question": "When was Orlanmouth Wanderers founded?", "answer": "Veloria"} if "founded in 1899" in request.messages[-1].content else reply
+
+    def from_documents(answer: str) -> Any:
+        def reply(request: LMRequest) -> dict[str, Any]:
+            return {"answer": answer} if section(request, "Question") == "When was Orlanmouth Wanderers founded?" else answer_from_documents(request)
+        return reply
+
+    writer, backend = _writer({"write_turn": founded, "answer_from_documents": from_documents("It was founded in 1899.")}, corpus=corpus)
+    result = ConversationWriter(writer.context, plan).write()
+    record = result.records[1]
+    assert record.outcome == "kept" and record.evidence is not None and record.evidence.kind == "sentence"
+    assert record.asked_instead_of == "Veloria" and record.evidence.answer == record.value == "1899"
+    assert result.turns[1].answer == "1899" and record.attempts == 1 and not record.rewrites
+    # a reply that states no other fact of the sentence is a failed round trip, rewritten as before
+    writer, _ = _writer({"write_turn": founded, "answer_from_documents": from_documents("In 1903.")}, corpus=corpus)
+    result = ConversationWriter(writer.context, plan).write()
+    assert result.records[1].asked_instead_of == "" and result.records[1].rewrites and "1903" in result.records[1].rewrites[0]

@@ -203,10 +203,18 @@ def sentence_candidates(
     ]
     ranked = sorted(usable, key=lambda n: (_leans_on_context(parts[n]), -len(content_words(parts[n]) & focus), n))
     for n in ranked:
-        spans = [must] if answer_is_must else answer_spans(parts[n], doc.title, recognizer, skip=must)
-        spans = [span for span in spans if not _inside_another_name(span, parts[n], recognizer)]
-        if rank is not None:
-            ranked_spans = [(r, span) for span in spans if (r := rank(parts[n], span)) is not None]
-            spans = [span for _, span in sorted(ranked_spans, key=lambda pair: pair[0])]
+        spans = askable_facts([must] if answer_is_must else answer_spans(parts[n], doc.title, recognizer, skip=must), parts[n], recognizer, rank)
         if spans:
             yield SentenceEvidence(document=doc.id, sentence=n, text=parts[n], answer=spans[0])
+
+
+def askable_facts(
+    spans: Sequence[str], sentence: str, recognizer: EntityRecognizer, rank: Callable[[str, str], int | None] | None = None
+) -> list[str]:
+    """The facts of `spans` a question on `sentence` can ask for, best first: none inside a longer name of
+    the sentence, and ordered (or left out: None) by `rank`."""
+    kept = [span for span in spans if not _inside_another_name(span, sentence, recognizer)]
+    if rank is None:
+        return kept
+    ranked = [(r, span) for span in kept if (r := rank(sentence, span)) is not None]
+    return [span for _, span in sorted(ranked, key=lambda pair: pair[0])]

@@ -62,6 +62,11 @@ class TurnProvenance(BaseModel):
     rewrites: list[str] = Field(default_factory=list, description="Why each rewrite was asked for, in order.")
     evidence_tried: int = Field(default=0, ge=0, description="Pieces of evidence tried (more than one: the plan adapted).")
     roundtrip_answer: str = Field(default="", description="The LM's answer to the question from the documents alone.")
+    asked_instead_of: str = Field(
+        default="",
+        description="The fact code chose first, when the question asked for another fact code lists as askable in the same sentence, "
+        "which the round trip stated and every check accepted (that fact is the turn's value).",
+    )
     roundtrip_first_try: bool = Field(default=False, description="The first version written passed every check and its round trip.")
     prompt_hash: str = Field(default="", description="Hash of the prompt that wrote the kept version ('' when worded by code).")
     worded_by: Literal["lm", "code"] = Field(

@@ -16,7 +16,9 @@ from bddgen.implement.checks import (
     question_problems, repeats_problems, unstated_names, unsupported_words, well_formed,
 )
 from bddgen.implement.context import Document, sentences
-from bddgen.implement.evidence import SentenceEvidence, TableEvidence, exact_expectation, sentence_candidates, table_candidates
+from bddgen.implement.evidence import (
+    SentenceEvidence, TableEvidence, answer_spans, askable_facts, exact_expectation, sentence_candidates, table_candidates,
+)
 from bddgen.implement.grounding import DocumentTexts, Facts, answer_facts, mentions
 from bddgen.implement.normalise import content_words, normalise
 from bddgen.implement.plan import PlannedTurn, TurnPlan
@@ -206,6 +208,10 @@ class ConversationWriter:
                 reply = self._round_trip(evidence, draft.turn.question)
                 record.roundtrip_answer = reply
                 agreed = self._agrees(evidence, draft, reply)
+                if not agreed and isinstance(evidence, SentenceEvidence) and (asked := self._other_fact_asked(planned, kind, evidence, written, reply)):
+                    record.asked_instead_of = evidence.answer
+                    evidence, draft = asked
+                    record.evidence, agreed = evidence, True
                 draft.checks.append(TurnCheck(name="roundtrip", passed=agreed, detail=f"answered from the documents: {reply}"))
                 if not agreed:
                     draft.problems = [
@@ -222,6 +228,29 @@ class ConversationWriter:
         if unusable is not None and not usable:
             raise unusable  # the LM never gave a usable reply: the chain is left for a rerun, not judged
         return self._plain_draft(planned, kind, evidence, record)
+
+    def _other_fact_asked(
+        self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence, written: WrittenTurn, reply: str
+    ) -> tuple[SentenceEvidence, _Draft] | None:
+        """When the written question asks for another fact of the same sentence — one code lists as askable
+        there, which the round trip's reply states — that fact as the turn's evidence, under every check of
+        the turn; None otherwise. The LM wrote "When was Orlanmouth Wanderers founded?" for "Veloria" of
+        "Orlanmouth Wanderers, founded in 1899, is one of the oldest clubs in Veloria": 1899 is kept. A
+        PRE-FILLER's fact is the bridge, and stays."""
+        if kind is QueryType.PRE_FILLER:
+            return None
+        title = self.context.documents[evidence.document].title
+        skip = planned.bridge if kind is QueryType.FILLER else ""
+        spans = askable_facts(answer_spans(evidence.text, title, self.context.recognizer, skip=skip), evidence.text, self.context.recognizer, self._fact_rank())
+        for span in spans:
+            facts = answer_facts(span, self.context.recognizer) or Facts(entities=(span,), numbers=())
+            if span == evidence.answer or not agrees(facts, span, reply):
+                continue
+            other = evidence.model_copy(update={"answer": span})
+            draft = self._checked(planned, kind, other, written)
+            if not draft.problems:
+                return other, draft
+        return None
 
     def _plain_draft(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence, record: TurnProvenance) -> _Draft | None:
         """The question worded by code, for a turn whose every LM wording failed and whose evidence fixes
