@@ -690,3 +690,12 @@ def test_a_question_that_asks_for_another_fact_of_its_sentence_keeps_that_fact()
     writer, _ = _writer({"write_turn": founded, "answer_from_documents": from_documents("In 1903.")}, corpus=corpus)
     result = ConversationWriter(writer.context, plan).write()
     assert result.records[1].asked_instead_of == "" and result.records[1].rewrites and "1903" in result.records[1].rewrites[0]
+
+
+def test_a_question_that_states_no_relation_of_its_sentence_never_takes_another_fact() -> None:
+    from bddgen.implement.checks import shared_relation
+
+    derby = "Seagate Park hosts the Coast Derby between Orlanmouth Wanderers and Saltmere Albion."
+    assert not shared_relation("Where is Orlanmouth Wanderers located?", derby, RegexRecognizer())
+    assert shared_relation("Which ground hosts the Coast Derby?", derby, RegexRecognizer())
+    assert shared_relation("When was Orlanmouth Wanderers founded?", "Orlanmouth Wanderers, founded in 1899, is old.", RegexRecognizer()) == {"found"}

@@ -162,6 +162,17 @@ def asked_beyond_evidence(question: str, evidence: str, about: str, parser: Sent
     return []
 
 
+def shared_relation(question: str, sentence: str, recognizer: EntityRecognizer) -> set[str]:
+    """The words of `question`, stemmed, that state a relation its sentence also states: content words
+    other than the asking words ("where", "located", "name") and the words of the names it contains.
+    "When was Orlanmouth Wanderers founded?" shares "found" with "…, founded in 1899, …"; "Where is
+    Orlanmouth Wanderers located?" shares nothing with "Seagate Park hosts the Coast Derby between
+    Orlanmouth Wanderers and …"."""
+    names = set(tokenize(" ".join(answer_facts(question, recognizer).all())))
+    relation = set(tokenize(" ".join(content_words(question) - _ASKING_WORDS))) - names
+    return relation & set(tokenize(sentence))
+
+
 def _lemma_stems(text: str, parser: SentenceParser | None, *, by_word: bool = False) -> Any:
     """The stems of `text`'s lemmas (all of them, or per lower-case word with `by_word`); empty without a parser."""
     doc = parser.parse(text) if parser is not None else None

@@ -13,7 +13,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 from bddgen.errors import LMOutputError
 from bddgen.implement.checks import (
     agrees, asked_beyond_evidence, dropped_relations, grounding_problems, leak_problems, left_out_problems, names_problems,
-    question_problems, repeats_problems, unstated_names, unsupported_words, well_formed,
+    question_problems, repeats_problems, shared_relation, unstated_names, unsupported_words, well_formed,
 )
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import (
@@ -235,10 +235,11 @@ class ConversationWriter:
         """When the written question asks for another fact of the same sentence — one code lists as askable
         there, which the round trip's reply states — that fact as the turn's evidence, under every check of
         the turn; None otherwise. The LM wrote "When was Orlanmouth Wanderers founded?" for "Veloria" of
-        "Orlanmouth Wanderers, founded in 1899, is one of the oldest clubs in Veloria": 1899 is kept. A
-        PRE-FILLER's fact is the bridge, and stays."""
-        if kind is QueryType.PRE_FILLER:
-            return None
+        "Orlanmouth Wanderers, founded in 1899, is one of the oldest clubs in Veloria": 1899 is kept. The
+        question must state a relation the sentence states ("founded"), so that the fact answers it there;
+        a PRE-FILLER's fact is the bridge, and stays."""
+        if kind is QueryType.PRE_FILLER or not shared_relation(written.question, evidence.text, self.context.recognizer):
+            return None  # a question that states no relation of the sentence may ask it about anything
         title = self.context.documents[evidence.document].title
         skip = planned.bridge if kind is QueryType.FILLER else ""
         spans = askable_facts(answer_spans(evidence.text, title, self.context.recognizer, skip=skip), evidence.text, self.context.recognizer, self._fact_rank())
