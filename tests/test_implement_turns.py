@@ -699,3 +699,19 @@ def test_a_question_that_states_no_relation_of_its_sentence_never_takes_another_
     assert not shared_relation("Where is Orlanmouth Wanderers located?", derby, RegexRecognizer())
     assert shared_relation("Which ground hosts the Coast Derby?", derby, RegexRecognizer())
     assert shared_relation("When was Orlanmouth Wanderers founded?", "Orlanmouth Wanderers, founded in 1899, is old.", RegexRecognizer()) == {"found"}
+
+
+def test_any_question_may_name_the_assistant_itself() -> None:
+    def branded(request: LMRequest) -> dict[str, Any]:
+        reply = write_turn(request)
+        if "Transfer records" in request.messages[-1].content:
+            return {**reply, "question": reply["question"].rstrip("?") + ", says Velorian Football Desk?"}
+        return reply
+
+    from dataclasses import replace
+
+    writer, _ = _writer({"write_turn": branded})
+    record = ConversationWriter(replace(writer.context, system_name="Velorian Football Desk"), PLAN).write().records[0]
+    assert record.outcome == "kept" and record.attempts == 1 and "Velorian Football Desk" in record.question
+    writer, _ = _writer({"write_turn": _then_faithful([branded], write_turn)})
+    assert any("Velorian Football Desk" in r for r in writer.write().records[0].rewrites)  # a name no evidence says

@@ -55,6 +55,7 @@ class WriterContext:
     min_turns: int
     seed: int = 0
     avoid: Mapping[str, Sequence[object]] = field(default_factory=dict)  # per document: evidence a reviewer rejected
+    system_name: str = ""  # the assistant's name ("Aurelian Skyways Customer Assistant"): any question may name it
 
     def table(self, doc_id: str) -> TableDocument:
         """The table that table evidence cites (its id came from a table, so anything else is a bug)."""
@@ -478,7 +479,7 @@ class ConversationWriter:
         checks: list[TurnCheck] = []
         problems = self._record(checks, "well-formed", well_formed("question", question))
         document = self.context.documents[evidence.table]
-        described = f"{row}; {document.title}; {' '.join(h.replace('_', ' ') for h in table.headers)}"
+        described = f"{row}; {document.title}; {' '.join(h.replace('_', ' ') for h in table.headers)}; {self.context.system_name}"
         problems += self._record(checks, "question", question_problems(question, row) + unstated_names(question, described))
         refers = planned.bridge if evidence.referred else ""
         named = names_problems(question, evidence.named(), refers_to=refers, proxy=planned.proxy)
@@ -507,7 +508,7 @@ class ConversationWriter:
             question_problems(question, "" if by_code else evidence.text)
             + asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy}", self._parser())
             + left_out_problems(question, clause_question, evidence.text, span, self.context.recognizer)
-            + unstated_names(question, f"{evidence.text}; {title}"),
+            + unstated_names(question, f"{evidence.text}; {title}; {self.context.system_name}"),
         )
         # the reference answer is the fact code chose, in the LM's words only when they state it and nothing the sentence lacks
         _, grounding = grounding_problems(answer, evidence.text, self.context.recognizer)
