@@ -715,3 +715,32 @@ def test_any_question_may_name_the_assistant_itself() -> None:
     assert record.outcome == "kept" and record.attempts == 1 and "Velorian Football Desk" in record.question
     writer, _ = _writer({"write_turn": _then_faithful([branded], write_turn)})
     assert any("Velorian Football Desk" in r for r in writer.write().records[0].rewrites)  # a name no evidence says
+
+
+def test_a_question_that_asks_for_the_noun_its_answer_completes_is_rewritten() -> None:
+    from bddgen.implement.questions import asks_for_its_governor
+
+    parser = ParsingRecognizer.parser
+    sentence = "The Crown Shield is the league cup of Veloria, a knockout competition first played in 1985."
+    assert asks_for_its_governor("What is the name of the league cup that Crown Shield is?", sentence, "Veloria", parser) == "cup of"
+    assert asks_for_its_governor("Which league cup is the Crown Shield?", sentence, "Veloria", parser) == "cup of"
+    assert asks_for_its_governor("Which country is the Crown Shield the league cup of?", sentence, "Veloria", parser) is None
+    assert asks_for_its_governor("The Crown Shield is the league cup of which country?", sentence, "Veloria", parser) is None
+    assert asks_for_its_governor("When was the Crown Shield first played?", sentence, "1985", parser) is None
+
+    cup = TextDocument(id="d5", title="Crown Shield", passage=sentence)
+    corpus = Corpus(system=CORPUS.system, documents=[TRANSFERS, cup])
+    plan = PLAN.model_copy(update={
+        "chain": Chain(documents=["t1", "d5"], hops=[]),
+        "turns": [t.model_copy(update={"documents": ["d5"] if t.documents == ["d1"] else ["t1", "d5"] if len(t.documents) == 2 else t.documents}) for t in PLAN.turns],
+    })
+
+    def muddled(request: LMRequest) -> dict[str, Any]:
+        if 'with "Veloria"' in request.messages[-1].content:
+            return {"question": "What is the name of the league cup that Crown Shield is?", "answer": "Veloria"}
+        return write_turn(request)
+
+    writer, _ = _writer({"write_turn": _then_faithful([write_turn, muddled], write_turn)}, corpus=corpus, recognizer=ParsingRecognizer())
+    record = ConversationWriter(writer.context, plan).write().records[1]
+    assert record.value == "Veloria" and "asks for the cup itself" in record.rewrites[0]
+    assert record.question != "What is the name of the league cup that Crown Shield is?"

@@ -70,6 +70,48 @@ def one_of_several(sentence: str, answer: str, parser: SentenceParser) -> bool:
     return parsed is not None and _coordinated(parsed[1])
 
 
+_NOUNS = frozenset({"NOUN", "PROPN"})
+_NAMING = frozenset({"name", "title"})
+
+
+def asks_for_its_governor(question: str, sentence: str, answer: str, parser: SentenceParser) -> str | None:
+    """The noun and preposition whose object `answer` is in `sentence` ("cup of"), when `question` asks
+    for that noun itself: of "The Crown Shield is the league cup of Veloria", "What is the name of the league cup that
+    Crown Shield is?" asks for a league cup, so "Veloria" does not answer it ("Which country is the Crown
+    Shield the league cup of?" does). None when the question asks for something else or nothing parses."""
+    parsed = _answer_in(sentence, answer, parser)
+    if parsed is None:
+        return None
+    root = parsed[1]
+    if root.dep_ != "pobj" or root.head.dep_ != "prep" or root.head.head.pos_ not in _NOUNS:
+        return None
+    governor = root.head.head
+    asked = _asked_noun(question, parser)
+    return f"{governor.text} {root.head.text}" if asked is not None and asked.lemma_.lower() == governor.lemma_.lower() else None
+
+
+def _asked_noun(question: str, parser: SentenceParser) -> Any | None:
+    """The noun a wh-question asks for: "which country" -> country; "What is the league cup …" -> cup;
+    "What is the name of the league cup …" -> cup. None for "where", "when", "who" and the like."""
+    doc = parser.parse(question)
+    wh = next((t for t in doc if t.tag_ in _WH_TAGS), None) if doc is not None else None
+    if wh is None:
+        return None
+    if wh.dep_ == "det" and wh.head.pos_ in _NOUNS:
+        noun = wh.head
+    elif wh.head.lemma_ == "be":
+        noun = next((c for c in wh.head.children if c.dep_ in {"nsubj", "attr"} and c.i != wh.i and c.pos_ in _NOUNS), None)
+    else:
+        return None
+    while noun is not None and noun.lemma_.lower() in _NAMING:
+        of = next((c for c in noun.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        named = next((c for c in of.children if c.dep_ == "pobj" and c.pos_ in _NOUNS), None) if of is not None else None
+        if named is None:
+            break
+        noun = named
+    return noun
+
+
 def _answer_in(sentence: str, answer: str, parser: SentenceParser) -> tuple[Any, Any, set[int]] | None:
     """The parsed sentence, the token heading `answer` in it, and the indices of the answer's tokens."""
     start = sentence.find(answer)

@@ -23,7 +23,7 @@ from bddgen.implement.grounding import DocumentTexts, Facts, answer_facts, menti
 from bddgen.implement.normalise import content_words, normalise
 from bddgen.implement.plan import PlannedTurn, TurnPlan
 from bddgen.implement.provenance import EarlierTurns, Evidence, TurnCheck, TurnProvenance
-from bddgen.implement.questions import SentenceParser, one_of_several, question_for
+from bddgen.implement.questions import SentenceParser, asks_for_its_governor, one_of_several, question_for
 from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, STAGE, WRITE_TURN, WrittenTurn
 from bddgen.implement.unanswerable import AbsentSubject, absent_subjects, entity_kind, still_absent
 from bddgen.lm.base import LMRequest
@@ -393,6 +393,14 @@ class ConversationWriter:
                     f'without writing "{planned.bridge}": say "{planned.proxy}". The answer names "{span}", the question does not.{plainly}')
         return f'Ask a question about "{title}" that this sentence answers with "{span}"; the answer names "{span}", the question does not.{plainly}'
 
+    def _governor_problems(self, question: str, sentence: str, answer: str) -> list[str]:
+        """With a parser: the question must not ask for the noun whose "of"/"at"/… phrase the answer completes."""
+        parser = self._parser()
+        governor = asks_for_its_governor(question, sentence, answer, parser) if parser is not None else None
+        if governor is None:
+            return []
+        return [f'the question asks for the {governor.split()[0]} itself, but the sentence says "{governor} {answer}"; ask for "{answer}"']
+
     def _plain_sentence_question(self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence) -> str | None:
         """The sentence turn's question worded by code from the sentence's own clause (a FILLER says the proxy
         for the entity it refers back to); None without a parser or when no rule fits the sentence."""
@@ -508,7 +516,8 @@ class ConversationWriter:
             question_problems(question, "" if by_code else evidence.text)
             + asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy}", self._parser())
             + left_out_problems(question, clause_question, evidence.text, span, self.context.recognizer)
-            + unstated_names(question, f"{evidence.text}; {title}; {self.context.system_name}"),
+            + unstated_names(question, f"{evidence.text}; {title}; {self.context.system_name}")
+            + self._governor_problems(question, evidence.text, span),
         )
         # the reference answer is the fact code chose, in the LM's words only when they state it and nothing the sentence lacks
         _, grounding = grounding_problems(answer, evidence.text, self.context.recognizer)
