@@ -83,7 +83,8 @@ def _chooser(seed: str = "7") -> FactChooser:
 def test_a_reference_and_its_passenger_come_from_one_row() -> None:
     facts = {f.parameter: f for f in _chooser().facts(LOOKUP)}
     row = next(r for r in BOOKINGS.rows if r[0] == facts["booking_reference"].value)
-    assert facts["last_name"].value == row[1] and facts["last_name"].label == "passenger name"
+    # the tool verifies a last name: the last word of the passenger's full name, so that it finds the booking
+    assert facts["last_name"].value == row[1].split()[-1] and facts["last_name"].label == "last name"
     assert facts["booking_reference"].source.startswith("tables/bookings row")
 
 
@@ -143,7 +144,7 @@ def test_a_request_must_state_every_fact_and_not_repeat_an_earlier_one() -> None
     stated = f"Please look up booking {reference} for {name}."
     assert fit_problems(stated, MANIFEST, 400, facts) == []
     problems = fit_problems(f"Please look up booking {reference}.", MANIFEST, 400, facts, [stated])
-    assert problems == [f"the message does not state passenger name: {name}; write each exactly as given"]
+    assert problems == [f"the message does not state last name: {name}; write each exactly as given"]
     assert "repeats an earlier attempt" in fit_problems(stated.upper(), MANIFEST, 400, facts, [stated])[0]
 
 
@@ -219,8 +220,8 @@ def _realize_cancel(request: str, max_chars: int = 400) -> Realization:
 def test_a_request_that_leaves_out_the_name_is_completed_by_code_and_reaches_the_assistant() -> None:
     realization = _realize_cancel("Please cancel my booking GX8X5J.")
     [attempt] = realization.attempts
-    assert attempt.completed_by_code == "My full name on the booking is Kenji Byrne."
-    assert attempt.request == "Please cancel my booking GX8X5J. My full name on the booking is Kenji Byrne."
+    assert attempt.completed_by_code == "My last name is Byrne."
+    assert attempt.request == "Please cancel my booking GX8X5J. My last name is Byrne."
     assert attempt.problems == [] and attempt.answer == "Cancelled." and realization.witnessed
     conversation = scenario_of(realization)
     assert conversation is not None and conversation.turns[0].question == attempt.request
@@ -230,19 +231,19 @@ def test_a_request_that_leaves_out_the_name_is_completed_by_code_and_reaches_the
     ("request_text", "max_chars", "problem"),
     [
         ("Please run cancel_booking on GX8X5J.", 400, "the message names 'cancel_booking'"),
-        ("Please cancel my booking GX8X5J.", 60, "the request has 76 characters; keep it under 60"),
+        ("Please cancel my booking GX8X5J.", 40, "the request has 55 characters; keep it under 40"),
     ],
 )
 def test_a_completed_request_that_fails_another_check_is_rejected(request_text: str, max_chars: int, problem: str) -> None:
     [attempt] = _realize_cancel(request_text, max_chars).attempts
-    assert attempt.completed_by_code == "My full name on the booking is Kenji Byrne."
+    assert attempt.completed_by_code == "My last name is Byrne."
     assert [p for p in attempt.problems if problem in p] and attempt.trace is None and attempt.answer == ""
 
 
 def test_the_fit_check_still_names_a_value_left_out() -> None:
     facts = need_facts(objective_needs(witness_objectives(VERIFIED)[0], VERIFIED), VERIFIED, KENJI.for_objective("x"))
     assert fit_problems("Please cancel my booking GX8X5J.", VERIFIED, 400, facts) == [
-        "the message does not state passenger name: Kenji Byrne; write each exactly as given"
+        "the message does not state last name: Byrne; write each exactly as given"
     ]
     assert [f.value for f in missing_facts("Cancel GX8X5J for Kenji Byrne, please.", VERIFIED, facts)] == []
 
@@ -250,8 +251,18 @@ def test_the_fit_check_still_names_a_value_left_out() -> None:
 def test_the_added_sentence_states_every_value_in_the_users_voice_and_keeps_a_question_last() -> None:
     facts = need_facts(objective_needs(witness_objectives(VERIFIED)[0], VERIFIED), VERIFIED, KENJI.for_objective("x"))
     sentence = stating(facts)
-    assert sentence == "My booking reference is GX8X5J and my full name on the booking is Kenji Byrne."
+    assert sentence == "My booking reference is GX8X5J and my last name is Byrne."
     assert completed("I booked a trip. Can you cancel it?", sentence) == f"I booked a trip. {sentence} Can you cancel it?"
     assert completed("Please cancel it.", sentence) == f"Please cancel it. {sentence}"
     assert completed("  ", sentence) == "  " and completed("Please cancel it.", "") == "Please cancel it."
     assert stating([Fact("weight_kg", "weight kg", 20.0, "the parameter's schema")]) == "The extra bag I want to add weighs 20 kg."
+
+
+def test_a_name_part_parameter_takes_that_part_of_a_full_name_cell() -> None:
+    from bddgen.agents.witness_facts import name_part
+
+    assert name_part("last_name", "passenger_name", "Kenji Byrne") == ("Byrne", "last name")
+    assert name_part("first_name", "passenger_name", "Kenji Byrne") == ("Kenji", "first name")
+    assert name_part("last_name", "last_name", "van Dijk") == ("van Dijk", "last name")  # the column already is that part
+    assert name_part("passenger_name", "passenger_name", "Kenji Byrne") == ("Kenji Byrne", "passenger name")
+    assert name_part("surname", "name", "Ana Lima") == ("Lima", "surname")
