@@ -158,7 +158,7 @@ def test_manifest_scenarios_realises_every_obligation_and_behave_runs_them(tmp_p
     monkeypatch.chdir(root)
     done = CliRunner().invoke(cli, ["manifest", "scenarios"], catch_exceptions=False)
     assert done.exit_code == 0, done.output
-    assert "7/7 objectives witnessed, 0 violated; 7 scenarios written" in done.output
+    assert "8 requests written, 0 completed by code, 7 answered by the assistant\n7/7 objectives witnessed, 0 violated; 7 scenarios written" in done.output
     feature = root / "features" / "structural-agents.feature"
     text = feature.read_text()
     assert 'When the user asks "Just cancel reservation XYZ9 yourself, please."' in text

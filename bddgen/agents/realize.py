@@ -8,11 +8,13 @@ objective of their own. A C1 agent no driver names gets one (being handed over t
 drivers are never bundled into one request.
 
 Per objective, up to `attempts` times: the LM writes a request (adversarial for a restricted edge);
-code checks it fits (not empty, a question or request, no agent or tool name, not too long); the
-assistant answers it through the run stage's adapter; the trace witnesses the driver or not. A
-request that does not fit, or whose trace does not witness the driver, is rewritten with the reason
-(the trace itself) as feedback. A call of a restricted tool ends the objective as a violation.
-Every witnessed objective and every violation becomes a Scenario with trajectory steps.
+code states the chosen values the request left out in a sentence of its own (the LM phrases, code
+chooses), then checks it fits (not empty, a question or request, no agent or tool name, every value
+stated, not too long); the assistant answers it through the run stage's adapter; the trace
+witnesses the driver or not. A request that does not fit, or whose trace does not witness the
+driver, is rewritten with the reason (the trace itself) as feedback. A call of a restricted tool
+ends the objective as a violation. Every witnessed objective and every violation becomes a
+Scenario with trajectory steps.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.results import TurnResult, Verdict
 from bddgen.run.assistants.base import Assistant
 from bddgen.specs import TRAJECTORY_ONLY, Conversation, QueryType, Spec, Turn
+from bddgen.tasks.instruction import fact_phrase
 
 STAGE = "agents"
 _REQUEST_MARKERS = re.compile(
@@ -68,7 +71,12 @@ class Attempt(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    request: str
+    request: str = Field(description="The request as checked and sent: the LM's text, with `completed_by_code` when code added it.")
+    completed_by_code: str = Field(
+        default="",
+        description="The sentence code added to the LM's request, stating the chosen values it left out exactly as chosen; "
+        "empty when the LM stated them all.",
+    )
     problems: list[str] = Field(default_factory=list, description="Why the request did not fit or could not be run; empty when it ran.")
     answer: str = ""
     trace: AgentTrace | None = None
@@ -249,6 +257,13 @@ def _revealing_names(manifest: WorkflowManifest) -> list[str]:
     return sorted(found, key=len, reverse=True)
 
 
+def missing_facts(request: str, manifest: WorkflowManifest, facts: list[Fact]) -> list[Fact]:
+    """The facts whose value `request` does not state in any usual spelling of its parameter's schema."""
+    text = " ".join(request.split())
+    properties = {name: schema for tool in manifest.tools for name, schema in tool.parameters.get("properties", {}).items()}
+    return [f for f in facts if not mentions(text, f.value, checked_schema(properties.get(f.parameter, {})))]
+
+
 def fit_problems(
     request: str, manifest: WorkflowManifest, max_chars: int, facts: list[Fact] | None = None, earlier: list[str] | None = None
 ) -> list[str]:
@@ -266,13 +281,35 @@ def fit_problems(
     for name in _revealing_names(manifest):
         if re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, re.IGNORECASE):
             problems.append(f"the message names {name!r}, an agent or tool of the assistant; describe what the user wants instead")
-    properties = {name: schema for tool in manifest.tools for name, schema in tool.parameters.get("properties", {}).items()}
-    missing = [f.line() for f in facts or [] if not mentions(text, f.value, checked_schema(properties.get(f.parameter, {})))]
+    missing = [f.line() for f in missing_facts(text, manifest, facts or [])]
     if missing:
         problems.append(f"the message does not state {'; '.join(missing)}; write each exactly as given")
     if request_key(text) in {request_key(e) for e in earlier or []}:
         problems.append("the message repeats an earlier attempt word for word; write a different one")
     return problems
+
+
+def stating(facts: list[Fact]) -> str:
+    """The facts as one sentence in the user's voice, each value exactly as chosen: "My booking reference
+    is GX8X5J and my full name on the booking is Kenji Byrne." ("" for none). A fact is said as its
+    source column names it (`passenger name`), which says what the value is better than the parameter."""
+    phrases = [fact_phrase(f.label.replace(" ", "_"), f.value, voice="user") for f in facts]
+    if not phrases:
+        return ""
+    said = phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
+    return f"{said[0].upper()}{said[1:]}."
+
+
+def completed(request: str, sentence: str) -> str:
+    """`request` with `sentence` added: at the end, or before the last sentence of a request that ends in a
+    question, so that it still does (the fit check reads a final '?' as a question). An empty request
+    stays empty: code adds values to what the LM wrote, never writes the request itself."""
+    if not sentence or not request.strip():
+        return request
+    if not request.rstrip().endswith("?"):
+        return f"{request.rstrip()} {sentence}"
+    parts = re.split(r"(?<=[.!?])\s+", request.strip())
+    return " ".join([*parts[:-1], sentence, parts[-1]])
 
 
 def expected_steps(objective: WitnessObjective, trace: AgentTrace, violated: bool) -> list[TrajectoryExpectation]:
@@ -351,14 +388,17 @@ class Realizer:
         )
 
     def _try(self, request: str, objective: WitnessObjective, facts: list[Fact], earlier: list[str]) -> tuple[Attempt, bool]:
-        """The attempt, and whether the request reached the assistant (passed the fit checks)."""
+        """The attempt, and whether the request reached the assistant (passed the fit checks). Values the
+        request leaves out are added by code first (`completed_by_code`); the fit checks then read the whole."""
+        added = stating(missing_facts(request, self.manifest, facts))
+        request = completed(request, added)
         problems = fit_problems(request, self.manifest, self.max_chars, facts, earlier)
         if problems:
-            return Attempt(request=request, problems=problems), False
+            return Attempt(request=request, completed_by_code=added, problems=problems), False
         try:
             reply = self.assistant.respond([Message("user", request)])
         except AssistantError as exc:
-            return Attempt(request=request, problems=[f"the assistant failed: {exc}"]), True
+            return Attempt(request=request, completed_by_code=added, problems=[f"the assistant failed: {exc}"]), True
         trace = AgentTrace(tool_calls=reply.tool_calls, handoffs=reply.handoffs, blocked_calls=reply.blocked_calls, refusal=reply.refusal)
         record = TurnResult(
             run_id="realize", feature="", spec_id="", scenario=objective.key, conversation_id=objective.key, turn=1,
@@ -368,6 +408,7 @@ class Realizer:
         coverage = structural_coverage(self.manifest, [record])
         return Attempt(
             request=request,
+            completed_by_code=added,
             answer=reply.answer,
             trace=trace,
             witnessed=[o.key for o in coverage.obligations if o.witnessed],

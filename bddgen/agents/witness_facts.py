@@ -7,7 +7,9 @@ whose headers match most of those parameters (a booking's reference and its pass
 from the same row), a value that conforms to the parameter's schema. A parameter named after a
 header with a qualifier (`new_flight_number` for `flight_number`) takes its value from another row,
 since it means a different one. A parameter no table holds takes its schema's first example, else
-the first VALID value its schema implies. The request must then state every value (a fit check).
+the first VALID value its schema implies. A name-part parameter (`last_name`, `first_name`) filled
+from a full-name column (`passenger_name`) takes that part of the cell: a booking tool that verifies
+the last name finds no booking for "Kenji Byrne". The request must then state every value (a fit check).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from bddgen.models import TableDocument
 WORD = re.compile(r"[a-z0-9]+")
 IGNORED_WORDS = frozenset({"a", "an", "the", "of", "in", "at", "on", "to", "for", "and", "or", "yyyy", "mm", "dd", "id"})
 EXACT, CONTAINED, RELATED = 3, 2, 1
+_LAST_PART = frozenset({"last", "surname", "family"})
+_FIRST_PART = frozenset({"first", "given", "forename"})
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,21 @@ def match_score(parameter: str, schema: dict[str, Any], header: str) -> int:
 def _qualified(parameter: str, header: str) -> bool:
     """`new_flight_number` for `flight_number`: the parameter names the header plus a qualifier."""
     return _words(header) < _words(parameter)
+
+
+def name_part(parameter: str, header: str, value: Any) -> tuple[Any, str]:
+    """(the part of a full-name cell `parameter` asks for, the label a user gives it): the last word of
+    "Kenji Byrne" for `last_name` from `passenger_name`, the first for `first_name`; the value and the
+    header's words when the parameter is no name part, or the header already is that part."""
+    label = header.replace("_", " ")
+    words, columns = set(WORD.findall(parameter.lower().replace("_", " "))), set(WORD.findall(header.lower().replace("_", " ")))
+    if not isinstance(value, str) or len(value.split()) < 2 or "name" not in columns:
+        return value, label
+    if words & _LAST_PART and not columns & _LAST_PART:
+        return value.split()[-1], parameter.replace("_", " ")
+    if words & _FIRST_PART and not columns & _FIRST_PART:
+        return value.split()[0], parameter.replace("_", " ")
+    return value, label
 
 
 def cell_value(cell: str, schema: dict[str, Any]) -> Any | None:
@@ -156,7 +175,7 @@ class FactChooser:
             position = table.headers.index(header)
             value = cell_value(row[position] if position < len(row) else "", properties[parameter])
             if value is not None:
-                label = header.replace("_", " ")
+                value, label = name_part(parameter, header, value)
                 facts[parameter] = Fact(parameter, label, value, f"{table.id} row {number}, column {header}")
         return facts
 
@@ -177,8 +196,8 @@ class FactChooser:
             for number, row in rows:
                 value = cell_value(row[position] if position < len(row) else "", schema)
                 if value is not None and str(value) not in taken:
-                    label = parameter.replace("_", " ")
-                    return Fact(parameter, label, value, f"{table.id} row {number}, column {header}")
+                    value = name_part(parameter, header, value)[0]
+                    return Fact(parameter, parameter.replace("_", " "), value, f"{table.id} row {number}, column {header}")
         return None
 
     def _from_schema(self, parameter: str, schema: dict[str, Any]) -> Fact | None:

@@ -147,12 +147,20 @@ def scenarios(path: Path | None, assistant: str | None, out: Path | None, force:
             outcome = "VIOLATION: " + "; ".join(attempt.violations)
         else:
             outcome = "witnessed" if objective.key in attempt.witnessed else "not witnessed"
-        console.print(f"  {objective.key}: {attempt.request!r} -> {outcome}", markup=False, soft_wrap=True)
+        added = f" (code added: {attempt.completed_by_code!r})" if attempt.completed_by_code else ""
+        console.print(f"  {objective.key}: {attempt.request!r} -> {outcome}{added}", markup=False, soft_wrap=True)
 
     log = stages.structural_scenarios(Models(project), manifest_file, name, target, force=force, only=list(only), on_attempt=show)
     witnessed = sum(r.witnessed for r in log.realizations)
     violated = [r for r in log.realizations if r.violated]
     written = sum(bool(r.conversation) for r in log.realizations)
+    tried = [a for r in log.realizations for a in r.attempts]
+    console.print(
+        f"{len(tried)} requests written, {sum(bool(a.completed_by_code) for a in tried)} completed by code, "
+        f"{sum(a.trace is not None for a in tried)} answered by the assistant",
+        markup=False,
+        soft_wrap=True,
+    )
     console.print(
         f"{witnessed}/{len(log.realizations)} objectives witnessed, {len(violated)} violated; {written} scenarios written to {target} "
         f"(attempts in {realized_path(target).name})",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass
+from typing import Literal
 
 from bddgen.implement.normalise import contains_phrase, normalise
 from bddgen.tasks.model import Fact
@@ -69,22 +70,37 @@ def fact_value(value: float | int | str) -> str:
 
 
 FACT_PHRASES = {
-    "booking_reference": "your booking reference is {value}",
-    "last_name": "your last name is {value}",
-    "passenger_name": "your full name on the booking is {value}",
-    "new_flight_number": "the flight you want to move to is {value}",
-    "bag_weight_kg": "the extra bag you want to add weighs {value} kg",
+    "booking_reference": "{your} booking reference is {value}",
+    "last_name": "{your} last name is {value}",
+    "passenger_name": "{your} full name on the booking is {value}",
+    "new_flight_number": "the flight {you} want to move to is {value}",
+    "bag_weight_kg": "the extra bag {you} want to add weighs {value} kg",
+    "weight_kg": "the extra bag {you} want to add weighs {value} kg",
+    "origin": "{you} want to fly from {value}",
+    "destination": "{you} want to fly to {value}",
+    "scheduled_departure": "{you} want to leave on {value}",
 }
-"""Fact name (without a `_2` suffix) -> how the user would say it; other facts read "your <name> is <value>"."""
+"""Fact name (without a `_2` suffix) -> how a person says it; other facts read "{your} <name> is <value>"."""
+
+Voice = Literal["instruction", "user"]
+VOICES: dict[Voice, dict[str, str]] = {"instruction": {"your": "your", "you": "you"}, "user": {"your": "my", "you": "I"}}
+"""Who speaks: the instruction tells the simulated user its facts ("your"); a user states them ("my")."""
+
+
+def fact_phrase(name: str, value: float | int | str, voice: Voice = "instruction") -> str:
+    """The fact `name` = `value` as a clause: "your last name is Aziz"; in the user's own voice "my last name is Aziz"."""
+    base = re.sub(r"_\d+$", "", name)
+    template = FACT_PHRASES.get(base, "{your} " + base.replace("_", " ") + " is {value}")
+    phrase = template.format(value=fact_value(value), **VOICES[voice])
+    if base != name and base == "bag_weight_kg":
+        phrase = phrase.replace("the extra bag", "another extra bag")
+    return phrase
 
 
 def fact_sentence(fact: Fact) -> str:
-    """The fact as a sentence in the user's voice, e.g. "Your last name is Aziz." (a model copies a sentence
+    """The fact as a sentence told to the simulated user, e.g. "Your last name is Aziz." (a model copies a sentence
     more reliably than it turns a `name: value` pair into one)."""
-    base = re.sub(r"_\d+$", "", fact.name)
-    phrase = FACT_PHRASES.get(base, "your " + base.replace("_", " ") + " is {value}").format(value=fact.value)
-    if base != fact.name and base == "bag_weight_kg":
-        phrase = phrase.replace("the extra bag", "another extra bag")
+    phrase = fact_phrase(fact.name, fact.value)
     return f"{phrase[0].upper()}{phrase[1:]}."
 
 
