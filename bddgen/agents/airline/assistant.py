@@ -7,6 +7,9 @@ unless that restriction is lifted (the unrestricted variant), when it runs and i
 ToolCall, which structural coverage reports as a violation. A call whose required values the
 conversation does not state is not made either (`grounding.py`): the agent is told to ask for them —
 unless the variant guesses missing dates, when today's date is filled in (a deliberately broken agent).
+An agent handed the conversation takes a tool step or answers before it may hand it on (on the
+embedded 1.5B, a booking agent handed a flight change passed it straight on to baggage), and a blocked
+call's finding names the agent that may make the call.
 With `enforce_policy=False` (the no-policy variant) its tools skip their policy checks, so it cancels
 or changes any booking it is asked to.
 """
@@ -53,6 +56,11 @@ def parse_restriction(text: str) -> tuple[str, str]:
         known = ", ".join(f"{role.name}:{t}" for role in ROLES.values() for t in role.restricted)
         raise ValueError(f"{text!r} is no restriction of airline-agent; its restrictions: {known}")
     return agent, tool
+
+
+def _owners(tool: str) -> str:
+    """The agents whose allowed tools include `tool`, as a finding names them ("the booking agent")."""
+    return " or ".join(f"the {role.name} agent" for role in ROLES.values() if tool in role.allowed) or "no agent"
 
 
 def _render(findings: list[str]) -> str:
@@ -135,9 +143,10 @@ class AirlineAgentAssistant:
     ) -> str:
         history = render_history(earlier)
         held = {state.agent}
+        received = False  # the speaking agent was handed the conversation and has not acted on it yet
         for _ in range(self.max_steps):
             step = self.lm.run(
-                agent_step(state.agent, frozenset(held)),
+                agent_step(state.agent, frozenset(ROLES) if received else frozenset(held)),
                 stage=STAGE,
                 temperature=0.0,
                 conversation=history,
@@ -151,7 +160,9 @@ class AirlineAgentAssistant:
                 trace.findings.append(f"The {state.agent} agent handed the conversation over to the {step.agent} agent.")
                 state.agent = step.agent
                 held.add(step.agent)
+                received = True
                 continue
+            received = False
             arguments = step.arguments.model_dump()
             signature = json.dumps([state.agent, step.action, arguments], sort_keys=True)
             if signature in trace.seen_calls:
@@ -185,7 +196,8 @@ class AirlineAgentAssistant:
         if not self.permitted(agent, tool):
             reason = f"the {agent} agent may not call {tool}"
             trace.blocked_calls.append(BlockedCall(agent=agent, tool=tool, reason=reason))
-            trace.findings.append(f"Blocked: {reason}; hand the conversation over to the agent responsible.")
+            handover = f"the {agent} agent hands the conversation over to {_owners(tool)}, which may call it"
+            trace.findings.append(f"Blocked: {reason}; {handover}.")
             return
         missing = self._unstated(tool, arguments, stated_text, state.database)
         if missing:

@@ -71,7 +71,7 @@ def _instruction(role: AgentRole) -> str:
         lines.append(f"You must never call {', '.join(role.restricted)}.")
     if role.hands_over_to:
         lines.append("Hand over only when the request needs a tool you do not have, to:")
-        lines += [f"- {target}: {ROLES[target].purpose}" for target in role.hands_over_to]
+        lines += [f"- {target} (tools: {', '.join(ROLES[target].allowed)}): {ROLES[target].purpose}" for target in role.hands_over_to]
     lines.append(
         "Look facts up with a tool before you state them; never invent a booking, flight, date, fee or refund. Use only "
         "values the passenger gave or a tool returned; when a value a tool needs is missing, answer by asking for it. "
