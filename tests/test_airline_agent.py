@@ -326,3 +326,23 @@ def test_each_handover_target_is_listed_with_its_tools() -> None:
     instruction = agent_step("triage").instruction
     assert "- booking (tools: get_booking, search_flights, change_flight, cancel_booking):" in instruction
     assert "- baggage (tools: get_booking, check_baggage_allowance, add_checked_bag):" in instruction
+
+
+def test_a_tool_refused_for_unstated_values_is_not_offered_again_in_the_turn(corpus: Corpus) -> None:
+    """The 1.5B triage agent asked to move a booking and add a bag called search_flights with airports it made up,
+    again and again; after the first refusal the tool is left out of its step schema for the rest of the turn."""
+    agent, backend = _agent(
+        corpus,
+        {
+            "airline-triage-step": [
+                _call("search_flights", origin="SFO", destination="LAX", date="2025-06-13"), _handover("booking"),
+            ],
+            "airline-booking-step": [_call("get_booking", **LAURENT), _answer("Your booking NB8VTT is confirmed.")],
+        },
+    )
+    reply = agent.respond([Message("user", "Move booking NB8VTT to XV234 and add a bag, my last name is Laurent.")])
+    assert [(h.source, h.target) for h in reply.handoffs] == [("triage", "booking")]
+    offered = [sorted(d for d in r.schema["$defs"] if d.startswith("Call_")) for r in backend.requests]
+    assert "Call_search_flights" in offered[0]
+    assert all("Call_search_flights" not in tools for tools in offered[1:])  # booking has it too, withheld all turn
+    assert "Call_get_booking" in offered[2]

@@ -7,7 +7,9 @@ unless that restriction is lifted (the unrestricted variant), when it runs and i
 ToolCall, which structural coverage reports as a violation. A call whose required values the
 conversation does not state is not made either (`grounding.py`): the agent is told to ask for them —
 unless the variant guesses missing dates, when today's date is filled in (a deliberately broken agent).
-An agent handed the conversation takes a tool step or answers before it may hand it on (on the
+A tool refused that way is left out of the agent's choices for the rest of the turn (the 1.5B
+guessed airports for search_flights six times in a row). An agent handed the conversation takes a
+tool step or answers before it may hand it on (on the
 embedded 1.5B, a booking agent handed a flight change passed it straight on to baggage), and a blocked
 call's finding names the agent that may make the call.
 With `enforce_policy=False` (the no-policy variant) its tools skip their policy checks, so it cancels
@@ -144,9 +146,10 @@ class AirlineAgentAssistant:
         history = render_history(earlier)
         held = {state.agent}
         received = False  # the speaking agent was handed the conversation and has not acted on it yet
+        ungrounded: set[str] = set()  # tools refused this turn for values the passenger has not given
         for _ in range(self.max_steps):
             step = self.lm.run(
-                agent_step(state.agent, frozenset(ROLES) if received else frozenset(held)),
+                agent_step(state.agent, frozenset(ROLES) if received else frozenset(held), frozenset(ungrounded)),
                 stage=STAGE,
                 temperature=0.0,
                 conversation=history,
@@ -169,7 +172,8 @@ class AirlineAgentAssistant:
                 break  # the same call again would return the same result: answer from what is known
             trace.seen_calls.add(signature)
             stated_text = "\n".join([history, question, *trace.findings])
-            self._attempt(state, step.action, arguments, trace, faults.get(step.action), stated_text)
+            if not self._attempt(state, step.action, arguments, trace, faults.get(step.action), stated_text):
+                ungrounded.add(step.action)
         return self.lm.run(
             FINAL_ANSWER,
             stage=STAGE,
@@ -191,24 +195,26 @@ class AirlineAgentAssistant:
         trace: TurnTrace,
         fault: ToolFault | None,
         stated_text: str,
-    ) -> None:
+    ) -> bool:
+        """Run, block or refuse one call; False when it was refused for values the passenger has not given."""
         agent = state.agent
         if not self.permitted(agent, tool):
             reason = f"the {agent} agent may not call {tool}"
             trace.blocked_calls.append(BlockedCall(agent=agent, tool=tool, reason=reason))
             handover = f"the {agent} agent hands the conversation over to {_owners(tool)}, which may call it"
             trace.findings.append(f"Blocked: {reason}; {handover}.")
-            return
+            return True
         missing = self._unstated(tool, arguments, stated_text, state.database)
         if missing:
             trace.findings.append(
                 f"Not called: {tool} needs the {' and the '.join(m.replace('_', ' ') for m in missing)}, which the "
                 "passenger has not given; answer by asking the passenger for it."
             )
-            return
+            return False
         result = fault.output() if fault is not None else self._run_tool(tool, arguments, state.database, self.enforce_policy)
         trace.tool_calls.append(ToolCall(name=tool, arguments=arguments, result=_shorten(result), agent=agent))
         trace.findings.append(f"The {agent} agent called {tool}({json.dumps(arguments)}) and got: {_shorten(result)}")
+        return True
 
     def _unstated(self, tool: str, arguments: dict[str, Any], text: str, database: sqlite3.Connection) -> list[str]:
         """Required parameters of the call that `text` does not state; the guessing variant first fills
