@@ -87,6 +87,7 @@ def test_refusal_needs_an_observation_or_a_refusing_answer() -> None:
     # declining the requested action is a refusal; a call the guard blocked is not (another agent may still make it)
     assert check_expectation(refuse, Trace(answer="You cannot add a bag weighing 35 kg.")) is None
     assert check_expectation(refuse, Trace(answer="Your Saver ticket cannot be changed to another route.")) is None
+    assert check_expectation(refuse, Trace(answer="Standard tickets may only change to another date on the same route.")) is None
     blocked = Trace(answer="Your flight is now XV234.", blocked_calls=[BlockedCall(agent="triage", tool="change_flight", reason="not its tool")])
     assert check_expectation(refuse, blocked) is not None
     assert check_expectation(refuse, Trace(answer="I have added a 35 kg bag to your booking.")) is not None

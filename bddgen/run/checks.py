@@ -80,7 +80,8 @@ def new_numbers(answer: str, context: str) -> list[str]:
 
 
 # how an agent declines a request it may not carry out ("That booking cannot be changed", "You cannot add a bag
-# over 32 kg"); read only where a refusal of an action is expected, since the same words answer a policy question
+# over 32 kg", "Saver tickets may only change on the same route"); read only where a refusal of an action is
+# expected, since the same words answer a policy question
 DECLINING_PATTERNS = tuple(
     re.compile(p)
     for p in (
@@ -90,6 +91,7 @@ DECLINING_PATTERNS = tuple(
         r"\bnot (?:allowed|permitted|possible) (?:to|on|for|under|with)\b",
         r"\b(?:unable|not able) to (?:add|change|cancel|move|refund|book|process|do|make|complete|accept)\b",
         r"\b(?:must|have to|need to) (?:decline|refuse)\b",
+        r"\b(?:may|can) only (?:be )?\w+",  # "Saver tickets may only change to another date on the same route"
     )
 )
 
