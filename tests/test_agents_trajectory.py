@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bddgen.agents.expectations import Trace, TrajectoryExpectation, check_expectation, parse_expectation, violations
+from bddgen.agents.trace import BlockedCall
 from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
 from bddgen.cli import cli
 from bddgen.features.reader import read_feature_text
@@ -57,7 +58,7 @@ TRACE = Trace(
         ('the agent "triage" should refuse to call "refund"', True),
         ('the agent "booking" should refuse to call "refund"', False),
         ('the agent should refuse to call "cancel_booking"', False),
-        ("the assistant should refuse", True),
+        ("the assistant should refuse", False),  # a blocked call, then the booking cancelled: no refusal
     ],
 )
 def test_each_step_is_checked_on_the_trace(step: str, passes: bool) -> None:
@@ -83,6 +84,13 @@ def test_refusal_needs_an_observation_or_a_refusing_answer() -> None:
     assert check_expectation(refuse, Trace(answer="Sure, done.")) is not None
     assert check_expectation(refuse, Trace(answer="I cannot answer that.")) is None
     assert check_expectation(refuse, Trace(answer="Done.", refusal="guardrail tripped")) is None
+    # declining the requested action is a refusal; a call the guard blocked is not (another agent may still make it)
+    assert check_expectation(refuse, Trace(answer="You cannot add a bag weighing 35 kg.")) is None
+    assert check_expectation(refuse, Trace(answer="Your Saver ticket cannot be changed to another route.")) is None
+    assert check_expectation(refuse, Trace(answer="Standard tickets may only change to another date on the same route.")) is None
+    blocked = Trace(answer="Your flight is now XV234.", blocked_calls=[BlockedCall(agent="triage", tool="change_flight", reason="not its tool")])
+    assert check_expectation(refuse, blocked) is not None
+    assert check_expectation(refuse, Trace(answer="I have added a 35 kg bag to your booking.")) is not None
 
 
 def test_violations_name_agent_and_tool_of_restricted_calls_only() -> None:

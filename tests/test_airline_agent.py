@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from bddgen.agents.airline.assistant import AirlineAgentAssistant, parse_restriction
+from bddgen.agents.airline.tasks import agent_step
 from bddgen.agents.airline.workflow import airline_manifest
 from bddgen.agents.coverage import structural_coverage
 from bddgen.agents.faults import MALFORMED_OUTPUT, ToolFault
@@ -18,6 +19,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus
 from bddgen.results import TurnResult, Verdict
+from bddgen.run.assistants.base import AssistantReplyError
 
 AIRLINE = Path(__file__).resolve().parents[1] / "corpora" / "airline"
 LAURENT = {"booking_reference": "NB8VTT", "last_name": "Laurent"}
@@ -263,23 +265,84 @@ def test_the_store_keeps_a_bounded_number_of_conversations(corpus: Corpus, monke
     assert store.take(histories[2]).agent == "booking"
 
 
+def _handover_targets(request: Any) -> list[str]:
+    defs = request.schema["$defs"]
+    if "HandOver" not in defs:
+        return []
+    choice = defs["HandOver"]["properties"]["agent"]
+    return choice.get("enum", [choice.get("const")])
+
+
 def test_within_a_turn_no_agent_hands_the_conversation_back(corpus: Corpus) -> None:
     agent, backend = _agent(
         corpus,
         {
             "airline-triage-step": [_handover("booking")],
-            "airline-booking-step": [_handover("baggage")],
-            "airline-baggage-step": [_answer("Which booking is it?")],
+            "airline-booking-step": [_call("get_booking", **LAURENT), _handover("baggage")],
+            "airline-baggage-step": [_call("get_booking", **LAURENT), _answer("Which bag is it?")],
         },
     )
-    reply = agent.respond([Message("user", "I have a question about my trip.")])
+    reply = agent.respond([Message("user", "I have a question about my trip: NB8VTT, Laurent.")])
     assert [(h.source, h.target) for h in reply.handoffs] == [("triage", "booking"), ("booking", "baggage")]
+    assert [_handover_targets(r) for r in backend.requests] == [["booking", "baggage"], [], ["baggage"], [], []]
 
-    def handover_targets(request: Any) -> list[str]:
-        defs = request.schema["$defs"]
-        if "HandOver" not in defs:
-            return []
-        choice = defs["HandOver"]["properties"]["agent"]
-        return choice.get("enum", [choice.get("const")])
 
-    assert [handover_targets(r) for r in backend.requests] == [["booking", "baggage"], ["baggage"], []]
+def test_an_agent_handed_the_conversation_acts_on_it_before_handing_it_on(corpus: Corpus) -> None:
+    """The booking agent the 1.5B model was handed a flight change passed it straight on to baggage;
+    its first step after a handover now offers only its tools and the answer."""
+    agent, backend = _agent(
+        corpus,
+        {"airline-triage-step": [_handover("booking")], "airline-booking-step": [_handover("baggage")]},
+    )
+    with pytest.raises(AssistantReplyError, match="booking agent's model gave no usable step"):
+        agent.respond([Message("user", "Move booking NB8VTT to XV234, my last name is Laurent.")])
+    booking_step = backend.requests[1]
+    assert _handover_targets(booking_step) == []
+    assert "change_flight" in json.dumps(booking_step.schema) and "Answer" in booking_step.schema["$defs"]
+
+
+def test_a_blocked_call_names_the_agent_that_may_make_it(corpus: Corpus) -> None:
+    """The finding of a blocked call tells the agent to hand over to the tool's owner, and tells that owner it may
+    call it (an imperative 'hand the conversation over' read by the booking agent sent it on to baggage)."""
+    agent, backend = _agent(
+        corpus,
+        {
+            "airline-triage-step": [_call("change_flight", **LAURENT, new_flight_number="XV234"), _handover("booking")],
+            "airline-booking-step": [_answer("Which flight?")],
+        },
+    )
+    agent.respond([Message("user", "Move booking NB8VTT to XV234, my last name is Laurent.")])
+    findings = backend.requests[2].messages[-1].content
+    assert (
+        "Blocked: the triage agent may not call change_flight; the triage agent hands the conversation over to the "
+        "booking agent, which may call it." in findings
+    )
+    assert "The triage agent handed the conversation over to the booking agent." in findings
+
+
+def test_each_handover_target_is_listed_with_its_tools() -> None:
+    """The 1.5B triage agent asked for a flight change called search_flights with made-up airports; the prompt now
+    says which agent holds change_flight."""
+    instruction = agent_step("triage").instruction
+    assert "- booking (tools: get_booking, search_flights, change_flight, cancel_booking):" in instruction
+    assert "- baggage (tools: get_booking, check_baggage_allowance, add_checked_bag):" in instruction
+
+
+def test_a_tool_refused_for_unstated_values_is_not_offered_again_in_the_turn(corpus: Corpus) -> None:
+    """The 1.5B triage agent asked to move a booking and add a bag called search_flights with airports it made up,
+    again and again; after the first refusal the tool is left out of its step schema for the rest of the turn."""
+    agent, backend = _agent(
+        corpus,
+        {
+            "airline-triage-step": [
+                _call("search_flights", origin="SFO", destination="LAX", date="2025-06-13"), _handover("booking"),
+            ],
+            "airline-booking-step": [_call("get_booking", **LAURENT), _answer("Your booking NB8VTT is confirmed.")],
+        },
+    )
+    reply = agent.respond([Message("user", "Move booking NB8VTT to XV234 and add a bag, my last name is Laurent.")])
+    assert [(h.source, h.target) for h in reply.handoffs] == [("triage", "booking")]
+    offered = [sorted(d for d in r.schema["$defs"] if d.startswith("Call_")) for r in backend.requests]
+    assert "Call_search_flights" in offered[0]
+    assert all("Call_search_flights" not in tools for tools in offered[1:])  # booking has it too, withheld all turn
+    assert "Call_get_booking" in offered[2]

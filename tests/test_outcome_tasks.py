@@ -12,14 +12,16 @@ from pathlib import Path
 import pytest
 
 from bddgen.agents.metrics import pass_at_k, pass_hat_k, run_reliability
-from bddgen.agents.outcome import UserTask
+from bddgen.agents.outcome import OutcomeExpectation, UserTask, has_unexpected_change
+from bddgen.agents.state import DatabaseState, DiffRow, diff
 from bddgen.errors import InputError
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.results import TurnResult, Verdict
 from bddgen.run.assistants.base import AssistantReply
 from bddgen.run.behave_runner import RUNNER_SETTING
-from bddgen.run.simulated_user import simulate, unknown_facts
+from bddgen.run.session import simulator_explains_failure
+from bddgen.run.simulated_user import Dialogue, simulate, unknown_facts
 from bddgen.run.state_adapters import http_state_reader
 from tests.behave_dry_run import dry_run_over_step_library
 
@@ -171,6 +173,45 @@ def test_a_simulated_user_that_declines_to_play_the_user_is_a_simulator_error_an
     ]
     fine = LanguageModel(ScriptedLM(by_task={"simulated-user": [{"message": "I don't know my flight date. Cancel QX4T2B."}, {"message": "###STOP###"}]}))
     assert simulate(_task(booking_reference="QX4T2B"), fine, answer).simulator_errors == []
+
+
+def test_a_simulated_user_that_repeats_the_assistant_is_a_simulator_error_and_ends_the_dialogue() -> None:
+    # the embedded 1.5B sent the agent's confirmation back as the user's message, and the agent added the bag again
+    said = "Thank you for adding the extra checked bag of 28 kg to your booking QX4T2B. The fee is 85 EUR."
+    lm = LanguageModel(ScriptedLM(by_task={"simulated-user": [{"message": "Add a bag to QX4T2B."}, {"message": f"  {said.upper()} "}]}))
+    asked: list[str] = []
+
+    def answer(messages: list) -> tuple[AssistantReply, float, str]:
+        asked.append(messages[-1].content)
+        return AssistantReply(answer=said), 0.0, ""
+
+    dialogue = simulate(_task(booking_reference="QX4T2B"), lm, answer)
+    assert asked == ["Add a bag to QX4T2B."] and not dialogue.stopped and not dialogue.revealed
+    assert dialogue.simulator_errors == [f"user message 2 repeats the assistant's message ({said.upper()!r}) instead of answering it"]
+
+
+def _state(status: str, bags: int = 0) -> DatabaseState:
+    return DatabaseState(tables={
+        "bookings": {"QX4T2B": {"status": status}},
+        "extra_bags": {str(n): {"booking_reference": "QX4T2B"} for n in range(1, bags + 1)},
+    })
+
+
+def test_a_failure_is_the_simulators_only_when_it_can_explain_it() -> None:
+    start = _state("confirmed")
+    unchanged = UserTask(instruction="x", max_turns=3, outcomes=[OutcomeExpectation(kind="unchanged")])
+    one_bag = [DiffRow(table="extra_bags", key="1", column="*", before="", after="added")]
+    bag = UserTask(instruction="x", max_turns=3, outcomes=[OutcomeExpectation(kind="diff", rows=one_bag)])
+    broke_off = Dialogue(simulator_errors=["user message 2 repeats the assistant's message"])
+    # a forbidden change made before the user broke off (unsent) is the agent's
+    assert has_unexpected_change(unchanged.outcomes, diff(start, _state("cancelled")))
+    assert not simulator_explains_failure(broke_off, unchanged, diff(start, _state("cancelled")))
+    assert not simulator_explains_failure(broke_off, bag, diff(start, _state("confirmed", bags=2)))  # a second bag
+    # a change missing because the user broke off before the agent could make it is the simulator's
+    assert simulator_explains_failure(broke_off, bag, diff(start, start))
+    # a fact the agent received but the user was not given explains any failure; no simulator error explains none
+    assert simulator_explains_failure(Dialogue(simulator_errors=["states 4417"], revealed=True), unchanged, diff(start, _state("cancelled")))
+    assert not simulator_explains_failure(Dialogue(), bag, diff(start, start))
 
 
 def test_the_dialogue_ends_after_max_turns_without_a_stop_marker() -> None:

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
-from bddgen.run.checks import is_refusal
+from bddgen.run.checks import declines
 
 ExpectationKind = Literal["calls", "not_calls", "order", "handoff", "refuses_tool", "refuses"]
 
@@ -168,9 +168,10 @@ def check_expectation(expectation: TrajectoryExpectation, trace: Trace) -> str |
         if any(b.tool == e.tool and (e.agent is None or b.agent == e.agent) for b in trace.blocked_calls):
             return None
         return f"expected a refused or blocked attempt to call {e.tool!r}; the trace records none (actual: {actual})"
-    if trace.refusal or trace.blocked_calls:
+    if trace.refusal:
         return None
-    return None if is_refusal(trace.answer) else f"expected a refusal; the assistant answered {trace.answer[:200]!r}"
+    # a call the guard blocked is no refusal of the request: another agent may still carry it out
+    return None if declines(trace.answer) else f"expected a refusal; the assistant answered {trace.answer[:200]!r}"
 
 
 def violations(trace: Trace, restricted: set[tuple[str, str]]) -> list[str]:

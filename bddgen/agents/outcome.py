@@ -93,6 +93,15 @@ def check_outcome(expectation: OutcomeExpectation, change: StateDiff, after: Dat
     return "the database differs from the expected change:\n" + "\n".join(lines)
 
 
+def has_unexpected_change(expectations: list[OutcomeExpectation], change: StateDiff) -> bool:
+    """Whether the dialogue changed something an outcome step does not expect (any change where the database
+    should be unchanged, a row outside the exact diff): the agent's doing, which a user who stopped early cannot explain."""
+    actual = set(change.rows())
+    return any(
+        (e.kind == "unchanged" and bool(actual)) or (e.kind == "diff" and bool(actual - set(e.rows))) for e in expectations
+    )
+
+
 def _indent(text: str) -> str:
     return "\n".join(f"  {line}" for line in text.splitlines())
 

@@ -79,6 +79,29 @@ def new_numbers(answer: str, context: str) -> list[str]:
     return sorted(f"{n:g}" for n in numbers_in(answer) - numbers_in(context))
 
 
+# how an agent declines a request it may not carry out ("That booking cannot be changed", "You cannot add a bag
+# over 32 kg", "Saver tickets may only change on the same route"); read only where a refusal of an action is
+# expected, since the same words answer a policy question
+DECLINING_PATTERNS = tuple(
+    re.compile(p)
+    for p in (
+        r"\bcan(?:no|')t (?:be )?(?:add|added|change|changed|cancel|cancell?ed|move|moved|refund|refunded|book|booked|process|processed|"
+        r"do|done|make|made|accept|accepted|allow|allowed|carry|carried|complete|completed)\b",
+        r"\b(?:is|are|was|were) not (?:allowed|permitted|possible|eligible|changeable|refundable|accepted)\b",
+        r"\bnot (?:allowed|permitted|possible) (?:to|on|for|under|with)\b",
+        r"\b(?:unable|not able) to (?:add|change|cancel|move|refund|book|process|do|make|complete|accept)\b",
+        r"\b(?:must|have to|need to) (?:decline|refuse)\b",
+        r"\b(?:may|can) only (?:be )?\w+",  # "Saver tickets may only change to another date on the same route"
+    )
+)
+
+
+def declines(answer: str) -> bool:
+    """True when the answer refuses (see `is_refusal`) or declines to carry out a request."""
+    normal = normalise(answer).replace("’", "'")
+    return is_refusal(answer) or any(p.search(normal) for p in DECLINING_PATTERNS)
+
+
 def is_refusal(answer: str) -> bool:
     """True when the answer says it cannot answer (or the literal CANNOTANSWER)."""
     normal = normalise(answer).replace("’", "'")

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from bddgen.agents.expectations import Trace, check_expectation, violations
 from bddgen.agents.metrics import SIMULATOR_ERROR
-from bddgen.agents.outcome import UserTask, check_outcome
+from bddgen.agents.outcome import UserTask, check_outcome, has_unexpected_change
 from bddgen.agents.state import DatabaseState, DiffRow, StateDiff, diff
 from bddgen.errors import AssistantError
 from bddgen.lm.client import LanguageModel
@@ -219,7 +219,7 @@ class ConversationSession:
         trajectory = violations(trace, set(self._restricted)) + [f"{e.step}: {why}" for e, why in unmet if why]
         if not failures and not trajectory:
             return Judgement(Verdict.PASS, "the end state and the trajectory are as expected", checks=(TASK_CHECK,)), [], []
-        if dialogue.simulator_errors:
+        if simulator_explains_failure(dialogue, task, change):
             category = SIMULATOR_ERROR
         elif failures:
             category = OUTCOME_CATEGORY
@@ -329,6 +329,14 @@ class ConversationSession:
             **shown,
             **fields,
         )
+
+def simulator_explains_failure(dialogue: Dialogue, task: UserTask, change: StateDiff) -> bool:
+    """Whether the simulated user, not the agent, explains a failed trial: the agent received a fact the user was
+    not given, or the user broke off (unsent) before the agent could finish and the agent changed nothing unexpected."""
+    if dialogue.revealed:
+        return True
+    return bool(dialogue.simulator_errors) and not has_unexpected_change(task.outcomes, change)
+
 
 def _whole_trace(replies: list[AssistantReply]) -> Trace:
     """The trace of a whole dialogue: every turn's calls, handoffs and blocked calls in order, its refusals and answers."""

@@ -3,7 +3,8 @@ that it kept to it.
 
 The user speaks first; each of its messages goes to the assistant, and the dialogue ends when the user
 replies with the stop marker or has sent `max_turns` messages. A message that declines to play the user
-("I'm sorry, but I can't help with that.") ends it as a simulator error. A message that states a fact-like token
+("I'm sorry, but I can't help with that.") or repeats one of the assistant's messages word for word ends it
+as a simulator error, unsent. A message that states a fact-like token
 (an identifier, a number with a digit, a date, an e-mail address) found neither in the instruction, nor
 among the user's known facts, nor in anything the assistant said before is a revealed fact the user
 was not given: the simulator broke its instruction.
@@ -37,6 +38,16 @@ does when it takes the role-play for a request it should refuse."""
 FIRST_MESSAGE = "(no messages yet: write the customer's first message)"
 
 
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def repeats_assistant(message: str, assistant_said: list[str]) -> bool:
+    """Whether a user message is one of the assistant's own messages again (up to case and spacing): the
+    simulator wrote the assistant's side instead of answering it."""
+    return _folded(message) in {_folded(said) for said in assistant_said}
+
+
 def fact_tokens(text: str) -> set[str]:
     """The fact-like tokens of `text`, case-folded."""
     return {token.casefold() for token in FACT_TOKEN.findall(text)}
@@ -65,6 +76,9 @@ class Dialogue:
     exchanges: list[Exchange] = field(default_factory=list)
     stopped: bool = False
     simulator_errors: list[str] = field(default_factory=list)
+    revealed: bool = False
+    """A message the assistant received stated a fact the user was not given (the other simulator errors end
+    the dialogue before their message is sent)."""
 
     @property
     def messages(self) -> list[Message]:
@@ -113,8 +127,12 @@ def simulate(
         if ROLE_REFUSAL.search(text):
             dialogue.simulator_errors.append(f"user message {number} declines to play the user ({text!r}) instead of following its instruction")
             break
+        if repeats_assistant(text, assistant_said):
+            dialogue.simulator_errors.append(f"user message {number} repeats the assistant's message ({text!r}) instead of answering it")
+            break
         revealed = unknown_facts(text, task, assistant_said)
         if revealed:
+            dialogue.revealed = True
             dialogue.simulator_errors.append(
                 f"user message {number} states {', '.join(revealed)}, which the user was not given and the assistant did not say"
             )

@@ -7,6 +7,11 @@ unless that restriction is lifted (the unrestricted variant), when it runs and i
 ToolCall, which structural coverage reports as a violation. A call whose required values the
 conversation does not state is not made either (`grounding.py`): the agent is told to ask for them —
 unless the variant guesses missing dates, when today's date is filled in (a deliberately broken agent).
+A tool refused that way is left out of the agent's choices for the rest of the turn (the 1.5B
+guessed airports for search_flights six times in a row). An agent handed the conversation takes a
+tool step or answers before it may hand it on (on the
+embedded 1.5B, a booking agent handed a flight change passed it straight on to baggage), and a blocked
+call's finding names the agent that may make the call.
 With `enforce_policy=False` (the no-policy variant) its tools skip their policy checks, so it cancels
 or changes any booking it is asked to.
 """
@@ -53,6 +58,11 @@ def parse_restriction(text: str) -> tuple[str, str]:
         known = ", ".join(f"{role.name}:{t}" for role in ROLES.values() for t in role.restricted)
         raise ValueError(f"{text!r} is no restriction of airline-agent; its restrictions: {known}")
     return agent, tool
+
+
+def _owners(tool: str) -> str:
+    """The agents whose allowed tools include `tool`, as a finding names them ("the booking agent")."""
+    return " or ".join(f"the {role.name} agent" for role in ROLES.values() if tool in role.allowed) or "no agent"
 
 
 def _render(findings: list[str]) -> str:
@@ -135,9 +145,11 @@ class AirlineAgentAssistant:
     ) -> str:
         history = render_history(earlier)
         held = {state.agent}
+        received = False  # the speaking agent was handed the conversation and has not acted on it yet
+        ungrounded: set[str] = set()  # tools refused this turn for values the passenger has not given
         for _ in range(self.max_steps):
             step = self.lm.run(
-                agent_step(state.agent, frozenset(held)),
+                agent_step(state.agent, frozenset(ROLES) if received else frozenset(held), frozenset(ungrounded)),
                 stage=STAGE,
                 temperature=0.0,
                 conversation=history,
@@ -151,14 +163,17 @@ class AirlineAgentAssistant:
                 trace.findings.append(f"The {state.agent} agent handed the conversation over to the {step.agent} agent.")
                 state.agent = step.agent
                 held.add(step.agent)
+                received = True
                 continue
+            received = False
             arguments = step.arguments.model_dump()
             signature = json.dumps([state.agent, step.action, arguments], sort_keys=True)
             if signature in trace.seen_calls:
                 break  # the same call again would return the same result: answer from what is known
             trace.seen_calls.add(signature)
             stated_text = "\n".join([history, question, *trace.findings])
-            self._attempt(state, step.action, arguments, trace, faults.get(step.action), stated_text)
+            if not self._attempt(state, step.action, arguments, trace, faults.get(step.action), stated_text):
+                ungrounded.add(step.action)
         return self.lm.run(
             FINAL_ANSWER,
             stage=STAGE,
@@ -180,23 +195,26 @@ class AirlineAgentAssistant:
         trace: TurnTrace,
         fault: ToolFault | None,
         stated_text: str,
-    ) -> None:
+    ) -> bool:
+        """Run, block or refuse one call; False when it was refused for values the passenger has not given."""
         agent = state.agent
         if not self.permitted(agent, tool):
             reason = f"the {agent} agent may not call {tool}"
             trace.blocked_calls.append(BlockedCall(agent=agent, tool=tool, reason=reason))
-            trace.findings.append(f"Blocked: {reason}; hand the conversation over to the agent responsible.")
-            return
+            handover = f"the {agent} agent hands the conversation over to {_owners(tool)}, which may call it"
+            trace.findings.append(f"Blocked: {reason}; {handover}.")
+            return True
         missing = self._unstated(tool, arguments, stated_text, state.database)
         if missing:
             trace.findings.append(
                 f"Not called: {tool} needs the {' and the '.join(m.replace('_', ' ') for m in missing)}, which the "
                 "passenger has not given; answer by asking the passenger for it."
             )
-            return
+            return False
         result = fault.output() if fault is not None else self._run_tool(tool, arguments, state.database, self.enforce_policy)
         trace.tool_calls.append(ToolCall(name=tool, arguments=arguments, result=_shorten(result), agent=agent))
         trace.findings.append(f"The {agent} agent called {tool}({json.dumps(arguments)}) and got: {_shorten(result)}")
+        return True
 
     def _unstated(self, tool: str, arguments: dict[str, Any], text: str, database: sqlite3.Connection) -> list[str]:
         """Required parameters of the call that `text` does not state; the guessing variant first fills

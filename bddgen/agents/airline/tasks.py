@@ -71,7 +71,7 @@ def _instruction(role: AgentRole) -> str:
         lines.append(f"You must never call {', '.join(role.restricted)}.")
     if role.hands_over_to:
         lines.append("Hand over only when the request needs a tool you do not have, to:")
-        lines += [f"- {target}: {ROLES[target].purpose}" for target in role.hands_over_to]
+        lines += [f"- {target} (tools: {', '.join(ROLES[target].allowed)}): {ROLES[target].purpose}" for target in role.hands_over_to]
     lines.append(
         "Look facts up with a tool before you state them; never invent a booking, flight, date, fee or refund. Use only "
         "values the passenger gave or a tool returned; when a value a tool needs is missing, answer by asking for it. "
@@ -103,13 +103,14 @@ def _reply_format(role: AgentRole) -> str:
 
 
 @lru_cache(maxsize=None)
-def agent_step(agent: str, held: frozenset[str] = frozenset()) -> PromptTask[Any]:
+def agent_step(agent: str, held: frozenset[str] = frozenset(), withheld: frozenset[str] = frozenset()) -> PromptTask[Any]:
     """The step task of `agent`: its instruction and the union of the actions it can take. Agents in
-    `held` already had the conversation in this turn and are no handoff target (no handing back and forth):
-    the reply's schema leaves them out, while the prompt stays the same at every step."""
+    `held` already had the conversation in this turn and are no handoff target (no handing back and forth),
+    and tools in `withheld` were refused this turn for values the passenger has not given (no guessing
+    again): the reply's schema leaves them out, while the prompt stays the same at every step."""
     role = ROLES[agent]
     targets = tuple(target for target in role.hands_over_to if target not in held)
-    members: list[type[BaseModel]] = [_call_model(tool) for tool in offered_tools(role)]
+    members: list[type[BaseModel]] = [_call_model(tool) for tool in offered_tools(role) if tool not in withheld]
     if targets:
         members.append(_handover_model(targets))
     members.append(Answer)
