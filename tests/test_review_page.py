@@ -128,5 +128,7 @@ def test_the_export_is_the_same_page_read_only(project: Path, tmp_path: Path) ->
         assert view.locator(".evidence.missing-evidence").count() == 0
         assert not view.locator('button[data-action="accept-turn"]').first.is_visible()
         view.locator("section.turn").first.locator("details.call summary").click()
-        assert "write_turn" in view.locator("details.call").first.inner_text()
+        from playwright.sync_api import expect
+
+        expect(view.locator("details.call").first).to_contain_text("write_turn", timeout=10_000)  # filled in on toggle, after the click
         browser.close()
