@@ -10,7 +10,7 @@ from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_fa
 from bddgen.implement.normalise import contains_phrase, content_words, normalise
 from bddgen.implement.questions import SentenceParser
 from bddgen.implement.wellformed import text_problems
-from bddgen.ner.base import EntityRecognizer
+from bddgen.ner.base import CAPITALISED_RUN, EntityRecognizer
 from bddgen.retrieval.lexical import tokenize
 
 COPIED_WORDS = 8  # a question sharing this many words in a row with its evidence copies the document
@@ -99,7 +99,6 @@ _NOT_NAMES = frozenset(
     "I I'm I'd I've January February March April May June July August September October November December "
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
 )
-_NAME_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|the|de|van|von|and|&)?\s*[A-Z][\w'’-]*)*")
 
 
 def unstated_names(question: str, evidence: str) -> list[str]:
@@ -109,7 +108,7 @@ def unstated_names(question: str, evidence: str) -> list[str]:
     hold only by chance. A name is a run of capitalised words; the question's first word is capitalised
     anyway and is not read as a name."""
     names = []
-    for match in _NAME_RUN.finditer(question):
+    for match in CAPITALISED_RUN.finditer(question):
         words = match.group(0).split()[1:] if match.start() == 0 else match.group(0).split()
         words = [w for w in words if w.strip(" '’-?,.") not in _NOT_NAMES] if len(words) == 1 else words
         name = " ".join(words).strip(" '’-")

@@ -19,7 +19,8 @@ class EntityRecognizer(Protocol):
 
 
 _SENTENCE_STARTERS = {"The", "A", "An", "In", "On", "At", "He", "She", "It", "They", "His", "Her", "Its", "After", "Before", "During", "When", "This", "That", "With", "As", "By", "For", "From", "Of", "To", "Under"}
-_CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|the|de|van|von|and|&)?\s*[A-Z][\w'’-]*)*")
+CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|the|de|van|von|and|&)?\s*[A-Z][\w'’-]*)*")
+"""A run of capitalised words, joined by the particles names contain ("Player of the Year", "van Dijk")."""
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
 
 
@@ -32,7 +33,7 @@ class RegexRecognizer:
 
     def extract(self, text: str) -> list[Entity]:
         found: list[Entity] = []
-        for match in _CAPITALISED_RUN.finditer(text):
+        for match in CAPITALISED_RUN.finditer(text):
             words = match.group(0).split()
             start = match.start()
             while words and words[0] in _SENTENCE_STARTERS:
