@@ -179,11 +179,11 @@ def answer_spans(sentence: str, title: str, recognizer: EntityRecognizer, *, ski
     return entities + numbers
 
 
-def _inside_another_name(span: str, sentence: str, recognizer: EntityRecognizer) -> bool:
-    """Whether a longer name of the sentence contains `span` ("Ashvale" in "Ashvale Rangers play in
+def _inside_another_name(span: str, names: Sequence[str]) -> bool:
+    """Whether a longer one of the sentence's `names` contains `span` ("Ashvale" in "Ashvale Rangers play in
     Ashvale"): a question must name that entity, and so gives its own answer away."""
     own = normalise(span)
-    return any(normalise(e) != own and f" {own} " in f" {normalise(e)} " for e in answer_facts(sentence, recognizer).entities)
+    return any(normalise(e) != own and f" {own} " in f" {normalise(e)} " for e in names)
 
 
 def sentence_candidates(
@@ -213,7 +213,8 @@ def askable_facts(
 ) -> list[str]:
     """The facts of `spans` a question on `sentence` can ask for, best first: none inside a longer name of
     the sentence, and ordered (or left out: None) by `rank`."""
-    kept = [span for span in spans if not _inside_another_name(span, sentence, recognizer)]
+    names = answer_facts(sentence, recognizer).entities
+    kept = [span for span in spans if not _inside_another_name(span, names)]
     if rank is None:
         return kept
     ranked = [(r, span) for span in kept if (r := rank(sentence, span)) is not None]
