@@ -299,9 +299,8 @@ class ConversationWriter:
 
     def _evidence(self, planned: PlannedTurn, kind: QueryType) -> Iterator[Evidence]:
         if kind is QueryType.UNANSWERABLE:
-            entity = self._entity(planned)
-            kind = entity_kind(entity, self.context.recognizer, self.context.texts)
-            yield from absent_subjects(entity, self.context.texts, self.context.retriever, kind=kind, start=self.context.seed)
+            entity, entity_is = self._entity(planned)
+            yield from absent_subjects(entity, self.context.texts, self.context.retriever, kind=entity_is, start=self.context.seed)
             return
         if kind is QueryType.SYNTHESIS:
             combined = self._combined()
@@ -321,12 +320,12 @@ class ConversationWriter:
                     rank=self._fact_rank(),
                 )
 
-    def _entity(self, planned: PlannedTurn) -> str:
-        """What the UNANSWERABLE turn asks about: a person, organisation or place the conversation is about,
-        as the recogniser reads it in the corpus — the plan's bridging entity, a name the conversation
-        already used (a filter value or an answer), or the title of a chain document — in that order; only
-        when none is known, the first of those names. A fragment such as "the Year award" (of "Player of
-        the Year award") makes a question nobody asks."""
+    def _entity(self, planned: PlannedTurn) -> tuple[str, str]:
+        """What the UNANSWERABLE turn asks about, and its kind: a person, organisation or place the
+        conversation is about, as the corpus tells its kind — the plan's bridging entity, a name the
+        conversation already used (a filter value or an answer), or the title of a chain document — in that
+        order; only when none is known, the first of those names. A fragment such as "the Year award" (of
+        "Player of the Year award") makes a question nobody asks."""
         named = [planned.subject] if planned.subject and any(ch.isalpha() for ch in planned.subject) else []
         for kept in self.kept:
             evidence = kept.record.evidence
@@ -334,10 +333,13 @@ class ConversationWriter:
                 named += [v for v in evidence.filter.values() if any(ch.isalpha() for ch in v)]
             named += list(kept.facts.entities)
         titles = [self.context.documents[d].title for d in self.plan.chain.documents if not isinstance(self.context.documents[d], TableDocument)]
-        known = next((n for n in [*named, *titles] if entity_kind(n, self.context.recognizer, self.context.texts) != "other"), None)
-        if known is not None:
-            return known
-        return named[0] if named else self.context.documents[self.plan.chain.documents[0]].title
+        read = [*named, *titles]
+        for name in read:
+            kind = entity_kind(name, self.context.recognizer, self.context.texts)
+            if kind != "other":
+                return name, kind
+        fallback = named[0] if named else self.context.documents[self.plan.chain.documents[0]].title
+        return fallback, "other" if fallback in read else entity_kind(fallback, self.context.recognizer, self.context.texts)
 
     def _combined(self) -> EarlierTurns | None:
         """One verified answer per chain document (at least two), in conversation order."""
