@@ -98,14 +98,17 @@ DECLINING_PATTERNS = tuple(
 
 def declines(answer: str) -> bool:
     """True when the answer refuses (see `is_refusal`) or declines to carry out a request."""
-    normal = normalise(answer).replace("’", "'")
-    return is_refusal(answer) or any(p.search(normal) for p in DECLINING_PATTERNS)
+    return _says(answer, REFUSAL_PATTERNS + DECLINING_PATTERNS)
 
 
 def is_refusal(answer: str) -> bool:
     """True when the answer says it cannot answer (or the literal CANNOTANSWER)."""
+    return _says(answer, REFUSAL_PATTERNS)
+
+
+def _says(answer: str, patterns: tuple[re.Pattern[str], ...]) -> bool:
     normal = normalise(answer).replace("’", "'")
-    return any(p.search(normal) for p in REFUSAL_PATTERNS)
+    return any(p.search(normal) for p in patterns)
 
 
 def key_entities(reference: str) -> tuple[set[float], set[str]]:

@@ -330,6 +330,7 @@ class ConversationSession:
             **fields,
         )
 
+
 def simulator_explains_failure(dialogue: Dialogue, task: UserTask, change: StateDiff) -> bool:
     """Whether the simulated user, not the agent, explains a failed trial: the agent received a fact the user was
     not given, or the user broke off (unsent) before the agent could finish and the agent changed nothing unexpected."""
