@@ -91,7 +91,7 @@ def pipeline_prompts(corpus_path: Path = SPORTS) -> list[BenchPrompt]:
         prompts.append(
             _prompt(
                 RAG_ANSWER, variant, conversation="(this is the first question)",
-                context=_passages(corpus, (club, "founded", "ground", "stadium"), 800), question=question,
+                passages=_passages(corpus, (club, "founded", "ground", "stadium"), 800), question=question,
             )
         )
     order = {"write_spec": 0, "write_conversation": 1, "judge-turn": 2, "rag-answer": 3}

@@ -58,6 +58,8 @@ def test_a_model_score_of_five_passes_and_four_fails_with_its_category() -> None
     prompt = backend.requests[0].messages[-1].content
     assert "## Reference Answer\nStandard tickets can be changed" in prompt
     assert "User: Hello" in prompt and "## Score Rubric" in prompt
+    # what repeats from call to call comes first, so the prompt cache keeps it: the rubric, then the conversation
+    assert prompt.startswith("## Score Rubric\n") and prompt.index("User: Hello") < prompt.index("## Reference Answer")
 
     judge, _ = _judge({"feedback": "Misses that a fare difference applies.", "score": 4, "error_category": "multi-document"})
     failed = judge.judge_turn(_turn("Standard tickets can be changed for a fee of 70 EUR."), "A fee of 70 EUR applies.", [])
@@ -100,3 +102,4 @@ def test_conversation_is_graded_against_the_spec() -> None:
     assert (result.verdict, result.score) == (Verdict.PASS, 5)
     prompt = backend.requests[0].messages[-1].content
     assert "Then the assistant quotes the fee table" in prompt and "User: And for Flex?\nAssistant: No fee." in prompt
+    assert prompt.startswith("## Score Rubric\n") and prompt.index("## Specification") < prompt.index("## Response")

@@ -206,7 +206,7 @@ def _dense_rag_prompt(tmp_path: Path, top_k: int = 5, **budget: int) -> tuple[Sc
 
 
 def _context(request: LMRequest) -> str:
-    return request.messages[-1].content.split("## Context\n", 1)[1].split("\n\n## Question", 1)[0]
+    return request.messages[-1].content.split("## Passages\n", 1)[1].split("\n\n## Task", 1)[0]
 
 
 def test_dense_rag_prompts_stay_within_2000_tokens_at_the_default_context_budget(tmp_path: Path) -> None:

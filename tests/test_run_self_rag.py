@@ -84,7 +84,7 @@ def test_it_skips_retrieval_when_the_conversation_holds_the_answer(tmp_path: Pat
     assert _steps(reply) == [("retrieve", "skip"), ("answer", "No more than 8 kg."), ("support", "fully")]
     assert reply.tool_calls[0].arguments["quote"] == "when it weighs no more than 8 kg"
     # The support of an answer without retrieval is graded against the conversation it came from.
-    assert "8 kg" in _section(backend.requests[-1], "Context")
+    assert "8 kg" in _section(backend.requests[-1], "Passages")
 
 
 def test_an_unsupported_answer_without_retrieval_falls_back_to_retrieval(tmp_path: Path) -> None:
@@ -133,6 +133,22 @@ def test_the_first_question_retrieves_without_asking(tmp_path: Path) -> None:
     assert _steps(reply)[0] == ("retrieve", "retrieve")
 
 
+def test_a_rounds_grade_answer_and_support_prompts_start_with_the_same_passages(tmp_path: Path) -> None:
+    """What llama.cpp's prompt cache reuses: when every passage of a round is relevant, the answer and its
+    support grade begin with the very text the relevance grade began with, passages included."""
+    backend = ScriptedLM(
+        by_task={"self-rag-relevance": _all_relevant, "rag-answer": {"answer": "55 EUR.", "found": True}, "self-rag-support": FULLY}
+    )
+    _assistant(backend, tmp_path, top_k=2).respond([Message("user", "What is the cabin pet fee?")])
+    relevance, answer, support = backend.requests
+    assert [relevance.task, answer.task, support.task] == ["self-rag-relevance", "rag-answer", "self-rag-support"]
+    prefix = relevance.messages[-1].content.split("\n\n## Task\n", 1)[0]
+    assert prefix.startswith("## Passages\n[1] ") and "[2] " in prefix
+    for request in (answer, support):
+        assert request.messages[0] == relevance.messages[0]
+        assert request.messages[-1].content.startswith(prefix + "\n\n## Task\n")
+
+
 def test_irrelevant_passages_are_dropped_from_the_answer_and_its_contexts(tmp_path: Path) -> None:
     backend = ScriptedLM(
         by_task={
@@ -148,7 +164,7 @@ def test_irrelevant_passages_are_dropped_from_the_answer_and_its_contexts(tmp_pa
     grades = {call.arguments["passage"]: call.result for call in reply.tool_calls if call.name == "self-rag:relevance"}
     assert grades == {"tables/fare_classes#1": "relevant", "policies/pets#1": "irrelevant"}
     (answer_request,) = [r for r in backend.requests if r.task == "rag-answer"]
-    context = _section(answer_request, "Context")
+    context = _section(answer_request, "Passages")
     assert "change_fee_eur: 70" in context and "pet fee" not in context
 
 
@@ -169,7 +185,7 @@ def test_it_retries_with_the_next_passages_then_abstains_when_no_answer_is_suppo
     ]
     assert [call.arguments.get("attempt") for call in reply.tool_calls if call.name == "self-rag:support"] == [1, 2]
     assert reply.tool_calls[-1].result == "no supported answer after 2 retrieval round(s)"
-    first, second = [_section(r, "Context") for r in backend.requests if r.task == "rag-answer"]
+    first, second = [_section(r, "Passages") for r in backend.requests if r.task == "rag-answer"]
     assert first.count("[") == 1 and second.count("[") == 2  # the retry answers from the next passage as well
 
 
@@ -216,7 +232,7 @@ def test_every_prompt_keeps_its_passages_within_the_context_budget(tmp_path: Pat
     assistant = _assistant(backend, tmp_path, corpus, top_k=2, max_attempts=2, context_tokens=budget)
     reply = assistant.respond(HISTORY + [Message("user", "Where are bags checked?")])
     sizes = [
-        sum(len(text.split()) for text in _passages(r).values()) if r.task == "self-rag-relevance" else len(_section(r, "Context").split())
+        sum(len(text.split()) for text in _passages(r).values()) if r.task == "self-rag-relevance" else len(_section(r, "Passages").split())
         for r in backend.requests
         if r.task in ("self-rag-relevance", "rag-answer", "self-rag-support")
     ]

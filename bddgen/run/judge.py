@@ -100,8 +100,8 @@ class Judge:
         """Grade the whole (question, answer) transcript against the spec's Given/When/Then."""
         transcript = "\n".join(f"User: {q}\nAssistant: {a}" for q, a in exchanges)
         try:
-            grade = self.lm.run(
-                JUDGE_CONVERSATION, stage=STAGE, specification=spec.as_text(), response=transcript, score_rubric=SPEC_RUBRIC
+            grade = self.lm.run(  # the rubric first: it is the same on every call, so the prompt cache keeps it
+                JUDGE_CONVERSATION, stage=STAGE, score_rubric=SPEC_RUBRIC, specification=spec.as_text(), response=transcript
             )
         except LMOutputError as exc:
             return Judgement(Verdict.ERROR, f"the judge's reply was unusable: {exc.reason}", error_category=JUDGE_ERROR)
@@ -113,8 +113,8 @@ class Judge:
     ) -> Judgement:
         instruction = f"Conversation so far:\n{render_history(history)}\n\nQuestion: {question}"
         try:
-            grade = self.lm.run(
-                JUDGE_TURN, stage=STAGE, instruction=instruction, response=answer, reference_answer=reference, score_rubric=rubric
+            grade = self.lm.run(  # what repeats from call to call first (the rubric, the conversation), for the prompt cache
+                JUDGE_TURN, stage=STAGE, score_rubric=rubric, instruction=instruction, reference_answer=reference, response=answer
             )
         except LMOutputError as exc:
             return Judgement(Verdict.ERROR, f"the judge's reply was unusable: {exc.reason}", error_category=JUDGE_ERROR, checks=checks)

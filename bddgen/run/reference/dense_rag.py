@@ -53,7 +53,7 @@ class DenseRagAssistant:
         context = "\n\n".join(kept)
         try:
             result = self.lm.run(
-                RAG_ANSWER, stage=STAGE, conversation=render_history(history), context=context, question=question
+                RAG_ANSWER, stage=STAGE, passages=context, conversation=render_history(history), question=question
             )
         except LMOutputError as exc:
             raise AssistantReplyError(f"assistant {self._name!r}: {exc}") from exc

@@ -121,7 +121,7 @@ class ReactRagAssistant:
                 findings.append(Finding(action.action, query, "\n\n".join(kept) or "(nothing found)"))
                 tool_calls.append(ToolCall(name=action.action, arguments={"query": query}, result=", ".join(h.doc_id for h in hits)))
                 contexts += [h.doc_id for h in hits if h.doc_id not in contexts]
-            final = self.lm.run(RAG_ANSWER, stage=STAGE, conversation=conversation, context=self._render(findings), question=question)
+            final = self.lm.run(RAG_ANSWER, stage=STAGE, passages=self._render(findings), conversation=conversation, question=question)
         except LMOutputError as exc:
             raise AssistantReplyError(f"assistant {self._name!r}: {exc}") from exc
         answer = final.answer.strip() if final.found and final.answer.strip() else CANNOT_ANSWER_REPLY

@@ -116,7 +116,7 @@ class SelfRagAssistant:
                 continue  # no new relevant passage fits: the next round's passages, or abstain
             answered_from = used
             context = "\n\n".join(kept)
-            draft = self.lm.run(RAG_ANSWER, stage=STAGE, conversation=conversation, context=context, question=question)
+            draft = self.lm.run(RAG_ANSWER, stage=STAGE, passages=context, conversation=conversation, question=question)
             answer = self._graded(draft, context, question, trace, attempt=rounds, passages=used)
             if answer is not None:
                 return AssistantReply(answer=answer, contexts=used, tool_calls=trace.calls)
@@ -146,7 +146,7 @@ class SelfRagAssistant:
         the budget); a number the LM gives that names no passage is ignored."""
         share = max(1, self.context_tokens // max(1, len(chunks)))
         passages = "\n\n".join(f"[{n}] {cut_to_tokens(chunk.text, share, self.lm.count_tokens)}" for n, chunk in enumerate(chunks, start=1))
-        grades = self.lm.run(SELF_RAG_RELEVANCE, stage=STAGE, earlier_question=earlier, question=question, passages=passages)
+        grades = self.lm.run(SELF_RAG_RELEVANCE, stage=STAGE, passages=passages, earlier_question=earlier, question=question)
         chosen = set(grades.relevant)
         for number, chunk in enumerate(chunks, start=1):
             trace.add("relevance", "relevant" if number in chosen else "irrelevant", attempt=attempt, passage=chunk.id, reason=grades.reason)
@@ -161,6 +161,6 @@ class SelfRagAssistant:
             trace.add("answer", "not found", attempt=attempt, passages=passages)
             return None
         trace.add("answer", answer, attempt=attempt, passages=passages)
-        grade = self.lm.run(SELF_RAG_SUPPORT, stage=STAGE, context=context, question=question, answer=answer)
+        grade = self.lm.run(SELF_RAG_SUPPORT, stage=STAGE, passages=context, question=question, answer=answer)
         trace.add("support", grade.support, attempt=attempt, reason=grade.reason)
         return answer if grade.support == SUPPORTED else None

@@ -6,12 +6,25 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bddgen.lm.tasks import PromptTask
+from bddgen.lm.tasks import PromptTask, SharedInput
 
 CANNOT_ANSWER_REPLY = "I cannot answer that from the documents I have."
 # Both replies are a few sentences; a small model that runs on (repeating itself until the general
 # limit) would otherwise spend minutes on one turn.
 REPLY_TOKENS = 384
+# The replies' shapes, shown instead of their JSON Schemas (the backend still enforces the schemas):
+# every token of a prompt is read on every call, and these prompts are most of a run.
+ANSWER_FORMAT = '{"answer": "<one to three sentences>", "found": true}\n{"answer": "", "found": false}'
+
+# The retrieved passages come first in every prompt that reads them, after one system message, so a
+# self-rag round reads them once for its relevance grade, its answer and its support grade.
+PASSAGES = SharedInput(
+    preamble=(
+        "You are the customer assistant described by the documents. The user message starts with numbered "
+        "passages retrieved from those documents; your task follows them."
+    ),
+    name="passages",
+)
 
 
 class RagAnswer(BaseModel):
@@ -20,7 +33,7 @@ class RagAnswer(BaseModel):
     # The answer comes first: a small model that must commit to `found` before it has written the
     # answer says false almost always, even when it then writes the right answer.
     answer: str = Field(description="The answer, short and with exact figures; empty when the passages do not contain it.")
-    found: bool = Field(description="true when the answer above is stated in the context passages")
+    found: bool = Field(description="true when the answer above is stated in the passages")
 
 
 class ReactAction(BaseModel):
@@ -35,13 +48,14 @@ class ReactAction(BaseModel):
 RAG_ANSWER = PromptTask(
     name="rag-answer",
     instruction=(
-        "You are the customer assistant described by the documents. Answer the user's question using only the "
-        "numbered context passages. Use the earlier conversation to understand what words like 'it', 'they' or "
+        "Answer the user's question using only the numbered passages above. Use the earlier conversation to understand what words like 'it', 'they' or "
         "'that flight' refer to. If the passages do not contain the answer, set found to false: never guess. "
         "Answer in one to three sentences and copy names, numbers and amounts exactly as the passages write them."
     ),
     output=RagAnswer,
     max_tokens=REPLY_TOKENS,
+    reply_format=ANSWER_FORMAT,
+    shared=PASSAGES,
 )
 
 REACT_STEP = PromptTask(
@@ -84,9 +98,9 @@ class RelevanceGrades(BaseModel):
 class SupportGrade(BaseModel):
     """Self-RAG's grade of its own answer against the passages it was written from."""
 
-    reason: str = Field(description="One short sentence naming a fact of the answer the context does not state, if any.")
+    reason: str = Field(description="One short sentence naming a fact of the answer the passages do not state, if any.")
     support: Literal["fully", "partially", "no"] = Field(
-        description="fully: every name, number and claim of the answer is stated in the context; partially: some are; no: none are"
+        description="fully: every name, number and claim of the answer is stated in the passages; partially: some are; no: none are"
     )
 
 
@@ -100,30 +114,36 @@ SELF_RAG_RETRIEVE = PromptTask(
     ),
     output=RetrievalDecision,
     max_tokens=REFLECTION_TOKENS,
+    reply_format='{"quote": "<the words of an earlier message, copied exactly>"}\n{"quote": ""}',
 )
 
 SELF_RAG_RELEVANCE = PromptTask(
     name="self-rag-relevance",
     instruction=(
-        "Grade each numbered retrieved passage for the user's question. A passage is relevant when it contains "
+        "Grade each numbered passage above for the user's question. A passage is relevant when it contains "
         "information that answers the question, even in part: the thing asked about and the kind of fact asked for. "
         "A passage about a different subject, or about the subject but not the fact asked for, is not relevant. The "
         "earlier question tells what words like 'it' or 'they' refer to. List the numbers of the relevant passages."
     ),
     output=RelevanceGrades,
     max_tokens=REFLECTION_TOKENS,
+    reply_format='{"reason": "<one short sentence>", "relevant": [<the numbers of the relevant passages; none: empty>]}',
+    shared=PASSAGES,
 )
 
 SELF_RAG_SUPPORT = PromptTask(
     name="self-rag-support",
     instruction=(
-        "Check an answer against the context it was written from. Compare every name, number, date and claim "
-        "of the answer with the context. support is fully when the context states all of them, partially when "
-        "it states only some, no when it states none or says otherwise. Judge only support by the context, "
-        "not whether the answer is complete."
+        "Check an answer against the passages above, which it was written from. Compare every name, number, "
+        "date and claim of the answer with the passages. support is fully when the passages state all of them, "
+        "partially when they state only some, no when they state none or say otherwise. Judge only support by "
+        "the passages, not whether the answer is complete."
     ),
     output=SupportGrade,
     max_tokens=REFLECTION_TOKENS,
+    reply_format='{"reason": "<one short sentence naming a fact of the answer the passages do not state, if any>", '
+    '"support": "<fully, partially or no>"}',
+    shared=PASSAGES,
 )
 
 SELF_RAG_DIRECT = PromptTask(
@@ -136,4 +156,5 @@ SELF_RAG_DIRECT = PromptTask(
     ),
     output=RagAnswer,
     max_tokens=REPLY_TOKENS,
+    reply_format=ANSWER_FORMAT,
 )
