@@ -279,9 +279,23 @@ def test_a_text_turn_that_keeps_failing_moves_to_other_evidence_and_the_plan_add
     text_turn = result.records[1]
     assert text_turn.outcome == "dropped" and text_turn.evidence_tried == 2 and text_turn.attempts == 6 and "pastes a table row" in text_turn.dropped
     added = [r for r in result.records if r.added]
-    assert len(added) == 1 and added[0].outcome == "kept" and added[0].query_type is Q.SINGLE_DOC
-    assert result.records.index(added[0]) == len(result.records) - 2  # just before SYNTHESIS
+    # the text document comes first (no turn of it was kept), but both its sentences failed as SINGLE-DOC
+    # turns and are not asked again: that added turn has nothing to ask, the table gets the next one
+    assert [(r.outcome, r.attempts, r.dropped) for r in added][0] == ("dropped", 0, "no evidence to ask about")
+    assert [r.outcome for r in added] == ["dropped", "kept"]
+    assert added[1].query_type is Q.SINGLE_DOC and added[1].evidence is not None and added[1].evidence.kind == "table"
+    assert result.records.index(added[-1]) == len(result.records) - 2  # just before SYNTHESIS
     assert not result.dropped and result.turns[-1].query_type is Q.SYNTHESIS
+
+
+def test_a_sentence_every_wording_failed_on_is_not_asked_again_by_a_turn_of_the_same_kind() -> None:
+    pasted = {"question": "Rasmus Kaldor; 2004: Varen Cup Final", "answer": "x"}
+    writer, _ = _writer({"write_turn": _then_faithful([write_turn] + [pasted] * 3, write_turn)}, alternatives=1)
+    result = writer.write()
+    failed = result.records[1].evidence
+    assert result.records[1].outcome == "dropped" and failed is not None and failed.kind == "sentence"
+    retried = [r for r in result.records[2:] if r.evidence is not None and r.evidence.kind == "sentence" and r.query_type is Q.SINGLE_DOC]
+    assert [r.evidence.sentence for r in retried] == [1 - failed.sentence]  # type: ignore[union-attr]  # the document's other sentence
 
 
 def test_an_unanswerable_turn_whose_wordings_all_fail_is_worded_by_code_from_its_absent_subject() -> None:
@@ -393,6 +407,19 @@ def test_a_table_turn_asks_about_a_row_named_by_its_key_not_for_the_key() -> Non
     )
     first = next(table_candidates(fares, set()))
     assert first.column != "fare_class" and first.filter == {"fare_class": fares.rows[first.row][0]}
+
+
+def test_a_table_cell_whose_value_its_filter_names_is_never_asked_for() -> None:
+    """A question names its filter, so a filter value holding the answer gives the answer away: "Where does
+    Ashvale Rangers play?" for "Ashvale" (a PRE-FILLER bridging on the city wrote it four times in the demo)."""
+    clubs = TableDocument(
+        id="t3", title="Clubs", headers=["club", "city", "founded"],
+        rows=[["Ashvale Rangers", "Ashvale", "1901"], ["Korrin Sporting", "Korrin", "1931"], ["Millgate Athletic", "Ashvale", "1922"]],
+    )
+    bridging = list(table_candidates(clubs, set(), names="Ashvale"))
+    assert [(c.row, c.column, c.filter) for c in bridging] == [(2, "city", {"club": "Millgate Athletic"})]
+    asked = {(c.row, c.column) for c in table_candidates(clubs, set())}
+    assert (0, "city") not in asked and (1, "city") not in asked and (2, "city") in asked and (0, "founded") in asked
 
 
 def test_a_question_that_repeats_an_earlier_one_is_rewritten() -> None:

@@ -9,7 +9,7 @@ turn that cannot be written about one piece of evidence moves on to the next.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterator, Literal, Sequence
+from typing import Callable, Iterator, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -146,11 +146,18 @@ def table_candidates(
             if (row, column) in avoid:
                 continue
             conditions = unique_filter(table, row, [column], start)
-            if not conditions:
+            if not conditions or _gives_away(cells[column], conditions):
                 continue
             evidence = _evaluated(table, TableEvidence(table=table.id, row=row, column=column, filter=conditions, referred=referred))
             if evidence is not None:
                 yield evidence
+
+
+def _gives_away(answer: str, conditions: Mapping[str, str]) -> bool:
+    """Whether a filter value holds the answer ("Ashvale" as the city of the row whose club is "Ashvale
+    Rangers"): the question must name its filter, and would say its own answer."""
+    own = f" {normalise(answer)} "
+    return own.strip() != "" and any(own in f" {normalise(value)} " for value in conditions.values())
 
 
 def exact_expectation(table: TableDocument, evidence: TableEvidence) -> ExactExpectation:

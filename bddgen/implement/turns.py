@@ -115,6 +115,8 @@ class ConversationWriter:
         self.records: list[TurnProvenance] = []
         # per document: (row, column) of tables, sentence indexes of texts; starts with what a reviewer rejected
         self.used_cells: dict[str, list] = {doc: list(keys) for doc, keys in context.avoid.items()}
+        # per turn kind and document: evidence every wording of a turn of that kind failed on, never tried again
+        self.failed_cells: dict[tuple[QueryType, str], list] = {}
 
     def write(self) -> WrittenConversation:
         number = 0
@@ -184,6 +186,7 @@ class ConversationWriter:
                 self.kept.append(_Kept(turn=draft.turn, record=record, facts=draft.facts, exact=draft.exact, refers=refers))
                 return record
             last_problems = record.rewrites[-1:] or last_problems
+            self._remember(evidence, failed_as=kind)
         record.dropped = "; ".join(last_problems)
         return record
 
@@ -289,11 +292,20 @@ class ConversationWriter:
         record.prompt_hash = ""
         return draft
 
-    def _remember(self, evidence: Evidence) -> None:
+    def _remember(self, evidence: Evidence, *, failed_as: QueryType | None = None) -> None:
+        """Record a table cell or sentence as used by a kept turn, or as failed for turns of kind `failed_as`."""
         if isinstance(evidence, TableEvidence):
-            self.used_cells.setdefault(evidence.table, []).append((evidence.row, evidence.column))
+            document, key = evidence.table, (evidence.row, evidence.column)
         elif isinstance(evidence, SentenceEvidence):
-            self.used_cells.setdefault(evidence.document, []).append(evidence.sentence)
+            document, key = evidence.document, evidence.sentence
+        else:
+            return
+        cells = self.used_cells.setdefault(document, []) if failed_as is None else self.failed_cells.setdefault((failed_as, document), [])
+        cells.append(key)
+
+    def _avoid(self, kind: QueryType, doc_id: str) -> list:
+        """What a turn of `kind` may not ask about in `doc_id`: what kept turns asked, what a turn of its kind failed on."""
+        return [*self.used_cells.get(doc_id, []), *self.failed_cells.get((kind, doc_id), [])]
 
     # --- evidence ----------------------------------------------------------------------------------
 
@@ -313,10 +325,10 @@ class ConversationWriter:
         for doc_id in planned.documents:
             doc = self.context.documents[doc_id]
             if isinstance(doc, TableDocument):
-                yield from table_candidates(doc, focus, names=names, about=about, avoid=self.used_cells.get(doc_id, []))
+                yield from table_candidates(doc, focus, names=names, about=about, avoid=self._avoid(kind, doc_id))
             else:
                 yield from sentence_candidates(
-                    doc, focus, self.context.recognizer, must=names or about, answer_is_must=bool(names), avoid=self.used_cells.get(doc_id, []),
+                    doc, focus, self.context.recognizer, must=names or about, answer_is_must=bool(names), avoid=self._avoid(kind, doc_id),
                     rank=self._fact_rank(),
                 )
 
