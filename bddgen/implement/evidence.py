@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.implement.context import sentences
 from bddgen.implement.grounding import answer_facts, mentions
-from bddgen.implement.normalise import content_words, normalise
+from bddgen.implement.normalise import contains_phrase, content_words, normalise
 from bddgen.implement.tables import TableQuery, evaluate_table_query, matching_count, row_meets
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
@@ -156,8 +156,7 @@ def table_candidates(
 def _gives_away(answer: str, conditions: Mapping[str, str]) -> bool:
     """Whether a filter value holds the answer ("Ashvale" as the city of the row whose club is "Ashvale
     Rangers"): the question must name its filter, and would say its own answer."""
-    own = f" {normalise(answer)} "
-    return own.strip() != "" and any(own in f" {normalise(value)} " for value in conditions.values())
+    return any(contains_phrase(normalise(value), answer) for value in conditions.values())
 
 
 def exact_expectation(table: TableDocument, evidence: TableEvidence) -> ExactExpectation:
@@ -190,7 +189,7 @@ def _inside_another_name(span: str, names: Sequence[str]) -> bool:
     """Whether a longer one of the sentence's `names` contains `span` ("Ashvale" in "Ashvale Rangers play in
     Ashvale"): a question must name that entity, and so gives its own answer away."""
     own = normalise(span)
-    return any(normalise(e) != own and f" {own} " in f" {normalise(e)} " for e in names)
+    return any(normalise(e) != own and contains_phrase(normalise(e), span) for e in names)
 
 
 def sentence_candidates(

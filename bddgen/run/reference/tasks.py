@@ -48,8 +48,8 @@ class ReactAction(BaseModel):
 RAG_ANSWER = PromptTask(
     name="rag-answer",
     instruction=(
-        "Answer the user's question using only the numbered passages above. Use the earlier conversation to understand what words like 'it', 'they' or "
-        "'that flight' refer to. If the passages do not contain the answer, set found to false: never guess. "
+        "Answer the user's question using only the numbered passages above. Use the earlier conversation to "
+        "understand what words like 'it', 'they' or 'that flight' refer to. If the passages do not contain the answer, set found to false: never guess. "
         "Answer in one to three sentences and copy names, numbers and amounts exactly as the passages write them."
     ),
     output=RagAnswer,
