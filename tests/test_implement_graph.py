@@ -124,3 +124,37 @@ def test_entities_cached_under_older_type_rules_are_recognised_again(tmp_path: P
     rerun = _CountingRecognizer()
     EntityCache(rerun, tmp_path).entities(texts)
     assert rerun.calls == [1]
+
+
+def _given(*pairs: tuple[TextDocument, list[tuple[str, str]]]) -> dict[str, list[NamedEntity]]:
+    """Entities as a recogniser that splits long names would find them."""
+    return {doc.id: [NamedEntity(text=text, label=label) for text, label in found] for doc, found in pairs}
+
+
+def test_a_piece_of_a_longer_name_does_not_link_documents() -> None:
+    a = _text("a", "Elias Marwood won the Velorian Young Player of the Year award in 2014.")
+    b = _text("b", "Luca Fenwright won the Velorian Young Player of the Year award in 2019.")
+    pieces = [("the Velorian Young Player", "ORG"), ("the Year award", "EVENT")]
+    graph = build_document_graph([a, b], [], _given((a, [("Elias Marwood", "PERSON"), *pieces]), (b, [("Luca Fenwright", "PERSON"), *pieces])))
+    assert not graph.has_edge("a", "b")
+    # written whole, the same name links them
+    whole = [("the Velorian Young Player of the Year award", "EVENT")]
+    graph = build_document_graph([a, b], [], _given((a, whole), (b, whole)))
+    assert [x.value for x in edge_bridges(graph, "a", "b")] == ["the Velorian Young Player of the Year award"]
+
+
+def test_a_short_form_beside_the_full_name_on_one_edge_is_left_out_and_a_year_before_a_name_is_no_count() -> None:
+    a = _text("a", "Orlanmouth Wanderers play at Seagate Park. Since then the Wanderers have finished mid-table in the 2017 Velorian Premier Division season.")
+    b = _text("b", "Seagate Park is the home of Orlanmouth Wanderers, and the Wanderers draw large crowds in the 2009 Velorian Premier Division season.")
+    found = [("Orlanmouth Wanderers", "ORG"), ("Wanderers", "ORG"), ("Seagate Park", "FAC"), ("Velorian Premier Division", "ORG")]
+    graph = build_document_graph([a, b], [], _given((a, found), (b, found)))
+    assert {x.value for x in edge_bridges(graph, "a", "b")} == {"Orlanmouth Wanderers", "Seagate Park", "Velorian Premier Division"}
+
+
+def test_a_name_a_number_counts_does_not_link_documents() -> None:
+    a = _text("a", "Orlanmouth Wanderers won five titles and have six Varen Cups.")
+    b = _text("b", "Greyhollow City lost two Varen Cups finals before 2016.")
+    graph = build_document_graph(
+        [a, b], [], _given((a, [("Orlanmouth Wanderers", "ORG"), ("Varen Cups", "EVENT")]), (b, [("Greyhollow City", "ORG"), ("Varen Cups", "EVENT")]))
+    )
+    assert not graph.has_edge("a", "b")

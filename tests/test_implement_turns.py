@@ -771,3 +771,116 @@ def test_a_question_that_asks_for_the_noun_its_answer_completes_is_rewritten() -
     record = ConversationWriter(writer.context, plan).write().records[1]
     assert record.value == "Veloria" and "asks for the cup itself" in record.rewrites[0]
     assert record.question != "What is the name of the league cup that Crown Shield is?"
+
+
+def test_a_piece_of_a_longer_name_or_what_a_number_counts_is_never_the_fact_a_turn_asks_for() -> None:
+    from bddgen.implement.evidence import askable_facts
+
+    marwood = "Elias Marwood won the Velorian Young Player of the Year award in 2014 and joined Redmarsh Rovers in 2017."
+    kept = askable_facts(["the Velorian Young Player", "the Year award", "Redmarsh Rovers", "2014"], marwood, RegexRecognizer())
+    assert kept == ["Redmarsh Rovers", "2014"]
+    honours = "The club won five national championships, the last of them in 1990, and has six Varen Cups."
+    assert askable_facts(["Varen Cups", "1990"], honours, RegexRecognizer()) == ["1990"]
+    club = TextDocument(id="d9", title="Orlanmouth Wanderers", passage=honours)
+    assert [e.answer for e in sentence_candidates(club, set(), RegexRecognizer())] == ["1990"]
+
+
+def test_the_first_name_of_a_pair_is_one_of_several_but_a_side_of_a_match_between_two_is_not() -> None:
+    parser = ParsingRecognizer.parser
+    reserves = "Redmarsh Rovers have won the Crown Shield most often, while Harbour City FC and Calderford United have often fielded reserve players."
+    assert one_of_several(reserves, "Harbour City FC", parser) and one_of_several(reserves, "Calderford United", parser)
+    assert not one_of_several(reserves, "Redmarsh Rovers", parser)
+    derby = "Seagate Park hosts the Coast Derby between Orlanmouth Wanderers and Saltmere Albion, with visiting fans arriving by ferry."
+    assert not one_of_several(derby, "Orlanmouth Wanderers", parser) and not one_of_several(derby, "Saltmere Albion", parser)
+
+
+def test_a_pre_filler_never_asks_its_document_for_the_thing_its_title_names() -> None:
+    shield = TextDocument(
+        id="d2", title="Crown Shield",
+        passage="Redmarsh Rovers have won the Crown Shield more often than any other club, with nine titles in all.",
+    )
+    assert list(sentence_candidates(shield, set(), RegexRecognizer(), must="the Crown Shield", answer_is_must=True)) == []
+    assert [e.answer for e in sentence_candidates(shield, set(), RegexRecognizer(), must="Redmarsh Rovers", answer_is_must=True)] == ["Redmarsh Rovers"]
+
+
+def test_the_plan_crosses_a_hop_by_a_bridge_the_source_title_does_not_name() -> None:
+    from bddgen.implement.chains import Hop
+    from bddgen.implement.graph import Bridge
+    from bddgen.implement.plan import plan_turns
+
+    bridges = [
+        Bridge(kind="entity", value="the Crown Shield", label="EVENT", specificity=0.4),
+        Bridge(kind="entity", value="Greyhollow Bowl", label="FAC", specificity=0.3),
+    ]
+    chain = Chain(documents=["shield", "greyhollow"], hops=[Hop(source="shield", target="greyhollow", bridges=bridges)])
+    planned = plan_turns(chain, 5, set(), {"shield": "Crown Shield", "greyhollow": "Greyhollow City"}, lambda name: "place")
+    assert [t.bridge for t in planned.turns if t.query_type is Q.PRE_FILLER] == ["Greyhollow Bowl"]
+    # the other way round, the most specific bridge is askable of its source
+    reverse = Chain(documents=["greyhollow", "shield"], hops=[Hop(source="greyhollow", target="shield", bridges=bridges)])
+    planned = plan_turns(reverse, 5, set(), {"shield": "Crown Shield", "greyhollow": "Greyhollow City"}, lambda name: "other")
+    assert [t.bridge for t in planned.turns if t.query_type is Q.PRE_FILLER] == ["the Crown Shield"]
+
+
+def test_a_filler_refers_to_a_bridge_by_the_kind_the_corpus_gives_it() -> None:
+    from bddgen.implement.chains import Hop
+    from bddgen.implement.graph import Bridge
+    from bddgen.implement.plan import plan_turns
+
+    # one sentence made the recogniser call the coach a place; the corpus says he is a person
+    varley = [Bridge(kind="entity", value="Piet Varley", label="GPE", specificity=0.5)]
+    chain = Chain(documents=["club", "ground"], hops=[Hop(source="club", target="ground", bridges=varley)])
+    titles = {"club": "Orlanmouth Wanderers", "ground": "Seagate Park"}
+    filler = next(t for t in plan_turns(chain, 5, set(), titles, lambda name: "person").turns if t.query_type is Q.FILLER)
+    assert filler.proxy == "that person"
+    filler = next(t for t in plan_turns(chain, 5, set(), titles, lambda name: "other").turns if t.query_type is Q.FILLER)
+    assert filler.proxy == "that place"
+
+
+def test_a_round_trip_that_pastes_the_sentence_back_does_not_confirm_a_text_turn() -> None:
+    def pasted(request: LMRequest) -> dict[str, Any]:
+        shown = section(request, "Documents")
+        best = next((line for line in shown.splitlines() if "Varen Cup Final" in line and not line.startswith("[")), "")
+        return {"answer": best} if best else answer_from_documents(request)
+
+    result, _ = _write({"answer_from_documents": pasted})
+    text = result.records[1]
+    # every wording about the Kaldor sentence failed its round trip; the turn moved on to the next sentence
+    assert len(text.rewrites) == 3 and all("answering your question" in r for r in text.rewrites)
+    assert text.evidence is not None and text.evidence.kind == "sentence" and text.evidence.sentence == 1
+    result, _ = _write({})
+    assert result.records[1].outcome == "kept" and result.records[1].rewrites == []
+
+
+def test_a_where_or_who_question_answered_by_a_bare_number_is_rewritten() -> None:
+    from bddgen.implement.checks import answer_kind_problems
+
+    assert answer_kind_problems("Where did that person coach the club?", "1995")
+    assert answer_kind_problems("Who was the top scorer?", "19")
+    assert not answer_kind_problems("When did that person coach the club?", "1995")
+    assert not answer_kind_problems("Where was the final played?", "Crownfield Stadium")
+
+
+def test_a_question_on_an_encyclopedic_text_must_name_its_subject_not_only_say_the_club() -> None:
+    greyhollow = TextDocument(
+        id="d7", title="Greyhollow City",
+        passage="Greyhollow City is a club from the hill city of Greyhollow. The club won its only league championship in 1971, and later lost two cup finals.",
+    )
+    corpus = Corpus(system=CORPUS.system, documents=[TRANSFERS, greyhollow])
+    plan = TurnPlan(
+        chain=Chain(documents=["t1", "d7"], hops=[]),
+        turns=[
+            PlannedTurn(query_type=Q.SINGLE_DOC, documents=["t1"]),
+            PlannedTurn(query_type=Q.SINGLE_DOC, documents=["d7"]),
+            PlannedTurn(query_type=Q.UNANSWERABLE, subject="Rasmus Kaldor"),
+            PlannedTurn(query_type=Q.SYNTHESIS, documents=["t1", "d7"]),
+        ],
+    )
+
+    def vague(request: LMRequest) -> dict[str, Any]:
+        if 'answers with "1971"' in section(request, "What To Ask"):
+            return {"question": "When did the club win its only league championship?", "answer": "1971"}
+        return write_turn(request)
+
+    writer, _ = _writer({"write_turn": _then_faithful([write_turn, vague], write_turn)}, corpus=corpus)
+    record = ConversationWriter(writer.context, plan).write().records[1]
+    assert 'must name "Greyhollow City"' in record.rewrites[0]

@@ -217,3 +217,33 @@ def agrees(reference: Facts, exact: str, reply: str) -> bool:
     if exact:
         return mentions(reply, exact)
     return bool(reference) and not missing_facts(reference, reply)
+
+
+COPIED_SHARE = 0.75  # a round-trip reply holding this share of its sentence's other words copies the sentence
+
+
+def copies_sentence(reply: str, sentence: str, question: str, answer: str) -> bool:
+    """Whether a round-trip reply pastes its evidence sentence instead of answering: it holds most of the
+    sentence's words that neither the question nor the answer says. Such a reply states every fact of the
+    sentence, so it "agrees" with any of them, whatever the question asked."""
+    others = content_words(sentence) - content_words(question) - content_words(answer)
+    return len(others) >= 3 and len(others & content_words(reply)) >= COPIED_SHARE * len(others)
+
+
+_ASKS_FOR_A_NAME = re.compile(r"^\W*(?:where|who|whom)\b", re.IGNORECASE)
+
+
+def answer_kind_problems(question: str, answer: str) -> list[str]:
+    """A "where" or "who" question answered by a bare number or year ("Where did he coach the club?" -> "1995")
+    asks for something its answer is not."""
+    if _ASKS_FOR_A_NAME.match(question) and answer.strip() and not any(ch.isalpha() for ch in answer):
+        return [f'the question asks "{question.split()[0].strip()}", but its answer is "{answer.strip()}"; ask for "{answer.strip()}"']
+    return []
+
+
+def unnamed_subject(question: str, subjects: Sequence[str]) -> list[str]:
+    """A question that names none of `subjects` (a text document's title, the other names of its sentence)
+    leans on the conversation for what "the club" or "it" is, and an earlier turn may be about something else."""
+    if not subjects or any(mentions(question, s) for s in subjects):
+        return []
+    return [f'the question must name "{subjects[0]}" (or another name its sentence says): an earlier turn may be about something else']

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.implement.context import sentences
 from bddgen.implement.grounding import answer_facts, mentions
+from bddgen.implement.names import is_counted, is_name_fragment
 from bddgen.implement.normalise import contains_phrase, content_words, normalise
 from bddgen.implement.tables import TableQuery, evaluate_table_query, matching_count, row_meets
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
@@ -199,8 +200,11 @@ def sentence_candidates(
     """Sentences to ask about, best first, each with the fact its question asks for: ones naming `must`
     (when given) that state a checkable fact (a named entity or a number), self-contained ones before
     those opening with a reference, most words shared with the spec first. The fact is `must` itself
-    when `answer_is_must` (a PRE-FILLER names the bridging entity), else the sentence's best other fact.
+    when `answer_is_must` (a PRE-FILLER names the bridging entity; none when the title names it), else the
+    sentence's best other fact.
     `rank` (sentence, fact -> lower first; None: not an answer) reorders and filters the facts."""
+    if answer_is_must and contains_phrase(normalise(doc.title), must):
+        return  # a document cannot be asked which thing it is about: its title names it
     parts = sentences(doc.passage)
     low, high = SENTENCE_WORDS
     usable = [
@@ -218,9 +222,13 @@ def askable_facts(
     spans: Sequence[str], sentence: str, recognizer: EntityRecognizer, rank: Callable[[str, str], int | None] | None = None
 ) -> list[str]:
     """The facts of `spans` a question on `sentence` can ask for, best first: none inside a longer name of
-    the sentence, and ordered (or left out: None) by `rank`."""
+    the sentence (one the recogniser found, or capitalised words around it), none that a number counts
+    ("Varen Cups" of "six Varen Cups"), and ordered (or left out: None) by `rank`."""
     names = answer_facts(sentence, recognizer).entities
-    kept = [span for span in spans if not _inside_another_name(span, names)]
+    kept = [
+        span for span in spans
+        if not _inside_another_name(span, names) and not is_name_fragment(span, sentence) and not is_counted(span, sentence)
+    ]
     if rank is None:
         return kept
     ranked = [(r, span) for span in kept if (r := rank(sentence, span)) is not None]

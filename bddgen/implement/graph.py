@@ -4,6 +4,10 @@
 - table–table: shared fields (same column name, or overlapping values suggesting a foreign key),
   and declared foreign keys (a child table's rows naming their parent rows);
 - text–table: a table cell value that equals a text entity (after normalisation).
+
+A text entity links only where the text writes it as a whole name: a piece of a longer name ("the Year
+award" of "Player of the Year award"), a name a number counts ("six Varen Cups") or one an edge also
+holds in full ("Wanderers" beside "Orlanmouth Wanderers") is no bridge.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.implement.entities import WEAK_LABELS, NamedEntity
-from bddgen.implement.normalise import is_numeric, normalise
+from bddgen.implement.names import is_counted, is_name_fragment
+from bddgen.implement.normalise import contains_phrase, is_numeric, normalise
 from bddgen.models import TableDocument, TextDocument
 
 MIN_EDGE_WEIGHT = 0.3
@@ -91,10 +96,25 @@ class _EdgeCollector:
 
     def into(self, graph: nx.Graph, min_weight: float) -> None:
         for (a, b), bridges in self.bridges.items():
-            ranked = sorted(bridges, key=lambda br: (-br.specificity, br.value))
+            ranked = sorted(_whole_names(bridges), key=lambda br: (-br.specificity, br.value))
             weight = sum(br.specificity for br in ranked)
             if weight >= min_weight and any(not br.weak for br in ranked):
                 graph.add_edge(a, b, weight=round(weight, 4), bridges=ranked[:MAX_BRIDGES_PER_EDGE])
+
+
+def _whole_names(bridges: Sequence[Bridge]) -> list[Bridge]:
+    """The bridges of an edge without the entities another of its entities holds in full ("Wanderers" beside
+    "Orlanmouth Wanderers")."""
+    named = [normalise(b.value) for b in bridges if b.kind != "field"]
+    return [
+        b for b in bridges
+        if b.kind == "field" or not any(other != normalise(b.value) and contains_phrase(other, b.value) for other in named)
+    ]
+
+
+def _written_whole(entity: NamedEntity, text: str) -> bool:
+    """Whether `text` writes the entity as a name of its own somewhere, not only inside a longer name or after a count."""
+    return not is_name_fragment(entity.text, text) and not is_counted(entity.text, text)
 
 
 def build_document_graph(
@@ -142,7 +162,9 @@ def _link_texts(
     holders: Mapping[str, set[str]],
     edges: _EdgeCollector,
 ) -> None:
-    by_doc = {d.id: {normalise(e.text): e for e in entities.get(d.id, []) if normalise(e.text)} for d in texts}
+    by_doc = {
+        d.id: {normalise(e.text): e for e in entities.get(d.id, []) if normalise(e.text) and _written_whole(e, d.as_text())} for d in texts
+    }
     for a, b in combinations([d.id for d in texts], 2):
         for key in sorted(by_doc[a].keys() & by_doc[b].keys()):
             entity = by_doc[a][key]
@@ -162,7 +184,7 @@ def _link_texts_to_tables(
         seen: set[str] = set()
         for entity in entities.get(doc.id, []):
             key = normalise(entity.text)
-            if not key or key in seen or key not in cell_index:
+            if not key or key in seen or key not in cell_index or not _written_whole(entity, doc.as_text()):
                 continue
             seen.add(key)
             weak = entity.label in WEAK_LABELS or is_numeric(entity.text)

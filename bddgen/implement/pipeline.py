@@ -37,6 +37,7 @@ from bddgen.implement.provenance import (
 )
 from bddgen.implement.sources import documents_of, retrieve_sources
 from bddgen.implement.turns import ConversationWriter, WriterContext
+from bddgen.implement.unanswerable import entity_kind
 from bddgen.lm.client import LanguageModel
 from bddgen.models import Corpus
 from bddgen.ner.base import EntityRecognizer
@@ -222,7 +223,8 @@ def _write_conversations(
         if report.written >= needed:
             break
         started = time.perf_counter()
-        plan = plan_turns(chain, settings.turns, set(stage.focus))
+        titles = {d: stage.documents[d].title for d in chain.documents}
+        plan = plan_turns(chain, settings.turns, set(stage.focus), titles, lambda name: entity_kind(name, stage.recognizer, stage.texts))
         try:
             outcome = _conversation(plan.chain, ConversationWriter(replace(stage, seed=stage.seed + len(provenance.rejected) + report.written), plan))
         except LMOutputError as exc:

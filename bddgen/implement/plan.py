@@ -8,13 +8,16 @@ last. Each turn's evidence (a table cell or a sentence) is chosen when the turn 
 
 from __future__ import annotations
 
+from typing import Callable, Mapping
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.implement.chains import Chain, Hop
 from bddgen.implement.graph import Bridge
-from bddgen.implement.normalise import content_words, normalise
+from bddgen.implement.normalise import contains_phrase, content_words, normalise
 from bddgen.specs import QueryType
 
+_KIND_PROXIES = {"organisation": "that organisation", "place": "that place"}
 FIXED_TURNS = 3  # the first SINGLE-DOC, the UNANSWERABLE and the SYNTHESIS turn
 _LABEL_PROXIES = {
     "ORG": "that organisation", "GPE": "that place", "LOC": "that place", "FAC": "that place", "NORP": "that group",
@@ -48,41 +51,49 @@ class TurnPlan(BaseModel):
     turns: list[PlannedTurn]
 
 
-def _bridge_entity(hop: Hop, focus: set[str], used: set[str]) -> tuple[str, str]:
+def _bridge_entity(hop: Hop, focus: set[str], used: set[str], source_title: str, kind_of: Callable[[str], str]) -> tuple[str, str]:
     """(entity, proxy) for crossing `hop`: the most specific bridge's entity, preferring one not named
     on an earlier hop (for a shared field, the shared value closest to the spec's words), and the
-    descriptive phrase a FILLER question uses instead of its name."""
+    descriptive phrase a FILLER question uses instead of its name. An entity the source document's title
+    names comes last: the PRE-FILLER asks that document for the entity, and cannot ask it what it is about.
+    `kind_of` tells a name's kind from the corpus (a recogniser may call a person a place in one sentence)."""
     options: list[tuple[str, str]] = []
     for bridge in [b for b in hop.bridges if not b.weak] or hop.bridges:
-        proxy = _proxy(bridge, hop.target)
         if bridge.kind == "field" and bridge.examples:
             ranked = sorted(bridge.examples, key=lambda v: (-len(content_words(v) & focus), bridge.examples.index(v)))
-            options += [(value, proxy) for value in ranked]
+            options += [(value, bridge) for value in ranked]
         else:
-            options.append((bridge.entity, proxy))
-    fresh = [o for o in options if normalise(o[0]) not in used]
-    return (fresh or options or [("", "it")])[0]
+            options.append((bridge.entity, bridge))
+    fresh = [o for o in options if normalise(o[0]) not in used] or options
+    askable = sorted(fresh, key=lambda o: contains_phrase(normalise(source_title), o[0]))
+    if not askable:
+        return "", "it"
+    entity, bridge = askable[0]
+    return entity, _proxy(bridge, hop.target, "other" if bridge.kind == "field" else kind_of(entity))
 
 
-def _proxy(bridge: Bridge, target: str) -> str:
-    """'that person' for people, else 'that <column>' of the table holding the value, else by entity label."""
-    if bridge.label == "PERSON":
+def _proxy(bridge: Bridge, target: str, kind: str) -> str:
+    """'that person' for people, else 'that <column>' of the table holding the value, else by the entity's
+    kind as the corpus tells it (`kind`: person, organisation, place or other), else by its label where the
+    bridge was found."""
+    if kind == "person" or (kind == "other" and bridge.label == "PERSON"):
         return "that person"
     column = bridge.columns.get(target) or next(iter(bridge.columns.values()), "")
     words = [w for w in normalise(column.replace("_", " ")).split() if len(w) > 1 and not w.isdigit()]
     if words:
         return "that " + " ".join(words)
-    return _LABEL_PROXIES.get(bridge.label, "it")
+    return _KIND_PROXIES.get(kind) or _LABEL_PROXIES.get(bridge.label, "it")
 
 
-def plan_turns(chain: Chain, turns: int, focus: set[str]) -> TurnPlan:
+def plan_turns(chain: Chain, turns: int, focus: set[str], titles: Mapping[str, str], kind_of: Callable[[str], str]) -> TurnPlan:
     """The turn plan for `chain` in `turns` turns, using as many chain documents as fit; `focus`
-    holds the spec's content words (to pick bridging values that serve its theme)."""
+    holds the spec's content words (to pick bridging values that serve its theme), `titles` the
+    documents' titles by id, `kind_of` a name's kind (person, organisation, place or other)."""
     docs = chain.documents[: chain_length_for_turns(turns)]
     hops = chain.hops[: len(docs) - 1]
     crossings: list[tuple[str, str]] = []
     for hop in hops:
-        crossings.append(_bridge_entity(hop, focus, {normalise(entity) for entity, _ in crossings}))
+        crossings.append(_bridge_entity(hop, focus, {normalise(entity) for entity, _ in crossings}, titles.get(hop.source, ""), kind_of))
     bridges = [entity for entity, _ in crossings]
     planned = [PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[docs[0]])]
     for hop, (entity, proxy) in zip(hops, crossings):

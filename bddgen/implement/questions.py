@@ -132,15 +132,22 @@ _TOGETHER = frozenset({"both", "all", "each"})
 
 
 def _coordinated(root: Any) -> bool:
-    """One name of a list: a conjunct, or a phrase whose "of" object has one (a parse hangs "and Idris Calloway"
-    on the club of "Elias Marwood of Korrin Sporting"; "between A and B" is one place, not a list), or a
-    subject marked "both"/"all"/"each"."""
+    """One name of a list: a conjunct, the first name of "A and B" ("Harbour City FC and Calderford United have
+    often fielded …"; "between A and B" is one match, not a list), a phrase whose "of" object has a conjunct (a
+    parse hangs "and Idris Calloway" on the club of "Elias Marwood of Korrin Sporting"), or a subject marked
+    "both"/"all"/"each"."""
     listed = any(
         t.dep_ == "conj" and t.pos_ in {"PROPN", "NOUN"} and t.head.dep_ == "pobj" and t.head.head.lower_ == "of"
         for t in root.subtree
     )
     together = any(c.lower_ in _TOGETHER and c.dep_ in {"appos", "det", "predet", "quantmod"} for c in root.children)
-    return root.dep_ == "conj" or listed or together
+    first = any(c.dep_ == "conj" and c.pos_ in {"PROPN", "NOUN"} for c in root.children) and not _between(root)
+    return (root.dep_ == "conj" and not _between(root.head)) or listed or together or first
+
+
+def _between(root: Any) -> bool:
+    """'between A and B' (and 'from A to B'): the pair names one thing, a match or a route."""
+    return root.dep_ == "pobj" and root.head.lower_ in {"between", "from"}
 
 
 def _refer(question: str, doc: Any, name: str, phrase: str) -> str:

@@ -9,9 +9,10 @@ from typing import Any, Callable
 
 from bddgen.implement.context import sentences
 from bddgen.implement.unanswerable import ATTRIBUTES
-from bddgen.implement.normalise import normalise
+from bddgen.implement.normalise import STOPWORDS, normalise
 from bddgen.implement.tasks import QUESTION_CHARS
 from bddgen.lm.base import LMRequest
+from bddgen.ner.base import CAPITALISED_RUN
 from bddgen.specs import CANNOT_ANSWER
 
 Reply = Callable[[LMRequest], dict[str, Any]]
@@ -55,8 +56,9 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
 
 
 def answer_from_documents(request: LMRequest) -> dict[str, Any]:
-    """CANNOTANSWER for an attribute the documents never mention; otherwise the table row or sentence
-    shown that shares most words with the question and the conversation so far."""
+    """CANNOTANSWER for an attribute the documents never mention; otherwise, of the table row or sentence
+    shown that shares most words with the question and the conversation so far, the row itself or the
+    sentence's first name or number the question does not say (the sentence when there is none)."""
     asked = section(request, "Question")
     question, documents = normalise(asked), normalise(section(request, "Documents"))
     if any(normalise(a) in question and normalise(a) not in documents for a in ATTRIBUTES):
@@ -68,7 +70,24 @@ def answer_from_documents(request: LMRequest) -> dict[str, Any]:
     headers = {n + 1 for n, line in enumerate(lines) if line.startswith("[")}  # a table's header follows its title line
     pieces = [p for n, line in enumerate(lines) if not line.startswith("[") and not (n in headers and " | " in line) for p in sentences(line)]
     best = max(pieces, key=lambda p: len(set(normalise(p).split()) & context), default="")
-    return {"answer": best[:280] or CANNOT_ANSWER}
+    if _ROW.match(best):
+        return {"answer": best[:280]}
+    said = normalise(f"{asked} {section(request, 'Conversation So Far')[-200:]}")
+    return {"answer": _facts_not_asked(best, said) or best[:280] or CANNOT_ANSWER}
+
+
+_ROW = re.compile(r"^[^\s:;][^:;]*: ")  # a table row as the round trip shows it: "club: Korrin Sporting; orders.id: 1"
+
+
+def _facts_not_asked(sentence: str, said: str) -> str:
+    """The first name (else number) of `sentence` that the question and the conversation (`said`, normalised)
+    do not say, as a model answers: "Rasmus Kaldor" for "Who scored both goals as Brennick Town beat Korrin
+    Sporting 2-1 …?"."""
+    names = [m.group(0) for m in CAPITALISED_RUN.finditer(sentence)]
+    names = [" ".join(n.split()[1:]) if n.split()[0].lower() in STOPWORDS else n for n in names]
+    numbers = [m.group(0).strip(",.") for m in re.finditer(r"\S*\d\S*", sentence)]
+    facts = [f for f in dict.fromkeys(names + numbers) if normalise(f) and f" {normalise(f)} " not in f" {said} "]
+    return facts[0] if facts else ""
 
 
 def faithful_replies() -> dict[str, Reply]:

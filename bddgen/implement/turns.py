@@ -12,8 +12,9 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 from bddgen.errors import LMOutputError
 from bddgen.implement.checks import (
-    agrees, asked_beyond_evidence, dropped_relations, grounding_problems, leak_problems, left_out_problems, names_problems,
-    question_problems, repeats_problems, shared_relation, unstated_names, unsupported_words, well_formed,
+    agrees, answer_kind_problems, asked_beyond_evidence, copies_sentence, dropped_relations, grounding_problems, leak_problems,
+    left_out_problems, names_problems, question_problems, repeats_problems, shared_relation, unnamed_subject, unstated_names,
+    unsupported_words, well_formed,
 )
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import (
@@ -28,7 +29,7 @@ from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, STAGE, WRITE_TURN, Wri
 from bddgen.implement.unanswerable import AbsentSubject, absent_subjects, entity_kind, still_absent
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
-from bddgen.models import TableDocument
+from bddgen.models import TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Spec, Turn
@@ -244,6 +245,8 @@ class ConversationWriter:
         a PRE-FILLER's fact is the bridge, and stays."""
         if kind is QueryType.PRE_FILLER or not shared_relation(written.question, evidence.text, self.context.recognizer):
             return None  # a question that states no relation of the sentence may ask it about anything
+        if copies_sentence(reply, evidence.text, written.question, ""):
+            return None  # the pasted sentence states every fact of it, so it tells none of them apart
         title = self.context.documents[evidence.document].title
         skip = planned.bridge if kind is QueryType.FILLER else ""
         spans = askable_facts(answer_spans(evidence.text, title, self.context.recognizer, skip=skip), evidence.text, self.context.recognizer, self._fact_rank())
@@ -531,7 +534,8 @@ class ConversationWriter:
             + asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy}", self._parser())
             + left_out_problems(question, clause_question, evidence.text, span, self.context.recognizer)
             + unstated_names(question, f"{evidence.text}; {title}; {self.context.system_name}")
-            + self._governor_problems(question, evidence.text, span),
+            + self._governor_problems(question, evidence.text, span)
+            + answer_kind_problems(question, span),
         )
         # the reference answer is the fact code chose, in the LM's words only when they state it and nothing the sentence lacks
         _, grounding = grounding_problems(answer, evidence.text, self.context.recognizer)
@@ -544,14 +548,24 @@ class ConversationWriter:
         if kind is QueryType.FILLER:
             named += names_problems(question, {}, refers_to=planned.bridge, proxy=planned.proxy)
         else:
-            topic = (content_words(evidence.text) | content_words(self.context.documents[evidence.document].title)) - content_words(span)
+            topic = (content_words(evidence.text) | content_words(title)) - content_words(span)
             if not content_words(question) & topic:
                 named.append("the question must name what it is about (a name or subject of the evidence)")
+            else:
+                named += unnamed_subject(question, self._subjects_of(evidence, title))
         if mentions(question, span):
             named.append(f'the question gives away its answer "{span}"; ask for it instead')
         problems += self._record(checks, "names", named)
         turn = Turn(question=question, answer=reference, query_type=kind, doc_ids=[evidence.document])
         return _Draft(turn=turn, checks=checks, problems=problems, facts=facts, exact=span)
+
+    def _subjects_of(self, evidence: SentenceEvidence, title: str) -> list[str]:
+        """What a question on a sentence of an encyclopedic text can name to say what it is about: the
+        document's title, then the sentence's other names. None for a policy, which is about the assistant's own rules."""
+        if not isinstance(self.context.documents[evidence.document], TextDocument):
+            return []
+        names = answer_facts(evidence.text, self.context.recognizer).entities
+        return [title, *(n for n in names if not mentions(n, evidence.answer) and not mentions(evidence.answer, n))]
 
     def _check_unanswerable(self, subject: AbsentSubject, question: str) -> _Draft:
         checks: list[TurnCheck] = []
@@ -629,6 +643,8 @@ class ConversationWriter:
     def _agrees(self, evidence: Evidence, draft: _Draft, reply: str) -> bool:
         if isinstance(evidence, EarlierTurns):
             return all(agrees(k.facts, k.exact, reply) for k in (self.kept[p - 1] for p in evidence.turns))
+        if isinstance(evidence, SentenceEvidence) and copies_sentence(reply, evidence.text, draft.turn.question, evidence.answer):
+            return False  # the sentence pasted back states every fact of it: it answers no question in particular
         return agrees(draft.facts, draft.exact, reply)
 
     @staticmethod
