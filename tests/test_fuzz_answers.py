@@ -104,3 +104,13 @@ def test_bddgen_report_of_any_answers_ends_with_exit_0_or_2(answer: str, garbage
             report = (root / "reports" / "r1" / "report.csv").read_text(encoding="utf-8")
             cells = [cell for row in csv.reader(io.StringIO(report)) for cell in row]
             assert not [c for c in cells if c[:1] in ("=", "+", "@", "\t", "\r") or (c[:1] == "-" and not c[1:2].isdigit())]
+
+
+@given(hostile_text, hostile_text)
+def test_the_names_an_answer_invents_are_its_own_capitalised_words_the_context_never_says(answer: str, context: str) -> None:
+    from bddgen.run.checks import new_names
+
+    invented = new_names(answer, context)
+    assert len(invented) == len(set(invented))
+    assert all(name and name[0].isupper() and name in answer for name in invented)
+    assert new_names(answer, f"{context} {answer}") == []  # said before, nothing is invented

@@ -72,8 +72,18 @@ def test_an_answer_to_an_unanswerable_turn_is_graded_against_abstention() -> Non
         return {"feedback": "It invents a name.", "score": 1, "error_category": "none"}
 
     judge, _ = _judge(grade)  # type: ignore[arg-type]
-    result = judge.judge_turn(_turn(CANNOT_ANSWER, query_type=QueryType.UNANSWERABLE), "The captain is Jane Holm.", [])
+    unanswerable = _turn(CANNOT_ANSWER, query_type=QueryType.UNANSWERABLE)
+    result = judge.judge_turn(unanswerable, "The captain is probably the longest-serving player.", [])
     assert (result.verdict, result.score, result.checks) == (Verdict.FAIL, 1, ("abstention",))
+
+
+def test_a_name_given_for_an_unanswerable_turn_fails_without_a_model() -> None:
+    mascot = Turn(question="What is the mascot of Korrin Sporting?", answer=CANNOT_ANSWER, query_type=QueryType.UNANSWERABLE)
+    history = [Message("user", "Who won the Crown Shield in 2019?"), Message("assistant", "Korrin Sporting.")]
+    result = Judge(_no_model).judge_turn(mascot, "Korrin Sporting's mascot is Sparky the Lion.", history)
+    assert (result.verdict, result.checks) == (Verdict.FAIL, ("abstention",))
+    assert result.feedback.endswith("the assistant states Sparky, Lion")  # Korrin Sporting came from the question
+    assert Judge(_no_model).judge_turn(mascot, "The documents do not mention a mascot.", history).verdict is Verdict.PASS
 
 
 def test_a_figure_given_for_an_unanswerable_turn_fails_without_a_model() -> None:

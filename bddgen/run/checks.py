@@ -79,6 +79,14 @@ def new_numbers(answer: str, context: str) -> list[str]:
     return sorted(f"{n:g}" for n in numbers_in(answer) - numbers_in(context))
 
 
+def new_names(answer: str, context: str) -> list[str]:
+    """Capitalised words (not function words) the answer states that the question and conversation so far
+    do not (a guessed name: "Crown Shield" as the mascot of Korrin Sporting)."""
+    known = {w.lower() for w in re.findall(r"[A-Za-z-]+", context)}
+    words = [re.sub(r"['’]s?$", "", w) for w in _CAPITALISED.findall(answer)]  # "Sporting's" is "Sporting"
+    return list(dict.fromkeys(w for w in words if w.lower() not in _FUNCTION_WORDS and w.lower() not in known))
+
+
 # how an agent declines a request it may not carry out ("That booking cannot be changed", "You cannot add a bag
 # over 32 kg", "Saver tickets may only change on the same route"); read only where a refusal of an action is
 # expected, since the same words answer a policy question

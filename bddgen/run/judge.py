@@ -10,7 +10,7 @@ from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.results import Verdict
-from bddgen.run.checks import contains_exact, is_refusal, missing_key_entities, new_numbers, same_answer
+from bddgen.run.checks import contains_exact, is_refusal, missing_key_entities, new_names, new_numbers, same_answer
 from bddgen.run.messages import render_history
 from bddgen.run.tasks import (
     ABSTENTION_REFERENCE,
@@ -59,8 +59,8 @@ class Judge:
             return self._lm
 
     def judge_turn(self, turn: Turn, answer: str, history: list[Message]) -> Judgement:
-        """Exact value → abstention → same answer → key entity → LLM grade, stopping at the first check
-        that decides."""
+        """Exact value → abstention (a refusal, or an invented number or name where none is expected) → same
+        answer → key entity → LLM grade, stopping at the first check that decides."""
         if turn.exact is not None:
             value = turn.exact.value
             if contains_exact(answer, value):
@@ -70,7 +70,8 @@ class Judge:
         if expects_abstention(turn):
             if refused:
                 return Judgement(Verdict.PASS, "the assistant said it cannot answer, as expected", checks=("abstention",))
-            guessed = new_numbers(answer, " ".join([turn.question, *(m.content for m in history)]))
+            said = " ".join([turn.question, *(m.content for m in history)])
+            guessed = new_numbers(answer, said) or new_names(answer, said)
             if guessed:
                 return Judgement(
                     Verdict.FAIL,
