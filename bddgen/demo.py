@@ -70,7 +70,7 @@ class DemoSizes(BaseModel):
         default=DEMO_ASSISTANT_MODEL,
         description="The embedded chat model the reference assistants run on: the systems under test, judged by another model.",
     )
-    minutes: int = Field(default=10, description="The time budget these sizes were chosen for, on 2 idle CPU cores.")
+    minutes: int = Field(default=8, description="The time budget these sizes were chosen for, on 2 idle CPU cores.")
 
     def settings(self) -> dict[str, dict[str, Any]]:
         """The bddgen.toml settings (section -> key -> value) these sizes stand for."""
