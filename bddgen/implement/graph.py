@@ -147,9 +147,11 @@ def build_document_graph(
                 holders[key].add(table_id)
                 cell_index[key].append((table_id, column))
 
+    # how many documents hold a value counts every mention; only names a text writes whole link documents
+    linking = {d.id: [e for e in entities.get(d.id, []) if _written_whole(e, d.as_text())] for d in texts}
     edges = _EdgeCollector()
-    _link_texts(texts, entities, holders, edges)
-    _link_texts_to_tables(texts, entities, holders, cell_index, edges)
+    _link_texts(texts, linking, holders, edges)
+    _link_texts_to_tables(texts, linking, holders, cell_index, edges)
     _link_tables(columns, edges)
     _link_declared_keys(tables, columns, edges)
     edges.into(graph, min_weight)
@@ -162,9 +164,7 @@ def _link_texts(
     holders: Mapping[str, set[str]],
     edges: _EdgeCollector,
 ) -> None:
-    by_doc = {
-        d.id: {normalise(e.text): e for e in entities.get(d.id, []) if normalise(e.text) and _written_whole(e, d.as_text())} for d in texts
-    }
+    by_doc = {d.id: {normalise(e.text): e for e in entities.get(d.id, []) if normalise(e.text)} for d in texts}
     for a, b in combinations([d.id for d in texts], 2):
         for key in sorted(by_doc[a].keys() & by_doc[b].keys()):
             entity = by_doc[a][key]
@@ -184,7 +184,7 @@ def _link_texts_to_tables(
         seen: set[str] = set()
         for entity in entities.get(doc.id, []):
             key = normalise(entity.text)
-            if not key or key in seen or key not in cell_index or not _written_whole(entity, doc.as_text()):
+            if not key or key in seen or key not in cell_index:
                 continue
             seen.add(key)
             weak = entity.label in WEAK_LABELS or is_numeric(entity.text)

@@ -39,27 +39,14 @@ def _occurrences(name: str, text: str) -> list[tuple[list[str], list[str]]]:
     return found
 
 
-def _joined_before(before: list[str]) -> bool:
-    """The words right before continue a name: "Orlanmouth |Wanderers", "Player of |the Year award"."""
-    words = list(before)
-    if words and _is_name_word(words[-1]):
-        return True
-    while words and words[-1].lower() in _JOINERS:
-        words.pop()
-        if words and _is_name_word(words[-1]):
+def _continues(outward: list[str]) -> bool:
+    """Whether the words next to a name, nearest first, continue it: a capitalised word, or joiners and then one
+    ("Orlanmouth |Wanderers", "Player of |the Year award", "the Velorian Young Player| of the Year")."""
+    for word in outward:
+        if _is_name_word(word):
             return True
-    return False
-
-
-def _joined_after(after: list[str]) -> bool:
-    """The words right after continue a name: "the Velorian Young Player| of the Year", "Harbour City| FC"."""
-    words = list(after)
-    if words and _is_name_word(words[0]):
-        return True
-    while words and words[0].lower() in _JOINERS:
-        words.pop(0)
-        if words and _is_name_word(words[0]):
-            return True
+        if word.lower() not in _JOINERS:
+            return False
     return False
 
 
@@ -70,7 +57,7 @@ def is_name_fragment(name: str, text: str) -> bool:
     if not core or not any(ch.isalpha() for ch in core):
         return False
     places = _occurrences(core, text)
-    return bool(places) and all(_joined_before(before) or _joined_after(after) for before, after in places)
+    return bool(places) and all(_continues(before[::-1]) or _continues(after) for before, after in places)
 
 
 def is_counted(name: str, text: str) -> bool:
