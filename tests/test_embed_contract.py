@@ -66,6 +66,22 @@ def test_cache_hit_skips_the_inner_embedder(tmp_path: Path) -> None:
     assert np.array_equal(second[0], first[1]) and np.array_equal(second[2], first[0])
 
 
+def test_cache_opens_while_another_process_writes_to_a_file_in_rollback_mode(tmp_path: Path) -> None:
+    import sqlite3
+    import threading
+
+    path = tmp_path / "cache.sqlite"
+    sqlite3.connect(path).close()
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("BEGIN IMMEDIATE")  # SQLite refuses a switch to WAL at once, without its busy timeout, while this holds
+    release = threading.Timer(0.3, lambda: writer.execute("COMMIT"))
+    release.start()
+    cache = CachedEmbedder(HashingEmbedder(64), path)
+    release.join()
+    assert cache.embed(["alpha"]).shape == (1, 64)
+    writer.close()
+
+
 def test_cache_survives_reopening(tmp_path: Path) -> None:
     CachedEmbedder(HashingEmbedder(64), tmp_path / "cache.sqlite").embed(["alpha"])
     inner = CountingEmbedder(HashingEmbedder(64))

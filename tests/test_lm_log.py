@@ -8,6 +8,7 @@ import json
 import multiprocessing
 import pickle
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -137,6 +138,19 @@ def test_two_processes_write_one_log_without_losing_a_call(tmp_path: Path) -> No
     assert [w.exitcode for w in workers] == [0, 0]
     usage = {u.task: u.calls for u in CallStore(Path(path)).usage()}
     assert usage == {"write_spec": 1, "w0": 25, "w1": 25}
+
+
+def test_a_log_opens_while_another_process_writes_to_it_in_rollback_mode(tmp_path: Path) -> None:
+    path = old_log(tmp_path / "lm.sqlite")
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("BEGIN IMMEDIATE")  # SQLite refuses a switch to WAL at once, without its busy timeout, while this holds
+    release = threading.Timer(0.3, lambda: writer.execute("COMMIT"))
+    release.start()
+    store = CallStore(path)
+    release.join()
+    assert {u.task for u in store.usage()} == {"write_spec"}
+    store.close()
+    writer.close()
 
 
 @settings(max_examples=60, deadline=None)

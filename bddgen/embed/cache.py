@@ -11,6 +11,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from bddgen.embed.base import Embedder, embed_queries
+from bddgen.sqlite_wal import use_wal
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
 
@@ -29,7 +30,7 @@ class CachedEmbedder:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        use_wal(self._db, seconds=5)  # sqlite3's own busy timeout
         self._db.execute(_SCHEMA)
         self._db.commit()
 

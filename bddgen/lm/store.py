@@ -19,6 +19,7 @@ from typing import Any
 from bddgen.errors import InputError, Problem
 from bddgen.lm.base import LMRequest, LMResponse, Message, TokenUsage
 from bddgen.lm.records import CallRecord, LoggedCall, Usage, content_hash, iso_time
+from bddgen.sqlite_wal import BUSY_SECONDS, use_wal
 
 SCHEMA_VERSION = 3
 
@@ -61,9 +62,9 @@ class CallStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=30, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA busy_timeout=30000")
+        self._db = sqlite3.connect(str(path), check_same_thread=False, timeout=BUSY_SECONDS, isolation_level=None)
+        use_wal(self._db)
+        self._db.execute(f"PRAGMA busy_timeout={BUSY_SECONDS * 1000}")
         self._db.execute("PRAGMA synchronous=NORMAL")  # durable across crashes of bddgen in WAL mode
         self._migrate()
 
