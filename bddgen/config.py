@@ -162,6 +162,17 @@ class SelectSettings(_Section):
     lam: float = Field(default=1.0, gt=0, description="λ in log det(K_S + λI).")
     top_r: int = Field(default=5, ge=1, description="Documents retrieved per candidate.")
     score_threshold: float = Field(default=0.0, description="Minimum retrieval score for a document to count.")
+    near_duplicates: bool = Field(
+        default=True, description="A near-duplicate of a selected spec (same template, or embeddings closer than the cosine below) waits until no other candidate is left."
+    )
+    near_duplicate_cosine: float = Field(default=0.95, gt=0, le=1, description="Near-duplicate specs: embedding cosine at or above which two specs are one.")
+    near_duplicate_overlap: float = Field(
+        default=0.8, gt=0, le=1,
+        description="Near-duplicate specs: share of template words (names and numbers masked) two specs must share to be one template.",
+    )
+    cover_focuses: bool = Field(
+        default=True, description="Pick from a focus with no selected spec first, while one is left (each focus represented when k allows)."
+    )
 
 
 class ImplementSettings(_Section):

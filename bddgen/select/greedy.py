@@ -29,6 +29,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from bddgen.select.kernel import ObjectiveParams
+from bddgen.select.templates import NearDuplicates
 
 FIRST_BATCH = 512  # candidates evaluated first in each step (all of a small pool); doubled until done
 
@@ -145,16 +146,42 @@ def _thread_pools() -> ThreadpoolController:
     return ThreadpoolController()
 
 
+@dataclass(frozen=True)
+class Constraints:
+    """What keeps a suite diverse in what its specs test: a near-duplicate of a chosen spec waits until no
+    other candidate is left, and while some focus (`focuses[i]` of row i, '' for none) has no chosen spec, the
+    next pick comes from a missing focus."""
+
+    duplicates: NearDuplicates | None = None
+    focuses: Sequence[str] = ()
+
+    def allowed(self, available: np.ndarray, blocked: np.ndarray, chosen: Sequence[int]) -> np.ndarray:
+        """The rows the next pick may come from (every available one when the constraints leave none)."""
+        allowed = available & ~blocked
+        if self.focuses:
+            represented = {self.focuses[i] for i in chosen}
+            missing = np.fromiter((bool(f) and f not in represented for f in self.focuses), dtype=bool, count=len(self.focuses))
+            if (allowed & missing).any():
+                allowed &= missing
+        return allowed if allowed.any() else available
+
+    def block(self, blocked: np.ndarray, chosen: int) -> None:
+        """Mark the near-duplicates of a chosen row."""
+        if self.duplicates is not None:
+            blocked |= self.duplicates.of(chosen)
+
+
 def greedy_select(
     embeddings: np.ndarray,
     documents: Sequence[Sequence[int]],
     k: int,
     params: ObjectiveParams,
     preselected: Sequence[int] = (),
+    constraints: Constraints | None = None,
 ) -> GreedyTrace:
-    """Choose k of the rows (preselected ones first, always kept), greedily maximising F."""
+    """Choose k of the rows (preselected ones first, always kept), greedily maximising F under `constraints`."""
     with _thread_pools().limit(limits=1, user_api="blas"):
-        return _greedy(embeddings, documents, k, params, preselected)
+        return _greedy(embeddings, documents, k, params, preselected, constraints or Constraints())
 
 
 def _greedy(
@@ -163,6 +190,7 @@ def _greedy(
     k: int,
     params: ObjectiveParams,
     preselected: Sequence[int],
+    constraints: Constraints,
 ) -> GreedyTrace:
     n = len(embeddings)
     if len(documents) != n:
@@ -171,6 +199,7 @@ def _greedy(
     logdet = _IncrementalLogDet(np.asarray(embeddings), total, params)
     coverage = DocumentCoverage(documents)
     available = np.ones(n, dtype=bool)
+    blocked = np.zeros(n, dtype=bool)  # near-duplicates of a chosen row: taken only when nothing else is left
     diversity: list[float] = []
     new_docs: list[int] = []
 
@@ -178,12 +207,14 @@ def _greedy(
         diversity.append(logdet.choose(candidate))
         new_docs.append(coverage.cover(candidate))
         available[candidate] = False
+        constraints.block(blocked, candidate)
 
     for candidate in preselected:
         logdet.evaluate(np.array([candidate]))
         take(int(candidate))
     while logdet.size < total:
-        bound = np.where(available, logdet.gain + params.alpha * coverage.new_count, -np.inf)
+        allowed = constraints.allowed(available, blocked, logdet.chosen)
+        bound = np.where(allowed, logdet.gain + params.alpha * coverage.new_count, -np.inf)
         batch_size = FIRST_BATCH
         while True:
             best = int(np.argmax(bound))

@@ -8,10 +8,11 @@ from pydantic import BaseModel, ConfigDict
 
 from bddgen.config import SelectSettings
 from bddgen.select.baselines import max_min_order, random_order
-from bddgen.select.greedy import GreedyTrace, greedy_select
+from bddgen.select.greedy import Constraints, GreedyTrace, greedy_select
 from bddgen.select.kernel import ObjectiveParams, median_gamma
 from bddgen.select.metrics import SelectionMetrics, measure
 from bddgen.select.pool import SpecPool
+from bddgen.select.templates import NearDuplicates
 from bddgen.specs import SelectedSpec, Selection
 
 Method = Literal["greedy", "random", "max-min"]
@@ -33,12 +34,22 @@ def objective_params(pool: SpecPool, settings: SelectSettings, seed: int) -> Obj
     return ObjectiveParams(gamma=gamma, lam=settings.lam, alpha=settings.alpha)
 
 
-def _trace(pool: SpecPool, k: int, params: ObjectiveParams, method: Method, seed: int) -> GreedyTrace:
+def constraints_for(pool: SpecPool, settings: SelectSettings) -> Constraints:
+    """Near-duplicates wait and missing focuses come first, as the settings say."""
+    duplicates = NearDuplicates(
+        pool.specs, pool.embeddings, max_cosine=settings.near_duplicate_cosine, min_template_overlap=settings.near_duplicate_overlap
+    ) if settings.near_duplicates else None
+    return Constraints(duplicates=duplicates, focuses=[s.focus for s in pool.specs] if settings.cover_focuses else [])
+
+
+def _trace(
+    pool: SpecPool, k: int, params: ObjectiveParams, method: Method, seed: int, constraints: Constraints | None = None
+) -> GreedyTrace:
     """The chosen rows in order with their gains; baselines are replayed through the same objective."""
     documents = pool.document_indices()
     preselected = list(range(pool.preselected))
     if method == "greedy":
-        return greedy_select(pool.embeddings, documents, k, params, preselected)
+        return greedy_select(pool.embeddings, documents, k, params, preselected, constraints)
     if method == "random":
         order = random_order(len(pool.specs), k, preselected, seed)
     else:
@@ -49,7 +60,7 @@ def _trace(pool: SpecPool, k: int, params: ObjectiveParams, method: Method, seed
 def select_specs(pool: SpecPool, k: int, settings: SelectSettings, *, seed: int, method: Method = "greedy") -> Selection:
     """Choose k specs in total; the pool's preselected specs are kept and counted among the k."""
     params = objective_params(pool, settings, seed)
-    trace = _trace(pool, k, params, method, seed)
+    trace = _trace(pool, k, params, method, seed, constraints_for(pool, settings))
     selected = [
         SelectedSpec(
             spec=pool.specs[index],
@@ -73,9 +84,10 @@ def compare_methods(pool: SpecPool, k: int, settings: SelectSettings, *, seed: i
     """Every method's selection measured on the same embeddings, documents and objective."""
     params = objective_params(pool, settings, seed)
     documents = pool.document_indices()
+    constraints = constraints_for(pool, settings)
     return [
         MethodComparison(
-            method=method, metrics=measure(pool.embeddings, documents, _trace(pool, k, params, method, seed).order, params)
+            method=method, metrics=measure(pool.embeddings, documents, _trace(pool, k, params, method, seed, constraints).order, params)
         )
         for method in METHODS
     ]

@@ -1,0 +1,87 @@
+"""What a spec tests, apart from the things it names: its template, and near-duplicate specs.
+
+"What is the city of Miami?" and "What is the city of Seattle?" test one behaviour on two rows; a suite
+that holds both while another focus is missing is less diverse than its embeddings say. A spec's
+template is its title and Then lines with every name, number and quoted value masked; two specs are
+near-duplicates when their templates are the same (or share almost all words), or when their
+embeddings are closer than a threshold.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import numpy as np
+
+from bddgen.specs import Spec
+
+MASK = "<x>"
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|'[^']{2,}'")
+_NUMBER = re.compile(r"[$€£¥]?\d[\d,.:/-]*%?")
+_WORD = re.compile(r"[\w'’&.-]+|[^\w\s]")
+
+
+def _masked(line: str) -> list[str]:
+    """The line's words, lower-cased, with names (capitalised words after the first), numbers and quoted values
+    masked and runs of masks folded into one."""
+    text = _NUMBER.sub(MASK, _QUOTED.sub(MASK, line))
+    words: list[str] = []
+    for position, word in enumerate(_WORD.findall(text)):
+        token = MASK if MASK in word or (position > 0 and word[:1].isupper()) else word.lower()
+        if token == MASK and words and words[-1] == MASK:
+            continue
+        words.append(token)
+    return words
+
+
+def template(spec: Spec) -> str:
+    """The spec's title with what it names masked: its one-line template."""
+    return " ".join(_masked(spec.title))
+
+
+def _template_words(spec: Spec) -> set[str]:
+    return {w for line in [spec.title, *spec.when, *spec.then] for w in _masked(line) if w.isalnum() or w == MASK}
+
+
+class NearDuplicates:
+    """Decides whether two specs of one pool test the same thing."""
+
+    def __init__(self, specs: Sequence[Spec], embeddings: np.ndarray, *, max_cosine: float, min_template_overlap: float) -> None:
+        self.max_cosine = max_cosine
+        self.min_template_overlap = min_template_overlap
+        self._templates = [template(s) for s in specs]
+        self._words = [_template_words(s) for s in specs]
+        norms = np.linalg.norm(embeddings, axis=1, keepdims=True) if len(embeddings) else np.ones((0, 1))
+        self._unit = embeddings / np.maximum(norms, 1e-12)
+
+    def reason(self, a: int, b: int) -> str:
+        """Why specs `a` and `b` are near-duplicates; '' when they are not."""
+        if MASK in self._templates[a] and self._templates[a] == self._templates[b]:
+            return f"same template: {self._templates[a]!r}"
+        if self._overlaps(self._words[a], self._words[b]):
+            shared, union = self._words[a] & self._words[b], self._words[a] | self._words[b]
+            return f"templates share {len(shared)} of {len(union)} words"
+        cosine = float(self._unit[a] @ self._unit[b]) if len(self._unit) else 0.0
+        if cosine >= self.max_cosine:
+            return f"embedding cosine {cosine:.3f}"
+        return ""
+
+    def of(self, chosen: int) -> np.ndarray:
+        """A mask of the rows that are near-duplicates of row `chosen` (itself included)."""
+        cosine = self._unit @ self._unit[chosen] if len(self._unit) else np.zeros(0)
+        mask = cosine >= self.max_cosine
+        own, words = self._templates[chosen], self._words[chosen]
+        for row, (other, other_words) in enumerate(zip(self._templates, self._words)):
+            if not mask[row] and ((MASK in own and other == own) or self._overlaps(words, other_words)):
+                mask[row] = True
+        mask[chosen] = True
+        return mask
+
+    def _overlaps(self, a: set[str], b: set[str]) -> bool:
+        shared = a & b
+        return MASK in shared and len(shared) >= self.min_template_overlap * len(a | b)
+
+    def pairs(self, rows: Sequence[int]) -> list[tuple[int, int, str]]:
+        """Every near-duplicate pair among `rows`, with its reason."""
+        return [(a, b, why) for i, a in enumerate(rows) for b in rows[i + 1 :] if (why := self.reason(a, b))]
