@@ -6,7 +6,6 @@ import re
 import unicodedata
 
 _NON_WORD = re.compile(r"[^a-z0-9]+")
-_NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 _WORD = re.compile(r"[a-z0-9]+")
 _LEADING_ARTICLE = re.compile(r"^(the|a|an) ")
 _POSSESSIVE = re.compile(r"['’]s\b")
@@ -36,21 +35,6 @@ def contains_phrase(haystack_normalised: str, phrase: str) -> bool:
     if not needle:
         return False
     return f" {needle} " in f" {haystack_normalised} "
-
-
-def parse_number(raw: str) -> float | None:
-    """The number a table cell holds ('1,250', '€ 35', '12.5%'), or None when it holds none."""
-    match = _NUMBER.search(raw.strip())
-    if match is None:
-        return None
-    return float(match.group(0).replace(",", ""))
-
-
-def format_number(value: float) -> str:
-    """An integer without a decimal point, otherwise at most two decimals."""
-    if float(value).is_integer():
-        return str(int(value))
-    return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
 def is_numeric(text: str) -> bool:

@@ -7,7 +7,8 @@ from typing import Iterable, Iterator, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.corpus.rowstore import count_rows, select_rows
-from bddgen.implement.normalise import format_number, normalise, parse_number
+from bddgen.implement.normalise import normalise
+from bddgen.numbers import format_number, parse_number
 from bddgen.models import TableDocument
 from bddgen.specs import ExactExpectation
 

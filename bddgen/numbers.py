@@ -1,0 +1,174 @@
+"""Numbers as people write them in tables and answers: the one parser bddgen reads them with.
+
+`read_quantity` reads a cell that is one number as written in reports — `$ 1,452.4`, `(3.2)` (negative),
+`—` (nil: zero), `12.5%`, `€35`, `35 EUR`, `1.2bn`, `4 million` — into its value, its currency or percent
+sign and its scale word, kept as written (`1.2bn` is 1.2 billion, not 1,200,000,000). `table_unit` finds
+the unit a table states in a header or its first cell (`2019 €m`, `(in millions)`, `$ in thousands`),
+which every number of the column carries.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+CURRENCY_SIGNS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}
+CURRENCY_CODES = frozenset("USD EUR GBP JPY CHF CAD AUD CNY INR SEK NOK DKK HKD SGD".split())
+SCALES = {
+    "k": "thousand", "thousand": "thousand", "thousands": "thousand",
+    "m": "million", "mn": "million", "mio": "million", "million": "million", "millions": "million",
+    "bn": "billion", "b": "billion", "billion": "billion", "billions": "billion",
+}
+PERCENT = "%"
+
+_DASHES = re.compile(r"[\u2010-\u2015\u2212]")
+_CURRENCY = r"(?:US\$|U\.S\.\s*\$|A\$|C\$|[$€£¥]|(?:" + "|".join(sorted(CURRENCY_CODES)) + r")(?![A-Za-z]))"
+_SCALE = r"(?:thousands?|millions?|billions?|mio|mn|bn|k|m|b)(?![A-Za-z])"
+_DIGITS = r"(?:\d{1,3}(?:[,\u00a0\u202f]\d{3})+|\d+)(?:\.\d+)?|\.\d+"
+_QUANTITY = re.compile(
+    rf"""^(?P<sign>[-+])?\s*
+    (?P<before>{_CURRENCY})?\s*
+    (?P<open>\()?\s*(?P<inner_sign>[-+])?\s*(?P<inside>{_CURRENCY})?\s*
+    (?P<digits>{_DIGITS})
+    \s*(?P<percent_in>%|percent\b|per\s+cent\b)?\s*(?P<scale_in>{_SCALE})?\s*(?P<after_in>{_CURRENCY})?\s*
+    (?P<close>\))?\s*
+    (?P<percent>%|percent\b|per\s+cent\b)?\s*(?P<scale>{_SCALE})?\s*(?P<after>{_CURRENCY})?$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_NIL = re.compile(rf"^(?:{_CURRENCY})?\s*[-\s]*-[-\s]*%?$", re.IGNORECASE)
+_ANY_NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
+_YEAR = re.compile(r"^(?:1[89]|2[01])\d\d$")
+_UNIT_SCALE = re.compile(r"(?<![A-Za-z\d])(?P<scale>thousands?|millions?|billions?|'?000s?|mn|bn|m|k)(?![A-Za-z\d])", re.IGNORECASE)
+_UNIT_CURRENCY = re.compile(rf"(?P<currency>{_CURRENCY})", re.IGNORECASE)
+_CODES = "(?:" + "|".join(sorted(CURRENCY_CODES)) + ")"
+CURRENCY_WORDS = {"dollar": "USD", "euro": "EUR", "pound": "GBP", "yen": "JPY"}
+_CURRENCY_WORD = re.compile(r"\b(?:dollars?|euros?|pounds?|yen)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number as a cell writes it: its value, currency or percent sign ('' when none) and scale word."""
+
+    value: float
+    unit: str = ""  # a currency code (USD, EUR, ...) or "%"
+    scale: str = ""  # thousand, million or billion: the value is counted in it
+    nil: bool = False  # written as a dash: nothing (zero)
+
+    def suffix(self) -> str:
+        """How the unit and scale read after the number ('%', ' million USD', '')."""
+        if self.unit == PERCENT:
+            return PERCENT
+        words = " ".join(w for w in (self.scale, self.unit) if w)
+        return f" {words}" if words else ""
+
+
+def _plain(text: str) -> str:
+    return _DASHES.sub("-", unicodedata.normalize("NFKC", text)).replace("’", "'").strip()
+
+
+def _currency(sign: str) -> str:
+    if not sign:
+        return ""
+    return CURRENCY_SIGNS.get(sign[-1], "USD" if sign.endswith("$") else sign.upper())
+
+
+def read_quantity(text: str) -> Quantity | None:
+    """The cell as one number as people write it, or None when it is something else (a name, a date, a range)."""
+    plain = _plain(text)
+    if not plain:
+        return None
+    if _NIL.match(plain):
+        return Quantity(0.0, unit=PERCENT if plain.endswith("%") else _currency((re.match(_CURRENCY, plain) or [""])[0]), nil=True)
+    match = _QUANTITY.match(plain)
+    if match is None or bool(match["open"]) != bool(match["close"]):
+        return None
+    signs = [match["sign"], match["inner_sign"]]
+    if sum(bool(s) for s in signs) > 1 or (match["open"] and any(signs)):
+        return None
+    currencies = [c for c in (match["before"], match["inside"], match["after_in"], match["after"]) if c]
+    scales = [s for s in (match["scale_in"], match["scale"]) if s]
+    percent = match["percent_in"] or match["percent"]
+    if len(currencies) > 1 or len(scales) > 1 or (percent and (currencies or scales)):
+        return None
+    value = float(re.sub(r"[,\u00a0\u202f]", "", match["digits"]))
+    if match["open"] or "-" in signs:
+        value = -value
+    unit = PERCENT if percent else _currency(currencies[0] if currencies else "")
+    return Quantity(value, unit=unit, scale=SCALES[scales[0].lower()] if scales else "")
+
+
+def is_quantity(text: str) -> bool:
+    """True when the cell is one number as people write it (a dash included)."""
+    return read_quantity(text) is not None
+
+
+def parse_number(raw: str) -> float | None:
+    """The number a table cell holds: the whole cell read as a quantity ('$ 1,452.4', '(3.2)', '—' as 0),
+    else the first number written in it ('12 goals'); None when it holds none."""
+    quantity = read_quantity(raw)
+    if quantity is not None:
+        return quantity.value
+    match = _ANY_NUMBER.search(_plain(raw))
+    return float(match.group(0).replace(",", "")) if match else None
+
+
+def format_number(value: float, decimals: int = 2) -> str:
+    """An integer without a decimal point, otherwise at most `decimals` decimals."""
+    if float(value).is_integer():
+        return str(int(value))
+    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def is_year(text: str) -> bool:
+    """True for a four-digit year from 1800 to 2199 written alone ('2019', not '2,019' or '2019.0')."""
+    return bool(_YEAR.match(text.strip()))
+
+
+def year_of(header: str) -> str:
+    """The one year a column name states ('2019 €m', 'Fiscal 2018 (in millions)'), or '' when none or several."""
+    years = set(re.findall(r"(?<!\d)(?:1[89]|2[01])\d\d(?!\d)", header))
+    return years.pop() if len(years) == 1 else ""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """The unit a table states for its numbers: a currency code and a scale word (either may be '')."""
+
+    currency: str = ""
+    scale: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.currency or self.scale)
+
+    def words(self) -> str:
+        """'million USD', 'thousand', 'EUR'."""
+        return " ".join(w for w in (self.scale, self.currency) if w)
+
+
+def table_unit(text: str) -> Unit:
+    """The unit a header or a table's first cell states: '2019 €m' -> EUR million, '(in millions)' ->
+    million, '$ in thousands' -> USD thousand, 'USDm' -> USD million; Unit() when it states none."""
+    plain = _plain(text)
+    compact = re.search(rf"(?<![A-Za-z])(?P<currency>[$€£¥]|{_CODES})(?P<scale>bn|mn|m|k)(?![A-Za-z])", plain, re.IGNORECASE)
+    currency, scale = "", ""
+    if compact:
+        currency = _currency(compact["currency"])
+        scale = SCALES[compact["scale"].lower()]
+    elif (sign := _UNIT_CURRENCY.search(plain)) is not None:
+        currency = _currency(sign["currency"])
+    elif (word := _CURRENCY_WORD.search(plain)) is not None:
+        currency = CURRENCY_WORDS[word.group(0).lower().rstrip("s")]
+    if not scale and _states_scale(plain) and (word := _UNIT_SCALE.search(plain)) is not None:
+        written = word["scale"].lower()
+        scale = "thousand" if "000" in written else SCALES[written]
+    return Unit(currency=currency, scale=scale)
+
+
+def _states_scale(plain: str) -> bool:
+    """A scale word stands for the table's unit only beside a currency, 'in', a bracket or alone ('$ million',
+    '(in millions)', '$'000'), not as a word of a label ('Fiscal 2018 Net Sales', 'm' of a name)."""
+    return bool(re.search(r"(?:[$€£¥]|\bin\s+|\(|\b(?:" + "|".join(CURRENCY_CODES) + r"))\s*'?(?:thousands?|millions?|billions?|000|m|bn|mn|k)\b", plain, re.IGNORECASE)
+                or re.fullmatch(r"\(?\s*(?:thousands?|millions?|billions?)\s*\)?", plain, re.IGNORECASE)
+                or re.search(r"(?<!\w)(?:19|20)\d\d\s*(?:[$€£¥])?(?:m|bn|k)\b", plain))
