@@ -31,8 +31,16 @@ TableFile: type[BaseModel] = create_model(
 TableSidecar: type[BaseModel] = create_model(
     "TableSidecar",
     __config__=ConfigDict(extra="forbid"),
-    __doc__="tables/<name>.yaml next to tables/<name>.csv: the table's title and description.",
+    __doc__="tables/<name>.yaml next to tables/<name>.csv: the table's title, description and whether its first row is a header.",
     **_fields_of(TableDocument, "title", "description"),
+    header=(
+        bool,
+        Field(
+            default=False,
+            description="true: the CSV's first row names the columns even where its names are numbers (years such as 2019); "
+            "without it, numbers there are read as names only when the rows below show the row is a header.",
+        ),
+    ),
 )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Sequence, Union
 
 import yaml
 from pydantic import BaseModel
@@ -18,6 +18,7 @@ from bddgen.corpus.formats import DOCUMENT_MODELS, TableFile, TableSidecar
 from bddgen.corpus.validation import json_pointer, schema_problems
 from bddgen.errors import InputError, Problem
 from bddgen.corpus.rowstore import RowStoreWriter, default_store_dir, existing_store, sample, store_path
+from bddgen.numbers import is_quantity, is_year, read_quantity
 from bddgen.models import PolicyDocument, RowStore, TableDocument, TextDocument
 from bddgen.retrieval.units import DEFAULT_MAX_INDEXED_ROWS
 
@@ -91,27 +92,53 @@ def markdown_document(path: Path, location: str, doc_id: str, kind: str) -> Read
     return [model(id=doc_id, title=title, passage=passage, source=location)], []
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text.strip().replace(",", ""))
-    except ValueError:
-        return False
-    return bool(text.strip())
+def _is_number(name: str) -> bool:
+    """A column name that is an amount, a rate or a plain number ('1,250', '$ 35', '12%'); one with a scale
+    word is a unit ('2019 €m'), a dash no number."""
+    quantity = read_quantity(name)
+    return quantity is not None and not quantity.nil and not quantity.scale
 
 
-def header_problems(headers: list[str]) -> list[str]:
+def header_problems(headers: list[str], rows: Sequence[Sequence[str]] = (), declared: bool = False) -> list[str]:
     """Blank, repeated or numeric column names (a table's columns are looked up by name; a number
     where a name belongs means the first row is data and the header row is missing)."""
+    return number_name_problems(headers, rows, declared) + name_problems(headers)
+
+
+def number_name_problems(headers: Sequence[str], rows: Sequence[Sequence[str]], declared: bool) -> list[str]:
+    """The first number among the column names, unless the table's sidecar declares its first row a header
+    (`declared`) or the rows below show it is one (see `years_are_column_names`)."""
     numbers = [name for name in headers if _is_number(name)]
-    if numbers:
-        return [
-            f"the first row holds {numbers[0]!r}, a number, where column names belong: it looks like data; "
-            "add a header row naming the columns"
-        ]
+    if not numbers or declared or years_are_column_names(headers, rows):
+        return []
+    return [
+        f"the first row holds {numbers[0]!r}, a number, where column names belong: it looks like data; add a header row "
+        "naming the columns (or, when these numbers are the column names, write `header: true` in the table's .yaml)"
+    ]
+
+
+def name_problems(headers: Sequence[str]) -> list[str]:
+    """Blank or repeated column names."""
     found = [f"column {i} has no name" for i, name in enumerate(headers, 1) if not name.strip()]
     repeated = sorted({name for name in headers if name.strip() and headers.count(name) > 1})
-    found += [f"column name {name!r} appears more than once" for name in repeated]
-    return found
+    return found + [f"column name {name!r} appears more than once" for name in repeated]
+
+
+def years_are_column_names(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> bool:
+    """Whether the rows below show that a first row holding numbers is a header, as financial tables are
+    written (`item,2019,2018`): every number in it is a different year, the column under each year holds
+    something other than years (amounts, rates, dashes), and a column it does not head with a number
+    holds text labels. A row of data (`Ashvale,1899,12`) fails: 12 is no year, or its years sit over years."""
+    numbers = [n for n, name in enumerate(headers) if _is_number(name)]
+    if not rows or any(not is_year(headers[n]) for n in numbers) or len({headers[n].strip() for n in numbers}) < len(numbers):
+        return False
+
+    def column(n: int) -> list[str]:
+        return [row[n].strip() for row in rows if n < len(row) and row[n].strip()]
+
+    under_years = all(any(not is_year(cell) for cell in column(n)) for n in numbers)
+    labels = any(any(ch.isalpha() for ch in cell) and not is_quantity(cell) for n in range(len(headers)) if n not in numbers for cell in column(n))
+    return under_years and labels
 
 
 MAX_ROW_PROBLEMS = 100
@@ -127,12 +154,12 @@ def csv_table(
     one goes, in batches, into a row store (`corpus/rowstore.py`) and the document holds an evenly
     spaced sample of `max_rows` rows. An unchanged file is read from its store again."""
     problems: list[Problem] = []
-    title, description = humanize(path.stem), ""
+    title, description, declared = humanize(path.stem), "", False
     if sidecar is not None:
         side_location = f"{Path(location).parent.as_posix()}/{sidecar.name}"
         try:
             meta = read_model(TableSidecar, read_yaml(sidecar, side_location), side_location)
-            title, description = meta.title, meta.description  # type: ignore[attr-defined]
+            title, description, declared = meta.title, meta.description, meta.header  # type: ignore[attr-defined]
         except InputError as exc:
             problems += exc.problems
     target = store_path(store_dir or default_store_dir(), path)
@@ -143,7 +170,7 @@ def csv_table(
             id=doc_id, title=title, description=description, headers=headers, rows=sample(store, len(headers), max_rows), source=location, store=store
         )
         return [table], []
-    read = _stream_csv(path, location, target, max_rows)
+    read = _stream_csv(path, location, target, max_rows, declared)
     if isinstance(read, list):
         return [], problems + read
     headers, rows, store = read
@@ -153,10 +180,15 @@ def csv_table(
     return [table], []
 
 
-def _stream_csv(path: Path, location: str, target: Path, max_rows: int) -> list[Problem] | tuple[list[str], list[list[str]], RowStore | None]:
-    """(headers, rows held, store of all rows or None) of a CSV file, or its problems."""
+def _stream_csv(
+    path: Path, location: str, target: Path, max_rows: int, declared: bool = False
+) -> list[Problem] | tuple[list[str], list[list[str]], RowStore | None]:
+    """(headers, rows held, store of all rows or None) of a CSV file, or its problems. Numbers among the
+    column names are judged on the first `max_rows` rows below them (`number_name_problems`)."""
     problems: list[Problem] = []
     headers: list[str] | None = None
+    header_line = 1
+    first_rows: list[list[str]] = []
     held: list[list[str]] = []
     writer: RowStoreWriter | None = None
     body_rows, bad_rows = 0, 0
@@ -168,14 +200,16 @@ def _stream_csv(path: Path, location: str, target: Path, max_rows: int) -> list[
                 for row in reader:
                     if any(cell.strip() for cell in row):
                         if headers is None:
-                            headers = row
-                            problems += [Problem(f"{location}:{start}", message) for message in header_problems(headers)]
+                            headers, header_line = row, start
+                            problems += [Problem(f"{location}:{start}", message) for message in name_problems(headers)]
                         elif len(row) != len(headers):
                             bad_rows += 1
                             if bad_rows <= MAX_ROW_PROBLEMS:
                                 problems.append(Problem(f"{location}:{start}", f"expected {len(headers)} columns as in the header row, got {len(row)}"))
                         else:
                             body_rows += 1
+                            if len(first_rows) < max_rows:
+                                first_rows.append(row)
                             if writer is not None:
                                 writer.add(row)
                             elif not problems:
@@ -199,6 +233,7 @@ def _stream_csv(path: Path, location: str, target: Path, max_rows: int) -> list[
         problems.append(Problem(location, f"{bad_rows - MAX_ROW_PROBLEMS} more rows have a different number of columns than the header row"))
     if headers is None:
         return _discarded(writer, [Problem(location, "empty document: write a header row and at least one data row")])
+    problems[:0] = [Problem(f"{location}:{header_line}", message) for message in number_name_problems(headers, first_rows, declared)]
     if not body_rows and not bad_rows:
         problems.append(Problem(location, "empty table: a header row but no data rows"))
     if problems:
@@ -217,7 +252,7 @@ def _discarded(writer: RowStoreWriter | None, problems: list[Problem]) -> list[P
 
 def _table_shape_problems(table: TableDocument, location: str) -> list[Problem]:
     """Header and row-length problems of a table read from JSON, as JSON pointers."""
-    found = [Problem(location, f"/headers: {message}") for message in header_problems(table.headers)]
+    found = [Problem(location, f"/headers: {message}") for message in header_problems(table.headers, table.rows)]
     if not table.rows:
         found.append(Problem(location, "/rows: empty table: add at least one row"))
     found += [
