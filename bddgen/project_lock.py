@@ -28,6 +28,8 @@ from bddgen.project import Project
 
 LOCK_FILE = "project.lock"
 HOLDER_FILE = "project.lock.json"
+BEHAVE = "behave"
+"""The one command that takes the lock and is not a bddgen subcommand: plain `behave` in a project."""
 
 # Locks this process holds: lock file -> (lock, how many commands in this process took it).
 _held: dict[Path, tuple[FileLock, int]] = {}
@@ -89,16 +91,22 @@ def _acquire(project: Project, command: str, again: str = "") -> Path:
         except Timeout:
             raise ProjectLockedError(
                 f"the project {project.root} is busy: {_holder(state)} is writing its state. Wait until it "
-                f"finishes, then {again or f'run `bddgen {command}` again'} (two commands at once would overwrite each other's files)."
+                f"finishes, then {again or f'run `{_typed(command)}` again'} (two commands at once would overwrite each other's files)."
             ) from None
         _held[path] = (lock, 1)
+        program = Path(sys.argv[0]).name
         record = {
             "pid": os.getpid(),
-            "command": shlex.join(["bddgen", *sys.argv[1:]]) if Path(sys.argv[0]).name == "bddgen" else f"bddgen {command}",
+            "command": shlex.join([program, *sys.argv[1:]]) if program in ("bddgen", BEHAVE) else _typed(command),
             "since": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
         atomic_write(state / HOLDER_FILE, json.dumps(record) + "\n")
     return path
+
+
+def _typed(command: str) -> str:
+    """The command line a person types for `command`: `behave`, else `bddgen <command>`."""
+    return command if command == BEHAVE else f"bddgen {command}"
 
 
 def release_project_lock(path: Path) -> None:

@@ -157,6 +157,9 @@ class Conversation(_Strict):
     turns: list[Turn] = Field(default_factory=list, description="The questions; empty in a task, whose user is simulated.")
     chain: list[str] = Field(default_factory=list, description="Document ids of the chain, in order.")
     locked: bool = Field(default=False, description="@locked: never touched by bddgen.")
+    hand_written: bool = Field(
+        default=False, description="Written by a person: its scenario has no @conversation tag, which bddgen gives every conversation it writes."
+    )
     tags: list[str] = Field(default_factory=list, description="Extra tags a person added.")
     faults: list[ToolFault] = Field(
         default_factory=list, description="Tool faults injected while this conversation runs (its Given steps)."

@@ -20,6 +20,13 @@ hostile_text = st.text(
     "../../etc/passwd", "<script>x</script>", "\u202eevil", "line\nbreak", "tab\there", "\r\n", "é", "名前", "😀",
 ])
 
+#: An id as a person may edit it into specs/candidates.json or an LM may write it: newlines,
+#: control characters and text that looks like a header field, a Gherkin line or a tag.
+hostile_id = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40) | st.sampled_from([
+    "nl-id\nFeature: Injected\n  Scenario: s\n    Given x", "sp-id source=hand-written hash=000000000000", "a=b", "x\r# bddgen: spec=y",
+    "@locked @conv:other", "%41%", "id\x1b]0;title\x07", "\x00", " lead and trail ", "# comment", "tab\tid",
+])
+
 #: A file or folder name: odd, but one a file system can hold (no '/', no NUL, at most 120 bytes).
 odd_name = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="/\x00"), min_size=1, max_size=40

@@ -7,7 +7,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from fuzz_strategies import gherkin_dialects, hostile_text, languages
+from fuzz_strategies import gherkin_dialects, hostile_id, hostile_text, languages
 from hypothesis import given
 from hypothesis import strategies as st
 from robustness_project import invoke
@@ -85,6 +85,7 @@ doc_ids = st.lists(hostile_text.filter(lambda t: t.strip() != ""), max_size=3)
 def documents(draw: st.DrawFn) -> FeatureDocument:
     spec = Spec.create(draw(line), draw(st.lists(line, min_size=1, max_size=2)), draw(st.lists(line, min_size=1, max_size=2)),
                        draw(st.lists(line, min_size=1, max_size=2)), source=draw(st.sampled_from(["generated", "hand-written"])))
+    spec = spec.model_copy(update={"id": draw(hostile_id)}) if draw(st.booleans()) else spec
     conversations = []
     for number in range(draw(st.integers(0, 3))):
         turns = [
@@ -92,7 +93,10 @@ def documents(draw: st.DrawFn) -> FeatureDocument:
                  query_type=draw(st.sampled_from(list(QueryType))), doc_ids=draw(doc_ids))
             for _ in range(draw(st.integers(1, 3)))
         ]
-        conversations.append(Conversation(id=f"c{number}", title=draw(line), turns=turns, chain=draw(doc_ids), locked=draw(st.booleans())))
+        conversations.append(Conversation(
+            id=f"{draw(hostile_id)}{number}", title=draw(line), turns=turns, chain=draw(doc_ids), locked=draw(st.booleans()),
+            hand_written=draw(st.booleans()),
+        ))
     return FeatureDocument(spec=spec, conversations=conversations)
 
 
@@ -105,9 +109,10 @@ def test_every_feature_file_bddgen_writes_reads_back(document: FeatureDocument) 
     assert (read.spec.given, read.spec.when, read.spec.then) == tuple(
         [quote(part) for part in parts] for parts in (document.spec.given, document.spec.when, document.spec.then)
     )
+    assert read.spec.id == document.spec.id and read.spec.source == document.spec.source and not read.edited
     assert [c.id for c in read.conversations] == [c.id for c in document.conversations]
     for written, back in zip(document.conversations, read.conversations):
-        assert back.chain == written.chain and back.locked == written.locked
+        assert back.chain == written.chain and back.locked == written.locked and back.hand_written == written.hand_written
         assert [t.question for t in back.turns] == [quote(t.question) for t in written.turns]
         assert [t.doc_ids for t in back.turns] == [t.doc_ids for t in written.turns]
         assert [t.query_type for t in back.turns] == [t.query_type for t in written.turns]

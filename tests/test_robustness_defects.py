@@ -192,7 +192,7 @@ def test_05_bddgen_lm_against_an_html_endpoint_exits_2_with_the_fix(html_server:
 def test_07_resume_after_a_feature_file_was_deleted(tmp_path: Path) -> None:
     root = write_run_project(tmp_path / "p")
     second = root / "features" / "second.feature"
-    second.write_text((root / "features" / "bases.feature").read_text().replace("Bases", "Second"))
+    second.write_text((root / "features" / "bases.feature").read_text().replace("Bases", "Second").replace("spec=bases", "spec=second"))
     assert invoke(root, "run", "--run-id", "r1")[0] == 1
     second.unlink()
     code, output = invoke(root, "run", "--resume", "r1")

@@ -73,7 +73,8 @@ def run(
         feature_paths = [p.resolve() for p in paths] or [project.features_path]
         name = assistant or project.settings.run.assistant
         assistant_settings(name, project)
-        stages.check_features(feature_paths)
+        for warning in stages.check_features(feature_paths):
+            console.print(f"warning: {warning}", style="yellow", markup=False, soft_wrap=True)
         options = RunOptions(
             assistant=name,
             run_dir=_new_run_dir(project, run_id),

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from bddgen.console import console
-from bddgen.errors import ConfigError, InputError
+from bddgen.errors import ConfigError, InputError, Problem
 from bddgen.features.lint import lint_features
 from bddgen.features.reader import feature_files
 from bddgen.project import Project
@@ -19,12 +19,18 @@ from bddgen.project import Project
 def validate(paths: tuple[Path, ...]) -> None:
     """Lint .feature files (default: the project's features folder): exit 2 listing every problem.
 
+    Glitches in a hand-written or @locked turn (a phrase written twice, an unbalanced bracket) are
+    warnings; what would break reading a step is an error in every turn.
+
     In a project with a corpus, a question or answer edited since `bddgen implement` wrote it is
     checked against its recorded evidence; one that disagrees is a warning (exit code unchanged).
     """
     project = Project.discover(require_corpus=False)
     targets = list(paths) or [project.features_path]
-    count, problems = lint_features(targets)
+    warnings: list[Problem] = []
+    count, problems = lint_features(targets, warnings)
+    for warning in warnings:
+        console.print(f"warning: {warning}", style="yellow", markup=False, soft_wrap=True)
     _warn_disagreeing(project, targets)
     if problems:
         raise InputError(problems, title=f"{count} feature file{'' if count == 1 else 's'} checked")

@@ -78,6 +78,14 @@ def any_language(field: str) -> re.Pattern[str]:
     return re.compile(f'^(?:{prefixes})"(?P<{name}>.*)"(?:{suffixes})$')
 
 
+def quoted_start(fields: tuple[str, ...] = ("ask", "agree", "contains")) -> re.Pattern[str]:
+    """The start of a step with a quoted argument (`the user asks "`, ...) in every language, to
+    recognise such a step whose quotes do not close where the step ends."""
+    patterns = [getattr(phrases, field) for phrases in STEP_PHRASES.values() for field in fields]
+    prefixes = dict.fromkeys(re.escape(pattern.split('"', 1)[0]) for pattern in patterns)
+    return re.compile('^(?:' + "|".join(prefixes) + ')"')
+
+
 @dataclass(frozen=True)
 class Keywords:
     """The Gherkin keywords bddgen writes in one language (each is in gherkin's and behave's dialect)."""

@@ -15,7 +15,7 @@ from gherkin.token_scanner import TokenScanner
 from bddgen.agents.faults import ToolFault, read_fault_step
 from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
-from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, SATISFY, decode_tag_value
+from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, QUOTED_STEP, SATISFY, decode_tag_value
 from bddgen.features.writer import is_edited, read_header
 from bddgen.agents.expectations import parse_expectation
 from bddgen.agents.outcome import (
@@ -108,7 +108,7 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
     tags = [t["name"] for t in scenario.get("tags", [])]
     task_ids = [t[len(TASK_TAG_PREFIX):] for t in tags if t.startswith(TASK_TAG_PREFIX)]
     fallback = task_ids[0] if task_ids else f"line-{scenario['location']['line']}"
-    conv_id = next((t.split(":", 1)[1] for t in tags if t.startswith("@conv:")), fallback)
+    conv_id = next((decode_tag_value(t.split(":", 1)[1]) for t in tags if t.startswith("@conv:")), fallback)
     chain = next(([decode_tag_value(d) for d in t.split(":", 1)[1].split(",") if d] for t in tags if t.startswith("@docs:")), [])
     extra_tags = [
         t for t in tags if t != "@conversation" and t != "@locked" and not t.startswith(("@conv:", "@docs:", "@chain-length:"))
@@ -132,6 +132,11 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
                 {"question": m.group("question"), "answer": "", "query_type": query_type, "doc_ids": docs, "exact_op": exact, "marks": marks,
                  "trajectory": []}
             )
+        elif QUOTED_STEP.match(text) and not any(p.match(text) for p in (ASK, AGREE, CONTAINS)):
+            problems.append(Problem(f"{source}:{line}", f"step {text!r}: its double quote closes before the step ends, or never closes; "
+                                    "put the whole text between one pair of double quotes (write ' for a quote inside it)"))
+            if not turns:  # the steps after it belong to the turn it starts
+                turns.append({"question": "", "answer": "", "trajectory": []})
         elif not turns and not SATISFY.match(text):
             problems.append(Problem(f"{source}:{line}", f"step {text!r} comes before the first 'When the user asks'"))
         elif (m := AGREE.match(text)) is not None:
@@ -158,6 +163,7 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
             turns=[_turn(t, source, scenario["location"]["line"], JUDGED_AS_A_WHOLE in tags) for t in turns],
             chain=chain,
             locked="@locked" in tags,
+            hand_written="@conversation" not in tags,
             tags=extra_tags,
             faults=faults,
         )

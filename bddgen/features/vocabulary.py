@@ -7,7 +7,7 @@ import re
 from urllib.parse import quote as _percent_quote
 from urllib.parse import unquote as _percent_unquote
 
-from bddgen.features.languages import any_language
+from bddgen.features.languages import any_language, quoted_start
 
 # Each matches its step in every language bddgen writes (languages.STEP_PHRASES).
 ASK = any_language("ask")
@@ -15,6 +15,7 @@ AGREE = any_language("agree")
 ABSTAIN = any_language("abstain")
 CONTAINS = any_language("contains")
 SATISFY = any_language("satisfy")
+QUOTED_STEP = quoted_start()
 
 # behave `parse` patterns of the same steps (steps/ registers these).
 BEHAVE_ASK = 'the user asks "{question}"'

@@ -10,7 +10,7 @@ from bddgen.errors import InputError, Problem
 from bddgen.files import atomic_write
 from bddgen.features.document import FeatureDocument
 from bddgen.features.languages import DEFAULT_LANGUAGE, KEYWORDS, Keywords, keywords, phrases, writing_language
-from bddgen.features.vocabulary import encode_tag_value, quote
+from bddgen.features.vocabulary import decode_tag_value, encode_tag_value, quote
 from bddgen.agents.outcome import FACT_HEADER, TASK_TAG_PREFIX, UserTask
 from bddgen.agents.state import DIFF_HEADER
 from bddgen.specs import CANNOT_ANSWER, JUDGED_AS_A_WHOLE, TRAJECTORY_ONLY, Conversation, QueryType, Spec
@@ -43,7 +43,9 @@ def _turn_comment(number: int, turn_type: QueryType, doc_ids: list[str], exact_o
 def _conversation_lines(conv: Conversation, language: str = DEFAULT_LANGUAGE) -> list[str]:
     words, steps = keywords(language), phrases(language)
     named_by_task = conv.task is not None and f"{TASK_TAG_PREFIX}{conv.id}" in conv.tags
-    tags = [] if named_by_task else ["@conversation", f"@conv:{conv.id}"]
+    tags = [] if named_by_task or conv.hand_written else ["@conversation"]
+    if not named_by_task:
+        tags.append(f"@conv:{encode_tag_value(conv.id)}")
     if conv.chain:
         tags += [f"@docs:{','.join(map(encode_tag_value, conv.chain))}", f"@chain-length:{len(conv.chain)}"]
     if conv.locked:
@@ -130,19 +132,22 @@ def render_body(doc: FeatureDocument) -> str:
 
 
 def render_feature(doc: FeatureDocument) -> str:
-    """The whole file: a header line carrying spec id, source and the body's hash, then the body."""
+    """The whole file: a header line carrying spec id, source and the body's hash, then the body.
+
+    The id is percent-encoded like a tag value, so no newline, space or `key=` in it can end the
+    header line or add a field to it."""
     body = render_body(doc)
-    header = f"{HEADER_PREFIX} spec={doc.spec.id} source={doc.spec.source} hash={body_hash(body)}"
+    header = f"{HEADER_PREFIX} spec={encode_tag_value(doc.spec.id)} source={doc.spec.source} hash={body_hash(body)}"
     return f"{header}\n{body}"
 
 
 def read_header(text: str) -> dict[str, str]:
-    """key=value pairs of the header line ({} when there is none)."""
+    """key=value pairs of the header line ({} when there is none), values percent-decoded."""
     first = text.split("\n", 1)[0]
     if not first.startswith(HEADER_PREFIX):
         return {}
     pairs = (item.split("=", 1) for item in first[len(HEADER_PREFIX):].split() if "=" in item)
-    return {k: v for k, v in pairs}
+    return {k: decode_tag_value(v) for k, v in pairs}
 
 
 def is_edited(text: str) -> bool:

@@ -25,7 +25,8 @@ from bddgen.agents.realize import (
 )
 from bddgen.console import StageProgress, no_progress
 from bddgen.errors import BddgenError, InputError, Problem
-from bddgen.features.reader import feature_files, read_feature
+from bddgen.features.lint import lint_features
+from bddgen.features.reader import feature_files
 from bddgen.features.writer import write_feature
 from bddgen.files import atomic_write
 from bddgen.generate import generate_candidates, load_candidates
@@ -162,19 +163,16 @@ class _RunProgress:
         self.update(None, self.done)
 
 
-def check_features(paths: list[Path]) -> None:
-    """Every feature file parses (problems listed by file:line) and there is at least one."""
-    files = feature_files(paths)
-    if not files:
+def check_features(paths: list[Path]) -> list[Problem]:
+    """The warnings of `bddgen validate` on the feature files; InputError listing its errors (by
+    file:line), or when there is no feature file: run refuses what validate refuses."""
+    if not feature_files(paths):
         raise InputError(Problem(", ".join(map(str, paths)), "no .feature files here; write specs or run `bddgen implement`"))
-    problems: list[Problem] = []
-    for path in files:
-        try:
-            read_feature(path)
-        except InputError as exc:
-            problems += exc.problems
+    warnings: list[Problem] = []
+    _, problems = lint_features(paths, warnings)
     if problems:
         raise InputError(problems, title="feature files with problems (see `bddgen validate`)")
+    return warnings
 
 
 def run(

@@ -11,7 +11,7 @@ from typing import Any
 from bddgen.errors import InputError, Problem
 from bddgen.features.languages import phrases
 from bddgen.features.reader import parse_gherkin
-from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, quote
+from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, decode_tag_value, quote
 from bddgen.specs import TURN_MARKS
 
 _TURN_COMMENT = re.compile(r"^(?P<indent>\s*)#\s*turn\s+(?P<number>\d+)\s*\|(?P<fields>.*)$")
@@ -103,7 +103,9 @@ def locate(text: str, source: str) -> FileLines:
         if not any(ASK.match(s["text"].strip()) for s in steps):
             continue
         tags = [(t["location"]["line"] - 1, t["location"]["column"], t["name"]) for t in scenario.get("tags", [])]
-        conv_id = next((name.split(":", 1)[1] for _, _, name in tags if name.startswith("@conv:")), f"line-{scenario['location']['line']}")
+        conv_id = next(
+            (decode_tag_value(name.split(":", 1)[1]) for _, _, name in tags if name.startswith("@conv:")), f"line-{scenario['location']['line']}"
+        )
         found = ScenarioLines(conversation_id=conv_id, scenario=scenario["location"]["line"] - 1, tags=tags)
         for step in steps:
             text_ = step["text"].strip()

@@ -9,7 +9,7 @@ from bddgen.agents.outcome import TALKS, TASK_TAG_PREFIX
 from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import read_feature
-from bddgen.features.vocabulary import ASK, SATISFY
+from bddgen.features.vocabulary import ASK, SATISFY, decode_tag_value
 from bddgen.run.session import ConversationPlan
 
 CONVERSATION_TAG = "conv:"
@@ -28,7 +28,7 @@ def conversation_id(scenario: Any) -> str:
     """The `@conv:<id>` tag, else a task's `@task-<id>` tag, else `line-<N>` as the reader names an untagged conversation."""
     for tag in scenario.tags:
         if str(tag).startswith(CONVERSATION_TAG):
-            return str(tag)[len(CONVERSATION_TAG):]
+            return decode_tag_value(str(tag)[len(CONVERSATION_TAG):])
     task_tag = TASK_TAG_PREFIX[1:]
     return next((str(t)[len(task_tag):] for t in scenario.tags if str(t).startswith(task_tag)), f"line-{scenario.line}")
 

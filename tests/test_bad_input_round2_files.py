@@ -1,0 +1,118 @@
+"""Bad input, round two (issue 31): files bddgen writes, the console, output folders and the review
+server. Each test names the defect's number; each failed before its fix."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from filelock import FileLock
+from robustness_project import invoke, write_run_project
+
+from bddgen.errors import InputError
+from bddgen.features.document import FeatureDocument
+from bddgen.features.reader import read_feature, read_feature_text
+from bddgen.features.writer import write_feature
+from bddgen.select.suite import scan_suite
+from bddgen.select.writer import write_selected
+from bddgen.specs import Conversation, QueryType, Selection, SelectedSpec, Spec, Turn
+
+FEATURE = "features/bases.feature"
+
+
+def _conversation(question: str, answer: str, *, locked: bool = False, hand_written: bool = False) -> Conversation:
+    turn = Turn(question=question, answer=answer, query_type=QueryType.SINGLE_DOC)
+    return Conversation(id="c0", title="Bases conversation", turns=[turn], locked=locked, hand_written=hand_written)
+
+
+def _rewrite_conversations(root: Path, *conversations: Conversation) -> Path:
+    path = root / FEATURE
+    document = read_feature(path)
+    write_feature(path, document.model_copy(update={"conversations": list(conversations)}), force=True)
+    return path
+
+
+# 1 -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "spec_id",
+    ["nl-id\nFeature: Injected\n  Scenario: s\n    Given x", "sp-id source=hand-written hash=000000000000", "tab\tid\r# bddgen: spec=x"],
+)
+def test_01_a_spec_id_with_a_newline_or_header_fields_reads_back(tmp_path: Path, spec_id: str) -> None:
+    features = tmp_path / "features"
+    features.mkdir()
+    spec = Spec.create("Injected id", ["a user"], ["they ask"], ["it answers"]).model_copy(update={"id": spec_id})
+    conversation = Conversation(id=f"{spec_id}-1", title="One", turns=[Turn(question="Q?", answer="A", query_type=QueryType.SINGLE_DOC)])
+    selection = Selection(selected=[SelectedSpec(spec=spec, rank=1, gain=1.0)], pool_size=1, k=1, objective=1.0)
+    [path] = write_selected(selection, scan_suite(features)).written
+    read = read_feature(path)
+    assert read.spec.id == spec_id and read.spec.source == "generated" and not read.edited
+    write_feature(path, read.model_copy(update={"conversations": [conversation]}), allow_edited=True)
+    again = read_feature(path)
+    assert again.spec.id == spec_id and again.conversations[0].id == conversation.id
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert [line for line in lines if line.startswith(("Feature:", "# bddgen:"))] == [lines[2], lines[0]][::-1]
+
+
+# 10 ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("question", ["Where is the {question}?", "Where is [the second base?"])
+def test_10_run_refuses_a_generated_turn_validate_refuses(tmp_path: Path, question: str) -> None:
+    root = write_run_project(tmp_path / "p")
+    _rewrite_conversations(root, _conversation(question, "Lisbon"))
+    code, output = invoke(root, "validate")
+    assert code == 2 and "turn 1" in output, output
+    code, output = invoke(root, "run", "--run-id", "r1")
+    assert code == 2 and "turn 1" in output and "Traceback" not in output, output
+    assert not (root / "runs" / "r1" / "results.jsonl").exists()
+
+
+@pytest.mark.parametrize("locked,hand_written", [(True, False), (False, True)])
+def test_10_glitches_in_hand_written_or_locked_turns_are_warnings(tmp_path: Path, locked: bool, hand_written: bool) -> None:
+    root = write_run_project(tmp_path / "p")
+    conversation = _conversation("who is the Final Four MVP MVP of 1987-88?", "Lisbon (the second base", locked=locked, hand_written=hand_written)
+    path = _rewrite_conversations(root, conversation)
+    assert ("@conversation" in path.read_text(encoding="utf-8")) is not hand_written
+    code, output = invoke(root, "validate")
+    assert code == 0 and "warning:" in output and "written twice" in output and "unbalanced (" in output, output
+    code, output = invoke(root, "run", "--run-id", "r1")
+    assert code == 1 and "warning:" in output, output  # it runs; the scripted judge fails every turn
+    assert (root / "runs" / "r1" / "results.jsonl").exists()
+
+
+@pytest.mark.parametrize("question", ['Where is "the second base?', "Where is the {question}?"])
+def test_10_what_breaks_reading_is_an_error_in_a_locked_turn_too(tmp_path: Path, question: str) -> None:
+    root = write_run_project(tmp_path / "p")
+    _rewrite_conversations(root, _conversation(question, "Lisbon", locked=True))
+    for command in (["validate"], ["run", "--run-id", "r1"]):
+        code, output = invoke(root, *command)
+        assert code == 2 and "cannot be read back" in output, output
+
+
+# 17 ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("step", ['When the user asks "Who won the cup?', 'When the user asks "Who won" the cup?'])
+def test_17_an_unbalanced_quote_in_the_first_turn_is_named(step: str) -> None:
+    text = (
+        "Feature: Cups\n  Rule: Cups\n    Given a fan\n    When they ask\n    Then it answers\n\n"
+        f"    @conversation @conv:c1\n    Scenario: Cup\n      {step}\n      Then the answer should agree with \"Harbour\"\n"
+    )
+    with pytest.raises(InputError) as caught:
+        read_feature_text(text, "cups.feature")
+    [problem] = caught.value.problems
+    assert problem.location == "cups.feature:9" and "double quote" in problem.message, problem
+    assert "comes before" not in problem.message
+
+
+# 18 ------------------------------------------------------------------------------------------
+def test_18_plain_behave_refused_by_the_lock_names_a_command_that_exists(tmp_path: Path) -> None:
+    root = write_run_project(tmp_path / "p")
+    (root / "behave.ini").write_text("[behave]\npaths = features\nrunner = bddgen.run.behave_runner:FeatureRunner\n")
+    (root / ".bddgen").mkdir(exist_ok=True)
+    holder = FileLock(root / ".bddgen" / "project.lock")
+    with holder:
+        (root / ".bddgen" / "project.lock.json").write_text(json.dumps({"pid": 1, "command": "bddgen run", "since": "now"}))
+        done = subprocess.run([sys.executable, "-m", "behave"], cwd=root, capture_output=True, text=True, timeout=300)
+    output = done.stdout + done.stderr
+    assert "is busy" in output and "run `behave` again" in output, output
+    assert "bddgen behave" not in output
