@@ -4,18 +4,28 @@ server. Each test names the defect's number; each failed before its fix."""
 from __future__ import annotations
 
 import json
+import re
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from filelock import FileLock
+from review_project import implemented_project
 from robustness_project import invoke, write_run_project
 
 from bddgen.errors import InputError
 from bddgen.features.document import FeatureDocument
-from bddgen.features.reader import read_feature, read_feature_text
+from bddgen.features.reader import feature_files, read_feature, read_feature_text
 from bddgen.features.writer import write_feature
+from bddgen.pipeline import Models
+from bddgen.project import Project
+from bddgen.review.actions import Reviewer
+from bddgen.review.lines import version
+from bddgen.review.server import ReviewServer
 from bddgen.select.suite import scan_suite
 from bddgen.select.writer import write_selected
 from bddgen.specs import Conversation, QueryType, Selection, SelectedSpec, Spec, Turn
@@ -116,3 +126,60 @@ def test_18_plain_behave_refused_by_the_lock_names_a_command_that_exists(tmp_pat
     output = done.stdout + done.stderr
     assert "is busy" in output and "run `behave` again" in output, output
     assert "bddgen behave" not in output
+
+
+# 11, 13: the review server -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def review_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReviewServer]:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        root = implemented_project(tmp_path_factory.mktemp("review"), monkeypatch)
+        project = Project.discover(root)
+        models = Models(project)
+        server = ReviewServer(Reviewer(project, feature_files([project.features_path]), models.corpus.by_id(), models.recognizer))
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield server
+        finally:
+            server.shutdown()
+            server.server_close()
+
+
+def _post(server: ReviewServer, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, object]]:
+    """POST /api/action with exactly these headers (http.client would set Content-Length itself)."""
+    host, port = server.server_address[:2]
+    with socket.create_connection((str(host), int(port)), timeout=10) as connection:
+        lines = [f"POST /api/action HTTP/1.1", f"Host: {host}:{port}", f"X-Review-Token: {server.token}", *(f"{k}: {v}" for k, v in headers.items())]
+        connection.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+        reply = b""
+        while b"\r\n\r\n" not in reply or len(reply.split(b"\r\n\r\n", 1)[1]) < int(re.search(rb"Content-Length: (\d+)", reply).group(1)):  # type: ignore[union-attr]
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            reply += chunk
+    head, _, payload = reply.partition(b"\r\n\r\n")
+    return int(head.split()[1]), json.loads(payload)
+
+
+@pytest.mark.parametrize("length", ["abc", "-1", "1e3", ""])
+def test_13_a_bad_content_length_is_answered_400(review_server: ReviewServer, length: str) -> None:
+    status, body = _post(review_server, b"{}", {"Content-Length": length, "Content-Type": "application/json"})
+    assert status == 400 and "Content-Length" in str(body["error"]), body
+
+
+def test_11_an_edit_that_would_not_read_back_is_refused_before_anything_is_written(review_server: ReviewServer) -> None:
+    path = next(p for p in review_server.reviewer.paths if read_feature(p).conversations)
+    before = path.read_bytes()
+    review_before = path.with_suffix(".review.json").read_bytes() if path.with_suffix(".review.json").exists() else None
+    conversation = read_feature(path).conversations[0]
+    number = next(n for n, t in enumerate(conversation.turns, 1) if t.answer != "CANNOTANSWER")
+    shown = path.relative_to(review_server.reviewer.project.root).as_posix()
+    for text in ('Eastquay"\n    When the user asks "injected"\n@evil', "Eastquay {answer}", "Eastquay (the second base"):
+        action = {"path": shown, "version": version(path.read_text(encoding="utf-8")), "action": "edit-answer",
+                  "conversation": conversation.id, "turn": number, "text": text}
+        status, body = _post(review_server, json.dumps(action).encode(), {"Content-Type": "application/json", "Content-Length": str(len(json.dumps(action).encode()))})
+        assert status == 422 and f"turn {number}" in str(body["error"]) and "nothing was written" in str(body["error"]), body
+    assert path.read_bytes() == before
+    assert (path.with_suffix(".review.json").read_bytes() if path.with_suffix(".review.json").exists() else None) == review_before
+    code, output = invoke(review_server.reviewer.project.root, "validate")
+    assert code == 0, output

@@ -57,8 +57,16 @@ def reading_problems(text: str) -> list[str]:
     return problems
 
 
-def _is_hand_written(conversation: Conversation) -> bool:
+def is_lenient(conversation: Conversation) -> bool:
+    """True for a conversation a person wrote or locked: its glitches are warnings."""
     return conversation.locked or conversation.hand_written
+
+
+def text_checks(text: str, lenient: bool) -> tuple[list[str], list[str]]:
+    """(errors, warnings) of one question or answer, each worded as what is wrong with it."""
+    broken = [f"cannot be read back: {problem}" for problem in reading_problems(text)]
+    glitches = [] if broken else [f"is not well-formed: {problem}" for problem in text_problems(text)]
+    return (broken, glitches) if lenient else (broken + glitches, [])
 
 
 def text_quality(path: Path, document: FeatureDocument) -> tuple[list[Problem], list[Problem]]:
@@ -66,14 +74,11 @@ def text_quality(path: Path, document: FeatureDocument) -> tuple[list[Problem], 
     errors: list[Problem] = []
     warnings: list[Problem] = []
     for conversation in document.conversations:
-        lenient = _is_hand_written(conversation)
         for number, turn in enumerate(conversation.turns, start=1):
             fields = [("question", turn.question)] + ([("answer", turn.answer)] if turn.answer not in (CANNOT_ANSWER, TRAJECTORY_ONLY) else [])
             for name, text in fields:
+                found_errors, found_warnings = text_checks(text, is_lenient(conversation))
                 where = f"scenario {conversation.title!r}, turn {number}: the {name}"
-                broken = reading_problems(text)
-                glitches = [] if broken else text_problems(text)
-                errors += [Problem(str(path), f"{where} cannot be read back: {problem}; rewrite it") for problem in broken]
-                found = [Problem(str(path), f"{where} is not well-formed: {problem}; rewrite it") for problem in glitches]
-                (warnings if lenient else errors).extend(found)
+                errors += [Problem(str(path), f"{where} {problem}; rewrite it") for problem in found_errors]
+                warnings += [Problem(str(path), f"{where} {problem}; rewrite it") for problem in found_warnings]
     return errors, warnings

@@ -12,6 +12,7 @@ from typing import Literal, Mapping
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.errors import BddgenError, InputError, Problem
+from bddgen.features.lint import is_lenient, text_checks
 from bddgen.features.reader import read_feature, read_feature_text
 from bddgen.files import atomic_write
 from bddgen.implement.context import Document
@@ -182,6 +183,9 @@ def _edit(action: Action, file: FileLines, conversation: Conversation, turns: di
     before = getattr(turn, field)
     if text == before:
         return  # nothing changed: the turn keeps its marks
+    refused, _ = text_checks(text, is_lenient(conversation))
+    if refused:
+        raise InputError([Problem(f"turn {number}", f"the new {field} {problem}; change it, nothing was written") for problem in refused])
     if field == "question":
         edit.set_question(file, conv, number, text)
     else:

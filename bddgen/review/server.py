@@ -113,8 +113,13 @@ class ReviewHandler(BaseHTTPRequestHandler):
             return self._error(HTTPStatus.FORBIDDEN, refused)
         if urlsplit(self.path).path != "/api/action":
             return self._error(HTTPStatus.NOT_FOUND, "no such action")
-        length = int(self.headers.get("Content-Length") or 0)
+        given = self.headers.get("Content-Length", "").strip()
+        if not given.isdigit() or not given.isascii():
+            self.close_connection = True  # the body's end is unknown: nothing more is read from this connection
+            return self._error(HTTPStatus.BAD_REQUEST, f"Content-Length {given[:40]!r} is not a number of bytes")
+        length = int(given)
         if length > MAX_BODY:
+            self.close_connection = True
             return self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "request too large")
         try:
             action = Action.model_validate_json(self.rfile.read(length))
