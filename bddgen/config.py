@@ -151,6 +151,11 @@ class GenerateSettings(_Section):
         default=0.75, gt=0, le=1,
         description="Share of a title's key terms one sentence or row of a retrieved document must hold; below it the draft is off corpus.",
     )
+    check_then_facts: bool = Field(
+        default=True,
+        description="Every number and name a draft's Then line states must be stated by a document found for that line; "
+        "a draft whose Then the corpus does not support is rewritten with the reason.",
+    )
 
 
 class SelectSettings(_Section):
@@ -185,6 +190,11 @@ class ImplementSettings(_Section):
     max_chains_per_start: int = Field(default=20, ge=1, description="Most chains extracted from one start document.")
     max_chains_total: int = Field(default=2000, ge=1, description="Most chains extracted for one spec.")
     min_turns: int = Field(default=3, ge=1, description="Conversations left shorter after verification are dropped.")
+    start_from_subject: bool = Field(
+        default=True,
+        description="Chains start from the documents holding the spec's subject (the names it gives, else the documents its title and "
+        "Then are about); a spec naming only things no document holds is reported as ungroundable, not implemented.",
+    )
     turn_attempts: int = Field(default=3, ge=1, description="Times a turn is written on one piece of evidence before other evidence is tried.")
     turn_evidence: int = Field(default=2, ge=1, description="Pieces of evidence (cells, sentences, unanswerable subjects) tried per turn before it is dropped.")
 

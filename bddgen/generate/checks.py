@@ -54,6 +54,7 @@ class RejectionReason(str, Enum):
     VAGUE = "vague"
     OFF_FOCUS = "off focus"
     OFF_CORPUS = "off corpus"
+    THEN_NOT_SUPPORTED = "then not supported"
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,9 @@ from bddgen.generate.focus import FocusKind, Material
 from bddgen.generate.summary import names_in
 from bddgen.generate.terms import TYPED_TERMS, key_terms, stems_of, term_in, typed_value_in
 from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDocument
+from bddgen.implement.spec_facts import unsupported_then_facts
 from bddgen.retrieval.base import Retriever
+from bddgen.specs import Spec
 
 _REFUSAL = re.compile(
     r"\b(?:refuse|refuses|decline|declines|cannot|can['’]?t|won['’]?t|unable|not able|redirect|politely)\b"
@@ -159,4 +161,18 @@ def check_corpus(
         RejectionReason.OFF_CORPUS,
         f"No document covers your title {draft.title!r}: none of the documents found for it speaks of "
         f"{' '.join(words_missing) or 'its words'}. Ask about what the Material says.",
+    )
+
+
+def check_then_facts(draft: CleanDraft, corpus: Corpus, retriever: Retriever) -> Rejection | None:
+    """Every number and name a Then line states is stated by a document found for that line: a spec
+    never holds an assistant to a fact its corpus does not give (or contradicts)."""
+    spec = Spec.create(draft.title, draft.given, draft.when, draft.then)
+    unsupported = unsupported_then_facts(spec, corpus, retriever)
+    if not unsupported:
+        return None
+    return Rejection(
+        RejectionReason.THEN_NOT_SUPPORTED,
+        f"Your Then states {unsupported[0]}, which no document found for it says. State in the Then only what the "
+        "Material says, or say what the assistant should do without stating the value.",
     )

@@ -15,7 +15,7 @@ from bddgen.errors import InputError, LMOutputError, Problem
 from bddgen.files import atomic_write
 from bddgen.generate.checks import CleanDraft, Rejection, RejectionReason, check_novelty, check_text
 from bddgen.generate.focus import Material, MaterialChooser, focus_kind
-from bddgen.generate.grounding import CorpusView, check_concrete, check_corpus, check_focus
+from bddgen.generate.grounding import CorpusView, check_concrete, check_corpus, check_focus, check_then_facts
 from bddgen.generate.summary import CorpusSummary
 from bddgen.generate.tasks import WRITE_SPEC, SpecDraft
 from bddgen.lm.client import LanguageModel
@@ -69,6 +69,7 @@ class _Generator:
         candidates: CandidateSet, out: Path, seed: int,
     ) -> None:
         self.summary = CorpusSummary.of(system, corpus)
+        self.corpus = corpus
         self.lm, self.embedder, self.retriever, self.settings = lm, embedder, retriever, settings
         self.candidates, self.out, self.seed = candidates, out, seed
         self.chooser = MaterialChooser(corpus, system.off_limits, self.summary.names)
@@ -100,6 +101,7 @@ class _Generator:
             or check_concrete(clean, self.view)
             or check_focus(clean, material)
             or check_corpus(clean, material, self.retriever, self.view, self.settings.cover_top_k, self.settings.min_title_cover)
+            or (check_then_facts(clean, self.corpus, self.retriever) if self.settings.check_then_facts else None)
         )
         if rejection is not None:
             return rejection

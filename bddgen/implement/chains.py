@@ -8,7 +8,7 @@ sparse graph still yields (shorter) chains.
 from __future__ import annotations
 
 import random
-from typing import Iterator, Mapping, Sequence
+from typing import Collection, Iterator, Mapping, Sequence
 
 import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field
@@ -178,13 +178,19 @@ def rank_chains(
     *,
     exclude: set[frozenset[str]] | None = None,
     relevance: Mapping[str, float] | None = None,
+    starts: Collection[str] = (),
 ) -> list[Chain]:
     """Up to `count` chains, greedily: full length first, then most new documents, then most
-    specific bridges and most relevant documents (`relevance`: document -> weight in [0, 1])."""
+    specific bridges and most relevant documents (`relevance`: document -> weight in [0, 1]).
+    With `starts` (the documents that hold the spec's subject, best first), only chains starting at one of
+    them, when there are any, those starting at a better one first."""
     excluded = exclude or set()
     weights = relevance or {}
     pool: dict[frozenset[str], Chain] = {}
-    for chain in [*search.chains, *search.fallbacks]:
+    found = [*search.chains, *search.fallbacks]
+    start_rank = {doc: rank for rank, doc in enumerate(starts)}
+    from_subject = [chain for chain in found if chain.documents[0] in start_rank]
+    for chain in from_subject or found:
         pool.setdefault(frozenset(chain.documents), chain)
     candidates = [
         (key, chain, chain.specificity + sum(weights.get(d, 0.0) for d in chain.documents) / chain.length)
@@ -196,7 +202,9 @@ def rank_chains(
     while candidates and len(picked) < count:
         best = max(
             range(len(candidates)),
-            key=lambda i: (candidates[i][1].length, len(candidates[i][0] - covered) + candidates[i][2] / 2, -i),
+            key=lambda i: (
+                candidates[i][1].length, -start_rank.get(candidates[i][1].documents[0], 0), len(candidates[i][0] - covered) + candidates[i][2] / 2, -i
+            ),
         )
         _, chain, _ = candidates.pop(best)
         picked.append(chain)

@@ -36,6 +36,7 @@ from bddgen.implement.provenance import (
     write_provenance,
 )
 from bddgen.implement.sources import documents_of, retrieve_sources
+from bddgen.implement.subject import spec_subject
 from bddgen.implement.turns import ConversationWriter, WriterContext
 from bddgen.implement.unanswerable import entity_kind
 from bddgen.lm.client import LanguageModel
@@ -76,6 +77,7 @@ class FeatureReport(BaseModel):
     notes: list[str] = Field(default_factory=list)
     conversation_seconds: list[float] = Field(default_factory=list, description="Time to write and verify each written conversation.")
     provenance: str = ""
+    ungroundable: bool = Field(default=False, description="The spec names things no document holds: reported, not implemented.")
 
 
 class ImplementReport(BaseModel):
@@ -176,6 +178,17 @@ def _implement(
             f"--turns {2 * settings.chain_length + 1} uses chains of {settings.chain_length}"
         )
     sources = retrieve_sources(doc.spec, corpus, retriever, settings.top_k_per_type)
+    subject = spec_subject(doc.spec, corpus, retriever, ranked=sources.overall) if settings.start_from_subject else None
+    if subject is not None and subject.ungroundable:
+        notes.append(
+            f"ungroundable: the spec names {', '.join(repr(n) for n in subject.unheld)}, which no document of the corpus holds; "
+            "not implemented on an unrelated chain (name what the corpus holds, or add the documents)"
+        )
+        report.ungroundable = True
+        _finish(sidecar, provenance, report, failed=False)
+        return
+    if subject is not None:
+        sources = sources.including(corpus, subject.starts)
     texts, tables, _ = documents_of(corpus, sources)
     if not texts and not tables:
         notes.append("the retriever found no text or table document for this spec; nothing to ground a conversation in")
@@ -183,13 +196,15 @@ def _implement(
         return
     entities = entity_cache.entities([t.as_text() for t in texts])
     graph = build_document_graph(texts, tables, {t.id: e for t, e in zip(texts, entities)})
+    starts = list(subject.starts) if subject is not None else []
     search = find_chains(
-        graph, length, max_per_start=settings.max_chains_per_start, max_total=settings.max_chains_total, seed=seed, starts=sources.ranked
+        graph, length, max_per_start=settings.max_chains_per_start, max_total=settings.max_chains_total, seed=seed,
+        starts=list(dict.fromkeys([*starts, *sources.ranked])),
     )
     review = review_record.read_review(path)
     used = {frozenset(c.chain) for c in doc.conversations if c.chain} | {frozenset(r.chain) for r in provenance.rejected}
     used |= review.rejected_chains() if review else set()
-    chains = rank_chains(search, needed * CHAINS_PER_CONVERSATION, exclude=used, relevance=sources.relevance)
+    chains = rank_chains(search, needed * CHAINS_PER_CONVERSATION, exclude=used, relevance=sources.relevance, starts=starts)
     notes += [n for n in [shortfall_note(search, chains)] if n]
     known = corpus.by_id()
     stage = WriterContext(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDocument
@@ -28,6 +30,17 @@ class SpecSources(BaseModel):
         for rank in range(max(len(self.texts), len(self.tables))):
             order += [ids[rank] for ids in (self.texts, self.tables) if rank < len(ids)]
         return list(dict.fromkeys(order))
+
+    def including(self, corpus: Corpus, documents: Sequence[str]) -> "SpecSources":
+        """These sources with `documents` (the spec's subject) first in their kind's list."""
+        known = corpus.by_id()
+        lists = {"texts": list(self.texts), "tables": list(self.tables), "policies": list(self.policies)}
+        field_of = {TextDocument: "texts", TableDocument: "tables", PolicyDocument: "policies"}
+        for doc_id in reversed(documents):
+            field = field_of.get(type(known[doc_id])) if doc_id in known else None
+            if field is not None:
+                lists[field] = [doc_id, *(d for d in lists[field] if d != doc_id)]
+        return self.model_copy(update=lists)
 
     @property
     def relevance(self) -> dict[str, float]:

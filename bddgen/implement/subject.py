@@ -1,0 +1,96 @@
+"""What a spec is about in its corpus: the names it gives that documents hold, and those documents; for a
+spec that names nothing, the documents its title and Then lines are about.
+
+A conversation tests its spec when it starts from these documents and its first answerable turn asks
+about them; a spec that names things no document holds cannot be grounded and is reported, not
+implemented on an unrelated chain.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from bddgen.implement.grounding import mentions
+from bddgen.models import Corpus
+from bddgen.ner.base import CAPITALISED_RUN
+from bddgen.retrieval.base import Retriever
+from bddgen.specs import Spec
+
+_QUOTED = re.compile(r"\"([^\"]{2,60})\"|“([^”]{2,60})”")
+_JOINS = re.compile(r"\s+(?:and|&|of|the)\s+")
+_GENERIC = frozenset("given when then and but the a an user users assistant assistants customer customers i".split())
+ABOUT_DOCUMENTS = 2  # documents a spec that names nothing is about: the best ones for its title and Then lines
+START_DOCUMENTS = 3  # the subject's best documents, where a conversation on the spec starts
+
+
+@dataclass(frozen=True)
+class SpecSubject:
+    """The names of the spec its corpus holds, the documents holding them (best for the spec first), and the
+    names no document holds."""
+
+    names: tuple[str, ...]
+    documents: tuple[str, ...]
+    unheld: tuple[str, ...] = ()
+
+    @property
+    def starts(self) -> tuple[str, ...]:
+        """The documents a conversation on the spec starts from."""
+        return self.documents[:START_DOCUMENTS]
+
+    @property
+    def ungroundable(self) -> bool:
+        """The spec names things, and no document holds any of them."""
+        return bool(self.unheld) and not self.names
+
+    def held_by(self, text: str, doc_id: str) -> bool:
+        """Whether evidence (its text, from document `doc_id`) is about the subject."""
+        if self.names:
+            return any(mentions(text, name) for name in self.names)
+        return doc_id in self.documents
+
+
+def _candidates(spec: Spec, system_name: str) -> list[tuple[bool, list[str]]]:
+    """Capitalised runs and quoted values of the spec, each with its parts (a run "A and B" names A and B), and
+    whether it comes from a Given/When/Then line (a title in Title Case capitalises words that are no names)."""
+    found: list[tuple[bool, list[str]]] = []
+    brand = system_name.lower()
+    lines = [(False, spec.title)] + [(True, line) for line in [*spec.given, *spec.when, *spec.then]]
+    for in_steps, line in lines:
+        runs = [m.group(0).strip() for m in CAPITALISED_RUN.finditer(line)] + [a or b for a, b in _QUOTED.findall(line)]
+        for run in runs:
+            words = run.split()
+            while words and words[0].lower() in _GENERIC:
+                words = words[1:]
+            name = re.sub(r"['’]s?$", "", " ".join(words))  # "Harbour City FC's history" names Harbour City FC
+            if not name or name.lower() == brand or all(w.lower() in _GENERIC for w in words) or (len(words) == 1 and len(name) < 3):
+                continue
+            parts = [p for p in _JOINS.split(name) if p and p.lower() not in _GENERIC] if _JOINS.search(name) else []
+            found.append((in_steps, [name, *parts]))
+    return found
+
+
+def spec_subject(spec: Spec, corpus: Corpus, retriever: Retriever, ranked: Sequence[str] = ()) -> SpecSubject:
+    """The spec's subject in `corpus`. A name counts when a document writes it with its capitals (so a title's
+    "Ticket Prices" is no name unless a document says so); `ranked` orders the documents holding it."""
+    documents = corpus.by_id()
+    raw = {doc_id: doc.as_text() for doc_id, doc in documents.items()}
+    names: list[str] = []
+    unheld: list[str] = []
+    for in_steps, (name, *parts) in _candidates(spec, corpus.system.name):
+        held = [n for n in [name, *parts] if any(n in text for text in raw.values())]
+        if held:
+            names += [held[0]] if held[0] == name else held
+        elif in_steps and not parts:
+            unheld.append(name)
+    names = list(dict.fromkeys(names))
+    if names:
+        holding = [d for d, text in raw.items() if any(n in text for n in names)]
+        order = {d: i for i, d in enumerate(ranked)}
+        # a document about the name (its title says it) first: a thing's own page, not one that mentions it
+        holding.sort(key=lambda d: (not any(mentions(documents[d].title, n) for n in names), order.get(d, len(order)), d))
+        return SpecSubject(names=tuple(names), documents=tuple(holding), unheld=tuple(dict.fromkeys(unheld)))
+    query = " ".join([spec.title, *spec.then])
+    about = [hit.doc_id for hit in retriever.search(query, top_k=ABOUT_DOCUMENTS) if hit.doc_id in documents]
+    return SpecSubject(names=(), documents=tuple(dict.fromkeys(about)), unheld=tuple(dict.fromkeys(unheld)))

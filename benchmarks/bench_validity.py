@@ -1,0 +1,366 @@
+"""Validity of whole suites on the demo corpora and on real development corpora, measured by code.
+
+For each corpus: a fresh project (`bddgen init --corpus`, the shipped example specs kept with their
+conversations removed), `bddgen generate --m M`, `bddgen select --k K` and `bddgen implement --n N
+--turns L` with the project's default models (the embedded 1.5B). Then, per corpus, from the files the
+project holds (selection, `.feature` files, provenance, LM log):
+
+- `selected`, `focuses`: the selected specs and their generation focuses;
+- `near_duplicate_pairs`: pairs among the selected that share a template (names and numbers masked) or
+  whose embeddings are closer than the project's `[select] near_duplicate_cosine`;
+- `contradicting_specs`: selected specs with a Then fact (a number or a name) that the documents found
+  for that line do not state (`bddgen.implement.spec_facts`);
+- `on_spec_share`: conversations with at least one answerable turn whose evidence holds the spec's
+  subject (a name the spec gives, else one of the documents its title and Then are about);
+- `max_copied_words`: the longest run of words any question shares with its own evidence;
+- `glued_syntheses`: SYNTHESIS questions that are two questions glued ("?;", "; ", two question marks);
+- `code_worded_share`: turns whose question code worded;
+- `table_turns`, `table_recomputed_agree`: table turns, and how many references an independent path
+  (SQL over the original CSV or SQLite file, not the code that chose them) gives again;
+- `arithmetic_turns`: turns whose reference is computed (change, percentage change, average, ratio…);
+- `turns`, `drops` (by reason), `seconds_per_written`, `tokens_per_turn`.
+
+`--ablate NAME` (a boolean setting such as `select.near_duplicates`) measures each corpus a second time
+with that setting off and prints both. The hand audit is printed separately from these figures: the
+10 first answerable turns per corpus with their evidence, to read against the data (`--audit`).
+
+    python benchmarks/bench_validity.py [--corpus sports airline tatqa chinook] [--devsets ../shared/devsets]
+        [--m 6] [--k 4] [--n 1] [--turns 5] [--ablate select.near_duplicates] [--keep DIR] [--audit] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_yield import CommandFailed, lm_tokens  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ("sports", "airline")
+DEVSETS = ("tatqa", "chinook")
+ARITHMETIC = ("change", "percent_change", "average", "ratio", "sum", "difference")
+
+
+def bddgen(args: list[str], cwd: Path, env: dict[str, str]) -> float:
+    """Run this tree's bddgen CLI in `cwd` with `env` added; seconds taken."""
+    started = time.perf_counter()
+    done = subprocess_run(args, cwd, env)
+    if done.returncode not in (0, 1):
+        raise CommandFailed(f"bddgen {' '.join(args)} failed in {cwd} (exit {done.returncode}): {(done.stdout + done.stderr)[-800:].strip()}")
+    return time.perf_counter() - started
+
+
+def subprocess_run(args: list[str], cwd: Path, env: dict[str, str]) -> Any:
+    import subprocess
+
+    return subprocess.run(
+        [sys.executable, "-c", "from bddgen.cli import main; main()", *args], cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env}, capture_output=True, text=True,
+    )
+
+
+def corpus_path(name: str, devsets: Path) -> str:
+    if name in DEMO:
+        return name
+    folder = devsets / name / "corpus"
+    if not folder.is_dir():
+        raise SystemExit(f"no development corpus {folder}: pass --devsets DIR (the folder holding tatqa/ and chinook/)")
+    return str(folder.resolve())
+
+
+def build(name: str, corpus: str, folder: Path, options: argparse.Namespace, env: dict[str, str]) -> tuple[Path, dict[str, float]]:
+    """A project on the corpus with generated, selected and implemented specs; seconds per stage."""
+    from bddgen.features.reader import read_feature
+    from bddgen.features.writer import write_feature
+
+    project = folder / name
+    shutil.rmtree(project, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    seconds: dict[str, float] = {}
+    seconds["init"] = bddgen(["init", str(project), "--corpus", corpus], folder, env)
+    for target in sorted((project / "features").rglob("*.feature")):  # init copied the shipped examples
+        document = read_feature(target)
+        document.conversations = []
+        write_feature(target, document, allow_edited=True)
+    seconds["generate"] = bddgen(["generate", "--m", str(options.m)], project, env)
+    seconds["select"] = bddgen(["select", "--k", str(options.k)], project, env)
+    seconds["implement"] = bddgen(["implement", "--n", str(options.n), "--turns", str(options.turns)], project, env)
+    return project, seconds
+
+
+# --- what the figures read ------------------------------------------------------------------------------
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def longest_copied_run(question: str, evidence: str) -> int:
+    """The longest run of words `question` shares, in order, with `evidence`."""
+    left, right = _words(question), _words(evidence)
+    best, previous = 0, [0] * (len(right) + 1)
+    for word in left:
+        current = [0] * (len(right) + 1)
+        for j, other in enumerate(right, start=1):
+            if word == other:
+                current[j] = previous[j - 1] + 1
+                best = max(best, current[j])
+        previous = current
+    return best
+
+
+def glued(question: str) -> bool:
+    """Two questions in one: a question mark before the end, or clauses joined with a semicolon."""
+    body = question.strip().rstrip("?").strip()
+    return "?" in body or ";" in body
+
+
+def _evidence_text(evidence: dict[str, Any], documents: dict[str, Any]) -> str:
+    if evidence.get("kind") == "sentence":
+        return str(evidence.get("text", ""))
+    table = documents.get(str(evidence.get("table", "")))
+    if table is not None and 0 <= int(evidence.get("row", -1)) < len(table.rows):
+        return " ".join(table.rows[int(evidence["row"])])
+    return " ".join(str(v) for v in (evidence.get("filter") or {}).values())
+
+
+def _norm(value: str) -> str:
+    return " ".join(str(value).lower().replace("’", "'").split()).strip(" .")
+
+
+class Recomputer:
+    """Table references recomputed from the original files, with the csv and sqlite3 modules only."""
+
+    def __init__(self, corpus_folder: Path, documents: dict[str, Any]) -> None:
+        self.folder = corpus_folder
+        self.documents = documents
+
+    def rows(self, table_id: str) -> tuple[list[str], list[list[str]]]:
+        document = self.documents[table_id]
+        source = self.folder / str(document.source).split("#")[0]
+        if source.suffix.lower() == ".csv":
+            with source.open(encoding="utf-8-sig", newline="") as handle:
+                table = [row for row in csv.reader(handle)]
+            return table[0], table[1:]
+        name = table_id.rsplit("/", 1)[-1].rsplit(".", 1)[-1]
+        with sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True) as connection:
+            cursor = connection.execute(f'SELECT * FROM "{name}"')
+            headers = [d[0] for d in cursor.description]
+            return headers, [["" if v is None else (str(v) if not isinstance(v, float) or not v.is_integer() else str(int(v))) for v in row]
+                             for row in cursor.fetchall()]
+
+    def agrees(self, evidence: dict[str, Any], reference: str) -> bool | None:
+        """Whether the rows the filter selects in the original file give `reference`; None when it cannot say."""
+        table_id = str(evidence.get("table", ""))
+        if table_id not in self.documents:
+            return None
+        try:
+            headers, rows = self.rows(table_id)
+        except (OSError, sqlite3.Error, UnicodeDecodeError):
+            return None
+        position = {_norm(h): i for i, h in enumerate(headers)}
+        conditions = [(position.get(_norm(c)), _norm(v)) for c, v in (evidence.get("filter") or {}).items()]
+        column = position.get(_norm(str(evidence.get("column", ""))))
+        if column is None or any(i is None for i, _ in conditions):
+            return None
+        selected = [row for row in rows if all(i is not None and i < len(row) and _norm(row[i]) == v for i, v in conditions)]
+        values = {_norm(row[column]) for row in selected if column < len(row)}
+        return len(values) == 1 and _norm(reference) in values
+
+
+def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
+    """Every figure of one corpus's project."""
+    from bddgen.features.reader import read_feature
+    from bddgen.implement.spec_facts import unsupported_then_facts
+    from bddgen.implement.subject import spec_subject
+    from bddgen.pipeline.models import Models
+    from bddgen.project import Project
+    from bddgen.select.templates import NearDuplicates
+
+    models = Models(Project.discover(project))
+    corpus_folder = models.project.corpus_path
+    corpus = models.corpus
+    documents = corpus.by_id()
+    selection = json.loads((project / "specs" / "selection.json").read_text(encoding="utf-8"))
+    specs = [read_feature(path) for path in sorted((project / "features").rglob("*.feature"))]
+    spec_list = [document.spec for document in specs]
+    settings = models.project.settings.select
+    embeddings = models.embedder.embed([spec.as_text() for spec in spec_list]) if spec_list else []
+    import numpy as np
+
+    duplicates = NearDuplicates(spec_list, np.asarray(embeddings), max_cosine=settings.near_duplicate_cosine,
+                                min_template_overlap=settings.near_duplicate_overlap)
+    pairs = [(spec_list[a].title, spec_list[b].title, why) for a, b, why in duplicates.pairs(list(range(len(spec_list))))]
+    contradicting = {spec.title: found for spec in spec_list if (found := unsupported_then_facts(spec, corpus, models.index))}
+    recompute = Recomputer(corpus_folder, documents)
+    figures: Counter[str] = Counter()
+    copied: list[tuple[int, str]] = []
+    drops: Counter[str] = Counter()
+    conversations_on_spec: list[tuple[str, bool]] = []
+    audit: list[dict[str, Any]] = []
+    for document in specs:
+        path = Path(document.path) if document.path else None
+        sidecar = path.with_name(path.stem + ".provenance.json") if path else None
+        if sidecar is None or not sidecar.is_file():
+            continue
+        provenance = json.loads(sidecar.read_text(encoding="utf-8"))
+        subject = spec_subject(document.spec, corpus, models.index)
+        for rejected in provenance.get("rejected", []):
+            drops[re.sub(r"\d+", "N", str(rejected.get("reason", "?")))[:140]] += 1
+        for conversation in provenance.get("conversations", []):
+            figures["written"] += 1
+            on_spec = False
+            for turn in (t for t in conversation.get("turns", []) if t.get("outcome") == "kept"):
+                figures["turns"] += 1
+                kind = turn.get("query_type")
+                evidence = turn.get("evidence") or {}
+                question = str(turn.get("question", ""))
+                figures["code_worded"] += turn.get("worded_by") == "code"
+                if kind == "SYNTHESIS":
+                    figures["syntheses"] += 1
+                    figures["glued_syntheses"] += glued(question)
+                if kind in ("UNANSWERABLE", "SYNTHESIS"):
+                    continue
+                text = _evidence_text(evidence, documents)
+                copied.append((longest_copied_run(question, text), question))
+                on_spec = on_spec or subject.held_by(text, _evidence_document(evidence))
+                if evidence.get("kind") == "table":
+                    figures["table_turns"] += 1
+                    verdict = recompute.agrees(evidence, str(turn.get("value") or turn.get("answer", "")))
+                    figures["table_recomputed_agree"] += verdict is True
+                    figures["table_not_recomputable"] += verdict is None
+                if str(evidence.get("op", "")) in ARITHMETIC or evidence.get("kind") == "computed":
+                    figures["arithmetic_turns"] += 1
+                if len(audit) < 10 * max(1, len(specs)):
+                    audit.append({"spec": document.spec.title, "type": kind, "question": question, "answer": turn.get("answer"),
+                                  "evidence": text[:300], "document": _evidence_document(evidence)})
+            conversations_on_spec.append((document.spec.title, on_spec))
+    written = figures["written"]
+    tokens = lm_tokens(project)
+    return {
+        "selected": len(selection.get("selected", [])),
+        "focuses": sorted({s.focus or "(hand-written)" for s in spec_list}),
+        "specs": [s.title for s in spec_list],
+        "near_duplicate_pairs": pairs,
+        "contradicting_specs": contradicting,
+        "on_spec_share": round(sum(ok for _, ok in conversations_on_spec) / len(conversations_on_spec), 3) if conversations_on_spec else None,
+        "off_spec": [title for title, ok in conversations_on_spec if not ok],
+        "max_copied_words": max((n for n, _ in copied), default=0),
+        "most_copied_question": max(copied, default=(0, ""))[1],
+        "glued_syntheses": figures["glued_syntheses"],
+        "code_worded_share": round(figures["code_worded"] / figures["turns"], 3) if figures["turns"] else None,
+        "table_turns": figures["table_turns"],
+        "table_recomputed_agree": figures["table_recomputed_agree"],
+        "table_not_recomputable": figures["table_not_recomputable"],
+        "arithmetic_turns": figures["arithmetic_turns"],
+        "written": written,
+        "turns": figures["turns"],
+        "drops": dict(drops.most_common()),
+        "seconds": {k: round(v, 1) for k, v in seconds.items()},
+        "seconds_per_written": round(seconds.get("implement", 0.0) / written, 1) if written else None,
+        "tokens_per_turn": round(tokens / figures["turns"]) if figures["turns"] else None,
+        "audit": audit,
+    }
+
+
+def _evidence_document(evidence: dict[str, Any]) -> str:
+    return str(evidence.get("table") or evidence.get("document") or "")
+
+
+def ablation_env(name: str) -> dict[str, str]:
+    """BDDGEN_SECTION__KEY=false for a setting `section.key`."""
+    section, _, key = name.partition(".")
+    if not key:
+        raise SystemExit(f"--ablate takes a boolean setting as section.key (e.g. select.near_duplicates), not {name!r}")
+    return {f"BDDGEN_{section.upper()}__{key.upper()}": "false"}
+
+
+SHOWN = ("selected", "focuses", "near_duplicate_pairs", "contradicting_specs", "on_spec_share", "max_copied_words", "glued_syntheses",
+         "code_worded_share", "table_turns", "table_recomputed_agree", "arithmetic_turns", "written", "turns", "seconds_per_written",
+         "tokens_per_turn")
+
+
+def print_table(results: dict[str, dict[str, Any]]) -> None:
+    names = list(results)
+    print(f"{'':24}" + "".join(f"{n[:24]:>26}" for n in names))
+    for row in SHOWN:
+        cells = []
+        for n in names:
+            value = results[n].get(row)
+            shown = len(value) if isinstance(value, (list, dict)) and row != "focuses" else value
+            cells.append(f"{str(shown)[:24]:>26}")
+        print(f"{row:24}" + "".join(cells))
+    for n in names:
+        figures = results[n]
+        print(f"\n== {n}")
+        for title, other, why in figures["near_duplicate_pairs"]:
+            print(f"  near-duplicate: {title!r} ~ {other!r} ({why})")
+        for title, found in figures["contradicting_specs"].items():
+            print(f"  Then not supported: {title!r}: {found}")
+        for title in figures["off_spec"]:
+            print(f"  off-spec conversation: {title!r}")
+        print(f"  most copied question ({figures['max_copied_words']} words): {figures['most_copied_question']!r}")
+        for reason, count in figures["drops"].items():
+            print(f"  dropped {count} x {reason}")
+
+
+def print_audit(results: dict[str, dict[str, Any]]) -> None:
+    for name, figures in results.items():
+        print(f"\n== hand audit: {name} (read each against its row or sentence)")
+        for number, turn in enumerate([t for t in figures["audit"] if t["type"] != "UNANSWERABLE"][:10], start=1):
+            print(f"{number:>2}. [{turn['type']}] {turn['spec']}\n    Q: {turn['question']}\n    A: {turn['answer']}\n"
+                  f"    evidence ({turn['document']}): {turn['evidence']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", nargs="+", default=[*DEMO, *DEVSETS], choices=[*DEMO, *DEVSETS])
+    parser.add_argument("--devsets", type=Path, default=ROOT.parent / "shared" / "devsets", help="folder holding tatqa/ and chinook/")
+    parser.add_argument("--m", type=int, default=6, help="candidate specs generated per corpus")
+    parser.add_argument("--k", type=int, default=4, help="specs selected per corpus (the demo corpora's examples included)")
+    parser.add_argument("--n", type=int, default=1, help="conversations per spec")
+    parser.add_argument("--turns", type=int, default=5, help="turns per conversation")
+    parser.add_argument("--ablate", default="", help="also measure with this boolean setting (section.key) off")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the projects in this folder")
+    parser.add_argument("--audit", action="store_true", help="print 10 answerable turns per corpus with their evidence")
+    parser.add_argument("--json", action="store_true", help="print one JSON object: corpus -> figures")
+    options = parser.parse_args()
+    folder = options.keep or Path(tempfile.mkdtemp(prefix="bench-validity-"))
+    runs: list[tuple[str, dict[str, str]]] = [("", {})] + ([(f" (without {options.ablate})", ablation_env(options.ablate))] if options.ablate else [])
+    results: dict[str, dict[str, Any]] = {}
+    try:
+        for name in options.corpus:
+            corpus = corpus_path(name, options.devsets)
+            for label, env in runs:
+                try:
+                    project, seconds = build(name + label.replace(" ", "_"), corpus, folder, options, env)
+                    results[name + label] = measure(project, seconds)
+                except CommandFailed as error:
+                    results[name + label] = {"failed": str(error), **{k: None for k in SHOWN}, "near_duplicate_pairs": [], "contradicting_specs": {},
+                                             "off_spec": [], "most_copied_question": "", "drops": {}, "audit": []}
+                print(f"{name}{label}: " + json.dumps({k: v for k, v in results[name + label].items() if k != "audit"}), file=sys.stderr, flush=True)
+    finally:
+        if options.keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
+    if options.json:
+        print(json.dumps({n: {k: v for k, v in f.items() if k != "audit"} for n, f in results.items()}, indent=1))
+    else:
+        print_table(results)
+    if options.audit:
+        print_audit(results)
+
+
+if __name__ == "__main__":
+    main()

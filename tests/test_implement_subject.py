@@ -1,0 +1,91 @@
+"""Conversations start from what their spec is about; a spec about things the corpus lacks is reported, not implemented."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_implement_pipeline import scripted
+
+from bddgen.config import ImplementSettings
+from bddgen.corpus import load_corpus
+from bddgen.embed.base import HashingEmbedder
+from bddgen.features.reader import read_feature
+from bddgen.implement import implement_feature
+from bddgen.implement.provenance import FeatureProvenance, provenance_path
+from bddgen.implement.subject import spec_subject
+from bddgen.models import Corpus
+from bddgen.ner.base import RegexRecognizer
+from bddgen.retrieval.memory import MemoryIndex
+from bddgen.specs import QueryType, Spec
+
+CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+
+
+@pytest.fixture(scope="module")
+def sports() -> tuple[Corpus, MemoryIndex]:
+    corpus = load_corpus(CORPORA / "sports")
+    return corpus, MemoryIndex(HashingEmbedder(), corpus)
+
+
+def _spec(title: str, when: str, then: str) -> Spec:
+    return Spec.create(title, ["a fan of the league"], [when], [then], source="hand-written")
+
+
+def test_names_held_by_the_corpus_are_the_subject_and_their_own_page_comes_first(sports) -> None:
+    corpus, index = sports
+    spec = _spec("Comparison of League Titles between Redmarsh Rovers and Korrin Sporting",
+                 "the user asks how many league titles Redmarsh Rovers and Korrin Sporting have won",
+                 "the assistant should give each club's number of league titles")
+    subject = spec_subject(spec, corpus, index)
+    assert subject.names == ("Redmarsh Rovers", "Korrin Sporting")  # "A and B" names both; "League Titles" is Title Case, no name
+    assert set(subject.starts[:2]) == {"text/redmarsh-rovers", "text/korrin-sporting"}
+    assert not subject.ungroundable
+    assert subject.held_by("Korrin Sporting was founded in 1931.", "text/korrin-sporting")
+    assert not subject.held_by("Greyhollow City won the league in 1971.", "text/greyhollow-city")
+
+
+def test_a_spec_that_names_nothing_is_about_the_documents_its_title_and_then_find(sports) -> None:
+    corpus, index = sports
+    spec = _spec("stadium capacities", "the user asks how many spectators a stadium holds", "the assistant should give the capacity")
+    subject = spec_subject(spec, corpus, index)
+    assert subject.names == () and subject.documents and not subject.ungroundable
+    assert subject.held_by("anything", subject.documents[0]) and not subject.held_by("anything", "text/not-one-of-them")
+
+
+def test_a_spec_naming_only_what_no_document_holds_is_reported_not_implemented(tmp_path: Path, sports) -> None:
+    corpus, index = sports
+    path = tmp_path / "zorblax.feature"
+    path.write_text(
+        "Feature: The Zorblax Trophy\n  Scenario: The Zorblax Trophy\n    Given a fan of the league\n"
+        "    When the user asks who won the Zorblax Trophy\n    Then the assistant names the Zorblax Trophy winners\n",
+        encoding="utf-8",
+    )
+    lm, backend = scripted(corpus)
+    report = implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1), 0)
+    feature = report.features[0]
+    assert feature.ungroundable and report.written == 0 and not read_feature(path).conversations
+    assert any("ungroundable" in note and "Zorblax Trophy" in note for note in feature.notes)
+    assert backend.tasks_seen() == []  # no LM call for a spec that cannot be grounded
+    switched_off = implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, start_from_subject=False), 0)
+    assert not switched_off.features[0].ungroundable
+
+
+def test_the_conversation_starts_from_the_document_of_the_named_subject(tmp_path: Path, sports) -> None:
+    corpus, index = sports
+    path = tmp_path / "harbour.feature"
+    path.write_text(
+        "Feature: Harbour City FC's history\n  Scenario: Harbour City FC's history\n    Given a fan of the league\n"
+        "    When the user asks about the history of Harbour City FC\n    Then the assistant lists Harbour City FC's honours and years\n",
+        encoding="utf-8",
+    )
+    lm, _ = scripted(corpus)
+    implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=5), 0)
+    provenance = FeatureProvenance.model_validate_json(provenance_path(path).read_text())
+    assert provenance.conversations, provenance.rejected
+    conversation = provenance.conversations[0]
+    assert conversation.chain[0] == "text/harbour-city-fc"  # its own page, not one that mentions it
+    first = next(t for t in conversation.turns if t.outcome == "kept" and t.query_type is not QueryType.UNANSWERABLE)
+    evidence = first.evidence
+    text = evidence.text if evidence is not None and evidence.kind == "sentence" else ""
+    assert "Harbour City" in text or conversation.chain[0] == "text/harbour-city-fc"
