@@ -10,9 +10,9 @@ import importlib
 import sys
 
 import click
-from rich.console import Console
 
 from bddgen import __version__
+from bddgen.console import VisibleConsole
 from bddgen.errors import BddgenError
 
 # command name -> "module:attribute" (a click.Command), in the order of the pipeline.
@@ -69,7 +69,7 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry: turns bddgen errors into a message and an exit code."""
-    console = Console(stderr=True, soft_wrap=True)
+    console = VisibleConsole(stderr=True, soft_wrap=True)
     try:
         cli.main(args=argv, prog_name="bddgen", standalone_mode=False)
     except BddgenError as exc:

@@ -2,14 +2,44 @@
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
-from typing import Iterator, Protocol
+from typing import Any, Iterable, Iterator, Protocol
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.segment import Segment
 from rich.table import Table
+from rich.text import Text
 
-console = Console(highlight=False)
+# C0 controls but newline and tab, DEL and C1 controls: a terminal acts on these instead of showing them.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    """`text` with every control character (ESC, NUL, BEL, CR, ...) written as `\\x1b`; newline and tab kept."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
+
+
+class VisibleConsole(Console):
+    """A rich console that never sends a printed string's control characters to the terminal: titles,
+    ids and answers come from LM output and corpus files, and ESC]0; or ESC[2J in one would retitle
+    or clear the user's terminal. Strings and rich Texts, also inside tables, are made visible
+    before layout; rich's own styling and cursor moves are untouched."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(visible(text), **kwargs)
+
+    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
+        if isinstance(renderable, Text) and _CONTROL.search(renderable.plain):
+            renderable = Text(
+                visible(renderable.plain), style=renderable.style, justify=renderable.justify, overflow=renderable.overflow,
+                no_wrap=renderable.no_wrap, end=renderable.end,
+            )
+        return super().render(renderable, options)
+
+
+console = VisibleConsole(highlight=False)
 
 
 def progress() -> Progress:

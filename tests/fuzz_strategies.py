@@ -4,6 +4,7 @@ and bytes, and the Gherkin dialects gherkin-official ships."""
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -26,6 +27,9 @@ hostile_id = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_s
     "nl-id\nFeature: Injected\n  Scenario: s\n    Given x", "sp-id source=hand-written hash=000000000000", "a=b", "x\r# bddgen: spec=y",
     "@locked @conv:other", "%41%", "id\x1b]0;title\x07", "\x00", " lead and trail ", "# comment", "tab\tid",
 ])
+
+#: What a terminal acts on instead of showing it: C0 controls but newline and tab, DEL, C1 controls.
+terminal_controls = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 #: A file or folder name: odd, but one a file system can hold (no '/', no NUL, at most 120 bytes).
 odd_name = st.text(

@@ -3,6 +3,7 @@ server. Each test names the defect's number; each failed before its fix."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import socket
@@ -14,9 +15,13 @@ from typing import Iterator
 
 import pytest
 from filelock import FileLock
+from fuzz_strategies import terminal_controls
 from review_project import implemented_project
+from rich.table import Table
+from rich.text import Text
 from robustness_project import invoke, write_run_project
 
+from bddgen.console import VisibleConsole
 from bddgen.errors import InputError
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import feature_files, read_feature, read_feature_text
@@ -183,3 +188,35 @@ def test_11_an_edit_that_would_not_read_back_is_refused_before_anything_is_writt
     assert (path.with_suffix(".review.json").read_bytes() if path.with_suffix(".review.json").exists() else None) == review_before
     code, output = invoke(review_server.reviewer.project.root, "validate")
     assert code == 0, output
+
+
+# 9 -------------------------------------------------------------------------------------------
+def test_09_escape_sequences_in_a_title_never_reach_the_terminal(tmp_path: Path) -> None:
+    root = write_run_project(tmp_path / "p", title="Bases \x1b]0;pwned\x07 \x1b[2J and \x9b31m")
+    code, output = invoke(root, "run", "--run-id", "r1")
+    assert code == 1, output
+    code, output = invoke(root, "report", "r1", "--no-coverage", "--format", "json")
+    assert code == 0, output
+    assert not terminal_controls.search(output), repr(output)
+    assert "\\x1b]0;pwned" in output or "\\x1b" in output
+
+
+def test_09_the_console_shows_control_characters_in_strings_texts_tables_and_errors() -> None:
+    terminal = VisibleConsole(file=io.StringIO(), force_terminal=True, width=60)
+    table = Table(title=Text("title \x1b[2J"))
+    table.add_column("id")
+    table.add_row("doc\x00\x1b]0;x\x07")
+    table.add_row(Text("cell \x1b[31m", style="red"))
+    terminal.print(table)
+    terminal.print("plain \x1b[2J \r over", markup=False)
+    terminal.print(Text("text \x1b]0;t"))
+    printed = terminal.file.getvalue()  # type: ignore[attr-defined]
+    own_styles = re.sub(r"\x1b\[[0-9;]*m", "", printed)  # rich's colours are the only escapes left
+    assert not terminal_controls.search(own_styles), repr(printed)
+    assert all(shown in own_styles for shown in ("title \\x1b[2J", "doc\\x00\\x1b]0;x", "cell \\x1b[31m", "plain \\x1b[2J \\x0d over", "text \\x1b]0;t"))
+
+
+def test_09_an_error_message_holding_escape_sequences_is_printed_visibly(tmp_path: Path) -> None:
+    root = write_run_project(tmp_path / "p")
+    code, output = invoke(root, "validate", "no-such-\x1b[2J-file.feature")
+    assert code == 2 and "\\x1b[2J" in output and not terminal_controls.search(output), repr(output)

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-from fuzz_strategies import hostile_text
+from fuzz_strategies import hostile_text, terminal_controls
 from hypothesis import given
 from hypothesis import strategies as st
 from robustness_project import invoke
@@ -99,6 +99,7 @@ def test_bddgen_report_of_any_answers_ends_with_exit_0_or_2(answer: str, garbage
         before = {p.name: p.read_bytes() for p in run_dir.iterdir()}
         code, output = invoke(root, "report", "--no-coverage", "--format", "csv", "--format", "html")
         assert code in (0, 2) and output.strip(), output
+        assert not terminal_controls.search(output), output  # the assistant's name is printed with its controls visible
         assert {p.name: p.read_bytes() for p in run_dir.iterdir()} == before
         if code == 0:
             report = (root / "reports" / "r1" / "report.csv").read_text(encoding="utf-8")

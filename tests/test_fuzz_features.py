@@ -7,7 +7,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from fuzz_strategies import gherkin_dialects, hostile_id, hostile_text, languages
+from fuzz_strategies import gherkin_dialects, hostile_id, hostile_text, languages, terminal_controls
 from hypothesis import given
 from hypothesis import strategies as st
 from robustness_project import invoke
@@ -75,6 +75,7 @@ def test_validate_ends_with_exit_0_or_2_and_a_message(text: str, encoding: str) 
         path.write_bytes(text.encode(encoding, errors="replace"))
         code, output = invoke(Path(folder), "validate", str(path))
         assert code in (0, 2) and output.strip(), output
+        assert not terminal_controls.search(output), output
 
 
 line = hostile_text.filter(lambda t: quote(t) != "")

@@ -10,10 +10,9 @@ from typing import Any
 
 import click
 import jsonschema
-from rich.console import Console
 from rich.table import Table
 
-from bddgen.console import console
+from bddgen.console import VisibleConsole, console, visible
 from bddgen.errors import InputError, Problem
 from bddgen.lm.base import Message
 from bddgen.lm.records import LoggedCall, Usage
@@ -107,12 +106,12 @@ def ask(prompt: str, schema_file: Path | None, system: str | None, temperature: 
     started = time.perf_counter()
     response = language_model.complete(_messages(prompt, system, schema), schema, temperature=temperature)
     elapsed = time.perf_counter() - started
-    click.echo(json.dumps(response.data, indent=2, ensure_ascii=False) if schema is not None else response.text)
+    click.echo(json.dumps(response.data, indent=2, ensure_ascii=False) if schema is not None else visible(response.text))
     note = (
         f"{response.model} · {response.usage.prompt_tokens} prompt + {response.usage.completion_tokens} completion tokens"
         f" · {elapsed:.1f}s{' (cache hit)' if response.cached else ''}"
     )
-    Console(stderr=True, highlight=False).print(note, style="dim", markup=False, soft_wrap=True)
+    VisibleConsole(stderr=True, highlight=False).print(note, style="dim", markup=False, soft_wrap=True)
 
 
 
@@ -249,7 +248,7 @@ def show(prompt_hash: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"calls": [call.model_dump(mode="json") for call in calls]}, indent=2, ensure_ascii=False))
         return
-    click.echo(_show_text(calls), nl=False)
+    click.echo(visible(_show_text(calls)), nl=False)
 
 
 @click.command()
