@@ -145,6 +145,13 @@ def test_error_categories_come_from_the_judge() -> None:
     assert sum(counts.values()) == 7
 
 
+def test_no_tool_category_for_an_assistant_without_tools() -> None:
+    tool = turn("r", "s", "c", 1, F, feedback="It used the wrong tool before searching.", error_category="wrong tool or order")
+    assert categorise(tool, tools=False) == [UNSTATED]
+    counts = {row.category: row.counts.get("r", 0) for row in build_report([run("r", [tool])]).error_categories}
+    assert counts == {UNSTATED: 1}  # a dense-rag run: the assistant calls no tools
+
+
 def test_repeats_give_pass_rates_and_flag_flaky_scenarios() -> None:
     results = []
     # c1: passes in repeats 1 and 3, fails turn 2 in repeat 2 -> flaky.

@@ -216,10 +216,10 @@ def test_a_suite_decided_by_deterministic_checks_never_builds_the_judge(tmp_path
     root = _write_project(tmp_path / "project", judge="forbidden")
     feature = root / "features" / "fees.feature"
     feature.write_text(feature.read_text().replace("      Then the conversation should satisfy the spec\n", ""))
-    code, output = _invoke(root, monkeypatch, "--tags", "@conv:passing", "--run-id", "llm-needed")
-    assert code == 1 and "the judge model was built although" in output  # turn 3 needs the judge
+    code, output = _invoke(root, monkeypatch, "--tags", "@conv:failing", "--run-id", "llm-needed")
+    assert code == 1 and "the judge model was built although" in output  # turn 1 needs the judge
     spec = Spec.create("Exact answers", ["a passenger"], ["they ask about fees"], ["the assistant quotes the table"])
-    exact_only = Conversation(id="exact-only", title="Exact only", turns=CONVERSATIONS["passing"][:2])
+    exact_only = Conversation(id="exact-only", title="Exact only", turns=CONVERSATIONS["passing"])  # exact, abstention, reference parts
     write_feature(feature, FeatureDocument(spec=spec, conversations=[exact_only]), force=True)
     feature.write_text(feature.read_text().replace("      Then the conversation should satisfy the spec\n", ""))
     code, output = _invoke(root, monkeypatch, "--run-id", "exact-only")

@@ -47,7 +47,7 @@ def test_refusing_an_answerable_question_fails_as_retrieval() -> None:
 def test_missing_key_entity_fails_without_a_model() -> None:
     result = Judge(_no_model).judge_turn(_turn("70 EUR"), "The fee is 35 euro.", [])
     assert result.verdict == Verdict.FAIL
-    assert "key-entity" in result.checks
+    assert "reference-parts" in result.checks
 
 
 def test_a_model_score_of_five_passes_and_four_fails_with_its_category() -> None:
@@ -113,3 +113,76 @@ def test_conversation_is_graded_against_the_spec() -> None:
     prompt = backend.requests[0].messages[-1].content
     assert "Then the assistant quotes the fee table" in prompt and "User: And for Flex?\nAssistant: No fee." in prompt
     assert prompt.startswith("## Score Rubric\n") and prompt.index("## Specification") < prompt.index("## Response")
+
+
+def test_the_demo_synthesis_answer_passes_because_every_part_is_stated() -> None:
+    """The demo's one wrong verdict: a right SYNTHESIS answer failed by the model."""
+    synthesis = Turn(
+        question="When was Orlanmouth Wanderers founded, and who coached them during the 1995 cup run?",
+        answer="1899; Piet Varley",
+        query_type=QueryType.SYNTHESIS,
+    )
+    answer = "Orlanmouth Wanderers was founded in 1899 and Piet Varley coached him during the 1995 cup run."
+    result = Judge(_no_model).judge_turn(synthesis, answer, [])
+    assert (result.verdict, result.checks) == (Verdict.PASS, ("abstention", "reference-parts"))
+    wrong = Judge(_no_model).judge_turn(synthesis, "It was founded in 1899 and Anton Brisk coached them.", [])
+    assert wrong.verdict is Verdict.FAIL and "Piet Varley" in wrong.feedback
+
+
+def test_numbers_compare_as_numbers_whatever_their_format_or_unit() -> None:
+    judge = Judge(_no_model)
+    spectators = Turn(question="How many spectators watched that final?", answer="61,811 spectators.", query_type=QueryType.SINGLE_DOC)
+    assert judge.judge_turn(spectators, "About 61811 people watched it.", []).verdict is Verdict.PASS
+    assert judge.judge_turn(spectators, "It drew 61,812 spectators.", []).verdict is Verdict.FAIL
+    distance = Turn(question="How long is the route?", answer="5 km", query_type=QueryType.SINGLE_DOC)
+    assert judge.judge_turn(distance, "The route is 5,000 metres long.", []).verdict is Verdict.PASS
+    fee = Turn(question="What is the fee?", answer="€35", query_type=QueryType.SINGLE_DOC)
+    assert judge.judge_turn(fee, "The fee is 35 euros.", []).verdict is Verdict.PASS
+    minute = Turn(question="Who scored the winning goal?", answer="Elias Marwood, in the 117th minute.", query_type=QueryType.SINGLE_DOC)
+    assert judge.judge_turn(minute, "Elias Marwood scored it in minute 117.", []).verdict is Verdict.PASS
+
+
+def test_a_negated_or_extra_numbered_answer_goes_to_the_model() -> None:
+    judge, backend = _judge({"feedback": "Contradicts the reference.", "score": 1, "error_category": "none"})
+    founded = Turn(question="When was the club founded?", answer="1899", query_type=QueryType.SINGLE_DOC)
+    assert judge.judge_turn(founded, "It was not founded in 1899.", []).verdict is Verdict.FAIL
+    assert len(backend.requests) == 1
+
+
+def test_the_judge_is_given_the_turn_it_grades_never_an_earlier_one() -> None:
+    judge, backend = _judge({"feedback": "Right.", "score": 5, "error_category": "none"})
+    history = [Message("user", "What is the official motto of Korrin Sporting?"), Message("assistant", "Ever forward.")]
+    turn = Turn(question="Which season was it their tenth in the league?", answer="The 2009 season, the tenth season of the Korea National League, played by eight clubs.",
+                query_type=QueryType.SINGLE_DOC)
+    judge.judge_turn(turn, "It was the 2009 season, the tenth of the Korean National League for them.", history)
+    prompt = backend.requests[0].messages[-1].content
+    sections = {part.split("\n", 1)[0]: part.split("\n", 1)[1].strip() for part in prompt.split("## ")[1:]}
+    assert sections["Question"] == turn.question
+    assert sections["Reference Answer"] == turn.answer
+    assert sections["Response"] == "It was the 2009 season, the tenth of the Korean National League for them."
+    assert "motto" in sections["Earlier Conversation"] and "motto" not in prompt[prompt.index("## Question"):]
+    assert "never an earlier turn" in backend.requests[0].messages[0].content
+
+
+def test_tool_categories_only_for_an_assistant_with_tools() -> None:
+    grade = {"feedback": "Used the wrong tool.", "score": 2, "error_category": "wrong tool or order"}
+    long_reference = Turn(question="What does the fee cover?", answer="The fee covers a change of date and a change of route.",
+                          query_type=QueryType.SINGLE_DOC)
+    without = Judge(lambda: LanguageModel(ScriptedLM(by_task={"judge-turn": [grade] * 3}), max_retries=0))
+    assert without.judge_turn(long_reference, "It covers seats.", []).verdict is Verdict.ERROR  # the category is not allowed
+    backend = ScriptedLM(by_task={"judge-turn": [grade]})
+    with_tools = Judge(lambda: LanguageModel(backend, max_retries=0), tools=True)
+    assert with_tools.judge_turn(long_reference, "It covers seats.", []).error_category == "wrong tool or order"
+    assert "wrong tool or order" in backend.requests[0].messages[0].content
+    no_tools = ScriptedLM(by_task={"judge-turn": [{"feedback": "Wrong.", "score": 2, "error_category": "retrieval"}]})
+    Judge(lambda: LanguageModel(no_tools, max_retries=0)).judge_turn(long_reference, "It covers seats.", [])
+    assert "wrong tool" not in no_tools.requests[0].messages[0].content
+
+
+def test_a_conversation_that_never_touches_its_spec_fails_without_a_model() -> None:
+    spec = Spec.create("Fees", ["a passenger"], ["they ask about change fees"], ["the assistant quotes the fee table"])
+    result = Judge(_no_model).judge_conversation(spec, [("Who founded the club?", "Piet Varley.")], ["Piet Varley"])
+    assert (result.verdict, result.checks) == (Verdict.FAIL, ("spec-coverage",))
+    judge, backend = _judge({"feedback": "Quotes the fee.", "score": 5})
+    judge.judge_conversation(spec, [("What is the change fee?", "70 EUR.")], ["70 EUR"])
+    assert "User: What is the change fee?\nReference answer: 70 EUR\nAssistant: 70 EUR." in backend.requests[0].messages[-1].content

@@ -33,6 +33,7 @@ from bddgen.report.outcomes import (
 from bddgen.report.runs import RunData
 from bddgen.report.stats import Rate
 from bddgen.results import TurnResult, Verdict
+from bddgen.run.judge import TOOL_KINDS
 from bddgen.specs import QueryType
 
 UNTYPED = "untyped"
@@ -136,9 +137,10 @@ def error_categories(runs: list[RunData]) -> list[CategoryRow]:
     """Failed turns (conversation checks included) counted per category the judge named."""
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for run in runs:
+        tools = run.metadata.assistant_kind in TOOL_KINDS or any(r.tool_calls or r.expected_trajectory for r in run.results)
         for result in run.results:
             if result.verdict == Verdict.FAIL:
-                for category in categorise(result):
+                for category in categorise(result, tools):
                     counts[category][run.run_id] += 1
     ordered = sorted(counts, key=lambda c: (-sum(counts[c].values()), c))
     return [CategoryRow(category=c, counts=dict(counts[c])) for c in ordered]

@@ -18,15 +18,21 @@ CATEGORY_PATTERNS: dict[str, re.Pattern[str]] = {
 }
 
 
-def categorise(result: TurnResult) -> list[str]:
-    """The categories a failed turn's judge names: its error_category field first, then its feedback.
+TOOL_CATEGORIES = frozenset({"wrong tool or order"})
+
+
+def categorise(result: TurnResult, tools: bool = True) -> list[str]:
+    """The categories a failed turn's judge names: its error_category field first, then its feedback; a tool
+    category only for an assistant with tools (`tools`).
 
     A stated category that matches none of the known ones is kept as written; a failure whose
     judge states none is `not stated`.
     """
     stated = result.error_category.strip()
+    if not tools and stated.lower() in TOOL_CATEGORIES:
+        stated = ""
     for text in (stated, result.feedback):
-        found = [name for name, pattern in CATEGORY_PATTERNS.items() if pattern.search(text)]
+        found = [name for name, pattern in CATEGORY_PATTERNS.items() if pattern.search(text) and (tools or name not in TOOL_CATEGORIES)]
         if found:
             return found
     return [stated.lower()] if stated else [UNSTATED]

@@ -1,4 +1,4 @@
-"""Deterministic checks the judge applies before asking a model: exact values, refusals, key entities."""
+"""Deterministic checks the judge applies before asking a model: exact values, refusals, guessed numbers and names."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ _FUNCTION_WORDS = frozenset(
     "a an and as at but by for from he her his i in it its no of on or she so that the their there they this "
     "to was we were yes you your".split()
 )
-KEY_ENTITY_MAX_WORDS = 8
 
 # Phrases by which an assistant declines to answer (checked on the normalised answer).
 REFUSAL_PATTERNS = tuple(
@@ -117,22 +116,3 @@ def is_refusal(answer: str) -> bool:
 def _says(answer: str, patterns: tuple[re.Pattern[str], ...]) -> bool:
     normal = normalise(answer).replace("’", "'")
     return any(p.search(normal) for p in patterns)
-
-
-def key_entities(reference: str) -> tuple[set[float], set[str]]:
-    """Numbers and capitalised words (not function words) of a short reference answer; empty when long."""
-    if len(reference.split()) > KEY_ENTITY_MAX_WORDS:
-        return set(), set()
-    names = {w.lower() for w in _CAPITALISED.findall(reference) if w.lower() not in _FUNCTION_WORDS and len(w) > 1}
-    return numbers_in(reference), names
-
-
-def missing_key_entities(answer: str, reference: str) -> list[str]:
-    """The short reference's numbers and names when the answer states none of them; [] otherwise."""
-    numbers, names = key_entities(reference)
-    if not numbers and not names:
-        return []
-    answer_words = set(re.findall(r"[\w'-]+", normalise(answer)))
-    if numbers & numbers_in(answer) or names & answer_words:
-        return []
-    return sorted(f"{n:g}" for n in numbers) + sorted(names)

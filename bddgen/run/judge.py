@@ -10,12 +10,15 @@ from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.results import Verdict
-from bddgen.run.checks import contains_exact, is_refusal, missing_key_entities, new_names, new_numbers, same_answer
+from bddgen.implement.normalise import content_words
+from bddgen.run.checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
 from bddgen.run.messages import render_history
+from bddgen.run.reference_match import match_reference
 from bddgen.run.tasks import (
     ABSTENTION_REFERENCE,
     ABSTENTION_RUBRIC,
     ANSWER_RUBRIC,
+    JUDGE_ANSWER,
     JUDGE_CONVERSATION,
     JUDGE_TURN,
     PASSING_SCORE,
@@ -25,6 +28,8 @@ from bddgen.specs import CANNOT_ANSWER, Spec, Turn
 
 STAGE = "run"
 JUDGE_ERROR = "judge"
+TOOL_KINDS = ("react-rag", "airline-agent")
+"""Built-in assistants that call tools; another assistant has tools when a workflow manifest describes them."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +43,11 @@ class Judgement:
     checks: tuple[str, ...] = field(default_factory=tuple)
 
 
+def _stems(text: str) -> set[str]:
+    """Content words without a plural 's' ('fees' and 'fee' meet)."""
+    return {w.rstrip("s") for w in content_words(text)}
+
+
 def expects_abstention(turn: Turn) -> bool:
     return turn.answer.strip() == CANNOT_ANSWER
 
@@ -46,8 +56,10 @@ class Judge:
     """Judges turns and conversations. The model is obtained from `lm_provider` on first need only, so a
     suite decided by deterministic checks never loads one."""
 
-    def __init__(self, lm_provider: Callable[[], LanguageModel]) -> None:
+    def __init__(self, lm_provider: Callable[[], LanguageModel], *, tools: bool = False) -> None:
+        """`tools`: the assistant calls tools, so 'wrong tool or order' is a category the model may name."""
         self._lm_provider = lm_provider
+        self.tools = tools
         self._lm: LanguageModel | None = None
         self._lock = threading.Lock()
 
@@ -60,17 +72,18 @@ class Judge:
 
     def judge_turn(self, turn: Turn, answer: str, history: list[Message]) -> Judgement:
         """Exact value → abstention (a refusal, or an invented number or name where none is expected) → same
-        answer → key entity → LLM grade, stopping at the first check that decides."""
+        answer → reference parts (every part stated, or nothing of a part) → LLM grade, stopping at
+        the first check that decides."""
         if turn.exact is not None:
             value = turn.exact.value
             if contains_exact(answer, value):
                 return Judgement(Verdict.PASS, f"the answer states the exact value {value!r}", checks=("exact",))
             return Judgement(Verdict.FAIL, f"the answer does not state the exact value {value!r}", checks=("exact",))
         refused = is_refusal(answer)
+        said = " ".join([turn.question, *(m.content for m in history)])
         if expects_abstention(turn):
             if refused:
                 return Judgement(Verdict.PASS, "the assistant said it cannot answer, as expected", checks=("abstention",))
-            said = " ".join([turn.question, *(m.content for m in history)])
             guessed = new_numbers(answer, said) or new_names(answer, said)
             if guessed:
                 return Judgement(
@@ -88,18 +101,28 @@ class Judge:
             )
         if same_answer(answer, turn.answer):
             return Judgement(Verdict.PASS, "the answer is the reference answer", checks=("abstention", "same-answer"))
-        missing = missing_key_entities(answer, turn.answer)
-        if missing:
+        decided = match_reference(answer, turn.answer, turn.query_type, said)
+        if decided is not None:
+            verdict = Verdict.PASS if decided.passed else Verdict.FAIL
+            return Judgement(verdict, decided.reason, checks=("abstention", "reference-parts"))
+        return self._grade(turn.question, answer, turn.answer, ANSWER_RUBRIC, history, ("abstention", "reference-parts"))
+
+    def judge_conversation(self, spec: Spec, exchanges: list[tuple[str, str]], references: list[str] | None = None) -> Judgement:
+        """Grade the whole (question, answer) transcript against the spec's Given/When/Then, on what its turns
+        cover: a conversation whose questions and reference answers share no word with the spec fails without a
+        model call (it cannot show the spec's behaviour); otherwise the model sees each turn's reference answer."""
+        references = references or [""] * len(exchanges)
+        asked = _stems(" ".join(q + " " + r for (q, _), r in zip(exchanges, references)))
+        if not asked & _stems(spec.as_text()):
             return Judgement(
                 Verdict.FAIL,
-                f"the answer names none of the expected {', '.join(missing)} (reference: {turn.answer})",
-                checks=("abstention", "key-entity"),
+                "no turn of this conversation touches the spec: its questions and reference answers share no word with "
+                "the spec's Given/When/Then, so it cannot show that behaviour (implement it again, or edit the spec)",
+                checks=("spec-coverage",),
             )
-        return self._grade(turn.question, answer, turn.answer, ANSWER_RUBRIC, history, ("abstention", "key-entity"))
-
-    def judge_conversation(self, spec: Spec, exchanges: list[tuple[str, str]]) -> Judgement:
-        """Grade the whole (question, answer) transcript against the spec's Given/When/Then."""
-        transcript = "\n".join(f"User: {q}\nAssistant: {a}" for q, a in exchanges)
+        transcript = "\n".join(
+            f"User: {q}\n" + (f"Reference answer: {r}\n" if r else "") + f"Assistant: {a}" for (q, a), r in zip(exchanges, references)
+        )
         try:
             grade = self.lm.run(  # the rubric first: it is the same on every call, so the prompt cache keeps it
                 JUDGE_CONVERSATION, stage=STAGE, score_rubric=SPEC_RUBRIC, specification=spec.as_text(), response=transcript
@@ -107,15 +130,17 @@ class Judge:
         except LMOutputError as exc:
             return Judgement(Verdict.ERROR, f"the judge's reply was unusable: {exc.reason}", error_category=JUDGE_ERROR)
         verdict = Verdict.PASS if grade.score >= PASSING_SCORE else Verdict.FAIL
-        return Judgement(verdict, grade.feedback, score=grade.score)
+        return Judgement(verdict, grade.feedback, score=grade.score, checks=("spec-coverage",))
 
     def _grade(
         self, question: str, answer: str, reference: str, rubric: str, history: list[Message], checks: tuple[str, ...]
     ) -> Judgement:
-        instruction = f"Conversation so far:\n{render_history(history)}\n\nQuestion: {question}"
+        """The model's grade of this turn: its question, reference and answer under their own headings, the earlier
+        conversation before them only to resolve what the question refers to."""
         try:
             grade = self.lm.run(  # what repeats from call to call first (the rubric, the conversation), for the prompt cache
-                JUDGE_TURN, stage=STAGE, score_rubric=rubric, instruction=instruction, reference_answer=reference, response=answer
+                JUDGE_TURN if self.tools else JUDGE_ANSWER, stage=STAGE, score_rubric=rubric,
+                earlier_conversation=render_history(history), question=question, reference_answer=reference, response=answer,
             )
         except LMOutputError as exc:
             return Judgement(Verdict.ERROR, f"the judge's reply was unusable: {exc.reason}", error_category=JUDGE_ERROR, checks=checks)

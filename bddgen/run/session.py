@@ -21,7 +21,7 @@ from bddgen.run.judge import Judge, Judgement
 from bddgen.run.simulated_user import Dialogue, simulate
 from bddgen.run.state_adapters import StateReader
 from bddgen.run.store import ConversationKey
-from bddgen.specs import TRAJECTORY_ONLY, Conversation, Spec, Turn
+from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, Conversation, Spec, Turn
 
 SPEC_TURN = 0
 TRAJECTORY_CATEGORY = "wrong tool or order"
@@ -280,7 +280,8 @@ class ConversationSession:
             )
         else:
             exchanges = [(t.question, self._results[n].answer) for n, t in enumerate(turns, start=1)]
-            judgement = self._judge.judge_conversation(self.plan.spec, exchanges)
+            references = [_reference_shown(t) for t in turns]
+            judgement = self._judge.judge_conversation(self.plan.spec, exchanges, references)
         return self._result(SPEC_TURN, judgement, expected="\n".join(self.plan.spec.then))
 
     def _record(
@@ -337,6 +338,13 @@ def simulator_explains_failure(dialogue: Dialogue, task: UserTask, change: State
     if dialogue.revealed:
         return True
     return bool(dialogue.simulator_errors) and not has_unexpected_change(task.outcomes, change)
+
+
+def _reference_shown(turn: Turn) -> str:
+    """A turn's reference answer as the spec check shows it ('' for a turn that checks only its trajectory)."""
+    if turn.answer == TRAJECTORY_ONLY:
+        return ""
+    return "(the documents do not answer this; the assistant should say so)" if turn.answer == CANNOT_ANSWER else turn.answer
 
 
 def _whole_trace(replies: list[AssistantReply]) -> Trace:

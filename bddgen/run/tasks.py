@@ -9,6 +9,8 @@ from pydantic import BaseModel, Field
 from bddgen.lm.tasks import PromptTask
 
 ErrorCategory = Literal["none", "multi-document", "coreference", "retrieval", "wrong tool or order", "multiple correct answers"]
+AnswerErrorCategory = Literal["none", "multi-document", "coreference", "retrieval", "multiple correct answers"]
+"""The categories that apply to an assistant without tools (no 'wrong tool or order')."""
 PASSING_SCORE = 5
 
 
@@ -18,6 +20,14 @@ class TurnGrade(BaseModel):
     feedback: str = Field(min_length=1)
     score: int = Field(ge=1, le=5)
     error_category: ErrorCategory = "none"
+
+
+class AnswerGrade(BaseModel):
+    """A turn's grade for an assistant without tools."""
+
+    feedback: str = Field(min_length=1)
+    score: int = Field(ge=1, le=5)
+    error_category: AnswerErrorCategory = "none"
 
 
 class ConversationGrade(BaseModel):
@@ -34,16 +44,27 @@ _GRADING = (
     "2. After writing the feedback, give a score that is an integer between 1 and 5, referring to the score rubric.\n"
 )
 
-JUDGE_TURN = PromptTask(
-    name="judge-turn",
-    instruction=_GRADING.format(what="An instruction (a user's question and the conversation before it)")
-    + "3. If the score is below 5 and the feedback shows why, name the error category: multi-document (facts from "
+_TURN_GRADING = (
+    _GRADING.format(what="The question being graded (after the earlier conversation, which only tells what 'it' or 'they' refer to)")
+    + "Grade the response to the Question only, never an earlier turn's question.\n"
+    "3. If the score is below 5 and the feedback shows why, name the error category: multi-document (facts from "
     "several documents are missing or mixed up), coreference (it misread what 'it', 'they' or an earlier mention "
     "refers to), retrieval (it lacks or contradicts information the documents hold, or wrongly says it cannot "
-    "answer), wrong tool or order (it used the wrong source or steps), multiple correct answers (it gave a "
-    "different answer that is also correct); otherwise none.",
+    "answer), {tools}multiple correct answers (it gave a different answer that is also correct); otherwise none."
+)
+
+JUDGE_TURN = PromptTask(
+    name="judge-turn",
+    instruction=_TURN_GRADING.format(tools="wrong tool or order (it used the wrong source or steps), "),
     output=TurnGrade,
 )
+
+JUDGE_ANSWER = PromptTask(
+    name="judge-turn",
+    instruction=_TURN_GRADING.format(tools=""),
+    output=AnswerGrade,
+)
+"""The turn grade of an assistant without tools: the same task without the tool category."""
 
 JUDGE_CONVERSATION = PromptTask(
     name="judge-conversation",
@@ -74,12 +95,14 @@ ABSTENTION_RUBRIC = (
 )
 
 SPEC_RUBRIC = (
-    "[Does the assistant, across the whole conversation, behave as every Then line of the specification requires?]\n"
-    "Score 1: The conversation contradicts the specification.\n"
+    "[Does the assistant, on the questions this conversation asks, behave as the Then lines of the specification "
+    "require? Judge each Then line only on the turns that exercise it (each turn shows its reference answer); a Then "
+    "line no turn exercises is neither met nor broken.]\n"
+    "Score 1: The conversation contradicts the specification, or none of its turns exercises any Then line.\n"
     "Score 2: The conversation meets a small part of what the Then lines require.\n"
     "Score 3: The conversation meets about half of what the Then lines require.\n"
     "Score 4: The conversation meets the Then lines with a minor lapse.\n"
-    "Score 5: The conversation fully meets every Then line of the specification."
+    "Score 5: The conversation fully meets every Then line its turns exercise."
 )
 
 

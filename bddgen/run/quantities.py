@@ -1,0 +1,112 @@
+"""Numbers as the judge compares them: with their unit, whatever the format ("61,811" = "61811",
+"1.5 million" = "1,500,000", "117th" = 117, "€35" = "35 euros", "5 km" = "5,000 metres", "12%" = "12 percent")."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+RELATIVE_TOLERANCE = 0.005
+"""How far two values of one dimension written in different units may differ (rounding of a conversion)."""
+
+_ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen"
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+NUMBER_WORDS: dict[str, int] = {word: value for value, word in enumerate(_ONES.split())} | _TENS
+SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "bn": 1e9}
+
+# unit word -> (dimension, factor to the dimension's base unit)
+UNITS: dict[str, tuple[str, float]] = {
+    "%": ("percent", 1.0), "percent": ("percent", 1.0), "per cent": ("percent", 1.0),
+    "€": ("EUR", 1.0), "eur": ("EUR", 1.0), "euro": ("EUR", 1.0), "euros": ("EUR", 1.0),
+    "$": ("USD", 1.0), "usd": ("USD", 1.0), "dollar": ("USD", 1.0), "dollars": ("USD", 1.0),
+    "£": ("GBP", 1.0), "gbp": ("GBP", 1.0), "pound sterling": ("GBP", 1.0),
+    "km": ("length", 1000.0), "kilometre": ("length", 1000.0), "kilometres": ("length", 1000.0),
+    "kilometer": ("length", 1000.0), "kilometers": ("length", 1000.0),
+    "m": ("length", 1.0), "metre": ("length", 1.0), "metres": ("length", 1.0), "meter": ("length", 1.0), "meters": ("length", 1.0),
+    "cm": ("length", 0.01), "centimetres": ("length", 0.01), "centimeters": ("length", 0.01),
+    "mile": ("length", 1609.344), "miles": ("length", 1609.344),
+    "kg": ("mass", 1.0), "kilogram": ("mass", 1.0), "kilograms": ("mass", 1.0), "kilo": ("mass", 1.0), "kilos": ("mass", 1.0),
+    "g": ("mass", 0.001), "gram": ("mass", 0.001), "grams": ("mass", 0.001),
+    "lb": ("mass", 0.45359237), "lbs": ("mass", 0.45359237),
+    "second": ("time", 1.0), "seconds": ("time", 1.0), "minute": ("time", 60.0), "minutes": ("time", 60.0),
+    "min": ("time", 60.0), "hour": ("time", 3600.0), "hours": ("time", 3600.0), "h": ("time", 3600.0),
+    "day": ("time", 86400.0), "days": ("time", 86400.0), "week": ("time", 604800.0), "weeks": ("time", 604800.0),
+}
+_PREFIX_UNITS = ("€", "$", "£")
+_WORD_NUMBER = "|".join(sorted([*NUMBER_WORDS, *(f"{t}-{o}" for t in _TENS for o in _ONES.split()[1:10])], key=len, reverse=True))
+_UNIT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True) if u not in _PREFIX_UNITS)
+_QUANTITY = re.compile(
+    rf"(?P<prefix>[€$£])?\s?"
+    rf"(?:(?P<digits>(?<![\w.])-?\d{{1,3}}(?:[,\u202f\u00a0 ]\d{{3}})+(?:\.\d+)?|(?<![\w.,])-?\d+(?:\.\d+)?)(?P<ordinal>st|nd|rd|th)?"
+    rf"|\b(?P<word>{_WORD_NUMBER})\b)"
+    rf"(?:\s?(?P<scale>thousand|million|billion|bn)\b)?"
+    rf"(?:\s?(?P<unit>{_UNIT})(?![\w]))?",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A value in its dimension's base unit ('' dimension: a bare number)."""
+
+    value: float
+    dimension: str = ""
+
+    def matches(self, other: Quantity) -> bool:
+        """Same value; a bare number matches the same number in any unit, two units of one dimension match
+        within the rounding of a conversion."""
+        if self.dimension and other.dimension:
+            if self.dimension != other.dimension:
+                return False
+            scale = max(abs(self.value), abs(other.value), 1e-9)
+            return abs(self.value - other.value) / scale <= RELATIVE_TOLERANCE
+        return self.value == other.value
+
+
+@dataclass(frozen=True)
+class Written:
+    """A quantity and how it is written in the text (its span)."""
+
+    quantity: Quantity
+    raw: float
+    start: int
+    end: int
+
+
+def _plain(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).replace("\u2212", "-")
+
+
+def written_quantities(text: str) -> list[Written]:
+    """Every number in `text` with its unit, in order."""
+    found = []
+    plain = _plain(text)
+    for match in _QUANTITY.finditer(plain):
+        digits, word = match.group("digits"), match.group("word")
+        if digits is not None:
+            raw = float(re.sub(r"[,\u202f\u00a0 ]", "", digits))
+        else:
+            raw = _word_value(word.lower())
+        value = raw * SCALES.get((match.group("scale") or "").lower(), 1.0)
+        unit = match.group("prefix") or (match.group("unit") or "").lower()
+        dimension, factor = ("", 1.0) if match.group("ordinal") else UNITS.get(unit, ("", 1.0))  # the 117th minute: no duration
+        found.append(Written(Quantity(value * factor if dimension else value, dimension), value, match.start(), match.end()))
+    return found
+
+
+def _word_value(word: str) -> float:
+    if "-" in word:
+        tens, ones = word.split("-", 1)
+        return float(_TENS[tens] + NUMBER_WORDS[ones])
+    return float(NUMBER_WORDS[word])
+
+
+def quantities(text: str) -> list[Quantity]:
+    """The quantities of `text`, in order."""
+    return [w.quantity for w in written_quantities(text)]
+
+
+def states(answer: str, quantity: Quantity) -> bool:
+    """True when `answer` states `quantity` in any unit or format."""
+    return any(q.matches(quantity) for q in quantities(answer))

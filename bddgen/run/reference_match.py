@@ -1,0 +1,119 @@
+"""A verdict from a short reference answer without a model: PASS when the answer states every part of it
+(every part of a SYNTHESIS, every item of a list, numbers compared as numbers), FAIL when it states
+nothing of a part; None leaves the turn to the model."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bddgen.implement.normalise import STOPWORDS
+from bddgen.run.quantities import NUMBER_WORDS, UNITS, Quantity, quantities, states, written_quantities
+from bddgen.specs import QueryType
+
+PART_MAX_WORDS = 8
+"""A part longer than this is a sentence, not a fact: the model judges it."""
+OTHER_WORDS_MAX = 2
+"""Words of a part besides its names, numbers, units and function words ('spectators', 'minute')."""
+
+_NAME = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:(?:of|de|del|da|van|von|der|le|la|the|and)\s+)?[A-Z][\w'’.-]*)*")
+_NEGATION = re.compile(r"\b(?:not|never|no|none|neither|nor|cannot|without)\b|n['’]t\b", re.IGNORECASE)
+_LIST_SPLIT = re.compile(r"\s*(?:;|,\s*and\s+|,|\band\b)\s*")
+_WORD = re.compile(r"[\w'’-]+")
+_LEADING = frozenset("a an the in on at by yes no he she it they his her its their this that there was is".split())
+
+
+@dataclass(frozen=True)
+class Part:
+    """One fact of a reference: the names and numbers an answer must state."""
+
+    text: str
+    names: tuple[tuple[str, ...], ...]
+    numbers: tuple[Quantity, ...]
+    other_words: int
+    bare: bool = False  # nothing but names and numbers: an item of a list
+
+    @property
+    def checkable(self) -> bool:
+        return bool(self.names or self.numbers) and len(self.text.split()) <= PART_MAX_WORDS
+
+    def stated_in(self, answer: str, words: set[str]) -> bool:
+        """Every name (a surname alone stands for the whole) and every number is in the answer."""
+        return all(_names_whole(name, words) for name in self.names) and all(states(answer, n) for n in self.numbers)
+
+    def touched_by(self, answer: str, words: set[str]) -> bool:
+        """Some word of a name, or some number, is in the answer."""
+        return any(w in words for name in self.names for w in name) or any(states(answer, n) for n in self.numbers)
+
+
+def _names_whole(name: tuple[str, ...], words: set[str]) -> bool:
+    return all(w in words for w in name) or (len(name) > 1 and all(w in words for w in name[1:]))
+
+
+def words_of(text: str) -> set[str]:
+    return {re.sub(r"['’]s$", "", w.lower()).strip(".'’-") for w in _WORD.findall(text)}
+
+
+def names_in(text: str) -> tuple[tuple[str, ...], ...]:
+    """Capitalised runs as lower-case word tuples, without a leading function word ('The', 'In')."""
+    found = []
+    for match in _NAME.finditer(text):
+        words = [re.sub(r"['’]s$", "", w.lower()).strip(".'’-") for w in match.group(0).split()]
+        while words and words[0] in _LEADING:
+            words = words[1:]
+        words = [w for w in words if w and not w.isdigit() and w not in NUMBER_WORDS and w not in UNITS]
+        if words:
+            found.append(tuple(words))
+    return tuple(dict.fromkeys(found))
+
+
+def part_of(text: str) -> Part:
+    names = names_in(text)
+    numbers = tuple(quantities(text))
+    spans = [(w.start, w.end) for w in written_quantities(text)]
+    rest = "".join(ch if not any(s <= i < e for s, e in spans) else " " for i, ch in enumerate(text))
+    named = {w for name in names for w in name}
+    rest_words = [w for w in words_of(rest) if w and w not in named]
+    other = [w for w in rest_words if w not in STOPWORDS and w not in UNITS and not w.isdigit()]
+    return Part(text.strip(), names, numbers, len(other), bare=all(w == "the" or w.isdigit() for w in rest_words))
+
+
+def reference_parts(reference: str, query_type: QueryType | None) -> list[Part]:
+    """A SYNTHESIS reference's '; '-separated parts; a list of names or numbers ('A, B and C') item by item;
+    otherwise the reference as one part."""
+    if query_type is QueryType.SYNTHESIS and ";" in reference:
+        return [part_of(p) for p in reference.split(";") if p.strip()]
+    items = [part_of(p) for p in _LIST_SPLIT.split(reference.strip().rstrip(".")) if p.strip()]
+    if len(items) > 1 and all(i.checkable and i.bare for i in items):
+        return items
+    return [part_of(reference)]
+
+
+@dataclass(frozen=True)
+class Match:
+    """A decided verdict and why."""
+
+    passed: bool
+    reason: str
+
+
+def match_reference(answer: str, reference: str, query_type: QueryType | None, context: str) -> Match | None:
+    """PASS when every part is stated, the answer negates nothing the reference does not and states no number
+    beyond the reference and `context` (the question and conversation so far; a new number may be a wrong
+    claim, so the model reads it); FAIL when a checkable part is not touched at all; None otherwise."""
+    parts = reference_parts(reference, query_type)
+    words = words_of(answer)
+    missing = [p for p in parts if p.checkable and not p.touched_by(answer, words)]
+    if missing:
+        return Match(False, f"the answer states nothing of {', '.join(repr(p.text) for p in missing)} (reference: {reference})")
+    if not all(p.checkable and p.other_words <= OTHER_WORDS_MAX for p in parts):
+        return None
+    if not all(p.stated_in(answer, words) for p in parts):
+        return None
+    if _NEGATION.search(answer) and not _NEGATION.search(reference):
+        return None
+    known = quantities(f"{reference} {context}")
+    if any(not any(q.matches(k) for k in known) for q in quantities(answer)):
+        return None
+    shown = " and ".join(repr(p.text) for p in parts)
+    return Match(True, f"the answer states {shown}" + (" (every part of the reference)" if len(parts) > 1 else ""))

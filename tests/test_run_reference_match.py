@@ -1,0 +1,88 @@
+"""Verdicts from a short reference without a model, and numbers compared whatever their format or unit."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bddgen.run.quantities import Quantity, quantities, states
+from bddgen.run.reference_match import match_reference, reference_parts
+from bddgen.specs import QueryType
+
+
+@pytest.mark.parametrize(
+    ("answer", "reference", "value"),
+    [
+        ("61811", "61,811", 61811.0),
+        ("1.5 million", "1,500,000", 1_500_000.0),
+        ("in the 117th minute", "117", 117.0),
+        ("twenty-one goals", "21 goals", 21.0),
+        ("€35", "35 euros", 35.0),
+        ("5 km", "5,000 metres", 5000.0),
+        ("12 percent", "12%", 12.0),
+    ],
+)
+def test_one_number_in_two_formats(answer: str, reference: str, value: float) -> None:
+    (written,) = quantities(reference)
+    assert states(answer, written) and written.value == pytest.approx(value)
+
+
+def test_numbers_of_different_dimensions_or_values_differ() -> None:
+    assert not Quantity(35.0, "EUR").matches(Quantity(35.0, "USD"))
+    assert not states("It drew 61,812 spectators.", Quantity(61811.0))
+    assert states("3.1 miles", Quantity(5000.0, "length"))  # the rounding of a conversion
+    assert not states("3 miles", Quantity(5000.0, "length"))
+
+
+@given(st.integers(min_value=1000, max_value=10**9))
+def test_a_number_reads_the_same_with_or_without_thousands_separators(value: int) -> None:
+    assert quantities(f"{value:,}") == quantities(str(value)) == [Quantity(float(value))]
+
+
+@given(st.integers(min_value=1, max_value=99), st.sampled_from(["km", "kg", "%", "euros", "minutes"]))
+def test_a_number_with_a_unit_is_found_in_any_sentence(value: int, unit: str) -> None:
+    (reference,) = quantities(f"{value} {unit}")
+    assert states(f"The answer, as the table says, is {value} {unit}.", reference)
+
+
+def test_parts_of_a_synthesis_and_items_of_a_list() -> None:
+    assert [p.text for p in reference_parts("1899; Piet Varley", QueryType.SYNTHESIS)] == ["1899", "Piet Varley"]
+    assert len(reference_parts("Harbour City FC, Eastquay Olympic and Redmarsh Rovers", QueryType.SINGLE_DOC)) == 3
+    assert len(reference_parts("Elias Marwood, in the 117th minute.", QueryType.SINGLE_DOC)) == 1  # not a list of names
+
+
+@pytest.mark.parametrize(
+    ("answer", "reference", "passed"),
+    [
+        ("Kilmarnock, Scotland", "Kilmarnock", True),
+        ("Red Bull Salzburg", "Bull Salzburg", True),
+        ("Weah won it.", "George Weah", True),  # a surname stands for the whole name
+        ("It costs seventy euro.", "70 EUR", True),
+        ("It was Roberto Baggio.", "George Weah", False),
+        ("Harbour City FC and Redmarsh Rovers", "Harbour City FC, Eastquay Olympic and Redmarsh Rovers", False),  # a partial list
+        ("Founded in 1902 by Piet Varley.", "1899; Piet Varley", False),  # one part of a synthesis wrong
+    ],
+)
+def test_a_short_reference_decides(answer: str, reference: str, passed: bool) -> None:
+    query_type = QueryType.SYNTHESIS if ";" in reference else QueryType.SINGLE_DOC
+    decided = match_reference(answer, reference, query_type, "")
+    assert decided is not None and decided.passed is passed
+
+
+@pytest.mark.parametrize(
+    ("answer", "reference", "context"),
+    [
+        ("It was not founded in 1899.", "1899", ""),  # a negation the reference does not make
+        ("Founded in 1899; it joined the league in 1923.", "1899", "When was it founded?"),  # a number from nowhere
+        ("Yes, it is free.", "Yes, it is free", ""),  # nothing to check
+        ("The 2009 season.", "The 2009 season, the tenth season of the Korea National League, played by eight clubs.", ""),
+    ],
+)
+def test_the_model_decides_what_a_short_reference_cannot(answer: str, reference: str, context: str) -> None:
+    assert match_reference(answer, reference, QueryType.SINGLE_DOC, context) is None
+
+
+def test_a_number_said_earlier_in_the_conversation_is_no_new_claim() -> None:
+    decided = match_reference("Piet Varley, during the 1995 cup run.", "Piet Varley", QueryType.SINGLE_DOC, "Who coached them in the 1995 cup run?")
+    assert decided is not None and decided.passed
