@@ -169,14 +169,14 @@ def test_tool_categories_only_for_an_assistant_with_tools() -> None:
     long_reference = Turn(question="What does the fee cover?", answer="The fee covers a change of date and a change of route.",
                           query_type=QueryType.SINGLE_DOC)
     without = Judge(lambda: LanguageModel(ScriptedLM(by_task={"judge-turn": [grade] * 3}), max_retries=0))
-    assert without.judge_turn(long_reference, "It covers seats.", []).verdict is Verdict.ERROR  # the category is not allowed
+    assert without.judge_turn(long_reference, "It covers seats.", []).error_category == ""  # dropped: the assistant has no tools
     backend = ScriptedLM(by_task={"judge-turn": [grade]})
     with_tools = Judge(lambda: LanguageModel(backend, max_retries=0), tools=True)
     assert with_tools.judge_turn(long_reference, "It covers seats.", []).error_category == "wrong tool or order"
-    assert "wrong tool or order" in backend.requests[0].messages[0].content
+    assert "wrong tool or order (it used" in backend.requests[0].messages[0].content
     no_tools = ScriptedLM(by_task={"judge-turn": [{"feedback": "Wrong.", "score": 2, "error_category": "retrieval"}]})
     Judge(lambda: LanguageModel(no_tools, max_retries=0)).judge_turn(long_reference, "It covers seats.", [])
-    assert "wrong tool" not in no_tools.requests[0].messages[0].content
+    assert "wrong tool or order (it used" not in no_tools.requests[0].messages[0].content
 
 
 def test_a_conversation_that_never_touches_its_spec_fails_without_a_model() -> None:

@@ -23,6 +23,7 @@ from bddgen.run.tasks import (
     JUDGE_TURN,
     PASSING_SCORE,
     SPEC_RUBRIC,
+    TOOL_CATEGORY,
 )
 from bddgen.specs import CANNOT_ANSWER, Spec, Turn
 
@@ -145,5 +146,5 @@ class Judge:
         except LMOutputError as exc:
             return Judgement(Verdict.ERROR, f"the judge's reply was unusable: {exc.reason}", error_category=JUDGE_ERROR, checks=checks)
         passed = grade.score >= PASSING_SCORE
-        category = "" if passed or grade.error_category == "none" else grade.error_category
+        category = "" if passed or grade.error_category == "none" or (grade.error_category == TOOL_CATEGORY and not self.tools) else grade.error_category
         return Judgement(Verdict.PASS if passed else Verdict.FAIL, grade.feedback, grade.score, category, checks)

@@ -9,8 +9,8 @@ from pydantic import BaseModel, Field
 from bddgen.lm.tasks import PromptTask
 
 ErrorCategory = Literal["none", "multi-document", "coreference", "retrieval", "wrong tool or order", "multiple correct answers"]
-AnswerErrorCategory = Literal["none", "multi-document", "coreference", "retrieval", "multiple correct answers"]
-"""The categories that apply to an assistant without tools (no 'wrong tool or order')."""
+TOOL_CATEGORY = "wrong tool or order"
+"""The category that applies only to an assistant with tools."""
 PASSING_SCORE = 5
 
 
@@ -20,14 +20,6 @@ class TurnGrade(BaseModel):
     feedback: str = Field(min_length=1)
     score: int = Field(ge=1, le=5)
     error_category: ErrorCategory = "none"
-
-
-class AnswerGrade(BaseModel):
-    """A turn's grade for an assistant without tools."""
-
-    feedback: str = Field(min_length=1)
-    score: int = Field(ge=1, le=5)
-    error_category: AnswerErrorCategory = "none"
 
 
 class ConversationGrade(BaseModel):
@@ -62,9 +54,10 @@ JUDGE_TURN = PromptTask(
 JUDGE_ANSWER = PromptTask(
     name="judge-turn",
     instruction=_TURN_GRADING.format(tools=""),
-    output=AnswerGrade,
+    output=TurnGrade,
 )
-"""The turn grade of an assistant without tools: the same task without the tool category."""
+"""The turn grade of an assistant without tools: its instruction names no tool category (a reply that names one
+anyway has it dropped)."""
 
 JUDGE_CONVERSATION = PromptTask(
     name="judge-conversation",
