@@ -34,6 +34,24 @@ def atomic_write(path: Path, content: str | bytes) -> None:
         raise
 
 
+def output_folder(path: Path, what: str, option: str) -> Path:
+    """`path` as a folder bddgen can write `what` into, created with its parents; an InputError naming
+    the folder, why and the option to change when it cannot be (a file in the way, no permission,
+    a read-only or virtual file system). Checked before any work whose result would go there."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if isinstance(exc, (FileExistsError, NotADirectoryError)):
+            reason = "a file is in the way of the folder"
+        raise InputError(
+            Problem(str(path), f"cannot write {what} here ({reason}); choose another folder with {option}"), title="output folder"
+        ) from exc
+    return path
+
+
 def read_json_file(path: Path, model: type[Model], what: str, fix: str) -> Model | None:
     """The JSON file at `path` as `model`, or None when there is none; a damaged one is an InputError
     naming the file, that it is not a valid `what`, and `fix`."""

@@ -220,3 +220,25 @@ def test_09_an_error_message_holding_escape_sequences_is_printed_visibly(tmp_pat
     root = write_run_project(tmp_path / "p")
     code, output = invoke(root, "validate", "no-such-\x1b[2J-file.feature")
     assert code == 2 and "\\x1b[2J" in output and not terminal_controls.search(output), repr(output)
+
+
+# 7 -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("where", ["afile/sub", "/proc/bddgen-x"])
+def test_07_a_report_folder_that_cannot_be_made_exits_2_before_the_table(tmp_path: Path, where: str) -> None:
+    root = write_run_project(tmp_path / "p")
+    assert invoke(root, "run", "--run-id", "r1")[0] == 1
+    (root / "afile").write_text("a file, not a folder\n")
+    code, output = invoke(root, "report", "r1", "--no-coverage", "--out", where)
+    assert code == 2 and "--out" in output and "Traceback" not in output, output
+    assert "Failure rate" not in output and "r1" not in output.split("error:")[0], output  # nothing printed before the error
+
+
+def test_07_run_and_review_export_into_a_folder_that_cannot_be_made_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_run_project(tmp_path / "p")
+    (root / "afile").write_text("a file, not a folder\n")
+    code, output = invoke(root, "run", "--results-dir", "afile/sub")
+    assert code == 2 and "--results-dir" in output and "a file is in the way" in output, output
+    reviewed = implemented_project(tmp_path / "r", monkeypatch)
+    (reviewed / "afile").write_text("a file, not a folder\n")
+    code, output = invoke(reviewed, "review", "--export", "afile/sub")
+    assert code == 2 and "--export" in output and "Traceback" not in output, output

@@ -9,7 +9,7 @@ import click
 from bddgen.agents.project_manifest import MANIFEST_FILE, manifest_path
 from bddgen.console import console
 from bddgen.errors import ConfigError
-from bddgen.files import atomic_write
+from bddgen.files import atomic_write, output_folder
 from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.report.project_report import default_report_folder
@@ -48,12 +48,13 @@ def report(runs: tuple[str, ...], compare: tuple[str, str] | None, out: Path | N
     project = Project.discover(require_corpus=False)
     references = list(compare) if compare else list(runs)
     result = stages.report(Models(project), references, with_coverage=with_coverage)
+    folder = output_folder(out or default_report_folder(project, result), "the report", "--out")
     if compare:
         print_comparison(result, console)
     else:
         print_report(result, console)
     chosen = list(FILE_FORMATS) if "all" in formats else list(dict.fromkeys(formats))
-    written = write_report(result, out or default_report_folder(project, result), chosen)
+    written = write_report(result, folder, chosen)
     console.print("report written:")
     print_written(written)
 

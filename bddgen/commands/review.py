@@ -10,6 +10,7 @@ import click
 from bddgen.console import console
 from bddgen.errors import ConfigError, InputError, Problem
 from bddgen.features.reader import feature_files
+from bddgen.files import output_folder
 from bddgen.pipeline import Models
 from bddgen.project import Project
 from bddgen.review.actions import Reviewer
@@ -36,7 +37,7 @@ def review(paths: tuple[Path, ...], port: int, open_browser: bool, export_dir: P
     models = Models(project)
     reviewer = Reviewer(project, files, models.corpus.by_id(), models.recognizer)
     if export_dir is not None:
-        written = export_page(reviewer, export_dir)
+        written = export_page(reviewer, output_folder(export_dir, "the exported page", "--export"))
         console.print(f"wrote {written}", markup=False, soft_wrap=True)
         return
     try:

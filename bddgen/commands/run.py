@@ -9,6 +9,7 @@ from rich.table import Table
 
 from bddgen.console import console, progress_bar
 from bddgen.errors import ConfigError, InputError, Problem
+from bddgen.files import output_folder
 from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
@@ -75,6 +76,7 @@ def run(
         assistant_settings(name, project)
         for warning in stages.check_features(feature_paths):
             console.print(f"warning: {warning}", style="yellow", markup=False, soft_wrap=True)
+        output_folder(project.runs_path, "the run's folder", "--results-dir or [run] results_dir")
         options = RunOptions(
             assistant=name,
             run_dir=_new_run_dir(project, run_id),
