@@ -172,3 +172,42 @@ def _states_scale(plain: str) -> bool:
     return bool(re.search(r"(?:[$€£¥]|\bin\s+|\(|\b(?:" + "|".join(CURRENCY_CODES) + r"))\s*'?(?:thousands?|millions?|billions?|000|m|bn|mn|k)\b", plain, re.IGNORECASE)
                 or re.fullmatch(r"\(?\s*(?:thousands?|millions?|billions?)\s*\)?", plain, re.IGNORECASE)
                 or re.search(r"(?<!\w)(?:19|20)\d\d\s*(?:[$€£¥])?(?:m|bn|k)\b", plain))
+
+
+_STATED = re.compile(
+    r"(?<![\w.])(?P<sign>[-+])?\s?(?:[$€£¥]\s?)?(?P<open>\()?(?P<number>\d+(?:\.\d+)?)\)?(?:\s?(?:bn|mn|m|k)\b)?(?![\w])"
+    r"(?:\s*(?P<percent>%|percent\b|per\s?cent\b|pct\b))?",
+    re.IGNORECASE,
+)
+_THOUSANDS = re.compile(r"(?<=\d)[,\u202f\u00a0](?=\d{3}\b)")
+_DOWN = re.compile(r"\b(?:decrease[sd]?|declined?|declines|fell|fall(?:en|s)?|drop(?:ped|s)?|down|lower|reduc(?:ed|tion)|less|negative|loss)\b", re.IGNORECASE)
+
+
+def _decimals(number: str) -> int:
+    return len(number.partition(".")[2])
+
+
+def states_quantity(answer: str, value: str) -> bool | None:
+    """Whether `answer` states the number `value` writes (None when `value` is no number): as a number
+    equal to it however written ('$1,452.4 million' for '$ 1,452.4', '4.50 %' and 'about 4.5 percent' for
+    '4.5%', not '45'), or rounded to fewer decimals but at least one ('26.8%' for '26.82%'); a percentage
+    only with a percent sign or word; a negative value also as its size beside words of a fall ('fell by 94'
+    for '-94')."""
+    quantity = read_quantity(value)
+    if quantity is None or quantity.nil:
+        return None
+    digits = re.search(r"\d+(?:\.\d+)?", _THOUSANDS.sub("", _plain(value)))
+    places = _decimals(digits.group(0)) if digits else 0
+    text = _THOUSANDS.sub("", _plain(answer))
+    sizes = {quantity.value}
+    if quantity.value < 0 and _DOWN.search(text):
+        sizes.add(-quantity.value)
+    for match in _STATED.finditer(text):
+        if quantity.unit == PERCENT and not match["percent"]:
+            continue
+        number = float(match["number"]) * (-1 if match["sign"] == "-" or match["open"] else 1)
+        written = _decimals(match["number"])
+        for size in sizes:
+            if abs(number - size) < 1e-9 or (1 <= written < places and abs(number - round(size, written)) < 1e-9):
+                return True
+    return False

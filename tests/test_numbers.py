@@ -1,5 +1,6 @@
 """Numbers as people write them: currency signs and codes, thousands separators, parentheses for
-negatives, a dash for nil, percentages and scale words; the unit a table states in a header."""
+negatives, a dash for nil, percentages and scale words; the unit a table states in a header; and the
+exact check of an answer, which reads its numbers the same way."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bddgen.numbers import Quantity, Unit, format_number, is_year, parse_number, read_quantity, table_unit, year_of
+from bddgen.run.checks import contains_exact
 
 
 @pytest.mark.parametrize(
@@ -122,3 +124,22 @@ def test_years_of_column_names() -> None:
     assert is_year("2019") and not is_year("2,019") and not is_year("12") and not is_year("2019.0")
     assert year_of("2019 €m") == "2019" and year_of("Fiscal 2018 (in millions)") == "2018"
     assert year_of("Change (%)") == "" and year_of("2018 to 2019") == ""
+
+
+@pytest.mark.parametrize(
+    ("answer", "value", "expected"),
+    [
+        ("It grew 4.5%.", "4.5%", True),
+        ("It grew 4.50 % in the year.", "4.5%", True),
+        ("about 4.5 percent", "4.5%", True),
+        ("It grew 45 percent.", "4.5%", False),
+        ("It grew 4.5 points.", "4.5%", False),  # a percentage needs its sign or word
+        ("Sales fell by 94 million.", "-94 million", True),
+        ("Sales changed by 94 million.", "-94 million", False),
+        ("-12.1%", "-12.14%", True),  # rounded to fewer decimals, at least one
+        ("-12%", "-12.14%", False),
+        ("$1,452.4 million", "$ 1,452.4", True),
+    ],
+)
+def test_the_exact_check_reads_numbers_as_people_write_them(answer: str, value: str, expected: bool) -> None:
+    assert contains_exact(answer, value) is expected

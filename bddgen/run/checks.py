@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from bddgen.numbers import states_quantity
+
 _DASHES = re.compile(r"[\u2010-\u2015\u2212]")
 _QUOTES = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
 _THOUSANDS = re.compile(r"(?<=\d)[,\u202f\u00a0 ](?=\d{3}\b)")
@@ -60,11 +62,15 @@ def numbers_in(text: str) -> set[float]:
 
 
 def contains_exact(answer: str, value: str) -> bool:
-    """True when `answer` states `value`: numbers compare as numbers (61,811 = 61811; 35 = 35.00), other
-    values as whole words after normalisation."""
+    """True when `answer` states `value`: numbers compare as numbers however written (61,811 = 61811; 35 =
+    35.00; 4.5% = "4.50 %" = "4.5 percent", rounded to fewer decimals too; see `bddgen.numbers.states_quantity`),
+    other values as whole words after normalisation."""
     target = normalise(value)
-    if _NUMERIC_VALUE.match(target):
-        return float(target) in numbers_in(answer)
+    if _NUMERIC_VALUE.match(target) and float(target) in numbers_in(answer):
+        return True  # also written in words ("two checked bags")
+    stated = states_quantity(answer, value)
+    if stated is not None:
+        return stated
     return re.search(rf"(?<![\w]){re.escape(target)}(?![\w])", normalise(answer)) is not None
 
 
