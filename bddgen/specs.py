@@ -119,13 +119,17 @@ JUDGED_AS_A_WHOLE = "@judged-as-a-whole"
 conversation is judged as a whole by `Then the conversation should satisfy the spec`."""
 
 
+ExactOperation = Literal["lookup", "count", "max", "min", "sum", "compare", "change", "percent_change", "average", "ratio"]
+"""How an exact answer is computed from a table: read, aggregated, or computed from two or more cells."""
+
+
 class ExactExpectation(_Strict):
     """An answer computed from a table, checkable without an LLM."""
 
     table_id: str
-    operation: Literal["lookup", "count", "max", "min", "sum", "compare"]
+    operation: ExactOperation
     value: str = Field(min_length=1, description="The exact value the answer must contain.")
-    detail: str = Field(default="", description="How the value was computed (column, filter).")
+    detail: str = Field(default="", description="How the value was computed (column, filter; the cells, formula and rounding of a computed one).")
 
 
 TurnMark = Literal["reviewed", "edited", "disagrees"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, get_args
 
 from gherkin.dialect import Dialect
 from pydantic import ValidationError
@@ -21,12 +21,14 @@ from bddgen.agents.expectations import parse_expectation
 from bddgen.agents.outcome import (
     CELL, EXACT_DIFF, INSTRUCTION, KNOWS, TALKS, TASK_TAG_PREFIX, UNCHANGED, OutcomeExpectation, UserTask, diff_rows_from_table, facts_from_table,
 )
-from bddgen.specs import CANNOT_ANSWER, JUDGED_AS_A_WHOLE, TRAJECTORY_ONLY, TURN_MARKS, Conversation, ExactExpectation, QueryType, Spec, Turn, TurnMark
+from bddgen.specs import (
+    CANNOT_ANSWER, JUDGED_AS_A_WHOLE, TRAJECTORY_ONLY, TURN_MARKS, Conversation, ExactExpectation, ExactOperation, QueryType, Spec, Turn, TurnMark,
+)
 
 _TURN_COMMENT = re.compile(r"^\s*#\s*turn\s+\d+\s*\|(?P<fields>.*)$")
 # gherkin's step keyword types -> the spec part a step belongs to ("" continues the previous part).
 _PART_OF_TYPE = {"Context": "given", "Action": "when", "Outcome": "then"}
-_EXACT_OPS = {"lookup", "count", "max", "min", "sum", "compare"}
+_EXACT_OPS = set(get_args(ExactOperation))
 
 
 def parse_gherkin(text: str, source: str) -> dict[str, Any]:

@@ -18,7 +18,9 @@ from bddgen.implement.grounding import answer_facts, mentions
 from bddgen.implement.names import is_counted, is_name_fragment
 from bddgen.implement.normalise import contains_phrase, content_words, normalise
 from bddgen.implement.tables import TableQuery, evaluate_table_query, matching_count, row_meets
+from bddgen.implement.wide import column_year, label_column, unique_label, value_columns
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
+from bddgen.numbers import year_of
 from bddgen.ner.base import EntityRecognizer
 from bddgen.specs import ExactExpectation
 
@@ -28,25 +30,42 @@ SENTENCE_WORDS = (6, 60)
 
 
 class TableEvidence(BaseModel):
-    """One cell of one table and the filter that selects its row alone."""
+    """One cell of one table and the filter that selects its row alone; or (op other than lookup) a value
+    computed from two or more cells of that row (`columns`) or of that column (`values`)."""
 
     model_config = ConfigDict(extra="forbid")
 
     kind: Literal["table"] = "table"
     table: str
     row: int = Field(ge=0, description="Index of the row in the table (0-based).")
-    column: str = Field(description="Column the answer is read from.")
+    column: str = Field(description="Column the answer is read from (a computed answer: its first cell's column).")
     filter: dict[str, str] = Field(description="Column -> value conditions that select exactly this row.")
     referred: str = Field(default="", description="FILLER: the filter column the question refers to through the earlier turn.")
     value: str = Field(default="", description="The computed reference value.")
+    section: str = Field(default="", description="The section row the row sits under, when its label repeats in another section.")
+    op: Literal["lookup", "change", "percent_change", "average", "ratio"] = Field(
+        default="lookup", description="lookup: the cell itself; else computed from the cells of `columns` in the row, or of `values` in the column."
+    )
+    columns: list[str] = Field(default_factory=list, description="A computation over one row: the columns of its cells, in order.")
+    values: list[str] = Field(default_factory=list, description="A computation over one column: the label of each row, in order.")
+    says: list[str] = Field(default_factory=list, description="What the question must say of the columns it asks about (a wide table's years: '2019').")
 
     def query(self) -> TableQuery:
         (first, value), *rest = self.filter.items()
-        return TableQuery(table=self.table, op="lookup", column=self.column, where_column=first, where_value=value, and_where=dict(rest))
+        if self.values:  # the rows of one column: each selected by its label
+            return TableQuery(table=self.table, op=self.op, column=self.column, where_column=first, values=self.values, and_where=dict(rest), section=self.section)
+        return TableQuery(
+            table=self.table, op=self.op, column="" if self.columns else self.column, where_column=first, where_value=value, and_where=dict(rest),
+            section=self.section, columns=self.columns,
+        )
 
     def named(self) -> dict[str, str]:
-        """The conditions the question must name itself (all but the one it refers back to)."""
-        return {c: v for c, v in self.filter.items() if c != self.referred}
+        """The conditions the question must name itself (all but the one it refers back to; every row label
+        of a computation over one column), and the section that tells a repeated label apart."""
+        named = {c: v for c, v in self.filter.items() if c != self.referred and not self.values}
+        named.update({f"row {n}": v for n, v in enumerate(self.values, 1)})
+        named.update({f"column {n}": v for n, v in enumerate(self.says, 1)})
+        return {**named, "section": self.section} if self.section else named
 
 
 class SentenceEvidence(BaseModel):
@@ -132,8 +151,12 @@ def table_candidates(
     table: TableDocument, focus: set[str], *, names: str = "", about: str = "", avoid: Sequence[tuple[int, str]] = ()
 ) -> Iterator[TableEvidence]:
     """Cells to ask about, best first. `names`: the answer is the cell holding this value (a PRE-FILLER);
-    `about`: the row holds this value and the question refers to it through the earlier turn (a FILLER)."""
+    `about`: the row holds this value and the question refers to it through the earlier turn (a FILLER).
+    A wide table's cells are asked by row label and column (`wide_candidates`)."""
     must = names or about
+    if not must and label_column(table):
+        yield from wide_candidates(table, focus, avoid=avoid)
+        return
     for row in _ranked_rows(table, focus, must):
         cells = dict(zip(table.headers, table.rows[row]))
         holder = next((h for h in table.headers if must and _cell_matches(cells[h], must)), "")
@@ -150,6 +173,27 @@ def table_candidates(
             if not conditions or _gives_away(cells[column], conditions):
                 continue
             evidence = _evaluated(table, TableEvidence(table=table.id, row=row, column=column, filter=conditions, referred=referred))
+            if evidence is not None:
+                yield evidence
+
+
+def wide_candidates(table: TableDocument, focus: set[str], *, avoid: Sequence[tuple[int, str]] = ()) -> Iterator[TableEvidence]:
+    """The number cells of a wide table (see `implement/wide.py`), best first: rows sharing the spec's words
+    first, then the latest year; each selected by its row label (and section, for a label repeated in
+    another), its column named by its year. Section rows, unlabelled rows (subtotals) and dashes are not asked."""
+    columns = value_columns(table)
+    for row in _ranked_rows(table, focus, ""):
+        selected = unique_label(table, row)
+        if selected is None:
+            continue
+        conditions, section = selected
+        cells = dict(zip(table.headers, table.rows[row]))
+        ranked = sorted(columns, key=lambda h: (-len(content_words(h) & focus), -int(year_of(h) or 0), table.headers.index(h)))
+        for column in ranked:
+            if (row, column) in avoid or not any(ch.isdigit() for ch in cells.get(column, "")):
+                continue
+            says = [column_year(table, column) or column]
+            evidence = _evaluated(table, TableEvidence(table=table.id, row=row, column=column, filter=conditions, section=section, says=says))
             if evidence is not None:
                 yield evidence
 

@@ -33,12 +33,15 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
         return {"question": f"What is {subject.group(1) if subject else 'it'}?", "answer": CANNOT_ANSWER}
     if task.startswith("Ask one question"):  # a SYNTHESIS: the earlier questions again, with their answers
         asked = [q.rstrip(" ?") for q in quoted]
-        answers = [line.lstrip("- ").strip() for line in evidence.splitlines() if line.strip()]
+        answers = [line.strip().removeprefix("- ").strip() for line in evidence.splitlines() if line.strip()]
         question = "To sum up, " + ", and ".join(asked) + "?"
         if len(question) > QUESTION_CHARS:  # as a schema-bound model would: cut short (its checks then fail)
             question = question[: QUESTION_CHARS - 1].rstrip() + "?"
         return {"question": question, "answer": "; ".join(answers) or "summary"}
     answer = re.search(r'The answer is "([^"]+)"', task)
+    asked = re.match(r'Ask for (.+?), from "', task)
+    if answer and asked:  # a wide table's cell or a value computed from its cells, named in words
+        return {"question": f"What was {asked.group(1)}?", "answer": answer.group(1)}
     if answer:  # a table cell
         column = re.match(r"(?:The previous answer named \"[^\"]+\"\. )?Ask for the (.+?) (?:in|of) ", task)
         what = column.group(1) if column else "value"
@@ -76,7 +79,7 @@ def answer_from_documents(request: LMRequest) -> dict[str, Any]:
     return {"answer": _facts_not_asked(best, said) or best[:280] or CANNOT_ANSWER}
 
 
-_ROW = re.compile(r"^[^\s:;][^:;]*: ")  # a table row as the round trip shows it: "club: Korrin Sporting; orders.id: 1"
+_ROW = re.compile(r"^[^\s:;][^:;]*:+ ")  # a table row as the round trip shows it: "club: Korrin Sporting; orders.id: 1" ("Segment:: Other")
 
 
 def _facts_not_asked(sentence: str, said: str) -> str:

@@ -17,6 +17,7 @@ from bddgen.implement.checks import (
     unsupported_words, well_formed,
 )
 from bddgen.implement.context import Document, sentences
+from bddgen.implement.computed import asked_phrase, asks_for_arithmetic, computed_agrees, computed_candidates, rows_read
 from bddgen.implement.evidence import (
     SentenceEvidence, TableEvidence, answer_spans, askable_facts, exact_expectation, sentence_candidates, table_candidates,
 )
@@ -328,12 +329,22 @@ class ConversationWriter:
         for doc_id in planned.documents:
             doc = self.context.documents[doc_id]
             if isinstance(doc, TableDocument):
+                if kind is QueryType.SINGLE_DOC and self._computes(doc_id):
+                    yield from computed_candidates(doc, focus, avoid=self._avoid(kind, doc_id))
                 yield from table_candidates(doc, focus, names=names, about=about, avoid=self._avoid(kind, doc_id))
             else:
                 yield from sentence_candidates(
                     doc, focus, self.context.recognizer, must=names or about, answer_is_must=bool(names), avoid=self._avoid(kind, doc_id),
                     rank=self._fact_rank(),
                 )
+
+    def _computes(self, doc_id: str) -> bool:
+        """Whether a SINGLE-DOC turn on a table asks for a computed answer first (a wide table only, see
+        `computed_candidates`): when the spec asks for a change, an average or a ratio, or once a turn
+        has read a cell of that table."""
+        spec = self.context.spec
+        read = any(k.turn.exact is not None and k.turn.exact.operation == "lookup" and k.turn.doc_ids == [doc_id] for k in self.kept)
+        return read or asks_for_arithmetic(" ".join([spec.title, *spec.when, *spec.then]))
 
     def _entity(self, planned: PlannedTurn) -> tuple[str, str]:
         """What the UNANSWERABLE turn asks about, and its kind: a person, organisation or place the
@@ -394,6 +405,9 @@ class ConversationWriter:
         if isinstance(evidence, TableEvidence):
             title = self.context.documents[evidence.table].title
             plainly = f" Plainly: {self._plain_question(planned, evidence)}"
+            if phrase := asked_phrase(self.context.table(evidence.table), evidence):
+                named = ", ".join(repr(v) for v in evidence.named().values())
+                return f'Ask for {phrase}, from "{title}"; the question names {named}. The answer is "{evidence.value}".{plainly}'
             if evidence.referred:
                 other = evidence.named()
                 rest = f", for the row where {_conditions(other)} (name {', '.join(repr(v) for v in other.values())})" if other else ""
@@ -450,6 +464,8 @@ class ConversationWriter:
         """The table turn's question worded by code: it names every filter value (or refers back through
         the proxy) and asks for the column, so it has exactly one answer; used when the LM's wordings fail."""
         title = self.context.documents[evidence.table].title
+        if phrase := asked_phrase(self.context.table(evidence.table), evidence):
+            return f'In "{title}", what was {phrase}?'
         conditions = " and ".join(f"the {_humane(c)} is {v}" for c, v in evidence.named().items())
         if evidence.referred:
             where = f", where {conditions}" if conditions else ""
@@ -500,7 +516,7 @@ class ConversationWriter:
     def _check_table(self, planned: PlannedTurn, kind: QueryType, evidence: TableEvidence, question: str, answer: str) -> _Draft:
         table = self.context.table(evidence.table)
         exact: ExactExpectation = exact_expectation(table, evidence)
-        row = table.row_text(evidence.row)
+        row = rows_read(table, evidence)
         checks: list[TurnCheck] = []
         problems = self._record(checks, "well-formed", well_formed("question", question))
         document = self.context.documents[evidence.table]
@@ -645,6 +661,8 @@ class ConversationWriter:
             return all(agrees(k.facts, k.exact, reply) for k in (self.kept[p - 1] for p in evidence.turns))
         if isinstance(evidence, SentenceEvidence) and copies_sentence(reply, evidence.text, draft.turn.question, evidence.answer):
             return False  # the sentence pasted back states every fact of it: it answers no question in particular
+        if isinstance(evidence, TableEvidence) and evidence.op != "lookup":
+            return computed_agrees(self.context.table(evidence.table), evidence, reply)
         return agrees(draft.facts, draft.exact, reply)
 
     @staticmethod

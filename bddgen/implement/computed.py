@@ -1,0 +1,153 @@
+"""Computed turns: the arithmetic analysts ask of a wide report table, computed by code.
+
+Over the cells of one row: the change from one year to the next (b - a), the percentage change
+((b - a) / a x 100) and the average over its years; over one column: the ratio of a line item to the
+total under it. The evidence is a `TableEvidence` whose `op` names the computation; its value, the cells
+it used, the formula and the rounding are the turn's `ExactExpectation` (and so its provenance), and
+its exact check in the .feature file accepts the value however an answer writes it (`run/checks.py`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator, Sequence
+
+from bddgen.implement.evidence import TableEvidence
+from bddgen.implement.normalise import content_words, normalise
+from bddgen.implement.tables import evaluate_table_query, operand_cells
+from bddgen.implement.wide import column_phrase, column_year, is_section_row, label_column, label_phrase, sections, unique_label, value_columns
+from bddgen.models import TableDocument
+from bddgen.numbers import read_quantity
+from bddgen.run.checks import contains_exact
+
+_ARITHMETIC_WORDS = re.compile(
+    r"\b(?:change[sd]?|increase[sd]?|decrease[sd]?|grow(?:th|s|n)?|decline[sd]?|differences?|averages?|mean|ratios?|proportions?|"
+    r"percentages?|percent|share|compared?|comparison|trends?|year[- ]on[- ]year|rose|fell)\b",
+    re.IGNORECASE,
+)
+_TOTAL = re.compile(r"^\s*total\b", re.IGNORECASE)
+
+
+def asks_for_arithmetic(text: str) -> bool:
+    """Whether a spec's words ask for a computation (a change, an average, a ratio, a comparison)."""
+    return bool(_ARITHMETIC_WORDS.search(text))
+
+
+def _year_columns(table: TableDocument, row: int) -> list[str]:
+    """The row's number cells under a year column, oldest year first."""
+    cells = dict(zip(table.headers, table.rows[row]))
+    usable = [h for h in value_columns(table) if column_year(table, h) and _number(cells.get(h, ""))]
+    return sorted(usable, key=lambda h: column_year(table, h))
+
+
+def _number(cell: str) -> bool:
+    quantity = read_quantity(cell)
+    return quantity is not None and not quantity.nil
+
+
+def _evaluated(table: TableDocument, evidence: TableEvidence) -> TableEvidence | None:
+    try:
+        exact = evaluate_table_query(evidence.query(), table)
+    except ValueError:
+        return None
+    return evidence.model_copy(update={"value": exact.value})
+
+
+def _row_evidence(table: TableDocument, row: int, avoid: Sequence[tuple[int, str]]) -> Iterator[TableEvidence]:
+    """change and percentage change between the row's two latest years, and its average over them all."""
+    selected = unique_label(table, row)
+    years = _year_columns(table, row)
+    if selected is None or len(years) < 2:
+        return
+    conditions, section = selected
+    latest = years[-2:]
+    plans = [("change", latest), ("percent_change", latest), ("average", years)]
+    for op, columns in plans:
+        if (row, columns[0]) in avoid:
+            continue
+        says = [column_year(table, c) for c in columns]
+        evidence = TableEvidence(table=table.id, row=row, column=columns[0], filter=conditions, section=section, op=op, columns=columns, says=says)
+        found = _evaluated(table, evidence)
+        if found is not None:
+            yield found
+
+
+def _ratio_evidence(table: TableDocument, row: int, avoid: Sequence[tuple[int, str]]) -> Iterator[TableEvidence]:
+    """The ratio of the row to the first 'Total …' row below it, in the latest year both hold."""
+    selected = unique_label(table, row)
+    if selected is None or _TOTAL.match(table.rows[row][0]):
+        return
+    total = next((n for n in range(row + 1, len(table.rows)) if _TOTAL.match(table.rows[n][0]) and unique_label(table, n)), None)
+    if total is None or any(is_section_row(table.rows[n]) for n in range(row + 1, total)):
+        return
+    shared = [c for c in _year_columns(table, row) if c in _year_columns(table, total)]
+    if not shared or (row, shared[-1]) in avoid:
+        return
+    conditions, section = selected
+    label = label_column(table)
+    values = [table.rows[row][0].strip(), table.rows[total][0].strip()]
+    if section and unique_label(table, total) != ({label: values[1]}, section):
+        return
+    evidence = TableEvidence(
+        table=table.id, row=row, column=shared[-1], filter=conditions, section=section, op="ratio", values=values, says=[column_year(table, shared[-1])]
+    )
+    found = _evaluated(table, evidence)
+    if found is not None:
+        yield found
+
+
+def computed_candidates(table: TableDocument, focus: set[str], *, avoid: Sequence[tuple[int, str]] = ()) -> Iterator[TableEvidence]:
+    """Computed answers to ask of a wide table, best first: rows sharing most words with the spec first,
+    each with its change, percentage change, average and ratio to its total. None for other tables."""
+    if not label_column(table):
+        return
+    ranked = sorted(range(len(table.rows)), key=lambda n: (-len(content_words(" ".join(table.rows[n])) & focus), n))
+    for row in ranked:
+        yield from _row_evidence(table, row, avoid)
+        yield from _ratio_evidence(table, row, avoid)
+
+
+_OPERATION_WORDS = {"change": "the change in", "percent_change": "the percentage change in", "average": "the average of"}
+
+
+def asked_phrase(table: TableDocument, evidence: TableEvidence) -> str:
+    """What a question on a wide table asks for, in words: 'the Other under Industrial Solutions in 2019',
+    'the percentage change in the Appliances from 2018 to 2019', 'the average of the Sensors in 2017, 2018
+    and 2019', 'the ratio of the Fixed Price to the Total sales in 2019'; '' for another table's cell."""
+    if not label_column(table) or evidence.referred:
+        return ""
+    label = next(iter(evidence.filter.values()))
+    if evidence.op == "lookup":
+        return f"{label_phrase(label, evidence.section)} {column_phrase(table, evidence.column)}"
+    if evidence.op == "ratio":
+        first, second = evidence.values
+        return f"the ratio of the {first} to the {second}{' under ' + evidence.section if evidence.section else ''} {column_phrase(table, evidence.column)}"
+    years = [column_year(table, c) for c in evidence.columns]
+    when = f"from {years[0]} to {years[1]}" if evidence.op != "average" else "in " + ", ".join(years[:-1]) + f" and {years[-1]}"
+    return f"{_OPERATION_WORDS[evidence.op]} {label_phrase(label, evidence.section)} {when}"
+
+
+def rows_read(table: TableDocument, evidence: TableEvidence) -> str:
+    """The rows a table turn reads, as the round trip shows them: its row, and for a computation over one
+    column every row it reads (the total of a ratio)."""
+    rows = [evidence.row]
+    if evidence.values:
+        under = sections(table)
+        rows = [
+            n for n, cells in enumerate(table.rows)
+            if any(normalise(cells[0]) == normalise(v) for v in evidence.values) and (not evidence.section or under[n] == evidence.section)
+        ]
+    return "\n".join(table.row_text(n) for n in rows)
+
+
+def computed_agrees(table: TableDocument, evidence: TableEvidence, reply: str) -> bool:
+    """A round trip of a computed turn agrees when the reply, answering from the documents, states the computed
+    value, or every cell the computation reads (a model that reads the right cells need not do the arithmetic:
+    code does it)."""
+    if contains_exact(reply, evidence.value):
+        return True
+    try:
+        cells = operand_cells(evidence.query(), table)
+    except ValueError:
+        return False
+    return all(contains_exact(reply, cell) for _, _, cell in cells)

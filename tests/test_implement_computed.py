@@ -1,0 +1,213 @@
+"""Wide report tables (a label column, one column per year, section rows) asked by row label and year, and
+computed turns (change, percentage change, average, ratio) computed by code, recorded in the exact
+expectation's detail and checked in the .feature file. Against the TAT-QA human answers when present."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bddgen.corpus import load_corpus
+from bddgen.embed.base import HashingEmbedder
+from bddgen.features.document import FeatureDocument
+from bddgen.features.reader import read_feature_text
+from bddgen.features.writer import render_feature
+from bddgen.implement.chains import Chain
+from bddgen.implement.computed import asked_phrase, computed_agrees, computed_candidates
+from bddgen.implement.evidence import TableEvidence, table_candidates
+from bddgen.implement.grounding import DocumentTexts
+from bddgen.implement.normalise import content_words
+from bddgen.implement.plan import PlannedTurn, TurnPlan
+from bddgen.implement.scripted import faithful_replies
+from bddgen.implement.tables import TableQuery, TableQueryError, evaluate_table_query
+from bddgen.implement.turns import ConversationWriter, WriterContext
+from bddgen.implement.wide import is_section_row, label_column, sections, value_columns
+from bddgen.lm.client import LanguageModel
+from bddgen.lm.scripted import ScriptedLM
+from bddgen.models import Corpus, SystemDescription, TableDocument
+from bddgen.ner.base import RegexRecognizer
+from bddgen.retrieval.memory import MemoryIndex
+from bddgen.run.checks import contains_exact
+from bddgen.specs import Conversation, QueryType, Spec
+
+DEVSETS = Path(__file__).resolve().parents[2] / "shared" / "devsets"
+SALES = TableDocument(
+    id="tables/sales",
+    title="Net sales by segment",
+    headers=["Transportation Solutions:", "2019", "Fiscal 2018 (in millions)", "2017"],
+    rows=[
+        ["Automotive", "$ 5,686", "$ 6,092", "$  5,228"],
+        ["Other", "1,221", "1,280", "997"],
+        ["Total Transportation Solutions", "6,907", "7,372", "6,225"],
+        ["Industrial Solutions:", "", "", ""],
+        ["Energy", "699", "712", "—"],
+        ["Other", "680", "774", "676"],
+        ["", "1,379", "1,486", "676"],
+        ["Total Industrial Solutions", "1,379", "1,486", "1,361"],
+    ],
+)
+LABEL = "Transportation Solutions:"
+
+
+def _exact(**query: object):
+    return evaluate_table_query(TableQuery(table=SALES.id, where_column=LABEL, **query), SALES)  # type: ignore[arg-type]
+
+
+def test_a_wide_table_has_a_label_column_year_columns_and_sections() -> None:
+    assert label_column(SALES) == LABEL and value_columns(SALES) == ["2019", "Fiscal 2018 (in millions)", "2017"]
+    assert is_section_row(SALES.rows[3]) and not is_section_row(SALES.rows[6])
+    assert sections(SALES) == ["Transportation Solutions"] * 3 + ["Industrial Solutions"] * 5
+    narrow = TableDocument(id="t", title="Clubs", headers=["club", "founded", "titles"], rows=[["Ashvale", "1899", "3"], ["Korrin", "1901", "5"]])
+    assert label_column(narrow) == ""  # numbers, but no columns named by a year: asked as before
+
+
+def test_wide_cells_are_asked_by_row_label_and_year_and_a_repeated_label_by_its_section() -> None:
+    found = list(table_candidates(SALES, set()))
+    assert found and all(list(e.filter) == [LABEL] for e in found)
+    assert {e.row for e in found} == {0, 1, 2, 4, 5, 7}  # never the section row nor the unlabelled subtotal
+    assert all(any(ch.isdigit() for ch in e.value) for e in found)  # never a dash
+    others = {e.section for e in found if e.filter[LABEL] == "Other"}
+    assert others == {"Transportation Solutions", "Industrial Solutions"}
+    industrial = next(e for e in found if e.row == 5 and e.column == "Fiscal 2018 (in millions)")
+    assert industrial.value == "774" and industrial.says == ["2018"]
+    assert industrial.named() == {LABEL: "Other", "column 1": "2018", "section": "Industrial Solutions"}
+    assert asked_phrase(SALES, industrial) == "the Other under Industrial Solutions in 2018"
+    exact = evaluate_table_query(industrial.query(), SALES)
+    assert exact.value == "774" and "section = Industrial Solutions" in exact.detail and "(in million)" in exact.detail
+
+
+def test_computed_values_record_their_cells_formula_rounding_and_unit() -> None:
+    change = _exact(op="change", where_value="Automotive", columns=["Fiscal 2018 (in millions)", "2019"])
+    assert change.operation == "change" and change.value == "-406 million USD"
+    assert change.detail == (
+        "change of Automotive Fiscal 2018 (in millions) = $ 6,092, Automotive 2019 = $ 5,686: 5686 - 6092 = -406, rounded to 2 decimals"
+    )
+    percent = _exact(op="percent_change", where_value="Other", section="Industrial Solutions", columns=["Fiscal 2018 (in millions)", "2019"])
+    assert percent.value == "-12.14%" and "(680 - 774) / 774 x 100 = -12.144703" in percent.detail and "under Industrial Solutions" in percent.detail
+    assert _exact(op="average", where_value="Energy", columns=["Fiscal 2018 (in millions)", "2019"]).value == "705.5 million"
+    ratio = _exact(op="ratio", column="2019", values=["Automotive", "Total Transportation Solutions"])
+    assert ratio.value == "0.82" and "5686 / 6907" in ratio.detail
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ({"op": "change", "where_value": "Other", "columns": ["2018", "2019"]}, "no column"),
+        ({"op": "change", "where_value": "Other", "columns": ["2019", "2017"]}, "exactly one row"),  # two "Other" rows
+        ({"op": "change", "where_value": "Energy", "section": "Industrial Solutions", "columns": ["2017", "2019"]}, "holding numbers"),  # a dash
+        ({"op": "ratio", "where_value": "Automotive", "columns": ["2019", "2017", "Fiscal 2018 (in millions)"]}, "takes two cells"),
+        ({"op": "average", "where_value": "Automotive", "columns": ["2019"], "values": ["Other"]}, "not both"),
+    ],
+)
+def test_a_computation_without_a_single_answer_is_refused(query: dict[str, object], message: str) -> None:
+    with pytest.raises(TableQueryError, match=message):
+        _exact(**query)
+
+
+def test_computed_candidates_cover_each_operation_on_real_cells() -> None:
+    found = list(computed_candidates(SALES, content_words("automotive sales change")))
+    assert found[0].filter == {LABEL: "Automotive"} and found[0].op == "change" and found[0].columns == ["Fiscal 2018 (in millions)", "2019"]
+    assert {e.op for e in found} == {"change", "percent_change", "average", "ratio"}
+    assert all(e.row not in (3, 6) for e in found) and all(e.value for e in found)
+    assert asked_phrase(SALES, found[0]) == "the change in the Automotive from 2018 to 2019"
+    ratio = next(e for e in found if e.op == "ratio")
+    assert asked_phrase(SALES, ratio) == "the ratio of the Automotive to the Total Transportation Solutions in 2019"
+    assert list(computed_candidates(TableDocument(id="t", title="T", headers=["a", "b"], rows=[["x", "1"]]), set())) == []
+
+
+def test_a_round_trip_agrees_when_it_states_the_value_or_every_cell_the_computation_reads() -> None:
+    evidence = next(e for e in computed_candidates(SALES, set()) if e.op == "change" and e.row == 0)
+    assert computed_agrees(SALES, evidence, "It fell by 406 million.")
+    assert computed_agrees(SALES, evidence, SALES.row_text(0))  # the model read the right cells; code subtracts
+    assert not computed_agrees(SALES, evidence, SALES.row_text(1))
+
+
+def test_a_conversation_on_a_wide_table_gets_computed_turns_with_exact_checks_in_the_feature() -> None:
+    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="Answers questions about annual reports."), documents=[SALES])
+    spec = Spec.create("Sales trend", ["an analyst"], ["the analyst asks how automotive sales changed"], ["the assistant gives the change"])
+    plan = TurnPlan(
+        chain=Chain(documents=[SALES.id], hops=[]),
+        turns=[
+            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
+            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
+            PlannedTurn(query_type=QueryType.UNANSWERABLE, subject="Automotive"),
+            PlannedTurn(query_type=QueryType.SYNTHESIS, documents=[SALES.id]),
+        ],
+    )
+    context = WriterContext(
+        spec=spec, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()), lm=LanguageModel(ScriptedLM(by_task=faithful_replies()), max_retries=0),
+        recognizer=RegexRecognizer(), retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(spec.as_text())),
+        attempts=2, alternatives=3, min_turns=3,
+    )
+    result = ConversationWriter(context, plan).write()
+    assert not result.dropped, result.dropped
+    first, record = result.turns[0], result.records[0]
+    assert first.question == "What was the change in the Automotive from 2018 to 2019?" and record.worded_by == "lm"
+    assert first.exact is not None and first.exact.operation == "change" and first.exact.value == "-406 million USD"
+    exact_check = next(c for c in record.checks if c.name == "exact")
+    assert "5686 - 6092 = -406, rounded to 2 decimals" in exact_check.detail  # the computation, in provenance
+    assert isinstance(record.evidence, TableEvidence) and record.evidence.op == "change"
+    assert result.turns[1].exact is not None and result.turns[1].exact.operation in ("percent_change", "average", "ratio")
+
+    text = render_feature(FeatureDocument(spec=spec, conversations=[Conversation(id="c1", title="Sales", turns=result.turns)]))
+    assert "| exact: change tables/sales" in text and 'the answer should contain "-406 million USD"' in text
+    read = read_feature_text(text, "sales.feature").conversations[0].turns[0]
+    assert read.exact is not None and read.exact.operation == "change" and read.exact.value == "-406 million USD"
+
+
+# --- the TAT-QA human answers -----------------------------------------------------------------
+
+HUMAN = [  # (table, question's words, op, row labels or label, columns or column, rounded human answer)
+    ("report-02", "change Appliances", "change", "Appliances", ["Fiscal 2018 (in millions)", "2019"], -94),
+    ("report-02", "percentage change Appliances", "percent_change", "Appliances", ["Fiscal 2018 (in millions)", "2019"], -12.14),
+    ("report-04", "2019 average defined contribution schemes", "average", "Defined contribution schemes", ["2019 €m", "2018 €m"], 172),
+    ("report-04", "2019 average defined benefit schemes", "average", "Defined benefit schemes", ["2019 €m", "2018 €m"], 50.5),
+    ("report-05", "percentage change operating loss carryforward", "percent_change", "Operating loss carryforward",
+     ["2 0 1 8", "December 31 2019 U.S. $ in thousands"], 26.82),
+    ("report-06", "ratio total assets to total liabilities 2019", "ratio", ["Total assets", "Total liabilities"], "2019", 2.93),
+    ("report-12", "average selling general administrative", "average", "Selling, general and administrative", ["2019", "2018", "2017"], 399.33),
+    ("report-17", "percentage change Total Other operating expenses", "percent_change", "Total Other operating expenses", ["2018", "2019 (1)"], -67.6),
+    ("report-27", "percentage change Total (loan)", "percent_change", "Total (loan)", ["2018", "2019"], -6.38),
+    ("report-28", "average Tax exempt interest income", "average", "Tax exempt interest income",
+     ["June 1, 2019", "Fiscal year end June 2, 2018", "June 3, 2017"], -168),
+    ("report-29", "average dividend yield 2017 2018", "average", "Dividend yield", ["2017", "2018"], 4.35),
+    ("report-30", "change net debt", "change", "Net debt", ["2018 £m", "2019 £m"], 59.4),
+    ("report-30", "percentage change net debt", "percent_change", "Net debt", ["2018 £m", "2019 £m"], 25.19),
+]
+
+
+@pytest.mark.skipif(not (DEVSETS / "tatqa" / "corpus").is_dir(), reason="the development corpora are not next to this checkout")
+@pytest.mark.parametrize(("report", "words", "op", "rows", "columns", "human"), HUMAN, ids=[f"{h[0]}-{h[2]}" for h in HUMAN])
+def test_computed_answers_agree_with_the_tatqa_human_answers(report: str, words: str, op: str, rows: object, columns: object, human: float) -> None:
+    questions = [json.loads(line) for line in (DEVSETS / "tatqa" / "human_questions.jsonl").read_text(encoding="utf-8").splitlines()]
+    asked = [q for q in questions if q["context"] == report and q["answer_type"] == "arithmetic" and content_words(words) <= content_words(q["question"])]
+    assert asked and any(float(str(q["answer"]).replace(",", "")) == human for q in asked), "the human answer is as this test states it"
+    table = next(d for d in _tatqa().documents if d.id == f"tables/{report}")
+    assert isinstance(table, TableDocument)
+    label = table.headers[0]
+    if isinstance(rows, list):
+        query = TableQuery(table=table.id, op=op, where_column=label, values=rows, column=str(columns))  # type: ignore[arg-type]
+    else:
+        query = TableQuery(table=table.id, op=op, where_column=label, where_value=str(rows), columns=list(columns))  # type: ignore[arg-type, arg-type]
+    exact = evaluate_table_query(query, table)
+    shown = str(human).removesuffix(".0")
+    assert contains_exact(exact.value, f"{shown}%" if op == "percent_change" or "%" in exact.value else shown), (exact.value, human)
+
+
+_LOADED: list[Corpus] = []
+
+
+def _tatqa() -> Corpus:
+    if not _LOADED:
+        _LOADED.append(load_corpus(DEVSETS / "tatqa" / "corpus"))
+    return _LOADED[0]
+
+
+@pytest.mark.skipif(not (DEVSETS / "tatqa" / "corpus").is_dir(), reason="the development corpora are not next to this checkout")
+def test_most_tatqa_tables_are_read_as_wide_and_give_computed_candidates() -> None:
+    tables = [d for d in _tatqa().documents if isinstance(d, TableDocument)]
+    wide = [t for t in tables if label_column(t)]
+    assert len(wide) >= 20
+    assert sum(any(True for _ in computed_candidates(t, set())) for t in wide) >= 20
