@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Iterator, Sequence
 
-from bddgen.implement.evidence import TableEvidence
+from bddgen.implement.evidence import FILTER_VALUE_CHARS, TableEvidence
 from bddgen.implement.normalise import content_words, normalise
 from bddgen.implement.tables import evaluate_table_query, operand_cells
 from bddgen.implement.wide import column_phrase, column_year, is_section_row, label_column, label_phrase, sections, unique_label, value_columns
@@ -57,7 +57,7 @@ def _row_evidence(table: TableDocument, row: int, avoid: Sequence[tuple[int, str
     """change and percentage change between the row's two latest years, and its average over them all."""
     selected = unique_label(table, row)
     years = _year_columns(table, row)
-    if selected is None or len(years) < 2:
+    if selected is None or len(years) < 2 or len(table.rows[row][0]) > FILTER_VALUE_CHARS:
         return
     conditions, section = selected
     latest = years[-2:]
@@ -75,9 +75,11 @@ def _row_evidence(table: TableDocument, row: int, avoid: Sequence[tuple[int, str
 def _ratio_evidence(table: TableDocument, row: int, avoid: Sequence[tuple[int, str]]) -> Iterator[TableEvidence]:
     """The ratio of the row to the first 'Total …' row below it, in the latest year both hold."""
     selected = unique_label(table, row)
-    if selected is None or _TOTAL.match(table.rows[row][0]):
+    if selected is None or _TOTAL.match(table.rows[row][0]) or len(table.rows[row][0]) > FILTER_VALUE_CHARS:
         return
     total = next((n for n in range(row + 1, len(table.rows)) if _TOTAL.match(table.rows[n][0]) and unique_label(table, n)), None)
+    if total is not None and len(table.rows[total][0]) > FILTER_VALUE_CHARS:
+        return
     if total is None or any(is_section_row(table.rows[n]) for n in range(row + 1, total)):
         return
     shared = [c for c in _year_columns(table, row) if c in _year_columns(table, total)]

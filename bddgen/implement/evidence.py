@@ -178,13 +178,14 @@ def table_candidates(
 
 
 def wide_candidates(table: TableDocument, focus: set[str], *, avoid: Sequence[tuple[int, str]] = ()) -> Iterator[TableEvidence]:
-    """The number cells of a wide table (see `implement/wide.py`), best first: rows sharing the spec's words
-    first, then the latest year; each selected by its row label (and section, for a label repeated in
-    another), its column named by its year. Section rows, unlabelled rows (subtotals) and dashes are not asked."""
-    columns = value_columns(table)
+    """The number cells under the year columns of a wide table (see `implement/wide.py`), best first: rows
+    sharing the spec's words first, then the latest year; each selected by its row label (and section, for a
+    label repeated in another), its column named by its year. Section rows, unlabelled rows (subtotals),
+    labels too long to name (as any filter value) and dashes are not asked."""
+    columns = [h for h in value_columns(table) if year_of(h)]  # not a note number or a share beside the years
     for row in _ranked_rows(table, focus, ""):
         selected = unique_label(table, row)
-        if selected is None:
+        if selected is None or len(table.rows[row][0]) > FILTER_VALUE_CHARS:
             continue
         conditions, section = selected
         cells = dict(zip(table.headers, table.rows[row]))
