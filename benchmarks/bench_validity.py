@@ -175,9 +175,63 @@ class Recomputer:
         column = position.get(_norm(str(evidence.get("column", ""))))
         if column is None or any(i is None for i, _ in conditions):
             return None
+        rows = _in_section(headers, rows, str(evidence.get("section", "")))
+        if evidence.get("op", "lookup") != "lookup":
+            return _computed_agrees(evidence, reference, rows, position)
         selected = [row for row in rows if all(i is not None and i < len(row) and _norm(row[i]) == v for i, v in conditions)]
         values = {_norm(row[column]) for row in selected if column < len(row)}
         return len(values) == 1 and _norm(reference) in values
+
+
+def _in_section(headers: list[str], rows: list[list[str]], section: str) -> list[list[str]]:
+    """The rows under the section row named `section` (a row with one cell holding letters; the first column's
+    name when it ends with ':' names the first section); every row when `section` is ''."""
+    if not section:
+        return rows
+    current, kept = (headers[0].rstrip().rstrip(":") if headers[0].rstrip().endswith(":") else ""), []
+    for row in rows:
+        filled = [c for c in row if c.strip()]
+        if len(filled) == 1 and any(ch.isalpha() for ch in filled[0]) and len(row) > 1:
+            current = filled[0].strip().rstrip(":")
+        if _norm(current) == _norm(section):
+            kept.append(row)
+    return kept
+
+
+def _amount(cell: str) -> float | None:
+    """'$ 1,452.4' -> 1452.4, '(3.2)' -> -3.2, '4.5%' -> 4.5; None for anything else (a dash)."""
+    text = re.sub(r"[$€£¥,%\s]", "", cell)
+    negative = text.startswith("(") and text.endswith(")")
+    try:
+        value = float(text.strip("()"))
+    except ValueError:
+        return None
+    return -value if negative else value
+
+
+def _computed_agrees(evidence: dict[str, Any], reference: str, rows: list[list[str]], position: dict[str, int]) -> bool | None:
+    """Whether the change, percentage change, average or ratio of the cells the evidence names, computed here
+    from the original rows, is the reference's number (rounded to 2 decimals)."""
+    label_column, label = next(iter((evidence.get("filter") or {}).items()))
+    label_at = position.get(_norm(label_column))
+
+    def cell(row_label: str, column: str) -> float | None:
+        found = [row for row in rows if label_at is not None and _norm(row[label_at]) == _norm(row_label)]
+        at = position.get(_norm(column))
+        return _amount(found[0][at]) if len(found) == 1 and at is not None else None
+
+    values = evidence.get("values") or []
+    numbers = [cell(v, str(evidence.get("column"))) for v in values] if values else [cell(label, c) for c in evidence.get("columns") or []]
+    if len(numbers) < 2 or any(n is None for n in numbers):
+        return None
+    a, b = numbers[0], numbers[-1]
+    op = evidence.get("op")
+    results = {"change": lambda: b - a, "percent_change": lambda: (b - a) / a * 100, "average": lambda: sum(numbers) / len(numbers),
+               "ratio": lambda: a / b}
+    if op not in results or (op in ("percent_change", "ratio") and (a if op == "percent_change" else b) == 0):
+        return None
+    stated = re.search(r"-?\d+(?:\.\d+)?", reference.replace(",", ""))
+    return stated is not None and abs(float(stated.group(0)) - round(results[op](), 2)) < 0.006
 
 
 def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
