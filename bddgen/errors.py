@@ -11,12 +11,30 @@ class BddgenError(Exception):
     exit_code: int = 2
 
 
+MAX_MESSAGE_CHARS = 600
+"""A problem's message is cut to this length: it quotes at most a few hundred characters of input."""
+_KEPT_TAIL = 200  # characters kept from a cut message's end, where the reason and the fix stand
+
+
+def capped(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """`text` whole when short; otherwise its start and end with the count of characters left out."""
+    if len(text) <= limit:
+        return text
+    head = limit - _KEPT_TAIL - len(" … [ characters left out] … ") - len(f"{len(text):,}")
+    left_out = len(text) - head - _KEPT_TAIL
+    return f"{text[:head]} … [{left_out:,} characters left out] … {text[-_KEPT_TAIL:]}"
+
+
 @dataclass(frozen=True)
 class Problem:
-    """One problem found in an input: where it is and what to do about it."""
+    """One problem found in an input: where it is and what to do about it (its message capped)."""
 
     location: str
     message: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "location", capped(self.location))
+        object.__setattr__(self, "message", capped(self.message))
 
     def __str__(self) -> str:
         return f"{self.location}: {self.message}"

@@ -56,3 +56,17 @@ def gherkin_dialects() -> dict[str, dict[str, list[str]]]:
 
 
 languages = st.sampled_from(sorted(gherkin_dialects()))
+
+
+#: How deep data nests: shallow, around bddgen's limit of 100 levels, and far past Python's
+#: recursion limit (its JSON and YAML parsers recurse).
+nesting_depths = st.sampled_from([1, 2, 99, 100, 101, 1_000, 3_000]) | st.integers(1, 3_000)
+
+
+@st.composite
+def deeply_nested(draw: st.DrawFn) -> str:
+    """JSON text, also YAML in flow style, of lists and objects nested a drawn number of levels."""
+    depth = draw(nesting_depths)
+    pattern = draw(st.lists(st.sampled_from(["[", '{"k": ']), min_size=1, max_size=3))
+    opens = (pattern * depth)[:depth]
+    return "".join(opens) + "1" + "".join("]" if o == "[" else "}" for o in reversed(opens))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,9 +25,40 @@ FOLDER_SUFFIXES: dict[str, tuple[str, ...]] = {
 """Sub-folder -> the file types it may hold (a .yaml is the sidecar of a .csv or a database)."""
 
 
-def _inside(path: Path, root: Path) -> bool:
-    """True when `path`, links followed, lies in the corpus folder `root`."""
-    return path.resolve().is_relative_to(root.resolve())
+SQLITE_SIDE_SUFFIXES = ("-wal", "-shm", "-journal")
+"""SQLite's own files beside a database in use (write-ahead log, its index, rollback journal): the
+database is read through SQLite, which reads them too."""
+_LOOP = "a symbolic link that leads back to itself (a link loop): remove it or point it at a file"
+
+
+def _unreadable(entry: Path, root: Path) -> str | None:
+    """Why `entry` is not read: a link loop, a link to nothing, a link out of the corpus folder `root`,
+    or neither a regular file nor a folder (a named pipe, a socket, a device); None to read it."""
+    try:
+        target = entry.resolve(strict=True)
+    except FileNotFoundError:
+        return f"a link to {_link_target(entry)}, which does not exist: restore the file or remove the link"
+    except RuntimeError:  # a link loop, before Python 3.13
+        return _LOOP
+    except OSError as exc:
+        return _LOOP if exc.errno == errno.ELOOP else f"cannot be read ({exc.strerror}); check its permissions"
+    if not target.is_relative_to(root.resolve()):
+        return f"a link to {target}, outside the corpus folder: not followed; copy the file in instead"
+    if not (target.is_file() or target.is_dir()):
+        return "not a regular file (a named pipe, a socket or a device): only files are read; remove it"
+    return None
+
+
+def _link_target(link: Path) -> str:
+    try:
+        return os.readlink(link)
+    except OSError:
+        return str(link)
+
+
+def _sqlite_side_file(name: str, databases: set[str]) -> bool:
+    """True for SQLite's own file (`shop.sqlite-wal`) beside a database (`shop.sqlite`) of the folder."""
+    return any(name.endswith(suffix) and name[: -len(suffix)] in databases for suffix in SQLITE_SIDE_SUFFIXES)
 
 
 def _visible_files(folder: Path, root: Path, problems: list[Problem]) -> list[Path]:
@@ -33,13 +66,16 @@ def _visible_files(folder: Path, root: Path, problems: list[Problem]) -> list[Pa
     if not folder.is_dir():
         return []
     allowed = FOLDER_SUFFIXES[folder.name]
+    entries = sorted(folder.iterdir())
+    databases = {entry.name for entry in entries if entry.suffix in DATABASE_SUFFIXES}
     files: list[Path] = []
-    for entry in sorted(folder.iterdir()):
-        if entry.name.startswith("."):
+    for entry in entries:
+        if entry.name.startswith(".") or _sqlite_side_file(entry.name, databases):
             continue
         location = entry.relative_to(root).as_posix()
-        if not _inside(entry, root):
-            problems.append(Problem(location, f"a link to {entry.resolve()}, outside the corpus folder: not followed; copy the file in instead"))
+        reason = _unreadable(entry, root)
+        if reason is not None:
+            problems.append(Problem(location, reason))
         elif entry.is_dir():
             problems.append(Problem(location, f"sub-folders are not read; move its files into {folder.name}/"))
         elif entry.suffix not in allowed:
@@ -51,10 +87,11 @@ def _visible_files(folder: Path, root: Path, problems: list[Problem]) -> list[Pa
 
 def _read_system(root: Path) -> tuple[SystemDescription | None, list[Problem]]:
     path = root / SYSTEM_FILE
-    if path.exists() and not _inside(path, root):
-        return None, [Problem(SYSTEM_FILE, f"a link to {path.resolve()}, outside the corpus folder: not followed; copy the file in instead")]
-    if not path.is_file():
+    if not path.is_symlink() and not path.exists():
         return None, [Problem(SYSTEM_FILE, "missing: describe the assistant (name, purpose, ...) in system.yaml; `bddgen init` writes a template")]
+    reason = _unreadable(path, root) or ("a folder: system.yaml must be a file" if path.is_dir() else None)
+    if reason is not None:
+        return None, [Problem(SYSTEM_FILE, reason)]
     try:
         system = read_model(SystemDescription, read_yaml(path, SYSTEM_FILE), SYSTEM_FILE)
     except InputError as exc:
@@ -75,6 +112,7 @@ def _read_documents(root: Path, problems: list[Problem], limits: TableLimits) ->
             else:
                 results.append(document_file(path, location, folder, kind))
     tables = _visible_files(root / "tables", root, problems)
+    readable = set(tables)
     stems_with_csv = {p.stem for p in tables if p.suffix == ".csv"}
     stems_with_database = {p.stem for p in tables if p.suffix in DATABASE_SUFFIXES}
     for path in tables:
@@ -84,16 +122,17 @@ def _read_documents(root: Path, problems: list[Problem], limits: TableLimits) ->
                 problems.append(Problem(location, f"a table sidecar without tables/{path.stem}.csv; rename or remove it"))
             continue
         count += 1
-        sidecar = path.with_suffix(".yaml")
+        sidecar = path.with_suffix(".yaml") if path.with_suffix(".yaml") in readable else None
         if path.suffix == ".csv":
-            results.append(csv_table(path, location, f"tables/{path.stem}", sidecar if sidecar.is_file() else None, limits.max_rows, limits.store_dir))
+            results.append(csv_table(path, location, f"tables/{path.stem}", sidecar, limits.max_rows, limits.store_dir))
         elif path.suffix in DATABASE_SUFFIXES:
-            results.append(database_tables(path, location, sidecar if sidecar.is_file() else None, limits.max_rows, limits.store_dir))
+            results.append(database_tables(path, location, sidecar, limits.max_rows, limits.store_dir))
         else:
             results.append(records_file(path, location, "tables/"))
     for path in sorted(root.glob("*.jsonl")):
-        if not _inside(path, root):
-            problems.append(Problem(path.name, f"a link to {path.resolve()}, outside the corpus folder: not followed; copy the file in instead"))
+        reason = _unreadable(path, root) or ("a folder: a bulk-import file must be a JSONL file" if path.is_dir() else None)
+        if reason is not None:
+            problems.append(Problem(path.name, reason))
             continue
         count += 1
         results.append(jsonl_documents(path, path.name))

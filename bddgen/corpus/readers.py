@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel
 
 from bddgen.corpus.formats import DOCUMENT_MODELS, TableFile, TableSidecar
+from bddgen.corpus.nesting import TOO_DEEP, nesting_problem
 from bddgen.corpus.validation import json_pointer, schema_problems
 from bddgen.errors import InputError, Problem
 from bddgen.corpus.rowstore import RowStoreWriter, default_store_dir, existing_store, sample, store_path
@@ -43,10 +44,11 @@ def read_utf8(path: Path, location: str) -> str:
 
 
 def read_yaml(path: Path, location: str) -> Any:
-    """Parsed YAML; InputError naming the line of a syntax error."""
+    """Parsed YAML; InputError naming the line of a syntax error, or saying the data is nested too
+    deep or its aliases expand too far (`corpus/nesting.py`)."""
     text = read_utf8(path, location)
     try:
-        return yaml.safe_load(text)
+        data = yaml.safe_load(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{location}:{mark.line + 1}" if mark is not None else location
@@ -54,6 +56,18 @@ def read_yaml(path: Path, location: str) -> Any:
         raise InputError(Problem(where, f"invalid YAML: {exc.problem or exc.context}{column}")) from exc
     except yaml.YAMLError as exc:
         raise InputError(Problem(location, f"invalid YAML: {exc}")) from exc
+    except RecursionError as exc:
+        raise InputError(Problem(location, TOO_DEEP)) from exc
+    return _shallow(data, location, yaml_aliases=True)
+
+
+def _shallow(data: Any, location: str, yaml_aliases: bool = False) -> Any:
+    """`data` when it is nested at most MAX_NESTING levels (and, from YAML, not an alias bomb);
+    InputError otherwise."""
+    problem = nesting_problem(data, yaml_aliases)
+    if problem is not None:
+        raise InputError(Problem(location, problem))
+    return data
 
 
 def read_model(model: type[BaseModel], data: Any, location: str) -> BaseModel:
@@ -263,18 +277,23 @@ def _table_shape_problems(table: TableDocument, location: str) -> list[Problem]:
     return found
 
 
-def _parse_json(text: str, location: str, line: int | None = None) -> Any:
+def parse_json(text: str, location: str, line: int | None = None) -> Any:
+    """Parsed JSON (of a file, or of its line `line`); InputError naming the line of a syntax error,
+    or saying the data is nested more than MAX_NESTING levels deep."""
+    where = location if line is None else f"{location}:{line}"
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
-        where = f"{location}:{line if line is not None else exc.lineno}"
-        raise InputError(Problem(where, f"invalid JSON: {exc.msg} (column {exc.colno})")) from exc
+        raise InputError(Problem(f"{location}:{line or exc.lineno}", f"invalid JSON: {exc.msg} (column {exc.colno})")) from exc
+    except RecursionError as exc:
+        raise InputError(Problem(where, TOO_DEEP)) from exc
+    return _shallow(data, where)
 
 
 def json_table(path: Path, location: str, doc_id: str) -> Read:
     """A table from tables/<name>.json: an object with title, description, headers and rows."""
     try:
-        data = read_model(TableFile, _parse_json(read_utf8(path, location), location), location)
+        data = read_model(TableFile, parse_json(read_utf8(path, location), location), location)
     except InputError as exc:
         return [], exc.problems
     table = TableDocument(id=doc_id, source=location, **data.model_dump())
@@ -295,7 +314,7 @@ def jsonl_documents(path: Path, location: str) -> Read:
             continue
         where = f"{location}:{number}"
         try:
-            record = _parse_json(line, location, number)
+            record = parse_json(line, location, number)
         except InputError as exc:
             problems += exc.problems
             continue

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bddgen.corpus.readers import Read, humanize, json_table, read_utf8
+from bddgen.corpus.readers import Read, humanize, json_table, parse_json, read_utf8
 from bddgen.errors import InputError, Problem
 from bddgen.models import ForeignKey, TableDocument
 
@@ -198,9 +198,9 @@ def _jsonl_records(text: str, location: str) -> tuple[list[dict[str, Any]], list
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(f"{location}:{number}", f"invalid JSON: {exc.msg} (column {exc.colno})"))
+            record = parse_json(line, location, number)
+        except InputError as exc:
+            problems += exc.problems
             continue
         if isinstance(record, dict):
             records.append(record)
@@ -222,9 +222,9 @@ def records_file(path: Path, location: str, doc_prefix: str) -> Read:
         records, problems = _jsonl_records(text, location)
     else:
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            return [], [Problem(f"{location}:{exc.lineno}", f"invalid JSON: {exc.msg} (column {exc.colno})")]
+            data = parse_json(text, location)
+        except InputError as exc:
+            return [], exc.problems
         if is_table_file(data):
             return json_table(path, location, f"{doc_prefix}{path.stem}")
         records, problems = _json_records(data, location)

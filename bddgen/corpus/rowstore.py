@@ -41,10 +41,15 @@ def default_store_dir() -> Path:
     return _temporary_dirs[0]
 
 
-def store_path(store_dir: Path, source: Path, part: str = "") -> Path:
-    """The store of `source` (a table `part` of it) as it is now: its size, times and inode name it."""
+def store_path(store_dir: Path, source: Path, part: str = "", companion: Path | None = None) -> Path:
+    """The store of `source` (a table `part` of it) as it is now: its size, times and inode name it,
+    and those of its `companion` when there is one (a database's write-ahead log, which holds rows
+    committed since the database file last changed)."""
     stat = source.stat()
     key = f"{STORE_VERSION}\n{source.resolve()}\n{stat.st_size}\n{stat.st_mtime_ns}\n{stat.st_ctime_ns}\n{stat.st_ino}\n{part}"
+    if companion is not None and companion.is_file():
+        other = companion.stat()
+        key += f"\n{other.st_size}\n{other.st_mtime_ns}\n{other.st_ctime_ns}\n{other.st_ino}"
     stem = "".join(ch if ch.isalnum() else "-" for ch in f"{source.stem}-{part}".strip("-"))[:60]
     return store_dir / f"{stem}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:16]}.sqlite"
 

@@ -21,7 +21,8 @@ DATABASE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 
 
 def connect_read_only(path: Path) -> sqlite3.Connection:
-    """A connection that cannot change the file (SQLite's `mode=ro` URI)."""
+    """A connection that cannot change the file (SQLite's `mode=ro` URI). Not `immutable`: a database
+    in use is read with the rows its write-ahead log (`-wal`) holds."""
     return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
 
 
@@ -73,7 +74,7 @@ def _copied_rows(connection: sqlite3.Connection, name: str, target: Path) -> tup
 
 
 def _read_table(connection: sqlite3.Connection, name: str, source: TableSource, loaded: set[str]) -> TableDocument | None:
-    target = store_path(source.store_dir, source.path, name)
+    target = store_path(source.store_dir, source.path, name, companion=source.path.with_name(f"{source.path.name}-wal"))
     copied = existing_store(target) or _copied_rows(connection, name, target)
     if copied is None:
         return None
