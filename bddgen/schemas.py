@@ -30,6 +30,7 @@ from bddgen.implement.provenance import FeatureProvenance
 from bddgen.intents.memory import MemoryExport
 from bddgen.intents.model import PartitionTable, SearchResult, SeedFile
 from bddgen.interop.model import ExportedConversation
+from bddgen.judging.qualify import JudgeCheck
 from bddgen.lm.tasks import PromptTask
 from bddgen.probe.model import ProbeState, WeaknessList
 from bddgen.probe.rubric import Rubric
@@ -74,6 +75,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "weaknesses.yaml": WeaknessList,
     "probe-state.json": ProbeState,
     "rubric.yaml": Rubric,
+    "judge-check.json": JudgeCheck,
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 

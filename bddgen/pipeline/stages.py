@@ -43,6 +43,7 @@ from bddgen.select import SpecPool, WriteReport, build_pool, scan_suite, select_
 from bddgen.specs import CandidateSet, Selection
 
 if TYPE_CHECKING:
+    from bddgen.judging.qualify import JudgeCheck
     from bddgen.retrieval.hybrid import HybridIndex, IngestReport
 
 
@@ -204,6 +205,33 @@ def run(
     if suite.summary.conversations == 0:
         raise InputError(Problem(", ".join(map(str, paths)), _nothing_to_run(options.tags)), title="nothing to run")
     return RunOutcome(suite.summary, combine_junit(options.run_dir), behave_passed, suite.unfinished)
+
+
+def judge_check(models: Models, n: int, on_progress: StageProgress = no_progress) -> "JudgeCheck":
+    """Grade candidate answers of known verdict, made from at most `n` verified turns, with the judge the run
+    uses ([judge], told whether [run] assistant calls tools); write the figures to .bddgen/judge-check.json."""
+    from bddgen.agents.project_manifest import project_manifest
+    from bddgen.judging.qualify import judge_check as qualify, write_check
+    from bddgen.run.assistants.factory import assistant_settings
+    from bddgen.run.judge import TOOL_KINDS, Judge
+
+    project, settings = models.project, models.project.settings
+    assistant = assistant_settings(settings.run.assistant, project)
+    judge = Judge(lambda: models.judge_lm, tools=assistant.kind in TOOL_KINDS or project_manifest(project, assistant) is not None)
+
+    tables: dict[str, TableDocument] = {}
+
+    def table(table_id: str) -> TableDocument | None:  # the corpus is read only when a turn cites a table
+        if not tables and project.corpus_path.is_dir():
+            tables.update((d.id, d) for d in models.corpus.documents if isinstance(d, TableDocument))
+        return tables.get(table_id)
+
+    check = qualify(
+        judge, project.features_path, project.root, table, n=n, seed=settings.seed, judge_model=settings.judge_lm.model,
+        on_progress=lambda done, total: on_progress("grading candidate answers", done, total),
+    )
+    write_check(project.ensure_state(), check)
+    return check
 
 
 def _nothing_to_run(tags: str) -> str:

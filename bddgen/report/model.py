@@ -152,6 +152,20 @@ class RunStructuralCoverage(_Frozen):
     coverage: StructuralCoverage
 
 
+class JudgeFigures(_Frozen):
+    """The judge's figures from the project's last `bddgen judge check` (candidate answers of known verdict)."""
+
+    judge_model: str
+    created: str
+    candidates: int
+    agreement: float | None
+    agreement_interval: tuple[float, float]
+    false_fail_rate: float | None = Field(description="Share of right answers the judge failed.")
+    false_fail_interval: tuple[float, float]
+    false_pass_rate: float | None = Field(description="Share of wrong answers the judge passed.")
+    false_pass_interval: tuple[float, float]
+
+
 class Report(_Frozen):
     """Everything `bddgen report` writes."""
 
@@ -175,6 +189,7 @@ class Report(_Frozen):
     structural: list[RunStructuralCoverage] = Field(
         default_factory=list, description="Per run of an assistant with a workflow manifest: C1–C4 structural coverage and violations."
     )
+    judge: JudgeFigures | None = Field(default=None, description="How often the judge was right in the project's last `bddgen judge check`.")
     turns: list[TurnResult] = Field(description="Every judged turn of every run (the drill-down).")
 
     def run(self, run_id: str) -> RunSummary:

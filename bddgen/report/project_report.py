@@ -15,7 +15,8 @@ from bddgen.report.analysis import build_report
 from bddgen.report.calls import conversation_calls, with_prompts_and_replies
 from bddgen.report.costs import usage_costs
 from bddgen.report.coverage_model import CoverageCertificate
-from bddgen.report.model import Report, RunStructuralCoverage
+from bddgen.judging import read_check
+from bddgen.report.model import JudgeFigures, Report, RunStructuralCoverage
 from bddgen.report.runs import RunData, load_run, resolve_runs
 from bddgen.report.suite import spec_titles
 
@@ -31,7 +32,13 @@ def project_report(project: Project, references: list[str], coverage: CoverageCe
         coverage=coverage,
         structural=[found for run in runs if (found := run_structural_coverage(project, run)) is not None],
     )
-    return report.model_copy(update={"intents": intents_report(project)})
+    return report.model_copy(update={"intents": intents_report(project), "judge": judge_figures(project)})
+
+
+def judge_figures(project: Project) -> JudgeFigures | None:
+    """The figures of the project's last `bddgen judge check`, or None when it has none."""
+    check = read_check(project.state_path)
+    return JudgeFigures.model_validate(check.model_dump(include=set(JudgeFigures.model_fields))) if check is not None else None
 
 
 def run_structural_coverage(project: Project, run: RunData) -> RunStructuralCoverage | None:

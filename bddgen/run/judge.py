@@ -13,7 +13,7 @@ from bddgen.results import Verdict
 from bddgen.implement.normalise import content_words
 from bddgen.run.checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
 from bddgen.run.messages import render_history
-from bddgen.run.reference_match import match_reference
+from bddgen.run.reference_match import adds_claims, match_reference, states_names
 from bddgen.run.tasks import (
     ABSTENTION_REFERENCE,
     ABSTENTION_RUBRIC,
@@ -72,16 +72,13 @@ class Judge:
             return self._lm
 
     def judge_turn(self, turn: Turn, answer: str, history: list[Message]) -> Judgement:
-        """Exact value → abstention (a refusal, or an invented number or name where none is expected) → same
+        """Exact value (see `_judge_exact`) → abstention (a refusal, or an invented number or name where none is expected) → same
         answer → reference parts (every part stated, or nothing of a part) → LLM grade, stopping at
         the first check that decides."""
-        if turn.exact is not None:
-            value = turn.exact.value
-            if contains_exact(answer, value):
-                return Judgement(Verdict.PASS, f"the answer states the exact value {value!r}", checks=("exact",))
-            return Judgement(Verdict.FAIL, f"the answer does not state the exact value {value!r}", checks=("exact",))
-        refused = is_refusal(answer)
         said = " ".join([turn.question, *(m.content for m in history)])
+        if turn.exact is not None:
+            return self._judge_exact(turn, answer, history, said)
+        refused = is_refusal(answer)
         if expects_abstention(turn):
             if refused:
                 return Judgement(Verdict.PASS, "the assistant said it cannot answer, as expected", checks=("abstention",))
@@ -107,6 +104,20 @@ class Judge:
             verdict = Verdict.PASS if decided.passed else Verdict.FAIL
             return Judgement(verdict, decided.reason, checks=("abstention", "reference-parts"))
         return self._grade(turn.question, answer, turn.answer, ANSWER_RUBRIC, history, ("abstention", "reference-parts"))
+
+    def _judge_exact(self, turn: Turn, answer: str, history: list[Message], said: str) -> Judgement:
+        """The exact value decides, unless the answer states nothing of a part of the reference (FAIL), or
+        beside the value leaves out a name of the reference, negates, or adds a number it does not (the model
+        grades it)."""
+        value = turn.exact.value if turn.exact is not None else ""
+        if not contains_exact(answer, value):
+            return Judgement(Verdict.FAIL, f"the answer does not state the exact value {value!r}", checks=("exact",))
+        decided = match_reference(answer, turn.answer, turn.query_type, said)
+        if decided is not None and not decided.passed:
+            return Judgement(Verdict.FAIL, f"the answer states the exact value {value!r} but {decided.reason}", checks=("exact", "reference-parts"))
+        if decided is None and (adds_claims(answer, turn.answer, said) or not states_names(answer, turn.answer)):
+            return self._grade(turn.question, answer, turn.answer, ANSWER_RUBRIC, history, ("exact", "reference-parts"))
+        return Judgement(Verdict.PASS, f"the answer states the exact value {value!r}", checks=("exact",))
 
     def judge_conversation(self, spec: Spec, exchanges: list[tuple[str, str]], references: list[str] | None = None) -> Judgement:
         """Grade the whole (question, answer) transcript against the spec's Given/When/Then, on what its turns

@@ -16,7 +16,8 @@ PART_MAX_WORDS = 8
 OTHER_WORDS_MAX = 2
 """Words of a part besides its names, numbers, units and function words ('spectators', 'minute')."""
 
-_NAME = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:(?:of|de|del|da|van|von|der|le|la|the|and)\s+)?[A-Z][\w'’.-]*)*")
+NAME = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:(?:of|de|del|da|van|von|der|le|la|the)\s+)?[A-Z][\w'’.-]*)*")
+"""A capitalised run: a name ('Harbour City FC', 'Bank of Veloria')."""
 _NEGATION = re.compile(r"\b(?:not|never|no|none|neither|nor|cannot|without)\b|n['’]t\b", re.IGNORECASE)
 _LIST_SPLIT = re.compile(r"\s*(?:;|,\s*and\s+|,|\band\b)\s*")
 _WORD = re.compile(r"[\w'’-]+")
@@ -42,8 +43,10 @@ class Part:
         return all(_names_whole(name, words) for name in self.names) and all(states(answer, n) for n in self.numbers)
 
     def touched_by(self, answer: str, words: set[str]) -> bool:
-        """Some word of a name, or some number, is in the answer."""
-        return any(w in words for name in self.names for w in name) or any(states(answer, n) for n in self.numbers)
+        """Some word of a name is in the answer; for a part without names, some number."""
+        if self.names:
+            return any(w in words for name in self.names for w in name)
+        return any(states(answer, n) for n in self.numbers)
 
 
 def _names_whole(name: tuple[str, ...], words: set[str]) -> bool:
@@ -57,7 +60,7 @@ def words_of(text: str) -> set[str]:
 def names_in(text: str) -> tuple[tuple[str, ...], ...]:
     """Capitalised runs as lower-case word tuples, without a leading function word ('The', 'In')."""
     found = []
-    for match in _NAME.finditer(text):
+    for match in NAME.finditer(text):
         words = [re.sub(r"['’]s$", "", w.lower()).strip(".'’-") for w in match.group(0).split()]
         while words and words[0] in _LEADING:
             words = words[1:]
@@ -97,6 +100,20 @@ class Match:
     reason: str
 
 
+def adds_claims(answer: str, reference: str, context: str) -> bool:
+    """The answer negates what the reference does not, or states a number neither the reference nor `context` does."""
+    if _NEGATION.search(answer) and not _NEGATION.search(reference):
+        return True
+    known = quantities(f"{reference} {context}")
+    return any(not any(q.matches(k) for k in known) for q in quantities(answer))
+
+
+def states_names(answer: str, reference: str) -> bool:
+    """Every name of the reference is in the answer (a surname alone stands for the whole name)."""
+    words = words_of(answer)
+    return all(_names_whole(name, words) for name in names_in(reference))
+
+
 def match_reference(answer: str, reference: str, query_type: QueryType | None, context: str) -> Match | None:
     """PASS when every part is stated, the answer negates nothing the reference does not and states no number
     beyond the reference and `context` (the question and conversation so far; a new number may be a wrong
@@ -110,10 +127,7 @@ def match_reference(answer: str, reference: str, query_type: QueryType | None, c
         return None
     if not all(p.stated_in(answer, words) for p in parts):
         return None
-    if _NEGATION.search(answer) and not _NEGATION.search(reference):
-        return None
-    known = quantities(f"{reference} {context}")
-    if any(not any(q.matches(k) for k in known) for q in quantities(answer)):
+    if adds_claims(answer, reference, context):
         return None
     shown = " and ".join(repr(p.text) for p in parts)
     return Match(True, f"the answer states {shown}" + (" (every part of the reference)" if len(parts) > 1 else ""))

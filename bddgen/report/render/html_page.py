@@ -17,7 +17,7 @@ from bddgen.report.coverage_model import CoverageCertificate, CoverageItem
 from bddgen.report.model import Breakdown, Comparison, ConversationCall, Report, SpecRow
 from bddgen.report.outcomes import combined_verdict
 from bddgen.report.render.tables import (
-    TextTable, outcome_table, reliability_table, structural_tables, task_reliability_table, trajectory_table,
+    TextTable, judge_table, outcome_table, reliability_table, structural_tables, task_reliability_table, trajectory_table,
 )
 from bddgen.report.render.svg import Bar, BarGroup, coverage_bar, grouped_bar_chart, series_colour
 from bddgen.report.stats import Rate, percent
@@ -559,6 +559,7 @@ def render_html(report: Report) -> str:
         comparisons = f'<div id="comparison">{comparisons}</div>'
     body = (
         _runs_section(report)
+        + _text_tables([judge_table(report)])
         + _specs_section(report)
         + _breakdowns_section(report)
         + comparisons

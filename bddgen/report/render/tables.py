@@ -300,9 +300,27 @@ def structural_tables(coverage: StructuralCoverage, title: str, attempts: dict[s
     ]
 
 
+def judge_table(report: Report) -> TextTable:
+    """The judge's agreement, false-fail and false-pass rates from the last `bddgen judge check`."""
+    judge = report.judge
+    if judge is None:
+        return TextTable("Judge", [], [])
+
+    def rate(value: float | None, interval: tuple[float, float]) -> str:
+        return "—" if value is None else f"{percent(value)} [{percent(interval[0])}–{percent(interval[1])}]"
+
+    row = [judge.judge_model, str(judge.candidates), rate(judge.agreement, judge.agreement_interval),
+           rate(judge.false_fail_rate, judge.false_fail_interval), rate(judge.false_pass_rate, judge.false_pass_interval)]
+    return TextTable(
+        "Judge (last `bddgen judge check`)", ["judge", "candidates", "agreement", "false fail", "false pass"], [row],
+        note=f"answers of known verdict made from this project's turns, {judge.created}; 95% Wilson intervals",
+        right_aligned={1, 2, 3, 4},
+    )
+
+
 def report_tables(report: Report) -> list[TextTable]:
     """Every section in reading order; empty sections are left out."""
-    tables = [runs_table(report), specs_table(report), *breakdown_tables(report), categories_table(report)]
+    tables = [runs_table(report), judge_table(report), specs_table(report), *breakdown_tables(report), categories_table(report)]
     if report.stability:
         tables.append(stability_table(report))
     for comparison in report.comparisons:
