@@ -12,7 +12,7 @@ from bddgen.features.document import FeatureDocument
 from bddgen.features.lint import lint_features
 from bddgen.features.writer import render_feature
 from bddgen.implement.chains import Chain
-from bddgen.implement.checks import grounding_problems, question_problems, unsupported_words
+from bddgen.implement.checks import COPIED_WORDS, grounding_problems, longest_copied_run, question_problems, unsupported_words
 from bddgen.implement.evidence import TableEvidence, table_candidates, unique_filter
 from bddgen.implement.grounding import DocumentTexts, answer_facts, missing_facts
 from bddgen.implement.normalise import content_words
@@ -215,16 +215,22 @@ class ParsingRecognizer(RegexRecognizer):
         return self.parser.parse(text)
 
 
-def test_a_text_turn_whose_wordings_all_fail_gets_the_question_worded_by_code_from_its_sentence() -> None:
+def test_a_question_worded_by_code_never_copies_its_sentence() -> None:
+    # every LM wording fails; the sentence's whole clause would copy 15 of its words, so code offers its lean
+    # form (subject, verb, object), which names nothing of the final and fails too: the turn moves on
     pasted = {"question": "Rasmus Kaldor; 2004: Varen Cup Final", "answer": "x"}
     result, backend = _write({"write_turn": _then_faithful([write_turn] + [pasted] * 3, write_turn)}, recognizer=ParsingRecognizer())
     text_turn = result.records[1]
-    assert text_turn.outcome == "kept" and text_turn.worded_by == "code" and text_turn.evidence_tried == 1
-    assert text_turn.question == "Who scored both goals as Brennick Town beat Korrin Sporting 2-1 in the 2004 Varen Cup Final at Crownfield Stadium?"
-    assert text_turn.answer == "Rasmus Kaldor" and {c.name: c.passed for c in text_turn.checks}["roundtrip"]
-    # the LM was shown the same question as the plain form to phrase
+    whole = "Who scored both goals as Brennick Town beat Korrin Sporting 2-1 in the 2004 Varen Cup Final at Crownfield Stadium?"
+    assert text_turn.question != whole
+    assert any(r.startswith("worded by code") for r in text_turn.rewrites)
+    for record in result.records:
+        evidence = record.evidence
+        if record.outcome == "kept" and evidence is not None and evidence.kind == "sentence":
+            assert longest_copied_run(record.question, evidence.text) < COPIED_WORDS
+    # the LM was shown the lean form as the plain question to phrase, not the copied clause
     asked = [r for r in backend.requests if r.task == "write_turn"][1].messages[-1].content
-    assert f"Plainly: {text_turn.question}" in asked
+    assert "Plainly: Who scored both goals?" in asked and whole not in asked
 
 
 def test_a_text_question_that_leaves_out_a_name_of_its_sentences_clause_is_rewritten_naming_it() -> None:
@@ -617,13 +623,13 @@ def test_a_synthesis_that_leaves_out_a_name_a_combined_turn_named_is_rewritten()
 
 
 def test_a_synthesis_worded_by_code_may_be_longer_than_an_lm_question() -> None:
-    polite = " I would be grateful for a short and precise answer, taken from the records you have, thank you very much."
+    polite = ", if you would be so kind as to give a short and precise answer taken from the records you keep, thank you very much"
 
     def long_questions(request: LMRequest) -> Any:
         if section(request, "What To Ask").startswith("Ask one question"):
             return {"question": "player: Rasmus Kaldor; goals: 2", "answer": "x"}
         reply = write_turn(request)
-        return {**reply, "question": reply["question"].rstrip("?") + "?" + polite} if reply["answer"] != CANNOT_ANSWER else reply
+        return {**reply, "question": reply["question"].rstrip("?") + polite + "?"} if reply["answer"] != CANNOT_ANSWER else reply
 
     result, _ = _write({"write_turn": long_questions})
     assert not result.dropped and result.records[-1].worded_by == "code"

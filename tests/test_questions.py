@@ -91,3 +91,23 @@ def test_any_sentence_gives_one_question_or_none(parser: SpacyRecognizer, words:
     answer = " ".join(words[start:start + length])
     question = question_for(sentence, answer, parser)
     assert question is None or (question.endswith("?") and question.count("?") == 1 and "\n" not in question and question[:1].isupper())
+
+
+def test_a_lean_question_keeps_the_clause_core_and_not_the_sentence(parser) -> None:
+    sentence = ("Korrin Sporting claimed its only major trophy in 2019 with a 2-1 victory over Saltmere Albion at the Greyhollow Bowl, "
+                "having started its run with a win at the Millgate Ground.")
+    whole = question_for(sentence, "Korrin Sporting", parser)
+    lean = question_for(sentence, "Korrin Sporting", parser, lean=True)
+    assert whole is not None and "Millgate Ground" in whole
+    assert lean == "Who claimed its only major trophy in 2019?"
+
+
+def test_one_question_at_a_time_and_no_copied_run_of_seven_words() -> None:
+    from bddgen.implement.checks import question_problems
+
+    assert any("one question" in p for p in question_problems("Who won the cup?; When was the club founded?", ""))
+    assert any("one question" in p for p in question_problems("Who won the cup? When was the club founded?", ""))
+    assert not question_problems("Who won the cup, and when was the club founded?", "")
+    sentence = "The club was founded in 1899 by dock workers of the old harbour."
+    assert any("copies" in p for p in question_problems("Who founded the club in 1899 by dock workers of the old harbour?", sentence))
+    assert not question_problems("Which workers founded the club in 1899?", sentence)

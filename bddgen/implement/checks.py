@@ -13,7 +13,7 @@ from bddgen.implement.wellformed import text_problems
 from bddgen.ner.base import CAPITALISED_RUN, EntityRecognizer
 from bddgen.retrieval.lexical import tokenize
 
-COPIED_WORDS = 8  # a question sharing this many words in a row with its evidence copies the document
+COPIED_WORDS = 7  # a question sharing this many words in a row with its evidence copies the document (6 may be names and a verb)
 REPEATED_SHARE = 0.8  # a question sharing this share of its words with an earlier one repeats it
 _PAIR = re.compile(r"\b[A-Za-z_][\w]*(?: [A-Za-z_][\w]*)?:\s")
 _REQUEST = re.compile(
@@ -45,6 +45,17 @@ def _longest_shared_run(a: str, b: str) -> int:
 COPIED = "the question copies the document"
 
 
+def longest_copied_run(question: str, evidence: str) -> int:
+    """The longest run of words `question` shares, in order, with its evidence."""
+    return _longest_shared_run(question, evidence)
+
+
+def glued_questions(question: str) -> bool:
+    """Two questions in one: two question marks with words between them, or clauses joined with a semicolon."""
+    asked = [part for part in question.split("?")[:-1] if part.strip(" ;,.")]
+    return len(asked) > 1 or ";" in question
+
+
 def question_problems(question: str, evidence: str) -> list[str]:
     """A question is a natural-language request: not a pasted table row, not a copied document fragment."""
     problems = well_formed("question", question)
@@ -52,6 +63,8 @@ def question_problems(question: str, evidence: str) -> list[str]:
         problems.append("the question pastes a table row (column: value; ...); ask in plain words")
     elif not question.rstrip().endswith("?") and not _REQUEST.match(question.strip()):
         problems.append("write a question a user would ask, ending with '?'")
+    elif glued_questions(question):
+        problems.append("ask one question: no second question after a '?' or a ';'")
     if _longest_shared_run(question, evidence) >= COPIED_WORDS:
         problems.append(f"{COPIED}; ask in your own words")
     return problems

@@ -41,18 +41,22 @@ class SentenceParser(Protocol):
     def parse(self, text: str) -> Any | None: ...
 
 
-def question_for(sentence: str, answer: str, parser: SentenceParser, *, replace: tuple[str, str] = ("", "")) -> str | None:
+def question_for(
+    sentence: str, answer: str, parser: SentenceParser, *, replace: tuple[str, str] = ("", ""), lean: bool = False
+) -> str | None:
     """The question `sentence` answers with `answer`, worded from the sentence itself; None when no rule fits.
 
     `replace` = (name, phrase) writes `phrase` where the question would name `name` (a FILLER turn says
-    "that club" for the club an earlier answer named); None when the question does not name it."""
+    "that club" for the club an earlier answer named); None when the question does not name it.
+    `lean` keeps only the clause's core: its subject, verb, objects and one prepositional phrase, leaving out
+    adverbial clauses and further modifiers, so the question does not repeat the sentence at length."""
     parsed = _answer_in(sentence, answer, parser)
     if parsed is None:
         return None
     doc, root, inside = parsed
     if not _whole_fact(root, inside):
         return None
-    question = _question(root, inside)
+    question = _question(root, inside, lean)
     if question is None:
         return None
     name, phrase = replace
@@ -185,24 +189,24 @@ def _whole_fact(root: Any, answer: set[int]) -> bool:
     return True
 
 
-def _question(root: Any, answer: set[int]) -> str | None:
+def _question(root: Any, answer: set[int], lean: bool = False) -> str | None:
     verb, attachment = _clause_verb(root)
-    if verb is None or not _main_clause(verb) or _said_again(verb) or not _self_contained(verb, answer):
+    if verb is None or not _main_clause(verb) or _said_again(verb) or not _self_contained(verb, answer, lean):
         return None
     if attachment in _SUBJECTS:  # a named subject does something: a person, a club, a company
         wh = "Who" if root.ent_type_ in _PEOPLE or (root.pos_ == "PROPN" and not root.ent_type_) else "What"
-        return _asked_for_subject(verb, wh, root)
+        return _asked_for_subject(verb, wh, root, lean)
     if attachment in _OBJECTS:
         if root.ent_type_ in _TIMES or root.pos_ == "NUM":
             return None
         wh = "Who" if root.ent_type_ in _PEOPLE else "What"
-        return _inverted(verb, wh, skip=_subtree(root))
+        return _inverted(verb, wh, skip=_subtree(root), lean=lean)
     if attachment == "prep":
         preposition = root.head
         if root.ent_type_ in _TIMES:
-            return _inverted(verb, "When", skip=_subtree(preposition))
+            return _inverted(verb, "When", skip=_subtree(preposition), lean=lean, answer_preposition=preposition.i)
         if root.ent_type_ in _PLACES and preposition.lower_ in {"at", "in"}:
-            return _inverted(verb, "Where", skip=_subtree(preposition))
+            return _inverted(verb, "Where", skip=_subtree(preposition), lean=lean, answer_preposition=preposition.i)
         return None
     if attachment == "count":
         counted = root.head
@@ -210,8 +214,8 @@ def _question(root: Any, answer: set[int]) -> str | None:
             return None
         noun = _join([t for t in counted.subtree if t.i > root.i and t.i not in _subtree(root)])
         if counted.dep_ in _SUBJECTS:
-            return _asked_for_subject(verb, f"How many {noun}", counted)
-        return _inverted(verb, f"How many {noun}", skip=_subtree(counted))
+            return _asked_for_subject(verb, f"How many {noun}", counted, lean)
+        return _inverted(verb, f"How many {noun}", skip=_subtree(counted), lean=lean)
     return None
 
 
@@ -237,10 +241,10 @@ def _said_again(verb: Any) -> bool:
     return any(c.dep_ == "conj" and c.pos_ not in {"VERB", "AUX"} for c in verb.children)
 
 
-def _self_contained(verb: Any, answer: set[int]) -> bool:
+def _self_contained(verb: Any, answer: set[int], lean: bool = False) -> bool:
     """The clause's other words need nothing said before: no pronoun or 'there' pointing elsewhere, no
     relative or question word left behind, no parenthesis."""
-    for token in _clause(verb):
+    for token in _clause(verb, lean):
         if token.i in answer:
             continue
         if token.lower_ in _CONTEXT_WORDS or token.tag_ in _WH_TAGS or token.text in {"(", ")"}:
@@ -252,17 +256,28 @@ def _subtree(token: Any) -> set[int]:
     return {t.i for t in token.subtree}
 
 
-def _clause(verb: Any) -> list[Any]:
+_MODIFIERS = frozenset({"advcl", "npadvmod", "acl", "relcl", "appos"})
+
+
+def _clause(verb: Any, lean: bool = False, answer_preposition: int = -1) -> list[Any]:
     """The verb's own clause: its subtree without what is coordinated with the verb (and the conjunction and
     punctuation joining it), and without asides set off by a comma (an apposition, a relative clause);
-    coordinated names inside a phrase stay ("between A and B")."""
+    coordinated names inside a phrase stay ("between A and B"). `lean`: also without adverbial clauses and
+    modifiers of the verb, and with one prepositional phrase of the verb only: the first one other than the
+    answer's own (`answer_preposition`, which the question leaves out anyway)."""
     left_out: set[int] = set()
+    prepositions = [c for c in verb.children if c.dep_ in {"prep", "agent"} and c.i != answer_preposition]
+    keep_preposition = prepositions[0].i if prepositions else -1
     for token in verb.subtree:
         if token.i == verb.i or token.i in left_out:
             continue
         joined = token.head.i == verb.i and token.dep_ in {"conj", "cc", "punct", "parataxis", "preconj"}
         aside = token.dep_ in {"appos", "relcl"} and token.left_edge.i > 0 and token.doc[token.left_edge.i - 1].text == ","
-        if joined or aside:
+        trimmed = lean and token.head.i == verb.i and (
+            token.dep_ in _MODIFIERS or (token.dep_ == "advmod" and token.lower_ not in {"not", "never"})
+            or (token.dep_ in {"prep", "agent"} and token.i != keep_preposition)
+        )
+        if joined or aside or trimmed:
             left_out |= _subtree(token)
     return [t for t in verb.subtree if t.i not in left_out]
 
@@ -276,13 +291,14 @@ def _subject(verb: Any) -> Any | None:
     return subjects[0]
 
 
-def _asked_for_subject(verb: Any, wh: str, asked: Any) -> str | None:
+def _asked_for_subject(verb: Any, wh: str, asked: Any, lean: bool = False) -> str | None:
     """`wh` + the clause after the subject, then what came before it ("In 2019, X won the cup" -> "Who won the cup in 2019")."""
     if _subject(verb) is None or _subject(verb).i != asked.i:
         return None
     taken = _subtree(asked)
-    after = [t for t in _clause(verb) if t.i > max(taken)]
-    before = [t for t in _clause(verb) if t.i < min(taken)]
+    clause = _clause(verb, lean)
+    after = [t for t in clause if t.i > max(taken)]
+    before = [t for t in clause if t.i < min(taken)]
     if not after:
         return None
     return _finish(f"{wh} {_join(after)} {_join(before, lower_first=True)}")
@@ -310,7 +326,7 @@ def _join(tokens: list[Any], swap: dict[int, str] | None = None, lower_first: bo
     return "".join(words)
 
 
-def _inverted(verb: Any, wh: str, *, skip: set[int]) -> str | None:
+def _inverted(verb: Any, wh: str, *, skip: set[int], lean: bool = False, answer_preposition: int = -1) -> str | None:
     """`wh` + auxiliary + subject + the rest of the clause ("Where was the final played …", "How many goals did X concede")."""
     subject = _subject(verb)
     if subject is None or subject.i in skip:
@@ -332,7 +348,7 @@ def _inverted(verb: Any, wh: str, *, skip: set[int]) -> str | None:
     if any(t.lower_ in _POSSESSIVES for t in subject.subtree):
         return None  # "his side": whose, the question cannot say
     said = _join(list(subject.subtree), lower_first=True)
-    clause = [t for t in _clause(verb) if t.i not in skip | taken]
+    clause = [t for t in _clause(verb, lean, answer_preposition) if t.i not in skip | taken]
     after = [t for t in clause if t.i > subject.i]
     before = [t for t in clause if t.i < subject.i and t.i not in swap]
     return _finish(f"{wh} {lead.lower()} {said} {_join(after, swap)} {_join(before, lower_first=True)}")

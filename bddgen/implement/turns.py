@@ -12,9 +12,9 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 from bddgen.errors import LMOutputError
 from bddgen.implement.checks import (
-    agrees, answer_kind_problems, asked_beyond_evidence, copies_sentence, dropped_relations, grounding_problems, leak_problems,
-    left_out_problems, names_problems, question_problems, repeats_problems, shared_relation, unnamed_subject, unstated_names,
-    unsupported_words, well_formed,
+    COPIED_WORDS, agrees, answer_kind_problems, asked_beyond_evidence, copies_sentence, dropped_relations, grounding_problems,
+    leak_problems, left_out_problems, longest_copied_run, names_problems, question_problems, repeats_problems, shared_relation,
+    unnamed_subject, unstated_names, unsupported_words, well_formed,
 )
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.computed import asked_phrase, asks_for_arithmetic, computed_agrees, computed_candidates, rows_read
@@ -432,14 +432,21 @@ class ConversationWriter:
             return []
         return [f'the question asks for the {governor.split()[0]} itself, but the sentence says "{governor} {answer}"; ask for "{answer}"']
 
-    def _plain_sentence_question(self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence) -> str | None:
+    def _plain_sentence_question(
+        self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence, *, lean_if_copied: bool = True
+    ) -> str | None:
         """The sentence turn's question worded by code from the sentence's own clause (a FILLER says the proxy
-        for the entity it refers back to); None without a parser or when no rule fits the sentence."""
+        for the entity it refers back to); None without a parser or when no rule fits the sentence. A whole
+        clause that would copy the sentence gives way to its lean form (`lean_if_copied`), which still has to
+        name what the whole clause names (the left-out check reads the whole clause)."""
         parser = self._parser()
         if parser is None:
             return None
         refers = (planned.bridge, planned.proxy) if kind is QueryType.FILLER and planned.bridge and planned.proxy else ("", "")
-        return question_for(evidence.text, evidence.answer, parser, replace=refers)
+        whole = question_for(evidence.text, evidence.answer, parser, replace=refers)
+        if whole is None or not lean_if_copied or longest_copied_run(whole, evidence.text) < COPIED_WORDS:
+            return whole
+        return question_for(evidence.text, evidence.answer, parser, replace=refers, lean=True) or whole
 
     def _fact_rank(self) -> Callable[[str, str], int | None] | None:
         """With a parser: a sentence's facts code can word a question for first (0, else 1), and none that is
@@ -537,16 +544,16 @@ class ConversationWriter:
     def _check_sentence(
         self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence, question: str, answer: str, *, by_code: bool = False
     ) -> _Draft:
-        """`by_code`: the question is the sentence's own clause turned into a question, so it repeats the
-        sentence by construction and the copying check does not apply to it."""
+        """`by_code`: the question is the sentence's own clause turned into a question; it is held to the same
+        copying limit (a question that copies its sentence is no question a person asks)."""
         span = evidence.answer
         title = self.context.documents[evidence.document].title
         checks: list[TurnCheck] = []
         problems = self._record(checks, "well-formed", well_formed("question", question))
-        clause_question = self._plain_sentence_question(planned, kind, evidence)
+        clause_question = self._plain_sentence_question(planned, kind, evidence, lean_if_copied=False)
         problems += self._record(
             checks, "question",
-            question_problems(question, "" if by_code else evidence.text)
+            question_problems(question, evidence.text)
             + asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy}", self._parser())
             + left_out_problems(question, clause_question, evidence.text, span, self.context.recognizer)
             + unstated_names(question, f"{evidence.text}; {title}; {self.context.system_name}")
