@@ -205,16 +205,6 @@ class ExportSettings(_Section):
     table_rows: int = Field(default=20, ge=1, description="Rows of a table a turn cites given as its reference context (rows the answer names).")
 
 
-class JudgeCheckSettings(_Section):
-    """[judge_check]: qualifying the judge on candidate answers of known verdict (`bddgen judge check`)."""
-
-    turns: int = Field(default=100, ge=1, description="Verified turns the check makes candidate answers from (`--n`).")
-    max_false_fail_rate: float = Field(
-        default=0.03, ge=0, le=1,
-        description="`bddgen run` warns when the judge's last check failed a larger share of right answers than this.",
-    )
-
-
 class RunSettings(_Section):
     """`bddgen run`: executing the suites against an assistant."""
 
@@ -224,6 +214,11 @@ class RunSettings(_Section):
     retries: int = Field(default=1, ge=0, description="Extra attempts when the assistant errors or times out.")
     results_dir: str = Field(default="runs", description="Folder of run results, relative to the project root.")
     repeat: int = Field(default=1, ge=1, description="Times each conversation is run (failure rates over repeats).")
+    max_answer_chars: int = Field(
+        default=20_000, ge=100,
+        description="Characters of an assistant's answer kept in results.jsonl, judge prompts, the LM log and reports; a longer "
+        "answer is cut there with a marker and kept whole once, in the run's full-answers.jsonl.",
+    )
 
 
 class IntentsSettings(_Section):
@@ -392,7 +387,6 @@ class Settings(_Section):
     select: SelectSettings = Field(default_factory=SelectSettings)
     implement: ImplementSettings = Field(default_factory=ImplementSettings)
     run: RunSettings = Field(default_factory=RunSettings)
-    judge_check: JudgeCheckSettings = Field(default_factory=JudgeCheckSettings)
     export: ExportSettings = Field(default_factory=ExportSettings)
     intents: IntentsSettings = Field(default_factory=IntentsSettings)
     structural: StructuralSettings = Field(default_factory=StructuralSettings)

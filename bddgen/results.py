@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import Enum
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from bddgen.agents.expectations import TrajectoryExpectation
 from bddgen.agents.state import DiffRow
@@ -36,6 +37,13 @@ class TurnResult(BaseModel):
     question: str = ""
     expected: str = ""
     answer: str = ""
+    answer_chars: int | None = Field(
+        default=None, description="Characters of the whole answer when `answer` holds only its first [run] max_answer_chars "
+        "(then cut with a marker); the whole answer is in the run's full-answers.jsonl."
+    )
+    whole_answer: SkipJsonSchema[str | None] = Field(
+        default=None, exclude=True, description="The whole of a cut answer on its way to full-answers.jsonl; never in results.jsonl."
+    )
     verdict: Verdict
     feedback: str = ""
     error_category: str = Field(default="", description="e.g. multi-document, coreference, retrieval, wrong tool or order.")

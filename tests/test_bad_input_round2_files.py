@@ -31,6 +31,7 @@ from bddgen.project import Project
 from bddgen.review.actions import Reviewer
 from bddgen.review.lines import version
 from bddgen.review.server import ReviewServer
+from bddgen.run.answers import read_full_answers
 from bddgen.select.suite import scan_suite
 from bddgen.select.writer import write_selected
 from bddgen.specs import Conversation, QueryType, Selection, SelectedSpec, Spec, Turn
@@ -258,3 +259,29 @@ def test_20_the_report_stays_readable_in_a_narrow_terminal(tmp_path: Path, monke
     for whole in ("assistant", "scenarios", "judge_hook:backend", "Heldout-defense", "long-named", "[15–85%]", "completion", "judge-conversation"):
         assert whole in words, f"{whole!r} is broken:\n{printed}"
 
+
+# the per-answer cap (benchmarks/bench_answer_cap.py: 14 answers of 10 MB) -----------------------
+def test_cap_14_huge_answers_stay_small_in_results_report_and_lm_log_and_whole_in_one_file(tmp_path: Path) -> None:
+    answer = "".join(f"word{n} " for n in range(150_000))[: 1024 * 1024]  # 1 MB, no two stretches alike
+    root = write_run_project(tmp_path / "p", conversations=7, answer=answer)
+    limit = 2_000
+    settings = root / "bddgen.toml"
+    settings.write_text(settings.read_text().replace("[run]\n", f"[run]\nmax_answer_chars = {limit}\n"))
+    code, output = invoke(root, "run", "--run-id", "r1")
+    assert code == 1, output[-2000:]
+    code, output = invoke(root, "report", "r1", "--no-coverage")
+    assert code == 0, output[-2000:]
+    run_dir = root / "runs" / "r1"
+    records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    cut = [r for r in records if r["turn"]]
+    assert len(cut) == 14 and all(r["answer_chars"] == len(answer) and r["answer"].startswith(answer[:limit]) for r in cut)
+    assert all("whole answer is in full-answers.jsonl" in r["answer"] and len(r["answer"]) < limit + 200 for r in cut)
+    sizes = {
+        "results": (run_dir / "results.jsonl").stat().st_size, "report.html": (root / "reports" / "r1" / "report.html").stat().st_size,
+        "lm log": sum(path.stat().st_size for path in (root / ".bddgen").glob("lm.sqlite*")),
+    }
+    assert sizes["results"] < 14 * 2 * limit + 20_000 and sizes["report.html"] < 14 * 3 * limit + 300_000, sizes
+    assert sizes["lm log"] < 14 * 4 * limit + 300_000, sizes
+    whole = read_full_answers(run_dir)
+    assert len(whole) == 14 and set(whole.values()) == {answer}
+    assert (run_dir / "full-answers.jsonl").stat().st_size < 14 * len(answer) * 1.01  # each whole answer once

@@ -18,12 +18,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from robustness_project import invoke
 
+from bddgen.config import Settings
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.results import RunMetadata, Verdict
 from bddgen.run.assistants.base import AssistantReply
 from bddgen.run.judge import Judge
+from bddgen.run.answers import cut_answer, read_full_answers
 from bddgen.run.launcher import readable_junit
 from bddgen.run.session import ConversationPlan, ConversationSession
 from bddgen.run.store import RunStore
@@ -60,12 +62,17 @@ def _records(answer: str, run_id: str = "fuzz") -> list:
 
 @given(answer=answers)
 def test_any_answer_is_recorded_and_read_back_unchanged(answer: str) -> None:
+    """Up to [run] max_answer_chars an answer is recorded exactly; a longer one is recorded cut, with a
+    marker, and read back whole from full-answers.jsonl."""
     records = _records(answer)
     with tempfile.TemporaryDirectory() as folder:
         store = RunStore(Path(folder))
         store.append(records)
         loaded = [r for rs in store.load().values() for r in rs]
-    assert [r.answer for r in loaded if r.turn] == [answer, answer]
+        whole = read_full_answers(Path(folder))
+    limit = Settings().run.max_answer_chars
+    assert [r.answer for r in loaded if r.turn] == [cut_answer(answer, limit)] * 2
+    assert list(whole.values()) == ([answer] * 2 if len(answer) > limit else [])
     assert all(r.verdict in (Verdict.PASS, Verdict.FAIL, Verdict.ERROR) for r in loaded)
 
 

@@ -11,11 +11,13 @@ from bddgen.agents.expectations import Trace, check_expectation, violations
 from bddgen.agents.metrics import SIMULATOR_ERROR
 from bddgen.agents.outcome import UserTask, check_outcome, has_unexpected_change
 from bddgen.agents.state import DatabaseState, DiffRow, StateDiff, diff
+from bddgen.config import RunSettings
 from bddgen.errors import AssistantError
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.base import Message
 from bddgen.results import TurnResult, Verdict
 from bddgen.run.assistants.base import Assistant, AssistantReply, error_category
+from bddgen.run.answers import cut_answer
 from bddgen.run.assistants.guard import ask
 from bddgen.run.judge import Judge, Judgement
 from bddgen.run.simulated_user import Dialogue, simulate
@@ -79,10 +81,12 @@ class ConversationSession:
         finished: list[TurnResult] | None = None,
         restricted: frozenset[tuple[str, str]] = frozenset(),
         tasks: TaskRuntime | None = None,
+        max_answer_chars: int = RunSettings.model_fields["max_answer_chars"].default,
     ) -> None:
         """`finished`: the records of this conversation stored by an earlier attempt of the run; the
         session then replays them and never calls the assistant or the judge. `restricted`: the
-        (agent, tool) pairs of the workflow manifest that must never be called; a call fails the turn."""
+        (agent, tool) pairs of the workflow manifest that must never be called; a call fails the turn.
+        A longer answer than `max_answer_chars` is cut before the judge and the records see it."""
         self.plan = plan
         self.repeat = repeat
         self.run_id = run_id
@@ -95,6 +99,8 @@ class ConversationSession:
         self._lock = threading.RLock()
         self._restricted = restricted
         self._tasks = tasks
+        self._max_answer_chars = max_answer_chars
+        self._whole_answers: dict[str, str] = {}  # a cut answer -> the whole answer
 
     @property
     def complete(self) -> bool:
@@ -161,7 +167,7 @@ class ConversationSession:
         history = list(self._history)
         started = time.perf_counter()
         try:
-            reply = ask(self._assistant(), history + [Message("user", turn.question)], self.plan.conversation.faults)
+            reply = self._cut(ask(self._assistant(), history + [Message("user", turn.question)], self.plan.conversation.faults))
         except AssistantError as exc:
             judgement = Judgement(Verdict.ERROR, str(exc), error_category=error_category(exc))
             return self._record(number, turn, judgement, time.perf_counter() - started, AssistantReply(answer=""))
@@ -203,10 +209,18 @@ class ConversationSession:
     def _answer(self, messages: list[Message]) -> tuple[AssistantReply | None, float, str]:
         started = time.perf_counter()
         try:
-            reply = ask(self._assistant(), messages, self.plan.conversation.faults)
+            reply = self._cut(ask(self._assistant(), messages, self.plan.conversation.faults))
         except AssistantError as exc:
             return None, time.perf_counter() - started, str(exc)
         return reply, time.perf_counter() - started, ""
+
+    def _cut(self, reply: AssistantReply) -> AssistantReply:
+        """The reply with its answer cut to `max_answer_chars` (the whole one is kept for full-answers.jsonl)."""
+        answer = cut_answer(reply.answer, self._max_answer_chars)
+        if answer == reply.answer:
+            return reply
+        self._whole_answers[answer] = reply.answer
+        return reply.model_copy(update={"answer": answer})
 
     def _judge_task(
         self, task: UserTask, dialogue: Dialogue, change: StateDiff, after: DatabaseState
@@ -309,9 +323,11 @@ class ConversationSession:
         """A result line of this conversation: who it belongs to, the judgement, what the reply showed, and `fields`."""
         shown: dict[str, Any] = {}
         if reply is not None:
+            whole = self._whole_answers.get(reply.answer)
             shown = {
                 "answer": reply.answer, "contexts": reply.contexts, "tool_calls": reply.tool_calls, "handoffs": reply.handoffs,
                 "blocked_calls": reply.blocked_calls, "refusal": reply.refusal,
+                "answer_chars": len(whole) if whole is not None else None, "whole_answer": whole,
             }
         return TurnResult(
             run_id=self.run_id,

@@ -14,11 +14,12 @@ from pydantic import ValidationError
 from bddgen.errors import InputError, Problem
 from bddgen.files import atomic_write
 from bddgen.results import RunMetadata, TurnResult
+from bddgen.run.answers import FULL_ANSWERS_FILE, FullAnswer, full_answer_lines
 
 RESULTS_FILE = "results.jsonl"
 METADATA_FILE = "run.json"
 #: Everything a run writes into its folder (results, metadata, behave's JSON and JUnit reports).
-RUN_FILES = (RESULTS_FILE, METADATA_FILE, "behave.json", "junit.xml", "junit")
+RUN_FILES = (RESULTS_FILE, FULL_ANSWERS_FILE, METADATA_FILE, "behave.json", "junit.xml", "junit")
 
 
 class ConversationKey(NamedTuple):
@@ -65,21 +66,20 @@ class RunStore:
         return grouped
 
     def append(self, records: list[TurnResult]) -> None:
-        """Add one conversation's records with a single write, flushed to disk before returning."""
+        """Add one conversation's records with a single write, flushed to disk before returning. The
+        whole answers of records holding a cut one go to full-answers.jsonl first."""
         if not records:
             return
+        whole = [
+            FullAnswer(feature=r.feature, conversation_id=r.conversation_id, repeat=r.repeat, turn=r.turn, answer=r.whole_answer)
+            for r in records if r.whole_answer is not None
+        ]
         payload = "".join(r.model_dump_json() + "\n" for r in records).encode("utf-8")
         self.run_dir.mkdir(parents=True, exist_ok=True)
         with self._lock:
-            fd = os.open(self.results_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-                written = 0
-                while written < len(payload):
-                    written += os.write(fd, payload[written:])
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            if whole:
+                _append(self.run_dir / FULL_ANSWERS_FILE, full_answer_lines(whole), repair=True)
+            _append(self.results_path, payload)
 
     def discard(self, keys: set[ConversationKey]) -> None:
         """Remove every record of `keys` (conversations found incomplete), rewriting the file atomically."""
@@ -125,3 +125,32 @@ class RunStore:
             data = handle.read()
             if data and not data.endswith(b"\n"):
                 handle.truncate(data.rfind(b"\n") + 1)
+
+
+def _append(path: Path, payload: bytes, *, repair: bool = False) -> None:
+    """One write of `payload` at the end of `path` under flock, flushed to disk. `repair`: first cut
+    off a last line a kill left half-written (results.jsonl is repaired when it is loaded)."""
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        size = os.fstat(fd).st_size
+        if repair and size and os.pread(fd, 1, size - 1) != b"\n":
+            os.ftruncate(fd, _after_last_newline(fd, size))
+        written = 0
+        while written < len(payload):
+            written += os.write(fd, payload[written:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _after_last_newline(fd: int, size: int, chunk: int = 1 << 20) -> int:
+    """The offset just after the last newline of the first `size` bytes of `fd` (0 when there is none)."""
+    end = size
+    while end > 0:
+        start = max(0, end - chunk)
+        found = os.pread(fd, end - start, start).rfind(b"\n")
+        if found >= 0:
+            return start + found + 1
+        end = start
+    return 0
