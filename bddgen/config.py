@@ -205,6 +205,16 @@ class ExportSettings(_Section):
     table_rows: int = Field(default=20, ge=1, description="Rows of a table a turn cites given as its reference context (rows the answer names).")
 
 
+class JudgeCheckSettings(_Section):
+    """[judge_check]: qualifying the judge on candidate answers of known verdict (`bddgen judge check`)."""
+
+    turns: int = Field(default=100, ge=1, description="Verified turns the check makes candidate answers from (`--n`).")
+    max_false_fail_rate: float = Field(
+        default=0.03, ge=0, le=1,
+        description="`bddgen run` warns when the judge's last check failed a larger share of right answers than this.",
+    )
+
+
 class RunSettings(_Section):
     """`bddgen run`: executing the suites against an assistant."""
 
@@ -387,6 +397,7 @@ class Settings(_Section):
     select: SelectSettings = Field(default_factory=SelectSettings)
     implement: ImplementSettings = Field(default_factory=ImplementSettings)
     run: RunSettings = Field(default_factory=RunSettings)
+    judge_check: JudgeCheckSettings = Field(default_factory=JudgeCheckSettings)
     export: ExportSettings = Field(default_factory=ExportSettings)
     intents: IntentsSettings = Field(default_factory=IntentsSettings)
     structural: StructuralSettings = Field(default_factory=StructuralSettings)

@@ -17,6 +17,7 @@ from bddgen import __version__
 from bddgen.console import console
 from bddgen.agents.project_manifest import project_manifest, restricted_edges
 from bddgen.errors import AssistantError, ConfigError
+from bddgen.judging import false_fail_warning, read_check
 from bddgen.lm.client import LanguageModel
 from bddgen.project import Project
 from bddgen.results import RunMetadata, TurnResult, Verdict
@@ -190,6 +191,9 @@ class SuiteRun:
             warning = same_model_warning(self.project, self.options.assistant, self.assistant_settings)
             if warning:
                 console.print(f"[yellow]warning:[/] {escape(warning)}")
+            check = false_fail_warning(read_check(self.project.state_path), self.judge_model, self.project.settings.judge_check.max_false_fail_rate)
+            if check:
+                console.print(f"[yellow]warning:[/] {escape(check)}")
         if self.listener is not None:
             self.listener.started(len(self._sessions), self.replayed)
         if self.options.jobs > 1 and fresh:
