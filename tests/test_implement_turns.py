@@ -890,3 +890,15 @@ def test_a_question_on_an_encyclopedic_text_must_name_its_subject_not_only_say_t
     writer, _ = _writer({"write_turn": _then_faithful([write_turn, vague], write_turn)}, corpus=corpus)
     record = ConversationWriter(writer.context, plan).write().records[1]
     assert 'must name "Greyhollow City"' in record.rewrites[0]
+
+
+def test_unanswerable_turns_ask_what_users_ask_first_and_a_project_can_name_its_own() -> None:
+    from bddgen.implement.unanswerable import VOCABULARY
+
+    texts, index = DocumentTexts(CORPUS.by_id()), MemoryIndex(HashingEmbedder(), CORPUS)
+    asked, fallback = VOCABULARY["organisation"]
+    first = [s.attribute for s in absent_subjects("Brennick Town", texts, index, kind="organisation", start=3)]
+    assert first[: len(asked)] == [*asked[3:], *asked[:3]] and first[len(asked):] == list(fallback)
+    assert "mascot" not in asked and "wifi password" not in asked  # no question a user of the assistant asks
+    own = [s.attribute for s in absent_subjects("Brennick Town", texts, index, kind="organisation", vocabulary={"organisation": ["youth academy"]})]
+    assert own == ["youth academy"]

@@ -58,6 +58,7 @@ class WriterContext:
     seed: int = 0
     avoid: Mapping[str, Sequence[object]] = field(default_factory=dict)  # per document: evidence a reviewer rejected
     system_name: str = ""  # the assistant's name ("Aurelian Skyways Customer Assistant"): any question may name it
+    unanswerable: Mapping[str, Sequence[str]] = field(default_factory=dict)  # per kind of entity: attributes an UNANSWERABLE turn asks
 
     def table(self, doc_id: str) -> TableDocument:
         """The table that table evidence cites (its id came from a table, so anything else is a bug)."""
@@ -277,7 +278,7 @@ class ConversationWriter:
         elif isinstance(evidence, AbsentSubject):
             written = WrittenTurn.model_construct(question=f"What is the {evidence.attribute} of {evidence.entity}?", answer=CANNOT_ANSWER)
         else:
-            asked = [_standalone(self.kept[p - 1]).rstrip(" ?") for p in evidence.turns]
+            asked = [_standalone(self.kept[p - 1]).split("?")[0].strip() for p in evidence.turns]  # each question proper, one "?" at the end
             question = "To sum up, " + ", and ".join(_lower_first_word(a) for a in asked) + "?"
             written = WrittenTurn.model_construct(question=question, answer="; ".join(evidence.answers))
         draft = self._checked(planned, kind, evidence, written, by_code=True)
@@ -316,7 +317,9 @@ class ConversationWriter:
     def _evidence(self, planned: PlannedTurn, kind: QueryType) -> Iterator[Evidence]:
         if kind is QueryType.UNANSWERABLE:
             entity, entity_is = self._entity(planned)
-            yield from absent_subjects(entity, self.context.texts, self.context.retriever, kind=entity_is, start=self.context.seed)
+            yield from absent_subjects(
+                entity, self.context.texts, self.context.retriever, kind=entity_is, start=self.context.seed, vocabulary=self.context.unanswerable
+            )
             return
         if kind is QueryType.SYNTHESIS:
             combined = self._combined()

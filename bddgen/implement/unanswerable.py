@@ -5,8 +5,10 @@ for the question covers it, before the LM phrases the question."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterator, Literal, Sequence
+from pathlib import Path
+from typing import Iterator, Literal, Mapping, Sequence
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.implement.context import sentences
@@ -17,15 +19,18 @@ from bddgen.ner.base import EntityRecognizer
 from bddgen.ner.labels import FAC, GPE, LOC, NORP, ORG, PERSON
 from bddgen.retrieval.base import Retriever
 
-# Attributes people ask about that information-seeking corpora rarely record, per kind of entity (asking a
-# person's mascot or a fare class's blood type would be a question no user asks); each is used only after
-# the corpus is searched for it, so a corpus that does record one simply gets another.
-ATTRIBUTES_BY_KIND: dict[str, tuple[str, ...]] = {
-    "person": ("nickname", "middle name", "favourite food", "star sign", "shoe size", "favourite colour", "blood type", "pet's name"),
-    "organisation": ("mascot", "official motto", "theme song", "nickname", "dress code", "wifi password", "lucky number"),
-    "place": ("nickname", "wifi password", "dress code", "official motto", "mascot", "theme song"),
-    "other": ("nickname", "official motto", "theme song", "lucky number", "mascot"),
-}
+VOCABULARY_FILE = Path(__file__).resolve().parents[1] / "data" / "unanswerable.yaml"
+
+
+def _default_vocabulary() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Per kind of entity, (the attributes an UNANSWERABLE turn asks, the fallbacks), from the English
+    defaults in `data/unanswerable.yaml`."""
+    data = yaml.safe_load(VOCABULARY_FILE.read_text(encoding="utf-8"))
+    return {kind: (tuple(lists.get("asked", [])), tuple(lists.get("fallback", []))) for kind, lists in data.items()}
+
+
+VOCABULARY = _default_vocabulary()
+ATTRIBUTES_BY_KIND: dict[str, tuple[str, ...]] = {kind: asked + fallback for kind, (asked, fallback) in VOCABULARY.items()}
 ATTRIBUTES: tuple[str, ...] = tuple(dict.fromkeys(a for kind in ATTRIBUTES_BY_KIND.values() for a in kind))
 _KINDS = {PERSON: "person", ORG: "organisation", NORP: "organisation", GPE: "place", LOC: "place", FAC: "place"}
 RETRIEVED = 5
@@ -112,15 +117,19 @@ def _mentioning_sentences(entity: str, texts: DocumentTexts) -> list[str]:
 
 
 def absent_subjects(
-    entity: str, texts: DocumentTexts, retriever: Retriever, *, kind: str = "other", start: int = 0
+    entity: str, texts: DocumentTexts, retriever: Retriever, *, kind: str = "other", start: int = 0,
+    vocabulary: Mapping[str, Sequence[str]] | None = None,
 ) -> Iterator[AbsentSubject]:
-    """Subjects about `entity` (of `kind`) the corpus does not cover, beginning at attribute `start` (a
-    seed, so conversations differ): no table column is the attribute, no document mentions it, and no
-    document retrieved for the question mentions it."""
+    """Subjects about `entity` (of `kind`) the corpus does not cover, in the vocabulary's order for the kind
+    (`vocabulary` overrides the defaults per kind) beginning at attribute `start` (a seed, so conversations
+    differ): no table column is the attribute, no document mentions it, and no document retrieved for the
+    question mentions it."""
     tables = [d for d in texts.documents.values() if isinstance(d, TableDocument)]
-    attributes = ATTRIBUTES_BY_KIND.get(kind, ATTRIBUTES_BY_KIND["other"])
-    for offset in range(len(attributes)):
-        attribute = attributes[(start + offset) % len(attributes)]
+    asked, fallback = VOCABULARY.get(kind, VOCABULARY["other"])
+    if vocabulary and vocabulary.get(kind):
+        asked, fallback = tuple(vocabulary[kind]), ()
+    rotated = [asked[(start + offset) % len(asked)] for offset in range(len(asked))] if asked else []
+    for attribute in [*rotated, *fallback]:
         if _in_headers(attribute, tables) or texts.holding(attribute):
             continue
         hits = [h.doc_id for h in retriever.search(f"What is the {attribute} of {entity}?", top_k=RETRIEVED)]
