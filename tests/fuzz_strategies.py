@@ -36,6 +36,14 @@ odd_name = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="/\x00"), min_size=1, max_size=40
 ).filter(lambda name: name not in (".", "..") and len(name.encode("utf-8")) <= 120)
 
+#: An output folder, relative to a project holding the file `afile`, that may not be possible to make:
+#: under a file, under /proc or /dev/null, a name longer than a file system allows, or odd but fine.
+output_folders = st.one_of(
+    st.builds(lambda name: f"afile/{name}", odd_name),
+    st.sampled_from(["afile", "afile/sub/deeper", "/proc/bddgen-x", "/dev/null/x", "/proc/self/status/x", "x" * 300, f"ok/{'y' * 256}"]),
+    st.builds(lambda name: f"out/{name}", odd_name),
+)
+
 #: Bytes a file may hold: random, text in another encoding, or nothing.
 encodings = st.sampled_from(["utf-8", "utf-16", "latin-1", "cp1252", "utf-8-sig"])
 

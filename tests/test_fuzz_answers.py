@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 from xml.sax.saxutils import quoteattr
 
-from fuzz_strategies import hostile_text, terminal_controls
+from fuzz_strategies import hostile_text, output_folders, terminal_controls
 from hypothesis import given
 from hypothesis import strategies as st
 from robustness_project import invoke
@@ -112,6 +112,24 @@ def test_bddgen_report_of_any_answers_ends_with_exit_0_or_2(answer: str, garbage
             report = (root / "reports" / "r1" / "report.csv").read_text(encoding="utf-8")
             cells = [cell for row in csv.reader(io.StringIO(report)) for cell in row]
             assert not [c for c in cells if c[:1] in ("=", "+", "@", "\t", "\r") or (c[:1] == "-" and not c[1:2].isdigit())]
+
+
+@given(out=output_folders)
+def test_bddgen_report_into_any_output_folder_ends_with_exit_0_or_2_before_printing(out: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "bddgen.toml").write_text('corpus = "corpus"\n')
+        (root / "afile").write_text("a file, not a folder\n")
+        run_dir = root / "runs" / "r1"
+        run_dir.mkdir(parents=True)
+        (run_dir / "run.json").write_text(RunMetadata(run_id="r1", assistant="a", assistant_kind="fake", started="2026-01-01T00:00:00+00:00").model_dump_json())
+        (run_dir / "results.jsonl").write_text("".join(r.model_dump_json() + "\n" for r in _records("Lisbon", "r1")), encoding="utf-8")
+        code, output = invoke(root, "report", "--no-coverage", "--format", "json", "--out", out)
+        assert code in (0, 2) and output.strip(), output
+        if code == 2:
+            assert output.startswith("error:") or "Usage:" in output, output  # nothing of the report is printed first
+        else:
+            assert (root / out / "report.json").is_file()
 
 
 @given(hostile_text, hostile_text)
