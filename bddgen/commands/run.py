@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
+from bddgen.config import find_project_root
 from bddgen.console import console, progress_bar
 from bddgen.errors import ConfigError, InputError, Problem
 from bddgen.files import output_folder
@@ -65,6 +66,11 @@ def run(
     if results_dir is not None:
         run_overrides["results_dir"] = str(results_dir.resolve())
     project = Project.discover(overrides={"run": run_overrides}, require_corpus=False)
+    if find_project_root(project.root) is None:
+        raise ConfigError(
+            f"no bddgen project here ({project.root}): `bddgen run` keeps its runs in a project and writes nothing "
+            "outside one; run `bddgen init DIR --corpus PATH`, then run from DIR"
+        )
     acquire_project_lock(project, "run")
     if resume is not None:
         options, feature_paths = _resumed(project, resume, jobs)

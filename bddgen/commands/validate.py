@@ -29,12 +29,27 @@ def validate(paths: tuple[Path, ...]) -> None:
     targets = list(paths) or [project.features_path]
     warnings: list[Problem] = []
     count, problems = lint_features(targets, warnings)
+    problems = _without_feature_files(targets) + problems
     for warning in warnings:
         console.print(f"warning: {warning}", style="yellow", markup=False, soft_wrap=True)
     _warn_disagreeing(project, targets)
     if problems:
         raise InputError(problems, title=f"{count} feature file{'' if count == 1 else 's'} checked")
     console.print(f"ok: {count} file{'' if count == 1 else 's'}", markup=False)
+
+
+def _without_feature_files(targets: list[Path]) -> list[Problem]:
+    """A folder holding no .feature file, or a file that is not one, as a problem: "ok: 0 files"
+    would say something was checked."""
+    problems: list[Problem] = []
+    for target in targets:
+        if target.is_dir() and not feature_files([target]):
+            problems.append(
+                Problem(str(target), "no .feature files in this folder: give .feature files or folders holding them (`bddgen implement` writes them)")
+            )
+        elif target.exists() and not target.is_dir() and target.suffix != ".feature":
+            problems.append(Problem(str(target), "not a .feature file: `bddgen validate` checks .feature files; give one, or a folder holding them"))
+    return problems
 
 
 def _warn_disagreeing(project: Project, targets: list[Path]) -> None:

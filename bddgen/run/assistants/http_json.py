@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 
 from bddgen.agents.faults import ToolFault
-from bddgen.config import AssistantSettings
+from bddgen.config import AssistantSettings, http_url_problem
 from bddgen.errors import ConfigError
 from bddgen.lm.base import Message
 from bddgen.run.assistants.base import (
@@ -93,6 +93,9 @@ class HttpJsonAssistant:
             raise ConfigError(f"{where} request_template is not valid JSON: {exc}") from exc
         headers = {key: expand_environment(value, f"{where} headers.{key}") for key, value in settings.headers.items()}
         url = expand_environment(settings.url, f"{where} url")
+        problem = http_url_problem(url)
+        if problem is not None:
+            raise ConfigError(f"{where} url, once its variables are filled in: {problem}")
         return cls(name, url, template, settings.response_path, headers, timeout, settings.trace_path)
 
     @property
