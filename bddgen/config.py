@@ -351,14 +351,14 @@ class AssistantSettings(_Section):
         "dense-rag, react-rag or self-rag (the built-in reference assistants), airline-agent (the reference tool-using agent "
         "over the airline corpus), fake (scripted replies)."
     )
-    base_url: str = Field(default="", description="OpenAI-compatible: endpoint of the assistant.")
+    base_url: HttpUrl = Field(default="", description="OpenAI-compatible: endpoint of the assistant.")
     model: str = Field(
         default="",
         description="OpenAI-compatible: model name to send. dense-rag/react-rag/self-rag: the model they run on instead of "
         "[lm] model (same backend), to compare assistant variants.",
     )
     api_key_env: EnvVarName = Field(default="", description="Environment variable holding its API key.")
-    url: str = Field(default="", description="HTTP: the URL questions are POSTed to.")
+    url: HttpUrl = Field(default="", description="HTTP: the URL questions are POSTed to.")
     request_template: str = Field(default="", description='HTTP: JSON template; "{messages}" and "{question}" are filled in.')
     response_path: str = Field(default="answer", description="HTTP: dotted path of the answer in the reply.")
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers; ${VAR} is read from the environment.")
@@ -528,12 +528,21 @@ def read_file_settings(root: Path) -> tuple[dict[str, Any], str]:
 
 
 def read_env_settings(environ: Mapping[str, str]) -> dict[str, Any]:
-    """BDDGEN_SECTION__KEY=value pairs as a nested mapping."""
+    """BDDGEN_SECTION__KEY=value pairs as a nested mapping; a section and one of its keys both set is an error."""
     result: dict[str, Any] = {}
+    names: dict[tuple[str, ...], str] = {}
     for name, raw in environ.items():
         if not name.startswith(ENV_PREFIX) or name in ("BDDGEN_HOME", "BDDGEN_DEBUG"):
             continue
-        path = name[len(ENV_PREFIX):].lower().split("__")
+        path = tuple(name[len(ENV_PREFIX):].lower().split("__"))
+        clash = next((n for p, n in names.items() if p[: len(path)] == path or path[: len(p)] == p), None)
+        if clash is not None:
+            first, second = sorted((clash, name), key=len)
+            raise ConfigError(
+                f"environment (BDDGEN_*): {first} and {second} are both set; set a section's keys one by one "
+                f"(e.g. {ENV_PREFIX}RUN__JOBS) and unset the other"
+            )
+        names[path] = name
         try:
             value: Any = tomllib.loads(f"v = {raw}")["v"]
         except tomllib.TOMLDecodeError:
