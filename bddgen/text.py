@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 _WORD = re.compile(r"[^\W_]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def words(text: str) -> list[str]:
@@ -29,3 +30,13 @@ def pack(pieces: list[str], budget: int) -> list[list[str]]:
     if current:
         groups.append(current)
     return groups
+
+
+def spoken_name(identifier: str) -> str:
+    """A column or field identifier as people say it: `checked_bags` -> "checked bags", `UnitPrice` -> "unit
+    price", `InvoiceDate` -> "invoice date", `CustomerId` -> "customer id"; acronyms ("ISBN", "IATA") and
+    names already in words ("Fee (EUR)", "2019") keep their letters."""
+    if " " in identifier.strip() and "_" not in identifier:
+        return identifier.strip()
+    parts = _CAMEL.sub(" ", identifier.replace("_", " ").replace("-", " ")).split()
+    return " ".join(part if part.isupper() and len(part) > 1 else part.lower() for part in parts)

@@ -902,3 +902,12 @@ def test_unanswerable_turns_ask_what_users_ask_first_and_a_project_can_name_its_
     assert "mascot" not in asked and "wifi password" not in asked  # no question a user of the assistant asks
     own = [s.attribute for s in absent_subjects("Brennick Town", texts, index, kind="organisation", vocabulary={"organisation": ["youth academy"]})]
     assert own == ["youth academy"]
+
+
+def test_a_table_turn_asks_for_a_column_as_people_say_it() -> None:
+    tracks = TableDocument(id="t1", title="Track", headers=["TrackId", "Name", "UnitPrice"],
+                           rows=[["1", "For Those About To Rock", "0.99"], ["2", "Balls to the Wall", "1.99"]])
+    corpus = Corpus(system=CORPUS.system, documents=[tracks, FINAL])
+    _, backend = _write({}, corpus=corpus)
+    asked = [r.messages[-1].content for r in backend.requests if r.task == "write_turn"][0]
+    assert "unit price" in asked and "UnitPrice" not in asked.split("## Evidence")[0]

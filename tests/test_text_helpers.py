@@ -35,3 +35,12 @@ def test_atomic_write_replaces_the_whole_file_and_leaves_no_temporary(tmp_path: 
     atomic_write(target, b"second\n")
     assert target.read_text() == "second\n"
     assert [p.name for p in target.parent.iterdir()] == ["file.json"]
+
+
+def test_column_identifiers_are_said_as_people_say_them() -> None:
+    from bddgen.text import spoken_name
+
+    assert spoken_name("UnitPrice") == "unit price" and spoken_name("BillingPostalCode") == "billing postal code"
+    assert spoken_name("checked_bags") == "checked bags" and spoken_name("CustomerId") == "customer id"
+    assert spoken_name("ISBN") == "ISBN" and spoken_name("HTTPStatus") == "HTTP status"
+    assert spoken_name("Fee (EUR)") == "Fee (EUR)" and spoken_name("2019") == "2019"

@@ -34,6 +34,7 @@ from bddgen.models import TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Spec, Turn
+from bddgen.text import spoken_name
 
 RETRY_HEAT = 0.3  # a rewrite runs a little hotter, so it is not the same reply again
 HISTORY_TURNS = 3  # earlier turns shown to the LM
@@ -101,7 +102,7 @@ def _history(kept: Sequence[_Kept], *, whole: bool = False) -> str:
 
 
 def _humane(column: str) -> str:
-    return column.replace("_", " ")
+    return spoken_name(column)
 
 
 def _conditions(filters: Mapping[str, str]) -> str:
@@ -530,7 +531,7 @@ class ConversationWriter:
         checks: list[TurnCheck] = []
         problems = self._record(checks, "well-formed", well_formed("question", question))
         document = self.context.documents[evidence.table]
-        described = f"{row}; {document.title}; {' '.join(h.replace('_', ' ') for h in table.headers)}; {self.context.system_name}"
+        described = f"{row}; {document.title}; {' '.join(f'{h} {spoken_name(h)}' for h in table.headers)}; {self.context.system_name}"
         problems += self._record(checks, "question", question_problems(question, row) + unstated_names(question, described))
         refers = planned.bridge if evidence.referred else ""
         named = names_problems(question, evidence.named(), refers_to=refers, proxy=planned.proxy)
