@@ -17,6 +17,7 @@ from bddgen.project_lock import acquire_project_lock
 from bddgen.results import RunMetadata, Verdict
 from bddgen.review.state import NOT_REJECTED, REVIEWED_TAG
 from bddgen.run.assistants import assistant_settings
+from bddgen.run.cucumber import CUCUMBER_JSON, MESSAGES_FILE
 from bddgen.run.launcher import BEHAVE_JSON, JUNIT_DIR
 from bddgen.run.metadata import latest_run_dir, new_run_dir
 from bddgen.run.store import RunStore
@@ -57,8 +58,8 @@ def run(
     """Run the .feature files in PATHS (default: the project's features/) against an assistant.
 
     Conversations a reviewer rejected (@rejected) never run. Writes runs/<run-id>/results.jsonl
-    (one record per turn), run.json, junit.xml (and junit/)
-    and behave.json. Exit 0 when every turn passed, 1 when any failed or errored, 2 on bad input.
+    (one record per turn), run.json, junit.xml (and junit/), behave.json, and Cucumber Messages
+    (messages.ndjson) and Cucumber JSON (cucumber.json) for Cucumber's and Allure's reports. Exit 0 when every turn passed, 1 when any failed or errored, 2 on bad input.
     """
     run_overrides: dict[str, object] = {}
     if timeout is not None:
@@ -156,7 +157,7 @@ def _print_summary(project: Project, summary: RunSummary, junit: Path | None) ->
     replayed = f" ({summary.replayed} from the earlier attempt)" if summary.replayed else ""
     console.print(f"{summary.written} of {summary.conversations} conversations complete{replayed}", markup=False)
     folder = _relative(project, summary.run_dir)
-    written = ["results.jsonl", "run.json", BEHAVE_JSON] + ([junit.name, f"{JUNIT_DIR}/"] if junit else [])
+    written = ["results.jsonl", "run.json", BEHAVE_JSON, MESSAGES_FILE, CUCUMBER_JSON] + ([junit.name, f"{JUNIT_DIR}/"] if junit else [])
     console.print(f"wrote {folder}/{{{', '.join(written)}}}", markup=False, soft_wrap=True)
 
 

@@ -23,6 +23,7 @@ from bddgen.project import Project
 from bddgen.results import RunMetadata, TurnResult, Verdict
 from bddgen.run.assistants.base import Assistant
 from bddgen.run.assistants.factory import REFERENCE_KINDS, assistant_settings, build_assistant, reference_lm_settings
+from bddgen.run.cucumber import write_cucumber
 from bddgen.run.judge import TOOL_KINDS, Judge
 from bddgen.run.metadata import code_revision, new_run_dir, now, public_settings
 from bddgen.lm.pool import ModelPool
@@ -228,6 +229,9 @@ class SuiteRun:
             for record in session.records if session.written else []:
                 (summary.spec_checks if record.turn == SPEC_TURN else summary.turns)[record.verdict] += 1
         self._write_metadata(self._plans, finished=summary.complete)
+        metadata = self.store.read_metadata()
+        if metadata is not None:  # the standard outputs of the conversations recorded so far
+            write_cucumber(self.run_dir, self.project.root, metadata, [r for s in self._sessions if s.written for r in s.records])
         return summary
 
     def _write(self, records: list[TurnResult]) -> None:

@@ -1,0 +1,175 @@
+"""A run's standard outputs: Cucumber Messages valid against the published schema, Cucumber JSON a consumer reads."""
+
+from __future__ import annotations
+
+import base64
+import json
+from importlib.resources import files
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+from cucumber_json_aggregator.loader import load_file
+from cucumber_json_aggregator.summary import summarize
+
+from bddgen.cli import cli
+from bddgen.results import RunMetadata, TurnResult, Verdict
+from bddgen.run.cucumber import CUCUMBER_JSON, MESSAGES_FILE, write_cucumber
+from bddgen.specs import QueryType
+
+SCHEMA = json.loads((Path(__file__).parent / "cucumber" / "messages.schema.json").read_text())
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+FEATURE = '''@spec
+Feature: Airline fees
+
+  Rule: Airline fees
+    Given a passenger
+    When they ask about fees
+    Then the assistant answers from the fee table
+
+    @conversation @conv:fees
+    Scenario: The fees conversation
+      When the user asks "What is the change fee for Standard?"
+      Then the answer should agree with "70 EUR"
+      And the answer should contain "70"
+      When the user asks "Who founded the airline?"
+      Then the assistant should say it cannot answer
+      When the user asks "Where is the hub?"
+      Then the answer should agree with "Copenhagen"
+      Then the conversation should satisfy the spec
+
+    @conversation @conv:broken
+    Scenario: The broken conversation
+      When the user asks "Is the line broken?"
+      Then the answer should agree with "No"
+'''
+
+
+def _record(conversation: str, turn: int, verdict: Verdict, answer: str, expected: str, repeat: int = 1, **fields: object) -> TurnResult:
+    return TurnResult(
+        run_id="r1", feature="features/fees.feature", spec_id="airline-fees", scenario="s", conversation_id=conversation,
+        turn=turn, verdict=verdict, answer=answer, expected=expected, repeat=repeat, feedback=f"feedback of turn {turn}",
+        query_type=QueryType.SINGLE_DOC if turn else None, question=f"question {turn}" if turn else "", **fields,  # type: ignore[arg-type]
+    )
+
+
+RECORDS = [
+    _record("fees", 1, Verdict.PASS, "It costs 70 EUR.", "70 EUR", latency=0.25, score=None, checks=["exact"]),
+    _record("fees", 2, Verdict.PASS, "I cannot answer that.", "CANNOTANSWER"),
+    _record("fees", 3, Verdict.FAIL, "Oslo.", "Copenhagen", score=2),
+    _record("fees", 0, Verdict.PASS, "", "the assistant answers from the fee table"),
+    _record("fees", 1, Verdict.PASS, "70 EUR.", "70 EUR", repeat=2),
+    _record("fees", 2, Verdict.PASS, "No idea, sorry: I cannot answer.", "CANNOTANSWER", repeat=2),
+    _record("fees", 3, Verdict.PASS, "Copenhagen.", "Copenhagen", repeat=2),
+    _record("fees", 0, Verdict.PASS, "", "the assistant answers from the fee table", repeat=2),
+    _record("broken", 1, Verdict.ERROR, "", "No", error_category="transport"),
+]
+
+
+@pytest.fixture
+def written(tmp_path: Path) -> Path:
+    (tmp_path / "features").mkdir()
+    (tmp_path / "features" / "fees.feature").write_text(FEATURE)
+    metadata = RunMetadata(run_id="r1", assistant="fake", assistant_kind="fake", started="2026-01-02T03:04:05+00:00")
+    run_dir = tmp_path / "runs" / "r1"
+    run_dir.mkdir(parents=True)
+    assert write_cucumber(run_dir, tmp_path, metadata, RECORDS) == [run_dir / MESSAGES_FILE, run_dir / CUCUMBER_JSON]
+    return run_dir
+
+
+def _messages(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / MESSAGES_FILE).read_text().splitlines()]
+
+
+def test_every_message_validates_against_the_cucumber_messages_schema(written: Path) -> None:
+    messages = _messages(written)
+    for message in messages:
+        errors = [e.message for e in VALIDATOR.iter_errors(message)]
+        assert errors == [], (message, errors)
+    kinds = [next(iter(m)) for m in messages]
+    assert kinds[0] == "meta" and kinds[-1] == "testRunFinished" and kinds.count("testCaseStarted") == 3  # two repeats, one broken
+    assert not VALIDATOR.is_valid({"testStepFinished": {"testStepId": "1"}})  # the schema does reject a broken message
+
+
+def test_the_vendored_schema_accepts_the_compatibility_kits_messages() -> None:
+    """The schema in tests/cucumber/ is the published one: every message of Cucumber's compatibility kit passes."""
+    samples = [p for p in (files("cucumber_compatibility_kit") / "features").iterdir() if p.is_dir()]
+    checked = 0
+    for folder in samples:
+        for sample in (p for p in folder.iterdir() if p.name.endswith(".ndjson")):
+            for line in sample.read_text(encoding="utf-8").splitlines():
+                assert VALIDATOR.is_valid(json.loads(line)), (sample.name, line[:200])
+                checked += 1
+    assert checked > 1000
+
+
+def test_each_turn_step_carries_its_verdict_and_the_turn_attached(written: Path) -> None:
+    messages = _messages(written)
+    steps = {s["id"]: s["text"] for m in messages if "pickle" in m for s in m["pickle"]["steps"]}
+    test_steps = {t["id"]: steps[t["pickleStepId"]] for m in messages if "testCase" in m for t in m["testCase"]["testSteps"]}
+    first_attempt = next(m["testCaseStarted"]["id"] for m in messages if "testCaseStarted" in m)
+    statuses = {
+        test_steps[m["testStepFinished"]["testStepId"]]: m["testStepFinished"]["testStepResult"]["status"]
+        for m in messages if "testStepFinished" in m and m["testStepFinished"]["testCaseStartedId"] == first_attempt
+    }
+    assert statuses == {
+        'the user asks "What is the change fee for Standard?"': "PASSED",
+        'the answer should agree with "70 EUR"': "PASSED",
+        'the answer should contain "70"': "PASSED",
+        'the user asks "Who founded the airline?"': "PASSED",
+        "the assistant should say it cannot answer": "PASSED",
+        'the user asks "Where is the hub?"': "PASSED",
+        'the answer should agree with "Copenhagen"': "FAILED",  # turn 3 failed; later steps still have their own verdict
+        "the conversation should satisfy the spec": "PASSED",
+    }
+    failed = next(m["attachment"]["body"] for m in messages if "attachment" in m and "turn 3" in m["attachment"]["body"])
+    assert failed.splitlines() == [
+        "turn 3 (SINGLE-DOC): FAIL, score 2", "question: question 3", "reference: Copenhagen", "answer: Oslo.", "judge: feedback of turn 3",
+    ]
+    broken = [m["testStepFinished"]["testStepResult"] for m in messages if "testStepFinished" in m][-2:]
+    assert [r["status"] for r in broken] == ["FAILED", "FAILED"] and broken[0]["message"].startswith("ERROR:")
+    finished = messages[-1]["testRunFinished"]
+    assert finished["success"] is False
+
+
+def test_the_cucumber_json_loads_in_a_cucumber_json_consumer(written: Path) -> None:
+    features, warnings = load_file(written / CUCUMBER_JSON)
+    assert warnings == [] and features is not None and len(features) == 1
+    summary = summarize(features, files_read=1, files_skipped=0, duplicates_removed=0)
+    assert (summary.scenarios, summary.passed, summary.failed) == (3, 1, 2)  # repeat 1 failed turn 3, repeat 2 passed, broken errored
+    names = [e["name"] for e in features[0]["elements"]]
+    assert names == ["The fees conversation (repeat 1)", "The fees conversation (repeat 2)", "The broken conversation"]
+    step = next(s for s in features[0]["elements"][0]["steps"] if s["name"] == 'the answer should agree with "Copenhagen"')
+    assert step["result"]["status"] == "failed" and step["result"]["error_message"] == "feedback of turn 3"
+    assert "answer: Oslo." in base64.b64decode(step["embeddings"][0]["data"]).decode()
+
+
+JUDGE_FACTORY = '''
+from bddgen.lm.scripted import ScriptedLM
+
+
+def judge():
+    return ScriptedLM(default={"feedback": "accepted", "score": 5, "error_category": "none"})
+'''
+
+
+def test_bddgen_run_writes_both_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runner = CliRunner()
+    project = tmp_path / "project"
+    assert runner.invoke(cli, ["init", str(project), "--corpus", "sports"]).exit_code == 0
+    (project / "judge_ci.py").write_text(JUDGE_FACTORY)
+    with (project / "bddgen.toml").open("a") as settings:
+        settings.write('\n[judge]\nbackend = "scripted"\nmodel = "judge_ci:judge"\n')
+    monkeypatch.chdir(project)
+    monkeypatch.syspath_prepend(str(project))
+    result = runner.invoke(cli, ["run", "-a", "fake", "--run-id", "r1"], catch_exceptions=False)
+    assert result.exit_code in (0, 1) and "messages.ndjson" in result.output, result.output
+    run_dir = project / "runs" / "r1"
+    records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    messages = _messages(run_dir)
+    assert all(VALIDATOR.is_valid(m) for m in messages)
+    assert sum(1 for m in messages if "testCaseStarted" in m) == len({r["conversation_id"] for r in records})
+    features, warnings = load_file(run_dir / CUCUMBER_JSON)
+    assert warnings == [] and sum(len(f["elements"]) for f in features or []) == len({r["conversation_id"] for r in records})
