@@ -1,10 +1,11 @@
-"""Numbers as people write them in tables and answers: the one parser bddgen reads them with.
+"""Numbers as people write them in tables: how bddgen reads cells, the unit a table states, and the exact
+value an answer must state.
 
 `read_quantity` reads a cell that is one number as written in reports — `$ 1,452.4`, `(3.2)` (negative),
 `—` (nil: zero), `12.5%`, `€35`, `35 EUR`, `1.2bn`, `4 million` — into its value, its currency or percent
 sign and its scale word, kept as written (`1.2bn` is 1.2 billion, not 1,200,000,000). `table_unit` finds
 the unit a table states in a header or its first cell (`2019 €m`, `(in millions)`, `$ in thousands`),
-which every number of the column carries.
+which every number of the column carries. `states_quantity` is the exact check of an answer (`run/checks.py`).
 """
 
 from __future__ import annotations
@@ -54,13 +55,6 @@ class Quantity:
     unit: str = ""  # a currency code (USD, EUR, ...) or "%"
     scale: str = ""  # thousand, million or billion: the value is counted in it
     nil: bool = False  # written as a dash: nothing (zero)
-
-    def suffix(self) -> str:
-        """How the unit and scale read after the number ('%', ' million USD', '')."""
-        if self.unit == PERCENT:
-            return PERCENT
-        words = " ".join(w for w in (self.scale, self.unit) if w)
-        return f" {words}" if words else ""
 
 
 def _plain(text: str) -> str:
