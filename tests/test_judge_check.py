@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from bddgen.cli import cli
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence
 from bddgen.implement.unanswerable import AbsentSubject
-from bddgen.judging.candidates import RIGHT_KINDS, WRONG_KINDS, Candidate, CandidateMaker, Kind, VerifiedTurn
+from bddgen.judging.candidates import RIGHT_KINDS, WRONG_KINDS, Candidate, CandidateMaker, Kind, VerifiedTurn, name_spans
 from bddgen.judging.qualify import false_fail_warning, grade, read_check, summarise
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
@@ -164,7 +164,7 @@ def test_the_command_writes_the_check_and_the_report_shows_it(tmp_path: Path, mo
     monkeypatch.syspath_prepend(str(project))
     result = runner.invoke(cli, ["judge", "check", "--n", "6", "--json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    figures = json.loads(result.output[result.output.index("{"):])
+    figures = json.loads(result.output)  # the JSON alone
     for key in ("agreement", "false_fail_rate", "false_pass_rate", "candidates"):
         assert key in figures and all(key in per for per in figures["per_kind"].values())
     assert figures["turns"] == 6 and figures["candidates"] > 6
@@ -175,3 +175,8 @@ def test_the_command_writes_the_check_and_the_report_shows_it(tmp_path: Path, mo
     assert "Judge (last `bddgen judge check`)" in report.output
     written = json.loads((project / "reports" / "r1" / "report.json").read_text())
     assert written["judge"]["candidates"] == figures["candidates"]
+
+
+def test_a_swapped_name_replaces_a_name_never_a_word_that_starts_a_sentence() -> None:
+    text = "No. Strikes by air traffic control staff are extraordinary; Aurelian Skyways flies to Reykjavik (KEF). Once it lands"
+    assert [text[start:end] for start, end in name_spans(text)] == ["Aurelian Skyways", "Reykjavik", "KEF"]

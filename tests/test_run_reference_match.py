@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bddgen.run.quantities import Quantity, quantities, states
-from bddgen.run.reference_match import match_reference, reference_parts
+from bddgen.run.reference_match import contradicted_number, match_reference, reference_parts
 from bddgen.specs import QueryType
 
 
@@ -86,3 +86,18 @@ def test_the_model_decides_what_a_short_reference_cannot(answer: str, reference:
 def test_a_number_said_earlier_in_the_conversation_is_no_new_claim() -> None:
     decided = match_reference("Piet Varley, during the 1995 cup run.", "Piet Varley", QueryType.SINGLE_DOC, "Who coached them in the 1995 cup run?")
     assert decided is not None and decided.passed
+
+
+@pytest.mark.parametrize(
+    ("answer", "reference", "replaced"),
+    [
+        ("It costs 35 EUR.", "70 EUR", "'35 EUR' where the reference says '70 EUR'"),
+        ("They finished with 74 points.", "Eastquay Olympic, with 72 points.", "'74' where the reference says '72'"),
+        ("A bag of at most 20 cm.", "Up to 8 kg including the carrier, in a bag of at most 40 cm.", "'20 cm' where the reference says '40 cm'"),
+        ("61811 spectators watched.", "61,811 spectators.", ""),  # the same number, another format
+        ("In 1899; it won the cup in 1995.", "1899", ""),  # a number that replaces none of the reference's
+        ("It has 3 gates and 2 lounges.", "It has 3 gates.", ""),  # another count of another thing
+    ],
+)
+def test_a_number_replaced_by_another_of_its_kind(answer: str, reference: str, replaced: str) -> None:
+    assert contradicted_number(answer, reference) == replaced

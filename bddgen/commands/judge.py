@@ -30,11 +30,11 @@ def check(n: int | None, as_json: bool) -> None:
     project = Project.discover(require_corpus=False)
     acquire_project_lock(project, "judge check")
     turns = n or project.settings.judge_check.turns
+    if as_json:  # stdout is the JSON alone, no progress bar
+        click.echo(stages.judge_check(Models(project), turns).model_dump_json(indent=2))
+        return
     with progress_bar("candidates") as on_progress:
         result = stages.judge_check(Models(project), turns, on_progress=on_progress)
-    if as_json:
-        click.echo(result.model_dump_json(indent=2))
-        return
     _print(result)
     console.print(f"wrote {project.settings.state_dir}/{CHECK_FILE}", markup=False)
 

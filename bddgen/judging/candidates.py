@@ -156,7 +156,7 @@ class CandidateMaker:
         return f"{reference[:written.start]}{changed}{reference[written.end:]}." if changed else None
 
     def _swapped_name(self, verified: VerifiedTurn, reference: str) -> str | None:
-        spans = _name_spans(reference)
+        spans = name_spans(reference)
         if not spans:
             return None
         start, end = self.rng.choice(spans)
@@ -206,8 +206,19 @@ class CandidateMaker:
         return self.rng.choice(choices) if choices else None
 
 
-def _name_spans(text: str) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for m in NAME.finditer(text) if names_in(m.group(0))]
+def name_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` names something: capitalised runs, not a lone capitalised word that starts a sentence ('Once', 'No')."""
+    spans = []
+    for match in NAME.finditer(text):
+        start = match.start()
+        for piece in re.split(r"(?<=\.)\s+", match.group(0)):  # 'No. Strikes' is two sentences, not one name
+            piece_start = text.index(piece, start)
+            start = piece_start + len(piece)
+            name = piece.rstrip(".")
+            starts_sentence = re.search(r"(?:^|[.!?:;]\s+)$", text[:piece_start]) is not None
+            if names_in(name) and not (starts_sentence and " " not in name):
+                spans.append((piece_start, piece_start + len(name)))
+    return spans
 
 
 def _upper_first(text: str) -> str:

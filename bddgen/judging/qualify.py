@@ -19,7 +19,7 @@ from bddgen.errors import InputError, Problem
 from bddgen.files import atomic_write, read_json_file
 from bddgen.implement.evidence import TableEvidence
 from bddgen.implement.provenance import FeatureProvenance, provenance_path, read_provenance
-from bddgen.judging.candidates import RIGHT_KINDS, Candidate, CandidateMaker, Evidence, VerifiedTurn
+from bddgen.judging.candidates import RIGHT_KINDS, Candidate, CandidateMaker, Evidence, VerifiedTurn, name_spans
 from bddgen.features.reader import feature_files, read_feature
 from bddgen.lm.base import Message
 from bddgen.models import TableDocument
@@ -27,7 +27,6 @@ from bddgen.report.stats import wilson_interval
 from bddgen.results import Verdict
 from bddgen.review.state import REJECTED_TAG
 from bddgen.run.judge import Judge
-from bddgen.run.reference_match import NAME, names_in
 from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY
 
 CHECK_FILE = "judge-check.json"
@@ -152,7 +151,7 @@ def candidates_of(turns: list[VerifiedTurn], n: int, seed: int) -> tuple[list[Ve
     chosen = sorted(rng.sample(range(len(turns)), min(n, len(turns))))
     sample = [turns[i] for i in chosen]
     answers = [t.turn.answer for t in turns if t.turn.answer.strip() != CANNOT_ANSWER]
-    names = sorted({m.group(0).rstrip(".") for answer in answers for m in NAME.finditer(answer) if names_in(m.group(0))})
+    names = sorted({answer[start:end].rstrip(".") for answer in answers for start, end in name_spans(answer)})
     maker = CandidateMaker(names, rng)
     return sample, [c for t in sample for c in maker.of(t)]
 

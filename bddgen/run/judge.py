@@ -13,7 +13,7 @@ from bddgen.results import Verdict
 from bddgen.implement.normalise import content_words
 from bddgen.run.checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
 from bddgen.run.messages import render_history
-from bddgen.run.reference_match import adds_claims, match_reference, states_names
+from bddgen.run.reference_match import adds_claims, contradicted_number, match_reference, states_names
 from bddgen.run.tasks import (
     ABSTENTION_REFERENCE,
     ABSTENTION_RUBRIC,
@@ -73,7 +73,8 @@ class Judge:
 
     def judge_turn(self, turn: Turn, answer: str, history: list[Message]) -> Judgement:
         """Exact value (see `_judge_exact`) → abstention (a refusal, or an invented number or name where none is expected) → same
-        answer → reference parts (every part stated, or nothing of a part) → LLM grade, stopping at
+        answer → a number of the reference replaced by another of its kind → reference parts (every part stated,
+        or nothing of a part) → LLM grade, stopping at
         the first check that decides."""
         said = " ".join([turn.question, *(m.content for m in history)])
         if turn.exact is not None:
@@ -99,6 +100,9 @@ class Judge:
             )
         if same_answer(answer, turn.answer):
             return Judgement(Verdict.PASS, "the answer is the reference answer", checks=("abstention", "same-answer"))
+        replaced = contradicted_number(answer, turn.answer)
+        if replaced:
+            return Judgement(Verdict.FAIL, f"the answer states {replaced} (reference: {turn.answer})", checks=("abstention", "reference-parts"))
         decided = match_reference(answer, turn.answer, turn.query_type, said)
         if decided is not None:
             verdict = Verdict.PASS if decided.passed else Verdict.FAIL
@@ -115,6 +119,9 @@ class Judge:
         decided = match_reference(answer, turn.answer, turn.query_type, said)
         if decided is not None and not decided.passed:
             return Judgement(Verdict.FAIL, f"the answer states the exact value {value!r} but {decided.reason}", checks=("exact", "reference-parts"))
+        replaced = contradicted_number(answer, turn.answer)
+        if replaced:
+            return Judgement(Verdict.FAIL, f"the answer states the exact value {value!r} but {replaced}", checks=("exact", "reference-parts"))
         if decided is None and (adds_claims(answer, turn.answer, said) or not states_names(answer, turn.answer)):
             return self._grade(turn.question, answer, turn.answer, ANSWER_RUBRIC, history, ("exact", "reference-parts"))
         return Judgement(Verdict.PASS, f"the answer states the exact value {value!r}", checks=("exact",))

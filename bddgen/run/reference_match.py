@@ -108,6 +108,38 @@ def adds_claims(answer: str, reference: str, context: str) -> bool:
     return any(not any(q.matches(k) for k in known) for q in quantities(answer))
 
 
+def _counted(text: str) -> list[tuple[Quantity, str, str]]:
+    """Each number of `text` with what it counts (its unit's dimension, else the word after it: '72 points') and
+    how it is written there."""
+    found = []
+    for written in written_quantities(text):
+        span = text[written.start:written.end].strip()
+        inside = re.search(r"\s([^\W\d_]{2,})$", span)  # '117th minute': a unit word after an ordinal
+        following = re.match(r"[^\w]*([^\W\d_]+)", text[written.end:])
+        preceding = re.search(r"([^\W\d_]+)[^\w]*$", text[:written.start])
+        words = [m.group(1).lower() for m in (inside, following, preceding) if m is not None]
+        counts = "" if written.quantity.dimension else next((w for w in words if w not in STOPWORDS), "")
+        found.append((written.quantity, counts, span))
+    return found
+
+
+def contradicted_number(answer: str, reference: str) -> str:
+    """A number of the reference the answer replaces by another of the same kind ('35 EUR' for '70 EUR', '74 points'
+    for '72 points'), as 'X where the reference says Y'; '' when there is none."""
+    expected = _counted(reference)
+    for quantity, word, shown in expected:
+        if states(answer, quantity):
+            continue
+        for other, other_word, other_shown in _counted(answer):
+            if any(other.matches(q) for q, _, _ in expected):
+                continue
+            same_unit = bool(quantity.dimension) and other.dimension == quantity.dimension
+            same_noun = not quantity.dimension and not other.dimension and bool(word) and word == other_word
+            if same_unit or same_noun:
+                return f"{other_shown!r} where the reference says {shown!r}"
+    return ""
+
+
 def states_names(answer: str, reference: str) -> bool:
     """Every name of the reference is in the answer (a surname alone stands for the whole name)."""
     words = words_of(answer)
