@@ -123,6 +123,8 @@ def test_computed_candidates_cover_each_operation_on_real_cells() -> None:
     assert {e.op for e in found} == {"change", "percent_change", "average", "ratio"}
     assert all(e.row not in (3, 6) for e in found) and all(e.value for e in found)
     assert asked_phrase(SALES, found[0]) == "the change in the Automotive from 2018 to 2019"
+    bridge = next(table_candidates(SALES, set(), names="Energy"))  # a PRE-FILLER's answer is the label itself
+    assert bridge.column == LABEL and asked_phrase(SALES, bridge) == ""
     ratio = next(e for e in found if e.op == "ratio")
     assert asked_phrase(SALES, ratio) == "the ratio of the Automotive to the Total Transportation Solutions in 2019"
     assert list(computed_candidates(TableDocument(id="t", title="T", headers=["a", "b"], rows=[["x", "1"]]), set())) == []

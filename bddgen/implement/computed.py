@@ -115,10 +115,12 @@ _OPERATION_WORDS = {"change": "the change in", "percent_change": "the percentage
 def asked_phrase(table: TableDocument, evidence: TableEvidence) -> str:
     """What a question on a wide table asks for, in words: 'the Other under Industrial Solutions in 2019',
     'the percentage change in the Appliances from 2018 to 2019', 'the average of the Sensors in 2017, 2018
-    and 2019', 'the ratio of the Fixed Price to the Total sales in 2019'; '' for another table's cell."""
-    if not label_column(table) or evidence.referred:
-        return ""
-    label = next(iter(evidence.filter.values()))
+    and 2019', 'the ratio of the Fixed Price to the Total sales in 2019'; '' for another table's cell, or one
+    not selected by its row label alone."""
+    label_header = label_column(table)
+    if not label_header or evidence.referred or list(evidence.filter) != [label_header] or evidence.column == label_header:
+        return ""  # a cell chosen by another filter (a PRE-FILLER's bridge) is asked as in any table
+    label = evidence.filter[label_header]
     if evidence.op == "lookup":
         return f"{label_phrase(label, evidence.section)} {column_phrase(table, evidence.column)}"
     if evidence.op == "ratio":
