@@ -186,3 +186,13 @@ def test_a_conversation_that_never_touches_its_spec_fails_without_a_model() -> N
     judge, backend = _judge({"feedback": "Quotes the fee.", "score": 5})
     judge.judge_conversation(spec, [("What is the change fee?", "70 EUR.")], ["70 EUR"])
     assert "User: What is the change fee?\nReference answer: 70 EUR\nAssistant: 70 EUR." in backend.requests[0].messages[-1].content
+
+
+def test_an_answer_quoting_the_whole_reference_passes_unless_it_adds_a_claim() -> None:
+    long_reference = Turn(question="What does the fee cover?", answer="The fee covers a change of date and a change of route.",
+                          query_type=QueryType.SINGLE_DOC)
+    quoted = Judge(_no_model).judge_turn(long_reference, "According to the documents, the fee covers a change of date and a change of route.", [])
+    assert (quoted.verdict, quoted.checks) == (Verdict.PASS, ("abstention", "same-answer"))
+    judge, backend = _judge({"feedback": "Denies the reference.", "score": 1, "error_category": "none"})
+    denied = judge.judge_turn(long_reference, "It is not true that the fee covers a change of date and a change of route.", [])
+    assert denied.verdict is Verdict.FAIL and len(backend.requests) == 1

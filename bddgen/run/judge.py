@@ -13,7 +13,7 @@ from bddgen.results import Verdict
 from bddgen.implement.normalise import content_words
 from bddgen.run.checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
 from bddgen.run.messages import render_history
-from bddgen.run.reference_match import adds_claims, contradicted_number, match_reference, states_names
+from bddgen.run.reference_match import adds_claims, contradicted_number, match_reference, quotes_reference, states_names
 from bddgen.run.tasks import (
     ABSTENTION_REFERENCE,
     ABSTENTION_RUBRIC,
@@ -73,7 +73,7 @@ class Judge:
 
     def judge_turn(self, turn: Turn, answer: str, history: list[Message]) -> Judgement:
         """Exact value (see `_judge_exact`) → abstention (a refusal, or an invented number or name where none is expected) → same
-        answer → a number of the reference replaced by another of its kind → reference parts (every part stated,
+        answer (or the whole reference quoted, adding no negation or number) → a number of the reference replaced by another of its kind → reference parts (every part stated,
         or nothing of a part) → LLM grade, stopping at
         the first check that decides."""
         said = " ".join([turn.question, *(m.content for m in history)])
@@ -98,7 +98,7 @@ class Judge:
                 error_category="retrieval",
                 checks=("abstention",),
             )
-        if same_answer(answer, turn.answer):
+        if same_answer(answer, turn.answer) or (quotes_reference(answer, turn.answer) and not adds_claims(answer, turn.answer, said)):
             return Judgement(Verdict.PASS, "the answer is the reference answer", checks=("abstention", "same-answer"))
         replaced = contradicted_number(answer, turn.answer)
         if replaced:

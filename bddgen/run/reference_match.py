@@ -140,6 +140,12 @@ def contradicted_number(answer: str, reference: str) -> str:
     return ""
 
 
+def quotes_reference(answer: str, reference: str) -> bool:
+    """The answer contains the whole reference, word for word (case, spacing and end punctuation aside)."""
+    said, expected = " ".join(re.findall(r"[\w'’%€$£-]+", answer.lower())), " ".join(re.findall(r"[\w'’%€$£-]+", reference.lower()))
+    return bool(expected) and f" {expected} " in f" {said} "
+
+
 def states_names(answer: str, reference: str) -> bool:
     """Every name of the reference is in the answer (a surname alone stands for the whole name)."""
     words = words_of(answer)
