@@ -124,7 +124,9 @@ def test_the_demo_synthesis_answer_passes_because_every_part_is_stated() -> None
     )
     answer = "Orlanmouth Wanderers was founded in 1899 and Piet Varley coached him during the 1995 cup run."
     result = Judge(_no_model).judge_turn(synthesis, answer, [])
-    assert (result.verdict, result.checks) == (Verdict.PASS, ("abstention", "reference-parts"))
+    assert result.verdict is Verdict.PASS and result.checks[0] == "abstention"  # both parts stated (quoted, in fact)
+    reordered = Judge(_no_model).judge_turn(synthesis, "Piet Varley coached them in the 1995 cup run; the club dates from 1899.", [])
+    assert reordered.verdict is Verdict.PASS
     wrong = Judge(_no_model).judge_turn(synthesis, "It was founded in 1899 and Anton Brisk coached them.", [])
     assert wrong.verdict is Verdict.FAIL and "Piet Varley" in wrong.feedback
 
@@ -192,7 +194,7 @@ def test_an_answer_quoting_the_whole_reference_passes_unless_it_adds_a_claim() -
     long_reference = Turn(question="What does the fee cover?", answer="The fee covers a change of date and a change of route.",
                           query_type=QueryType.SINGLE_DOC)
     quoted = Judge(_no_model).judge_turn(long_reference, "According to the documents, the fee covers a change of date and a change of route.", [])
-    assert (quoted.verdict, quoted.checks) == (Verdict.PASS, ("abstention", "same-answer"))
+    assert (quoted.verdict, quoted.checks) == (Verdict.PASS, ("abstention", "quotes-reference"))
     judge, backend = _judge({"feedback": "Denies the reference.", "score": 1, "error_category": "none"})
     denied = judge.judge_turn(long_reference, "It is not true that the fee covers a change of date and a change of route.", [])
     assert denied.verdict is Verdict.FAIL and len(backend.requests) == 1

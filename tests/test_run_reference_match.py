@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bddgen.run.quantities import Quantity, quantities, states
-from bddgen.run.reference_match import contradicted_number, match_reference, reference_parts
+from bddgen.run.reference_match import contradicted_number, match_reference, quotes_reference, reference_parts
 from bddgen.specs import QueryType
 
 
@@ -101,3 +101,16 @@ def test_a_number_said_earlier_in_the_conversation_is_no_new_claim() -> None:
 )
 def test_a_number_replaced_by_another_of_its_kind(answer: str, reference: str, replaced: str) -> None:
     assert contradicted_number(answer, reference) == replaced
+
+
+@pytest.mark.parametrize(
+    ("answer", "quoted"),
+    [
+        ("According to the documents, 35 EUR per bag per flight, if added 24 hours before departure.", True),
+        ("If added 24 hours before departure: €35 per bag per flight.", True),  # reordered, another format
+        ("35 EUR per bag per flight.", False),  # a clause left out
+        ("45 EUR per bag per flight, if added 24 hours before departure.", False),
+    ],
+)
+def test_an_answer_quotes_every_clause_of_the_reference(answer: str, quoted: bool) -> None:
+    assert quotes_reference(answer, "35 EUR per bag per flight, if added 24 hours before departure.") is quoted

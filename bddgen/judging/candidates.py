@@ -118,9 +118,10 @@ class CandidateMaker:
             text = reference[written.start:written.end]
             if reference[written.end:written.end + 1] in ("-", ":") or reference[max(written.start - 1, 0):written.start] in ("-", ":"):
                 continue  # a score or a time: one number of a pair
-            other = _reformatted(text, written.raw, written.quantity.dimension)
+            other = _reformatted(text.strip(), written.raw, written.quantity.dimension)
             if other is not None:
-                return f"{reference[:written.start]}{other}{reference[written.end:]}."
+                lead = text[: len(text) - len(text.lstrip())]
+                return f"{reference[:written.start]}{lead}{other}{reference[written.end:]}."
         return None
 
     def _extra_context(self, verified: VerifiedTurn, reference: str) -> str | None:

@@ -140,10 +140,23 @@ def contradicted_number(answer: str, reference: str) -> str:
     return ""
 
 
+def _canonical(text: str) -> str:
+    """Lower-case words with every number written as its value and dimension ('35 EUR' and '€35' read alike)."""
+    pieces, last = [], 0
+    for written in written_quantities(text):
+        value = f"{written.quantity.value:g}".replace(".", "_")
+        pieces += [text[last:written.start], f" #{written.quantity.dimension}{value} "]
+        last = written.end
+    pieces.append(text[last:])
+    return " ".join(re.findall(r"[\w'’#-]+", "".join(pieces).lower()))
+
+
 def quotes_reference(answer: str, reference: str) -> bool:
-    """The answer contains the whole reference, word for word (case, spacing and end punctuation aside)."""
-    said, expected = " ".join(re.findall(r"[\w'’%€$£-]+", answer.lower())), " ".join(re.findall(r"[\w'’%€$£-]+", reference.lower()))
-    return bool(expected) and f" {expected} " in f" {said} "
+    """The answer contains every clause of the reference word for word, in any order (case, punctuation and how
+    its numbers are written aside: '€35 per bag' quotes '35 EUR per bag')."""
+    said = f" {_canonical(answer)} "
+    clauses = [_canonical(c) for c in re.split(r"[,;:]\s+", reference)]
+    return any(clauses) and all(f" {c} " in said for c in clauses if c)
 
 
 def states_names(answer: str, reference: str) -> bool:
