@@ -163,7 +163,8 @@ def asked_beyond_evidence(question: str, evidence: str, about: str, parser: Sent
     when the sentence says "arrived as champions"), so the chosen fact may not be its answer. Words are
     compared stemmed ("coach" is in "Coached by …") and, with an English parser, also as lemmas
     ("did … win" is in "won", "held" in "hold")."""
-    known = set(tokenize(f"{evidence} {about}")) | _lemma_stems(evidence, parser)
+    # stems of the words with and without their accents: content_words folds "musée" to "musee"
+    known = set(tokenize(f"{evidence} {about}")) | set(tokenize(normalise(f"{evidence} {about}"))) | _lemma_stems(evidence, parser)
     asked = _lemma_stems(question, parser, by_word=True)
     unsupported = sorted(
         w for w in content_words(question) - _ASKING_WORDS
