@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bddgen.run.quantities import Quantity, quantities, states
-from bddgen.run.reference_match import contradicted_number, match_reference, quotes_reference, reference_parts
+from bddgen.run.reference_match import altered_quote, contradicted_number, match_reference, quotes_reference, reference_parts
 from bddgen.specs import QueryType
 
 
@@ -114,3 +114,17 @@ def test_a_number_replaced_by_another_of_its_kind(answer: str, reference: str, r
 )
 def test_an_answer_quotes_every_clause_of_the_reference(answer: str, quoted: bool) -> None:
     assert quotes_reference(answer, "35 EUR per bag per flight, if added 24 hours before departure.") is quoted
+
+
+@pytest.mark.parametrize(
+    ("answer", "reference", "why"),
+    [
+        ("It was not founded in 1899.", "It was founded in 1899.", "the answer negates the reference answer"),
+        ("Soren Vey, who beat Eastquay Olympic 3-2 after extra time.", "Harbour City FC, who beat Eastquay Olympic 3-2 after extra time.",
+         "the answer repeats the reference answer with another name instead of harbour city fc"),
+        ("At Crownfield, the national stadium of Veloria.", "At Crownfield Stadium, the national stadium of Veloria.", ""),  # a shorter name
+        ("The fee is 70 EUR per direction, not per trip.", "The fee is 70 EUR per direction", ""),  # the quote stands as it is
+    ],
+)
+def test_a_quote_of_the_reference_altered_by_a_negation_or_another_name(answer: str, reference: str, why: str) -> None:
+    assert altered_quote(answer, reference) == why

@@ -13,7 +13,7 @@ from bddgen.results import Verdict
 from bddgen.implement.normalise import content_words
 from bddgen.run.checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
 from bddgen.run.messages import render_history
-from bddgen.run.reference_match import adds_claims, contradicted_number, match_reference, quotes_reference, states_names
+from bddgen.run.reference_match import adds_claims, altered_quote, contradicted_number, match_reference, quotes_reference, states_names
 from bddgen.run.tasks import (
     ABSTENTION_REFERENCE,
     ABSTENTION_RUBRIC,
@@ -102,6 +102,9 @@ class Judge:
             return Judgement(Verdict.PASS, "the answer is the reference answer", checks=("abstention", "same-answer"))
         if quotes_reference(answer, turn.answer) and not adds_claims(answer, turn.answer, said):
             return Judgement(Verdict.PASS, "the answer states every clause of the reference answer", checks=("abstention", "quotes-reference"))
+        altered = altered_quote(answer, turn.answer)
+        if altered:
+            return Judgement(Verdict.FAIL, f"{altered} (reference: {turn.answer})", checks=("abstention", "quotes-reference"))
         replaced = contradicted_number(answer, turn.answer)
         if replaced:
             return Judgement(Verdict.FAIL, f"the answer states {replaced} (reference: {turn.answer})", checks=("abstention", "reference-parts"))

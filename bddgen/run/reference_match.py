@@ -159,6 +159,29 @@ def quotes_reference(answer: str, reference: str) -> bool:
     return any(clauses) and all(f" {c} " in said for c in clauses if c)
 
 
+_NAMED = "#name"
+
+
+def _without_names(text: str) -> str:
+    return NAME.sub(lambda m: f" {_NAMED} " if names_in(m.group(0)) else m.group(0), text)
+
+
+def altered_quote(answer: str, reference: str) -> str:
+    """Why an answer that repeats the reference word for word says something else ('' when it does not): it quotes
+    the reference once a negation is taken out ('It was not founded in 1899'), or once names are set aside while
+    a name of the reference is missing from it (another club in the reference's sentence)."""
+    if quotes_reference(answer, reference):
+        return ""
+    if not _NEGATION.search(reference) and quotes_reference(_NEGATION.sub(" ", answer), reference):
+        return "the answer negates the reference answer"
+    if quotes_reference(_without_names(answer), _without_names(reference)):
+        words = words_of(answer)
+        missing = [" ".join(n) for n in names_in(reference) if not any(w in words for w in n)]
+        if missing:
+            return f"the answer repeats the reference answer with another name instead of {', '.join(missing)}"
+    return ""
+
+
 def states_names(answer: str, reference: str) -> bool:
     """Every name of the reference is in the answer (a surname alone stands for the whole name)."""
     words = words_of(answer)
