@@ -164,7 +164,7 @@ def test_plain_behave_runs_a_fault_scenario_and_the_trace_and_judgement_show_it(
          "result": '{"error": "booking system unavailable"}', "agent": "booking"}
     ]
     assert faulty["handoffs"] == [{"source": "triage", "target": "booking"}]
-    assert (faulty["verdict"], faulty["feedback"]) == ("PASS", "scripted grade")
+    assert (faulty["verdict"], faulty["checks"]) == ("PASS", ["abstention", "quotes-reference"])  # it says the reference's words
     assert '"refund_eur": 445.2' in plain["tool_calls"][0]["result"]  # its own fresh copy, no fault
     assert plain["verdict"] == "PASS"
 
