@@ -76,3 +76,21 @@ def test_near_duplicates_are_still_taken_when_nothing_else_is_left() -> None:
     pool = _pool(specs, np.eye(3), [["a"], ["b"], ["c"]])
     chosen = select_specs(pool, 3, SelectSettings(), seed=0)
     assert len(chosen.selected) == 3
+
+
+def test_a_spec_is_mapped_to_the_documents_holding_its_subject_first() -> None:
+    from pathlib import Path
+
+    from bddgen.corpus import load_corpus
+    from bddgen.embed.base import HashingEmbedder
+    from bddgen.implement.subject import SubjectReader
+    from bddgen.retrieval.memory import MemoryIndex
+    from bddgen.select.pool import relevant_documents
+
+    corpus = load_corpus(Path(__file__).resolve().parents[1] / "corpora" / "airline")
+    index = MemoryIndex(HashingEmbedder(), corpus)
+    spec = Spec.create("Schedule of flight XV104", ["a passenger"], ["the user asks when flight XV104 departs and arrives"],
+                       ["the assistant should give the scheduled departure and arrival times"])
+    mapped = relevant_documents(index, spec, 5, 0.0, SubjectReader(corpus, index))
+    assert mapped[0] in ("tables/flights", "tables/bookings") and len(mapped) <= 5  # the rows that hold XV104
+    assert all("XV104" in corpus.by_id()[d].as_text() for d in mapped[:2])

@@ -71,26 +71,38 @@ def _candidates(spec: Spec, system_name: str) -> list[tuple[bool, list[str]]]:
     return found
 
 
+class SubjectReader:
+    """Reads the subjects of many specs in one corpus (its documents' texts read once)."""
+
+    def __init__(self, corpus: Corpus, retriever: Retriever) -> None:
+        self.corpus = corpus
+        self.retriever = retriever
+        self.documents = corpus.by_id()
+        self.texts = {doc_id: doc.as_text() for doc_id, doc in self.documents.items()}
+
+    def of(self, spec: Spec, ranked: Sequence[str] = ()) -> SpecSubject:
+        """The spec's subject. A name counts when a document writes it with its capitals (so a title's
+        "Ticket Prices" is no name unless a document says so); `ranked` orders the documents holding it."""
+        names: list[str] = []
+        unheld: list[str] = []
+        for in_steps, (name, *parts) in _candidates(spec, self.corpus.system.name):
+            held = [n for n in [name, *parts] if any(n in text for text in self.texts.values())]
+            if held:
+                names += [held[0]] if held[0] == name else held
+            elif in_steps and not parts:
+                unheld.append(name)
+        names = list(dict.fromkeys(names))
+        if names:
+            holding = [d for d, text in self.texts.items() if any(n in text for n in names)]
+            order = {d: i for i, d in enumerate(ranked)}
+            # a document about the name (its title says it) first: a thing's own page, not one that mentions it
+            holding.sort(key=lambda d: (not any(mentions(self.documents[d].title, n) for n in names), order.get(d, len(order)), d))
+            return SpecSubject(names=tuple(names), documents=tuple(holding), unheld=tuple(dict.fromkeys(unheld)))
+        query = " ".join([spec.title, *spec.then])
+        about = [hit.doc_id for hit in self.retriever.search(query, top_k=ABOUT_DOCUMENTS) if hit.doc_id in self.documents]
+        return SpecSubject(names=(), documents=tuple(dict.fromkeys(about)), unheld=tuple(dict.fromkeys(unheld)))
+
+
 def spec_subject(spec: Spec, corpus: Corpus, retriever: Retriever, ranked: Sequence[str] = ()) -> SpecSubject:
-    """The spec's subject in `corpus`. A name counts when a document writes it with its capitals (so a title's
-    "Ticket Prices" is no name unless a document says so); `ranked` orders the documents holding it."""
-    documents = corpus.by_id()
-    raw = {doc_id: doc.as_text() for doc_id, doc in documents.items()}
-    names: list[str] = []
-    unheld: list[str] = []
-    for in_steps, (name, *parts) in _candidates(spec, corpus.system.name):
-        held = [n for n in [name, *parts] if any(n in text for text in raw.values())]
-        if held:
-            names += [held[0]] if held[0] == name else held
-        elif in_steps and not parts:
-            unheld.append(name)
-    names = list(dict.fromkeys(names))
-    if names:
-        holding = [d for d, text in raw.items() if any(n in text for n in names)]
-        order = {d: i for i, d in enumerate(ranked)}
-        # a document about the name (its title says it) first: a thing's own page, not one that mentions it
-        holding.sort(key=lambda d: (not any(mentions(documents[d].title, n) for n in names), order.get(d, len(order)), d))
-        return SpecSubject(names=tuple(names), documents=tuple(holding), unheld=tuple(dict.fromkeys(unheld)))
-    query = " ".join([spec.title, *spec.then])
-    about = [hit.doc_id for hit in retriever.search(query, top_k=ABOUT_DOCUMENTS) if hit.doc_id in documents]
-    return SpecSubject(names=(), documents=tuple(dict.fromkeys(about)), unheld=tuple(dict.fromkeys(unheld)))
+    """The subject of one spec in `corpus` (see `SubjectReader.of`)."""
+    return SubjectReader(corpus, retriever).of(spec, ranked)

@@ -99,7 +99,7 @@ def select(models: Models, *, force: bool = False, on_progress: StageProgress = 
     on_progress("mapping specs to documents")
     pool = build_pool(
         suite.chosen_specs, candidates.candidates, models.embedder, index,
-        top_r=settings.select.top_r, score_threshold=settings.select.score_threshold,
+        top_r=settings.select.top_r, score_threshold=settings.select.score_threshold, corpus=models.corpus,
         on_progress=lambda done, total: on_progress(None, done, total),
     )
     selection = select_specs(pool, settings.select.k, settings.select, seed=settings.seed)

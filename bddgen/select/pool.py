@@ -8,6 +8,8 @@ from typing import Callable
 import numpy as np
 
 from bddgen.embed.base import Embedder
+from bddgen.implement.subject import SubjectReader
+from bddgen.models import Corpus
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import Spec
 
@@ -31,9 +33,18 @@ class SpecPool:
         return [[numbers.setdefault(doc, len(numbers)) for doc in docs] for docs in self.documents]
 
 
-def relevant_documents(retriever: Retriever, spec: Spec, top_r: int, score_threshold: float) -> list[str]:
-    """The top-r documents retrieved for the spec's text that score at least the threshold."""
-    return [hit.doc_id for hit in retriever.search(spec.as_text(), top_k=top_r) if hit.score >= score_threshold]
+def relevant_documents(
+    retriever: Retriever, spec: Spec, top_r: int, score_threshold: float, subjects: SubjectReader | None = None
+) -> list[str]:
+    """The spec's top-r documents: with the corpus, those holding its subject first (the names it gives, their own
+    page first: a flight's schedule maps to the flights table before a policy that mentions flights), then the
+    documents retrieved for its text that score at least the threshold."""
+    retrieved = [hit.doc_id for hit in retriever.search(spec.as_text(), top_k=top_r) if hit.score >= score_threshold]
+    if subjects is None:
+        return retrieved
+    subject = subjects.of(spec, ranked=retrieved)
+    held = list(subject.starts) if subject.names else []
+    return list(dict.fromkeys([*held, *retrieved]))[:top_r]
 
 
 def build_pool(
@@ -44,6 +55,7 @@ def build_pool(
     *,
     top_r: int,
     score_threshold: float,
+    corpus: Corpus | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> SpecPool:
     """Embed every spec and map it to its documents; candidates already chosen or repeated are dropped."""
@@ -56,8 +68,9 @@ def build_pool(
     specs = [*chosen, *fresh]
     embeddings = embedder.embed([spec.as_text() for spec in specs]) if specs else np.zeros((0, 1), np.float32)
     documents: list[list[str]] = []
+    subjects = SubjectReader(corpus, retriever) if corpus is not None else None
     for number, spec in enumerate(specs, start=1):
-        documents.append(relevant_documents(retriever, spec, top_r, score_threshold))
+        documents.append(relevant_documents(retriever, spec, top_r, score_threshold, subjects))
         if on_progress is not None:
             on_progress(number, len(specs))
     return SpecPool(specs=specs, embeddings=embeddings, documents=documents, preselected=len(chosen))
