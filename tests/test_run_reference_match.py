@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bddgen.run.quantities import Quantity, quantities, states
-from bddgen.run.reference_match import altered_quote, contradicted_number, match_reference, quotes_reference, reference_parts
+from bddgen.run.reference_match import adds_claims, altered_quote, contradicted_number, match_reference, quotes_reference, reference_parts
 from bddgen.specs import QueryType
 
 
@@ -128,3 +128,9 @@ def test_an_answer_quotes_every_clause_of_the_reference(answer: str, quoted: boo
 )
 def test_a_quote_of_the_reference_altered_by_a_negation_or_another_name(answer: str, reference: str, why: str) -> None:
     assert altered_quote(answer, reference) == why
+
+
+def test_a_negation_beyond_the_references_own_is_a_claim() -> None:
+    reference = "No. Aurelian Skyways does not carry pets."
+    assert not adds_claims("No, Aurelian Skyways does not carry pets.", reference, "")
+    assert adds_claims("It is not true that the answer is: No. Aurelian Skyways does not carry pets.", reference, "")

@@ -101,8 +101,8 @@ class Match:
 
 
 def adds_claims(answer: str, reference: str, context: str) -> bool:
-    """The answer negates what the reference does not, or states a number neither the reference nor `context` does."""
-    if _NEGATION.search(answer) and not _NEGATION.search(reference):
+    """The answer negates more than the reference does, or states a number neither the reference nor `context` does."""
+    if len(_NEGATION.findall(answer)) > len(_NEGATION.findall(reference)):
         return True
     known = quantities(f"{reference} {context}")
     return any(not any(q.matches(k) for k in known) for q in quantities(answer))
