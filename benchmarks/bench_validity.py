@@ -114,30 +114,6 @@ def build(
 # --- what the figures read ------------------------------------------------------------------------------
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
-def longest_copied_run(question: str, evidence: str) -> int:
-    """The longest run of words `question` shares, in order, with `evidence`."""
-    left, right = _words(question), _words(evidence)
-    best, previous = 0, [0] * (len(right) + 1)
-    for word in left:
-        current = [0] * (len(right) + 1)
-        for j, other in enumerate(right, start=1):
-            if word == other:
-                current[j] = previous[j - 1] + 1
-                best = max(best, current[j])
-        previous = current
-    return best
-
-
-def glued(question: str) -> bool:
-    """Two questions in one: a question mark before the end, or clauses joined with a semicolon."""
-    body = question.strip().rstrip("?").strip()
-    return "?" in body or ";" in body
-
-
 def _evidence_text(evidence: dict[str, Any], documents: dict[str, Any]) -> str:
     if evidence.get("kind") == "sentence":
         return str(evidence.get("text", ""))
@@ -248,6 +224,7 @@ def _computed_agrees(evidence: dict[str, Any], reference: str, rows: list[list[s
 def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
     """Every figure of one corpus's project."""
     from bddgen.features.reader import read_feature
+    from bddgen.implement.checks import glued_questions, longest_copied_run
     from bddgen.implement.spec_facts import unsupported_then_facts
     from bddgen.implement.subject import spec_subject
     from bddgen.pipeline.models import Models
@@ -295,7 +272,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
                 figures["code_worded"] += turn.get("worded_by") == "code"
                 if kind == "SYNTHESIS":
                     figures["syntheses"] += 1
-                    figures["glued_syntheses"] += glued(question)
+                    figures["glued_syntheses"] += glued_questions(question)
                 if kind in ("UNANSWERABLE", "SYNTHESIS"):
                     continue
                 text = _evidence_text(evidence, documents)
