@@ -195,6 +195,8 @@ def test_an_answer_quoting_the_whole_reference_passes_unless_it_adds_a_claim() -
                           query_type=QueryType.SINGLE_DOC)
     quoted = Judge(_no_model).judge_turn(long_reference, "According to the documents, the fee covers a change of date and a change of route.", [])
     assert (quoted.verdict, quoted.checks) == (Verdict.PASS, ("abstention", "quotes-reference"))
-    judge, backend = _judge({"feedback": "Denies the reference.", "score": 1, "error_category": "none"})
-    denied = judge.judge_turn(long_reference, "It is not true that the fee covers a change of date and a change of route.", [])
-    assert denied.verdict is Verdict.FAIL and len(backend.requests) == 1
+    denied = Judge(_no_model).judge_turn(long_reference, "It is not true that the fee covers a change of date and a change of route.", [])
+    assert (denied.verdict, denied.checks) == (Verdict.FAIL, ("abstention", "quotes-reference"))
+    judge, backend = _judge({"feedback": "The price is not in the reference.", "score": 3, "error_category": "none"})
+    priced = judge.judge_turn(long_reference, "The fee covers a change of date and a change of route, for 45 EUR.", [])
+    assert priced.verdict is Verdict.FAIL and len(backend.requests) == 1  # a number the reference does not state

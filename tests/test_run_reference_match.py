@@ -124,6 +124,8 @@ def test_an_answer_quotes_every_clause_of_the_reference(answer: str, quoted: boo
          "the answer repeats the reference answer with another name instead of harbour city fc"),
         ("At Crownfield, the national stadium of Veloria.", "At Crownfield Stadium, the national stadium of Veloria.", ""),  # a shorter name
         ("The fee is 70 EUR per direction, not per trip.", "The fee is 70 EUR per direction", ""),  # the quote stands as it is
+        ("It is not true that the fee is 70 EUR per direction.", "No, the fee is 70 EUR per direction", ""),  # 'no, ' is not quoted
+        ("That is wrong: the fee is 70 EUR per direction.", "The fee is 70 EUR per direction", "the answer says the reference answer is not true"),
     ],
 )
 def test_a_quote_of_the_reference_altered_by_a_negation_or_another_name(answer: str, reference: str, why: str) -> None:

@@ -100,11 +100,11 @@ class Judge:
             )
         if same_answer(answer, turn.answer):
             return Judgement(Verdict.PASS, "the answer is the reference answer", checks=("abstention", "same-answer"))
-        if quotes_reference(answer, turn.answer) and not adds_claims(answer, turn.answer, said):
-            return Judgement(Verdict.PASS, "the answer states every clause of the reference answer", checks=("abstention", "quotes-reference"))
         altered = altered_quote(answer, turn.answer)
         if altered:
             return Judgement(Verdict.FAIL, f"{altered} (reference: {turn.answer})", checks=("abstention", "quotes-reference"))
+        if quotes_reference(answer, turn.answer) and not adds_claims(answer, turn.answer, said):
+            return Judgement(Verdict.PASS, "the answer states every clause of the reference answer", checks=("abstention", "quotes-reference"))
         replaced = contradicted_number(answer, turn.answer)
         if replaced:
             return Judgement(Verdict.FAIL, f"the answer states {replaced} (reference: {turn.answer})", checks=("abstention", "reference-parts"))

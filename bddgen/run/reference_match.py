@@ -19,6 +19,7 @@ OTHER_WORDS_MAX = 2
 NAME = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:(?:of|de|del|da|van|von|der|le|la|the)\s+)?[A-Z][\w'’.-]*)*")
 """A capitalised run: a name ('Harbour City FC', 'Bank of Veloria')."""
 _NEGATION = re.compile(r"\b(?:not|never|no|none|neither|nor|cannot|without)\b|n['’]t\b", re.IGNORECASE)
+_DENIAL = re.compile(r"\b(?:not (?:true|correct|right|the case)|incorrect|untrue|wrong|false)\b", re.IGNORECASE)
 _LIST_SPLIT = re.compile(r"\s*(?:;|,\s*and\s+|,|\band\b)\s*")
 _WORD = re.compile(r"[\w'’-]+")
 _LEADING = frozenset("a an the in on at by yes no he she it they his her its their this that there was is".split())
@@ -167,11 +168,12 @@ def _without_names(text: str) -> str:
 
 
 def altered_quote(answer: str, reference: str) -> str:
-    """Why an answer that repeats the reference word for word says something else ('' when it does not): it quotes
-    the reference once a negation is taken out ('It was not founded in 1899'), or once names are set aside while
+    """Why an answer that repeats the reference word for word says something else ('' when it does not): it calls
+    the reference it quotes not true, wrong or false; it quotes the reference once a negation is taken out ('It was not founded in 1899'), or once names are set aside while
     a name of the reference is missing from it (another club in the reference's sentence)."""
     if quotes_reference(answer, reference):
-        return ""
+        denied = _DENIAL.search(answer) is not None and _DENIAL.search(reference) is None
+        return "the answer says the reference answer is not true" if denied else ""
     if not _NEGATION.search(reference) and quotes_reference(_NEGATION.sub(" ", answer), reference):
         return "the answer negates the reference answer"
     if quotes_reference(_without_names(answer), _without_names(reference)):
