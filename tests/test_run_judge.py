@@ -200,3 +200,12 @@ def test_an_answer_quoting_the_whole_reference_passes_unless_it_adds_a_claim() -
     judge, backend = _judge({"feedback": "The price is not in the reference.", "score": 3, "error_category": "none"})
     priced = judge.judge_turn(long_reference, "The fee covers a change of date and a change of route, for 45 EUR.", [])
     assert priced.verdict is Verdict.FAIL and len(backend.requests) == 1  # a number the reference does not state
+
+
+def test_on_an_exact_turn_the_value_does_not_excuse_another_name_or_a_denial() -> None:
+    final = Turn(question="Who won the 2023 final?", answer="Harbour City FC, who beat Eastquay Olympic 3-2 after extra time.",
+                 query_type=QueryType.SINGLE_DOC, exact=ExactExpectation(table_id="tables/finals", operation="lookup", value="3-2"))
+    swapped = Judge(_no_model).judge_turn(final, "Redmarsh Rovers, who beat Eastquay Olympic 3-2 after extra time.", [])
+    denied = Judge(_no_model).judge_turn(final, "It is not true that Harbour City FC, who beat Eastquay Olympic 3-2 after extra time, won.", [])
+    assert [swapped.verdict, denied.verdict] == [Verdict.FAIL, Verdict.FAIL]
+    assert swapped.checks == denied.checks == ("exact", "quotes-reference")
