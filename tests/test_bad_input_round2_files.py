@@ -285,3 +285,13 @@ def test_cap_14_huge_answers_stay_small_in_results_report_and_lm_log_and_whole_i
     whole = read_full_answers(run_dir)
     assert len(whole) == 14 and set(whole.values()) == {answer}
     assert (run_dir / "full-answers.jsonl").stat().st_size < 14 * len(answer) * 1.01  # each whole answer once
+
+
+# found by the fuzz campaign --------------------------------------------------------------------
+def test_a_spec_without_a_title_is_a_located_error() -> None:
+    text = "# language: ar\n\nخاصية: \n  Rule: \n    متى 0\n    * 0\n    * \n0  Rule: \n    * \n    اذاً 0\n"
+    with pytest.raises(InputError) as caught:
+        read_feature_text(text, "untitled.feature")
+    assert any("no title" in problem.message for problem in caught.value.problems), caught.value.problems
+    with pytest.raises(InputError, match="no title"):
+        read_feature_text("Feature:\n  Scenario:\n    Given a\n    When b\n    Then c\n", "untitled.feature")

@@ -322,6 +322,8 @@ def read_feature_text(text: str, source: str) -> FeatureDocument:
         for part in ("given", "when", "then"):
             if not spec_parts[part]:
                 problems.append(Problem(f"{source}:{feature['location']['line']}", f"the spec has no {part.capitalize()} line"))
+        if not spec_title.strip():
+            problems.append(Problem(f"{source}:{spec_line or feature['location']['line']}", "the spec has no title: name its Feature, Rule or Scenario"))
     if problems or spec_parts is None:
         raise InputError(problems, title="invalid spec file")
     source_kind = "generated" if header.get("source") == "generated" or "@generated" in tags else "hand-written"
