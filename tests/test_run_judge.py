@@ -185,6 +185,8 @@ def test_a_conversation_that_never_touches_its_spec_fails_without_a_model() -> N
     spec = Spec.create("Fees", ["a passenger"], ["they ask about change fees"], ["the assistant quotes the fee table"])
     result = Judge(_no_model).judge_conversation(spec, [("Who founded the club?", "Piet Varley.")], ["Piet Varley"])
     assert (result.verdict, result.checks) == (Verdict.FAIL, ("spec-coverage",))
+    judge, backend = _judge({"feedback": "Meets the criteria.", "score": 5})
+    assert judge.judge_conversation(spec, [("Who founded the club?", "Piet Varley.")], [""]).verdict is Verdict.PASS  # judged as a whole
     judge, backend = _judge({"feedback": "Quotes the fee.", "score": 5})
     judge.judge_conversation(spec, [("What is the change fee?", "70 EUR.")], ["70 EUR"])
     assert "User: What is the change fee?\nReference answer: 70 EUR\nAssistant: 70 EUR." in backend.requests[0].messages[-1].content

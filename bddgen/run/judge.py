@@ -137,11 +137,12 @@ class Judge:
 
     def judge_conversation(self, spec: Spec, exchanges: list[tuple[str, str]], references: list[str] | None = None) -> Judgement:
         """Grade the whole (question, answer) transcript against the spec's Given/When/Then, on what its turns
-        cover: a conversation whose questions and reference answers share no word with the spec fails without a
-        model call (it cannot show the spec's behaviour); otherwise the model sees each turn's reference answer."""
+        cover: a conversation with reference answers whose questions and references share no word with the spec
+        fails without a model call (it cannot show the spec's behaviour); otherwise the model sees each turn's
+        reference answer (a conversation judged as a whole, with none, is graded on its transcript)."""
         references = references or [""] * len(exchanges)
         asked = _stems(" ".join(q + " " + r for (q, _), r in zip(exchanges, references)))
-        if not asked & _stems(spec.as_text()):
+        if any(references) and not asked & _stems(spec.as_text()):  # a conversation without references is judged as a whole
             return Judgement(
                 Verdict.FAIL,
                 "no turn of this conversation touches the spec: its questions and reference answers share no word with "
