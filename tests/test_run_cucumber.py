@@ -9,6 +9,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 from cucumber_json_aggregator.loader import load_file
 from cucumber_json_aggregator.summary import summarize
@@ -173,3 +175,18 @@ def test_bddgen_run_writes_both_files(tmp_path: Path, monkeypatch: pytest.Monkey
     assert sum(1 for m in messages if "testCaseStarted" in m) == len({r["conversation_id"] for r in records})
     features, warnings = load_file(run_dir / CUCUMBER_JSON)
     assert warnings == [] and sum(len(f["elements"]) for f in features or []) == len({r["conversation_id"] for r in records})
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(answer=st.text(max_size=200), feedback=st.text(max_size=200))
+def test_any_answer_and_feedback_give_valid_messages_and_json(tmp_path: Path, answer: str, feedback: str) -> None:
+    """An assistant may answer anything (control characters, lone surrogates aside): the files stay valid."""
+    folder = tmp_path / "any"
+    (folder / "features").mkdir(parents=True, exist_ok=True)
+    (folder / "features" / "fees.feature").write_text(FEATURE)
+    record = _record("broken", 1, Verdict.FAIL, answer, "No").model_copy(update={"feedback": feedback})
+    metadata = RunMetadata(run_id="r1", assistant="fake", assistant_kind="fake", started="2026-01-02T03:04:05+00:00")
+    write_cucumber(folder, folder, metadata, [record])
+    assert all(VALIDATOR.is_valid(m) for m in _messages(folder))
+    features, warnings = load_file(folder / CUCUMBER_JSON)
+    assert warnings == [] and features is not None
