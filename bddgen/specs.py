@@ -75,6 +75,11 @@ class CandidateSet(_Strict):
     candidates: list[Spec] = Field(default_factory=list)
     rejections: dict[str, int] = Field(default_factory=dict, description="Rejected drafts counted by reason.")
     target: int = Field(default=0, description="How many candidates were asked for (m).")
+    unserved: dict[str, str] = Field(
+        default_factory=dict,
+        description="Focuses no draft could be written for on this corpus (every draft of one candidate rejected), with why; "
+        "generation goes on with the other focuses. Remove an entry to try that focus again.",
+    )
 
 
 class SelectedSpec(_Strict):

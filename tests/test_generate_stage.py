@@ -201,18 +201,32 @@ def test_a_corpus_with_no_material_for_any_focus_is_reported(corpus: Corpus, tmp
         _generate(bare, _lm()[0], tmp_path / "candidates.json", m=1, focuses=["table lookup or aggregation"])
 
 
-def test_exhausted_attempts_raise_with_the_raw_text_and_keep_earlier_candidates(corpus: Corpus, tmp_path: Path) -> None:
+def test_a_focus_no_draft_passes_for_is_recorded_and_the_others_go_on(corpus: Corpus, tmp_path: Path) -> None:
+    out = tmp_path / "candidates.json"
+    drafts = drafts_following_prompts()
+
+    def comparisons_fail(request: LMRequest) -> object:
+        return "never JSON" if "comparison" in request.messages[-1].content.split("## Material")[0].lower() else drafts(request)
+
+    focuses = ["factual lookup", "comparison", "timeline"]
+    result = _generate(corpus, LanguageModel(ScriptedLM(default=comparisons_fail), max_retries=0), out, m=4, max_attempts_per_spec=3, focuses=focuses)
+
+    assert len(result.candidates) == 4 and {c.focus for c in result.candidates} == {"factual lookup", "timeline"}
+    assert list(result.unserved) == ["comparison"] and "invalid output" in result.unserved["comparison"]
+    assert load_candidates(out).unserved == result.unserved and result.rejections == {"invalid output": 3}
+
+
+def test_when_no_focus_is_left_generation_stops_with_the_reasons_and_keeps_earlier_candidates(corpus: Corpus, tmp_path: Path) -> None:
     out = tmp_path / "candidates.json"
     lm, _ = _lm(drafts_following_prompts(), "not json at all", "still { not json", "nope", then=lambda request: "never JSON")
 
     with pytest.raises(LMOutputError) as caught:
-        _generate(corpus, lm, out, m=3, max_attempts_per_spec=3)
+        _generate(corpus, lm, out, m=3, max_attempts_per_spec=3, focuses=["factual lookup", "timeline"])
 
     error = caught.value
-    assert error.raw_text == "nope" and error.attempts == 3
-    assert "candidate 2" in error.reason and "invalid output: 3" in error.reason
+    assert "no focus is left" in error.reason and "invalid output: 6" in error.reason and "nope" in error.raw_text
     saved = load_candidates(out)
-    assert len(saved.candidates) == 1 and saved.rejections == {"invalid output": 3}
+    assert len(saved.candidates) == 1 and saved.rejections == {"invalid output": 6} and set(saved.unserved) == {"factual lookup", "timeline"}
 
 
 def test_an_interrupted_run_resumes_without_losing_or_repeating(corpus: Corpus, tmp_path: Path) -> None:
@@ -264,10 +278,14 @@ def test_a_rerun_after_a_failure_asks_anew_instead_of_replaying_the_cache(corpus
     store = CallStore(tmp_path / "lm.sqlite")
     first = ScriptedLM(default=generic)
     with pytest.raises(LMOutputError):
-        _generate(corpus, LanguageModel(first, store, max_retries=0), out, m=1, max_attempts_per_spec=2)
+        _generate(corpus, LanguageModel(first, store, max_retries=0), out, m=1, max_attempts_per_spec=2, focuses=["factual lookup"])
+    saved = load_candidates(out)
+    assert list(saved.unserved) == ["factual lookup"]
+    saved.unserved = {}  # the user removes the entry to try the focus again
+    out.write_text(saved.model_dump_json(), encoding="utf-8")
     second = ScriptedLM(default=generic)
     with pytest.raises(LMOutputError):
-        _generate(corpus, LanguageModel(second, store, max_retries=0), out, m=1, max_attempts_per_spec=3)
+        _generate(corpus, LanguageModel(second, store, max_retries=0), out, m=1, max_attempts_per_spec=3, focuses=["factual lookup"])
 
     assert len(second.requests) == 1  # the two prompts of the first run are cached; the third asks anew
     assert second.requests[0].prompt_hash() not in {r.prompt_hash() for r in first.requests}

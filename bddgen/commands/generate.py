@@ -35,4 +35,6 @@ def generate(m: int | None, restart: bool) -> None:
         markup=False, soft_wrap=True,
     )
     console.print(f"rejected drafts: {rejected}" + (f" ({reasons})" if reasons else ""), markup=False, soft_wrap=True)
+    for focus, why in result.unserved.items():
+        console.print(f"focus not served on this corpus: {focus}: {why}", style="yellow", markup=False, soft_wrap=True)
     console.print("next: `bddgen select` picks a diverse, covering subset", markup=False)

@@ -118,10 +118,14 @@ class _Generator:
                 break
         return material
 
-    def write_one(self) -> Spec:
-        """Draft until one passes every check; raise LMOutputError when all attempts fail."""
+    def write_one(self) -> Spec | None:
+        """Draft until one passes every check. When every draft of a focus is rejected, the focus is recorded as
+        unserved (with why) and None is returned; LMOutputError when no focus is left to serve."""
         index = len(self.candidates.candidates)
-        focus = self.served[index % len(self.served)]
+        serving = [f for f in self.served if f not in self.candidates.unserved]
+        if not serving:
+            raise self._nothing_left()
+        focus = serving[index % len(serving)]
         titles = _titles_shown(self.candidates.candidates, focus)
         feedback: dict[str, str] = {}
         # Code chooses the material once per candidate, so every retry is told how to fix the same draft.
@@ -150,16 +154,23 @@ class _Generator:
             self.candidates.rejections[key] = self.candidates.rejections.get(key, 0) + 1
             repeated = feedback.get("problem_with_your_last_draft") == outcome.feedback
             feedback = {"problem_with_your_last_draft": outcome.feedback}
+        self.candidates.unserved[focus] = (
+            f"all {self.settings.max_attempts_per_spec} drafts of candidate {index + 1} were rejected, the last for "
+            f"{outcome.reason.value}: {outcome.feedback} Last reply: {raw[:300]}"
+        )
         save_candidates(self.out, self.candidates)
+        return None
+
+    def _nothing_left(self) -> LMOutputError:
         counts = ", ".join(f"{reason}: {count}" for reason, count in sorted(self.candidates.rejections.items()))
-        raise LMOutputError(
+        unserved = "; ".join(f"{focus}: {why}" for focus, why in self.candidates.unserved.items())
+        return LMOutputError(
             task=WRITE_SPEC.name,
-            raw_text=raw,
+            raw_text=unserved,
             reason=(
-                f"all {self.settings.max_attempts_per_spec} drafts of candidate {index + 1} ({focus}) were rejected, "
-                f"the last for {outcome.reason.value}; rejections so far: {counts}. "
-                f"The {index} accepted candidates are saved in {self.out}; run again to continue, "
-                "or raise [generate] max_attempts_per_spec"
+                f"no focus is left that drafts pass for: {unserved}. Rejections so far: {counts}. "
+                f"The {len(self.candidates.candidates)} accepted candidates are saved in {self.out}; remove entries of "
+                "'unserved' there to try those focuses again, or raise [generate] max_attempts_per_spec"
             ),
             attempts=self.settings.max_attempts_per_spec,
         )
@@ -186,7 +197,10 @@ def generate_candidates(
     if on_progress is not None:
         on_progress(len(candidates.candidates), settings.m)
     while len(candidates.candidates) < settings.m:
-        candidates.candidates.append(generator.write_one())
+        spec = generator.write_one()
+        if spec is None:
+            continue  # its focus is recorded as unserved; the next candidate takes another focus
+        candidates.candidates.append(spec)
         save_candidates(out, candidates)
         if on_progress is not None:
             on_progress(len(candidates.candidates), settings.m)
