@@ -88,3 +88,12 @@ def test_summary_names_concrete_entities() -> None:
     assert "search_flights" in summary.tools
     assert {"Dubai", "XV104", "Lisbon", "Saver"} <= summary.known_words
     assert "The" not in summary.known_words  # only capitalised in the middle of a sentence counts
+
+
+def test_the_names_a_material_gives_do_not_count_against_the_title_length() -> None:
+    title = "Expected return on plan assets and Discount rate compared for 2018"  # 11 words, 7 of them two line items
+    draft = _draft(title=title)
+    names = ("Expected return on plan assets", "Discount rate")
+    assert check_text(draft, titles=set(), assistant=ASSISTANT, focuses=FOCUSES, names=names) is None
+    rejection = check_text(draft, titles=set(), assistant=ASSISTANT, focuses=FOCUSES)
+    assert rejection is not None and rejection.reason is RejectionReason.GENERIC_TITLE

@@ -97,7 +97,7 @@ class _Generator:
         """The spec and its embedding, or why the draft is rejected."""
         clean = CleanDraft.of(draft)
         rejection = (
-            check_text(clean, self.titles, self.assistant, self.focuses)
+            check_text(clean, self.titles, self.assistant, self.focuses, material.must_name)
             or check_concrete(clean, self.view)
             or check_focus(clean, material)
             or check_corpus(clean, material, self.retriever, self.view, self.settings.cover_top_k, self.settings.min_title_cover)
