@@ -115,6 +115,7 @@ def build(
 
 
 def _evidence_text(evidence: dict[str, Any], documents: dict[str, Any]) -> str:
+    """The sentence or row a turn was asked on."""
     if evidence.get("kind") == "sentence":
         return str(evidence.get("text", ""))
     table = documents.get(str(evidence.get("table", "")))
@@ -277,7 +278,10 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
                     continue
                 text = _evidence_text(evidence, documents)
                 copied.append((longest_copied_run(question, text), question))
-                on_spec = on_spec or subject.held_by(text, _evidence_document(evidence))
+                source = documents.get(_evidence_document(evidence))
+                # evidence is about the subject when it, or the title of the document it is from, names it
+                about = f"{source.title}: {text}" if source is not None else text
+                on_spec = on_spec or subject.held_by(about, _evidence_document(evidence))
                 if evidence.get("kind") == "table":
                     figures["table_turns"] += 1
                     verdict = recompute.agrees(evidence, str(turn.get("value") or turn.get("answer", "")))
@@ -293,7 +297,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
     tokens = lm_tokens(project)
     return {
         "selected": len(selection.get("selected", [])),
-        "focuses": sorted({s.focus or "(hand-written)" for s in spec_list}),
+        "focuses": sorted({s["spec"].get("focus") or "(hand-written)" for s in selection.get("selected", [])}),
         "specs": [s.title for s in spec_list],
         "near_duplicate_pairs": pairs,
         "contradicting_specs": contradicting,
@@ -311,7 +315,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
         "turns": figures["turns"],
         "drops": dict(drops.most_common()),
         "seconds": {k: round(v, 1) for k, v in seconds.items()},
-        "seconds_per_written": round(seconds.get("implement", 0.0) / written, 1) if written else None,
+        "seconds_per_written": round(seconds["implement"] / written, 1) if written and "implement" in seconds else None,
         "tokens_per_turn": round(tokens / figures["turns"]) if figures["turns"] else None,
         "audit": audit,
     }
@@ -381,7 +385,19 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, default=None, help="keep the projects in this folder")
     parser.add_argument("--audit", action="store_true", help="print 10 answerable turns per corpus with their evidence")
     parser.add_argument("--json", action="store_true", help="print one JSON object: corpus -> figures")
+    parser.add_argument("--measure", type=Path, nargs="+", default=[], metavar="PROJECT",
+                        help="only measure these existing projects (built by an earlier --keep run, or your own)")
     options = parser.parse_args()
+    if options.measure:
+        # seconds per stage, when whoever built the project wrote them to seconds.json ({"implement": 812, ...})
+        seconds_of = {p: json.loads((p / "seconds.json").read_text()) if (p / "seconds.json").is_file() else {} for p in options.measure}
+        measured = {project.name: measure(project.resolve(), seconds_of[project]) for project in options.measure}
+        print(json.dumps({n: {k: v for k, v in f.items() if k != "audit"} for n, f in measured.items()}, indent=1) if options.json else "")
+        if not options.json:
+            print_table(measured)
+        if options.audit:
+            print_audit(measured)
+        return
     folder = options.keep or Path(tempfile.mkdtemp(prefix="bench-validity-"))
     base = {"BDDGEN_RETRIEVAL__MAX_INDEXED_ROWS": str(options.max_indexed_rows)}
     runs: list[tuple[str, dict[str, str]]] = [("", base)] + (
