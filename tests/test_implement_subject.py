@@ -89,3 +89,21 @@ def test_the_conversation_starts_from_the_document_of_the_named_subject(tmp_path
     evidence = first.evidence
     text = evidence.text if evidence is not None and evidence.kind == "sentence" else ""
     assert "Harbour City" in text or conversation.chain[0] == "text/harbour-city-fc"
+
+
+def test_a_name_completed_by_a_number_is_one_name_and_the_steps_names_come_before_the_title_case() -> None:
+    from bddgen.models import SystemDescription, TableDocument, TextDocument
+
+    documents = [
+        TableDocument(id="tables/report-19", title="Report 19 table: Net Sales by segment", headers=["item", "2019", "2018"],
+                      rows=[["Net Sales", "1,452.4", "1,300.2"], ["Change", "152.2", "10.0"]]),
+        TextDocument(id="text/report-19-notes", title="Report 19 notes: Net sales", passage="Report 19 notes say Net Sales rose."),
+        TextDocument(id="text/report-09-notes", title="Report 09 notes: Net Sales and Change", passage="Net Sales and Change are shown in Report 09."),
+    ]
+    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="Answers questions on reports."), documents=documents)
+    index = MemoryIndex(HashingEmbedder(), corpus)
+    spec = Spec.create("Change in Net Sales for Report 19 Notes", ["an analyst"], ["the user asks about the change in net sales for Report 19 notes"],
+                       ["the assistant should compute the change"])
+    subject = spec_subject(spec, corpus, index)
+    assert subject.names == ("Report 19",)  # not "Report" alone, not the title's "Change" or "Net Sales"
+    assert set(subject.starts) == {"tables/report-19", "text/report-19-notes"}

@@ -14,11 +14,12 @@ from typing import Sequence
 
 from bddgen.implement.grounding import mentions
 from bddgen.models import Corpus
-from bddgen.ner.base import CAPITALISED_RUN
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import Spec
 
 _QUOTED = re.compile(r"\"([^\"]{2,60})\"|“([^”]{2,60})”")
+# a run of capitalised words and the numbers that complete a name ("Report 19", "Note 15", "Flight XV104")
+_NAME_RUN = re.compile(r"\b[A-Z][\w'’/-]*(?:\s+(?:(?:of|the|de|van|von|and|&)\s+)?(?:[A-Z][\w'’/-]*|\d[\w.,/-]*\b))*")
 _JOINS = re.compile(r"\s+(?:and|&|of|the)\s+")
 _GENERIC = frozenset("given when then and but the a an user users assistant assistants customer customers i".split())
 ABOUT_DOCUMENTS = 2  # documents a spec that names nothing is about: the best ones for its title and Then lines
@@ -58,7 +59,7 @@ def _candidates(spec: Spec, system_name: str) -> list[tuple[bool, list[str]]]:
     brand = system_name.lower()
     lines = [(False, spec.title)] + [(True, line) for line in [*spec.given, *spec.when, *spec.then]]
     for in_steps, line in lines:
-        runs = [m.group(0).strip() for m in CAPITALISED_RUN.finditer(line)] + [a or b for a, b in _QUOTED.findall(line)]
+        runs = [m.group(0).strip(" .,") for m in _NAME_RUN.finditer(line)] + [a or b for a, b in _QUOTED.findall(line)]
         for run in runs:
             words = run.split()
             while words and words[0].lower() in _GENERIC:
@@ -66,7 +67,10 @@ def _candidates(spec: Spec, system_name: str) -> list[tuple[bool, list[str]]]:
             name = re.sub(r"['’]s?$", "", " ".join(words))  # "Harbour City FC's history" names Harbour City FC
             if not name or name.lower() == brand or all(w.lower() in _GENERIC for w in words) or (len(words) == 1 and len(name) < 3):
                 continue
-            parts = [p for p in _JOINS.split(name) if p and p.lower() not in _GENERIC] if _JOINS.search(name) else []
+            if _JOINS.search(name):  # "A and B" names both
+                parts = [p for p in _JOINS.split(name) if p and p.lower() not in _GENERIC]
+            else:  # "Report 19 Notes" names Report 19 where documents write "Report 19 notes": its prefixes, longest first
+                parts = [" ".join(words[:n]) for n in range(len(words) - 1, 1, -1)]
             found.append((in_steps, [name, *parts]))
     return found
 
@@ -83,15 +87,18 @@ class SubjectReader:
     def of(self, spec: Spec, ranked: Sequence[str] = ()) -> SpecSubject:
         """The spec's subject. A name counts when a document writes it with its capitals (so a title's
         "Ticket Prices" is no name unless a document says so); `ranked` orders the documents holding it."""
-        names: list[str] = []
+        in_steps_names: list[str] = []
+        in_title_names: list[str] = []
         unheld: list[str] = []
         for in_steps, (name, *parts) in _candidates(spec, self.corpus.system.name):
             held = [n for n in [name, *parts] if any(n in text for text in self.texts.values())]
             if held:
-                names += [held[0]] if held[0] == name else held
+                joined = name != held[0] and bool(_JOINS.search(name))
+                (in_steps_names if in_steps else in_title_names).extend(held if joined else [held[0]])  # both of "A and B"
             elif in_steps and not parts:
                 unheld.append(name)
-        names = list(dict.fromkeys(names))
+        # the names its Given/When/Then lines give; a Title Case title ("Change in Net Sales") only when they give none
+        names = list(dict.fromkeys(in_steps_names or in_title_names))
         if names:
             holding = [d for d, text in self.texts.items() if any(n in text for n in names)]
             order = {d: i for i, d in enumerate(ranked)}
