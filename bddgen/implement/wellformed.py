@@ -12,6 +12,9 @@ _PLACEHOLDERS = (
     (re.compile(r"\{[^{}]*\}"), "a {...} placeholder"),
     (re.compile(r"\[\s*\.*\s*\]|\bTODO\b|\bTBD\b|\bXXX\b"), "a placeholder"),
 )
+_SIGNED_DIRECTION = re.compile(
+    r"\b(?:increased|decreased|rose|fell|grew|declined|dropped|climbed|went up|went down)\s+by\s+[-−–]\s?[$€£¥]?\s?\d", re.IGNORECASE
+)
 _BRACKETS = {")": "(", "]": "[", "}": "{"}
 _EDGE_PUNCTUATION = "()[]{}\"'“”‘’.,;:!?"
 
@@ -62,4 +65,7 @@ def text_problems(text: str) -> list[str]:
         found = pattern.search(text)
         if found:
             problems.append(f'{name} is left in it ("{found.group(0)}")')
+    signed = _SIGNED_DIRECTION.search(text)
+    if signed:
+        problems.append(f'a change is said with a negative size ("{signed.group(0)}"): say the size after the direction, or the signed change alone')
     return problems
