@@ -107,3 +107,13 @@ def test_a_name_completed_by_a_number_is_one_name_and_the_steps_names_come_befor
     subject = spec_subject(spec, corpus, index)
     assert subject.names == ("Report 19",)  # not "Report" alone, not the title's "Change" or "Net Sales"
     assert set(subject.starts) == {"tables/report-19", "text/report-19-notes"}
+
+
+def test_the_assistants_own_brand_is_no_subject() -> None:
+    corpus = load_corpus(CORPORA / "airline")
+    index = MemoryIndex(HashingEmbedder(), corpus)
+    spec = Spec.create("Baggage allowance by fare class", ["a passenger holds an Aurelian Skyways ticket in one fare class"],
+                       ["the passenger asks what baggage the fare includes"], ["the assistant states the included bags as the fare table gives them"])
+    subject = spec_subject(spec, corpus, index)
+    assert "Aurelian Skyways" not in subject.names  # part of the assistant's name: every document holds it
+    assert subject.names == () and subject.documents

@@ -59,13 +59,17 @@ def _candidates(spec: Spec, system_name: str) -> list[tuple[bool, list[str]]]:
     brand = system_name.lower()
     lines = [(False, spec.title)] + [(True, line) for line in [*spec.given, *spec.when, *spec.then]]
     for in_steps, line in lines:
-        runs = [m.group(0).strip(" .,") for m in _NAME_RUN.finditer(line)] + [a or b for a, b in _QUOTED.findall(line)]
+        # a lone capitalised word opening the line is capitalised for the line, not for a name ("Baggage allowance …")
+        runs = [m.group(0).strip(" .,") for m in _NAME_RUN.finditer(line) if m.start() > 0 or " " in m.group(0).strip()]
+        runs += [a or b for a, b in _QUOTED.findall(line)]
         for run in runs:
             words = run.split()
             while words and words[0].lower() in _GENERIC:
                 words = words[1:]
             name = re.sub(r"['’]s?$", "", " ".join(words))  # "Harbour City FC's history" names Harbour City FC
-            if not name or name.lower() == brand or all(w.lower() in _GENERIC for w in words) or (len(words) == 1 and len(name) < 3):
+            # the assistant's own name or brand ("Aurelian Skyways" of "Aurelian Skyways Customer Assistant") is no subject
+            in_brand = bool(name) and f" {name.lower()} " in f" {brand} "
+            if not name or in_brand or all(w.lower() in _GENERIC for w in words) or (len(words) == 1 and len(name) < 3):
                 continue
             if _JOINS.search(name):  # "A and B" names both
                 parts = [p for p in _JOINS.split(name) if p and p.lower() not in _GENERIC]
