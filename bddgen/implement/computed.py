@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Iterator, Sequence
 
-from bddgen.implement.evidence import FILTER_VALUE_CHARS, TableEvidence
+from bddgen.implement.evidence import FILTER_VALUE_CHARS, TableEvidence, evaluated
 from bddgen.implement.normalise import content_words, normalise
-from bddgen.implement.tables import evaluate_table_query, operand_cells
+from bddgen.implement.tables import operand_cells
 from bddgen.implement.wide import column_phrase, column_year, is_section_row, label_column, label_phrase, sections, unique_label, value_columns
 from bddgen.models import TableDocument
 from bddgen.numbers import read_quantity
@@ -45,14 +45,6 @@ def _number(cell: str) -> bool:
     return quantity is not None and not quantity.nil
 
 
-def _evaluated(table: TableDocument, evidence: TableEvidence) -> TableEvidence | None:
-    try:
-        exact = evaluate_table_query(evidence.query(), table)
-    except ValueError:
-        return None
-    return evidence.model_copy(update={"value": exact.value})
-
-
 def _row_evidence(table: TableDocument, row: int, avoid: Sequence[tuple[int, str]]) -> Iterator[TableEvidence]:
     """change and percentage change between the row's two latest years, and its average over them all."""
     selected = unique_label(table, row)
@@ -67,7 +59,7 @@ def _row_evidence(table: TableDocument, row: int, avoid: Sequence[tuple[int, str
             continue
         says = [column_year(table, c) for c in columns]
         evidence = TableEvidence(table=table.id, row=row, column=columns[0], filter=conditions, section=section, op=op, columns=columns, says=says)
-        found = _evaluated(table, evidence)
+        found = evaluated(table, evidence)
         if found is not None:
             yield found
 
@@ -93,7 +85,7 @@ def _ratio_evidence(table: TableDocument, row: int, avoid: Sequence[tuple[int, s
     evidence = TableEvidence(
         table=table.id, row=row, column=shared[-1], filter=conditions, section=section, op="ratio", values=values, says=[column_year(table, shared[-1])]
     )
-    found = _evaluated(table, evidence)
+    found = evaluated(table, evidence)
     if found is not None:
         yield found
 

@@ -139,7 +139,8 @@ def _answer_columns(table: TableDocument, row: int, focus: set[str], skip: Seque
     return sorted(usable, key=lambda h: (h == key, -len(content_words(h.replace("_", " ")) & focus), table.headers.index(h)))
 
 
-def _evaluated(table: TableDocument, evidence: TableEvidence) -> TableEvidence | None:
+def evaluated(table: TableDocument, evidence: TableEvidence) -> TableEvidence | None:
+    """The evidence with the value its query yields on the table; None when the query has no single answer."""
     try:
         exact = evaluate_table_query(evidence.query(), table)
     except ValueError:
@@ -172,7 +173,7 @@ def table_candidates(
             conditions = unique_filter(table, row, [column], start)
             if not conditions or _gives_away(cells[column], conditions):
                 continue
-            evidence = _evaluated(table, TableEvidence(table=table.id, row=row, column=column, filter=conditions, referred=referred))
+            evidence = evaluated(table, TableEvidence(table=table.id, row=row, column=column, filter=conditions, referred=referred))
             if evidence is not None:
                 yield evidence
 
@@ -194,7 +195,7 @@ def wide_candidates(table: TableDocument, focus: set[str], *, avoid: Sequence[tu
             if (row, column) in avoid or not any(ch.isdigit() for ch in cells.get(column, "")):
                 continue
             says = [column_year(table, column) or column]
-            evidence = _evaluated(table, TableEvidence(table=table.id, row=row, column=column, filter=conditions, section=section, says=says))
+            evidence = evaluated(table, TableEvidence(table=table.id, row=row, column=column, filter=conditions, section=section, says=says))
             if evidence is not None:
                 yield evidence
 
