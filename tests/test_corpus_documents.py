@@ -169,7 +169,7 @@ def test_an_implemented_turn_cites_a_page_or_section_anchor(loaded: Corpus, tmp_
     )
     lm, _ = scripted(corpus)
     report = implement_feature(spec, corpus, lm, RegexRecognizer(), MemoryIndex(HashingEmbedder(), corpus), ImplementSettings(n=1), 0)
-    assert report.written == 1, report
+    assert report.written == 1, report.features[0].model_dump()
     cited = {d for c in read_feature(spec).conversations for t in c.turns for d in t.doc_ids}
     assert any("#" in d and d.split("#")[0] in ("policies/pets", "policies/baggage", "text/help", "text/loyalty") for d in cited), cited
     assert any("#" in doc_id for c in read_feature(spec).conversations for doc_id in c.chain)

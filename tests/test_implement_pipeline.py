@@ -218,3 +218,21 @@ def test_dropped_conversations_are_recorded_and_not_tried_again(tmp_path: Path, 
     rerun = _implement(path, corpus, index, scripted(corpus)[0], n=1)
     assert rerun.written == 1
     assert frozenset(read_feature(path).conversations[0].chain) not in tried
+
+
+def test_a_spec_about_a_rule_is_asked_on_the_rules_own_sentences(tmp_path: Path, corpora) -> None:
+    """A spec that names nothing but a policy's subject (pets) gets its answerable turns from that policy, not
+    from whichever table its chain would otherwise start at."""
+    corpus, index = corpora["airline"]
+    path = tmp_path / "pets.feature"
+    path.write_text(
+        "Feature: Travelling with a pet\n  Scenario: Travelling with a pet\n    Given a passenger travelling with a cat\n"
+        "    When the passenger asks whether the cat can travel in the cabin and what the pet fee is\n"
+        "    Then the assistant gives the cabin weight limit for pets and the fee per flight\n",
+        encoding="utf-8",
+    )
+    lm, _ = scripted(corpus)
+    report = _implement(path, corpus, index, lm, n=1)
+    assert report.written == 1, report.features[0].model_dump()
+    answerable = [t for c in read_feature(path).conversations for t in c.turns if t.query_type not in (QueryType.UNANSWERABLE, QueryType.SYNTHESIS)]
+    assert any(d.startswith("policies/pets") for t in answerable for d in t.doc_ids), [t.doc_ids for t in answerable]

@@ -180,6 +180,8 @@ def test_a_pasted_table_row_as_question_is_rejected() -> None:
     assert question_problems("Which club did Rasmus Kaldor join in 2006?", TRANSFERS.row_text(0)) == []
     copied = FINAL.passage.split(". ")[0] + "?"
     assert any("copies the document" in p for p in question_problems(copied, FINAL.passage))
+    # a title with a colon said twice is one key, not a row of two columns
+    assert question_problems("What do Pets on board: Cabin and Pets on board: Hold say about carriers?", "") == []
 
 
 def test_a_turn_failing_twice_then_succeeding_keeps_its_conversation() -> None:
@@ -583,6 +585,10 @@ def test_a_text_question_about_a_relation_its_sentence_does_not_state_is_rewritt
     assert asked_beyond_evidence("Who was the coach of the 2023 champions?", sentence, "") == []  # stems: coach ~ coached
     final = "The 2023 Varen Cup Final was played on 19 November 2023 at Crownfield Stadium."
     assert asked_beyond_evidence("Where was the 2023 Varen Cup Final held?", final, "") == []
+    # words that frame a question on a text ask no relation of it
+    assert asked_beyond_evidence("Where was the 2023 Varen Cup Final mentioned as played?", final, "") == []
+    assert asked_beyond_evidence("Where was the 2023 Varen Cup Final mentioned as won?", final, "")  # the relation still counts
+    assert asked_beyond_evidence("According to the passage, where was the 2023 Varen Cup Final held?", final, "") == []
     # an irregular verb asked in another form than the sentence's: its lemma is the same, with an English parser
     won = "Harbour City FC won the Varen Cup in 2019."
     assert asked_beyond_evidence("When did Harbour City FC win the Varen Cup?", won, "", ParsingRecognizer.parser) == []

@@ -59,7 +59,8 @@ def glued_questions(question: str) -> bool:
 def question_problems(question: str, evidence: str) -> list[str]:
     """A question is a natural-language request: not a pasted table row, not a copied document fragment."""
     problems = well_formed("question", question)
-    if len(_PAIR.findall(question)) >= 2 or (";" in question and ":" in question):
+    # two different keys: a title with a colon said twice ("Pets on board: Cabin … Pets on board: Hold") is no row
+    if len({pair.lower() for pair in _PAIR.findall(question)}) >= 2 or (";" in question and ":" in question):
         problems.append("the question pastes a table row (column: value; ...); ask in plain words")
     elif not question.rstrip().endswith("?") and not _REQUEST.match(question.strip()):
         problems.append("write a question a user would ask, ending with '?'")
@@ -153,7 +154,9 @@ def grounding_problems(answer: str, evidence: str, recognizer: EntityRecognizer)
 # words a question may use that no evidence needs to contain: what is asked for, not what is claimed
 _ASKING_WORDS = frozenset(
     "name named called team club person player people year date time number many much long kind type happen happened "
-    "tell know known mean means role according document documents say says fact held located situated place".split()
+    "tell know known mean means role according document documents say says fact held located situated place "
+    # words that frame a question on a text without asking a relation of it ("What is the amount mentioned for …?")
+    "mention mentions mentioned regarding stated specified described report reported text passage".split()
 )
 
 

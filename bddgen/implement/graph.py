@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bddgen.implement.entities import WEAK_LABELS, NamedEntity
 from bddgen.implement.names import is_counted, is_name_fragment
 from bddgen.implement.normalise import contains_phrase, is_numeric, normalise
-from bddgen.models import TableDocument, TextDocument
+from bddgen.models import PolicyDocument, TableDocument, TextDocument
 
 MIN_EDGE_WEIGHT = 0.3
 WEAK_FACTOR = 0.15
@@ -118,7 +118,7 @@ def _written_whole(entity: NamedEntity, text: str) -> bool:
 
 
 def build_document_graph(
-    texts: Sequence[TextDocument],
+    texts: Sequence[TextDocument | PolicyDocument],
     tables: Sequence[TableDocument],
     entities: Mapping[str, Sequence[NamedEntity]],
     *,
@@ -159,7 +159,7 @@ def build_document_graph(
 
 
 def _link_texts(
-    texts: Sequence[TextDocument],
+    texts: Sequence[TextDocument | PolicyDocument],
     entities: Mapping[str, Sequence[NamedEntity]],
     holders: Mapping[str, set[str]],
     edges: _EdgeCollector,
@@ -174,7 +174,7 @@ def _link_texts(
 
 
 def _link_texts_to_tables(
-    texts: Sequence[TextDocument],
+    texts: Sequence[TextDocument | PolicyDocument],
     entities: Mapping[str, Sequence[NamedEntity]],
     holders: Mapping[str, set[str]],
     cell_index: Mapping[str, list[tuple[str, str]]],

@@ -189,7 +189,9 @@ def _implement(
         return
     if subject is not None:
         sources = sources.including(corpus, subject.starts)
-    texts, tables, _ = documents_of(corpus, sources)
+    texts, tables, policies = documents_of(corpus, sources)
+    # a spec about a rule (its subject is a policy: "Travelling with Pets") is asked on the rule's own sentences
+    texts = [*texts, *(p for p in policies if subject is not None and p.id in subject.starts)]
     if not texts and not tables:
         notes.append("the retriever found no text or table document for this spec; nothing to ground a conversation in")
         _finish(sidecar, provenance, report, failed=False)
