@@ -117,3 +117,20 @@ def test_the_assistants_own_brand_is_no_subject() -> None:
     subject = spec_subject(spec, corpus, index)
     assert "Aurelian Skyways" not in subject.names  # part of the assistant's name: every document holds it
     assert subject.names == () and subject.documents
+
+
+def test_a_code_that_opens_with_a_digit_is_a_name() -> None:
+    """A booking reference such as 3ULYBB is a name a row holds, though no capitalised run reads it."""
+    from bddgen.models import SystemDescription, TableDocument
+
+    bookings = TableDocument(id="tables/bookings", title="Bookings", headers=["booking_reference", "passenger_name", "fare_class"],
+                             rows=[["3ULYBB", "Oskar Duarte", "Flex"], ["T67L8S", "Oskar Baumann", "Saver"]])
+    other = TableDocument(id="tables/fares", title="Fare classes", headers=["fare_class", "checked_bags"], rows=[["Flex", "2"], ["Saver", "0"]])
+    corpus = Corpus(system=SystemDescription(name="Airline assistant", purpose="Answers booking questions."), documents=[other, bookings])
+    spec = Spec.create("Fare of a booking", ["a passenger holds booking 3ULYBB"], ["the passenger asks which fare the booking has"],
+                       ["the assistant gives the fare class of the booking"])
+    subject = spec_subject(spec, corpus, MemoryIndex(HashingEmbedder(), corpus))
+    assert subject.names == ("3ULYBB",) and subject.starts[0] == "tables/bookings"
+    plain = Spec.create("Fare of a booking", ["a passenger holds a booking made in 2025"], ["the passenger asks which fare the booking has"],
+                        ["the assistant gives the fare class"])
+    assert spec_subject(plain, corpus, MemoryIndex(HashingEmbedder(), corpus)).names == ()  # a year is no code

@@ -20,6 +20,8 @@ from bddgen.specs import Spec
 _QUOTED = re.compile(r"\"([^\"]{2,60})\"|“([^”]{2,60})”")
 # a run of capitalised words and the numbers that complete a name ("Report 19", "Note 15", "Flight XV104")
 _NAME_RUN = re.compile(r"\b[A-Z][\w'’/-]*(?:\s+(?:(?:of|the|de|van|von|and|&)\s+)?(?:[A-Z][\w'’/-]*|\d[\w.,/-]*\b))*")
+# a code of capitals and digits that opens with a digit ("3ULYBB", a booking reference), which no capitalised run reads
+_CODE = re.compile(r"\b(?=[A-Z0-9]*[A-Z])\d[A-Z0-9]{3,}\b")
 _JOINS = re.compile(r"\s+(?:and|&|of|the)\s+")
 _GENERIC = frozenset("given when then and but the a an user users assistant assistants customer customers i".split())
 ABOUT_DOCUMENTS = 2  # documents a spec that names nothing is about: the best ones for its title and Then lines
@@ -61,7 +63,7 @@ def _candidates(spec: Spec, system_name: str) -> list[tuple[bool, list[str]]]:
     for in_steps, line in lines:
         # a lone capitalised word opening the line is capitalised for the line, not for a name ("Baggage allowance …")
         runs = [m.group(0).strip(" .,") for m in _NAME_RUN.finditer(line) if m.start() > 0 or " " in m.group(0).strip()]
-        runs += [a or b for a, b in _QUOTED.findall(line)]
+        runs += [a or b for a, b in _QUOTED.findall(line)] + _CODE.findall(line)
         for run in runs:
             words = run.split()
             while words and words[0].lower() in _GENERIC:

@@ -69,14 +69,7 @@ class NearDuplicates:
 
     def of(self, chosen: int) -> np.ndarray:
         """A mask of the rows that are near-duplicates of row `chosen` (itself included)."""
-        cosine = self._unit @ self._unit[chosen] if len(self._unit) else np.zeros(0)
-        mask = cosine >= self.max_cosine
-        own, words = self._templates[chosen], self._words[chosen]
-        for row, (other, other_words) in enumerate(zip(self._templates, self._words)):
-            if not mask[row] and ((MASK in own and other == own) or self._overlaps(words, other_words)):
-                mask[row] = True
-        mask[chosen] = True
-        return mask
+        return np.array([row == chosen or bool(self.reason(chosen, row)) for row in range(len(self._templates))], dtype=bool)
 
     def _overlaps(self, a: set[str], b: set[str]) -> bool:
         shared = a & b
