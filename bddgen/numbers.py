@@ -5,7 +5,7 @@ value an answer must state.
 `—` (nil: zero), `12.5%`, `€35`, `35 EUR`, `1.2bn`, `4 million` — into its value, its currency or percent
 sign and its scale word, kept as written (`1.2bn` is 1.2 billion, not 1,200,000,000). `table_unit` finds
 the unit a table states in a header or its first cell (`2019 €m`, `(in millions)`, `$ in thousands`),
-which every number of the column carries. `states_quantity` is the exact check of an answer (`run/checks.py`).
+which every number of the column carries. `states_quantity` is the exact check of an answer (`bddgen/answer_checks.py`).
 """
 
 from __future__ import annotations

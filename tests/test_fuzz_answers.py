@@ -134,7 +134,7 @@ def test_bddgen_report_into_any_output_folder_ends_with_exit_0_or_2_before_print
 
 @given(hostile_text, hostile_text)
 def test_the_names_an_answer_invents_are_its_own_capitalised_words_the_context_never_says(answer: str, context: str) -> None:
-    from bddgen.run.checks import new_names
+    from bddgen.answer_checks import new_names
 
     invented = new_names(answer, context)
     assert len(invented) == len(set(invented))

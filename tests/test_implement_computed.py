@@ -18,7 +18,7 @@ from bddgen.implement.chains import Chain
 from bddgen.implement.computed import asked_phrase, computed_agrees, computed_candidates
 from bddgen.implement.evidence import TableEvidence, table_candidates
 from bddgen.implement.grounding import DocumentTexts
-from bddgen.implement.normalise import content_words
+from bddgen.normalise import content_words
 from bddgen.implement.plan import PlannedTurn, TurnPlan
 from bddgen.implement.scripted import faithful_replies
 from bddgen.implement.tables import TableQuery, TableQueryError, evaluate_table_query
@@ -29,7 +29,7 @@ from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus, SystemDescription, TableDocument
 from bddgen.ner.base import RegexRecognizer
 from bddgen.retrieval.memory import MemoryIndex
-from bddgen.run.checks import contains_exact
+from bddgen.answer_checks import contains_exact
 from bddgen.specs import Conversation, QueryType, Spec
 
 DEVSETS = Path(__file__).resolve().parents[2] / "shared" / "devsets"

@@ -15,7 +15,7 @@ from bddgen.implement.chains import Chain
 from bddgen.implement.checks import COPIED_WORDS, grounding_problems, longest_copied_run, question_problems, unsupported_words
 from bddgen.implement.evidence import TableEvidence, table_candidates, unique_filter
 from bddgen.implement.grounding import DocumentTexts, answer_facts, missing_facts
-from bddgen.implement.normalise import content_words
+from bddgen.normalise import content_words
 from bddgen.implement.plan import PlannedTurn, TurnPlan
 from bddgen.implement.scripted import answer_from_documents, faithful_replies, section, write_turn
 from bddgen.implement.tables import matching_rows

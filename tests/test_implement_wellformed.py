@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bddgen.implement.wellformed import text_problems
+from bddgen.features.wellformed import text_problems
 
 
 def test_a_change_said_with_a_negative_size_is_a_glitch() -> None:

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bddgen.numbers import Quantity, Unit, format_number, is_year, parse_number, read_quantity, table_unit, year_of
-from bddgen.run.checks import contains_exact
+from bddgen.answer_checks import contains_exact
 
 
 @pytest.mark.parametrize(

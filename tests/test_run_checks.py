@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bddgen.run.checks import contains_exact, is_refusal
+from bddgen.answer_checks import contains_exact, is_refusal
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from bddgen.cli import cli
 from bddgen.corpus import load_corpus
 from bddgen.features.reader import read_feature
 from bddgen.models import TableDocument
-from bddgen.run.checks import contains_exact, normalise
+from bddgen.answer_checks import contains_exact, normalise
 from bddgen.specs import CANNOT_ANSWER, QueryType
 from bddgen.templates.scaffold import examples_root, scaffold_project
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
-from bddgen.run.checks import declines
+from bddgen.answer_checks import declines
 
 ExpectationKind = Literal["calls", "not_calls", "order", "handoff", "refuses_tool", "refuses"]
 

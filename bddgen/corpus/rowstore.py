@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from bddgen.models import RowStore
+from bddgen.normalise import normalise
 from bddgen.retrieval.units import sampled_rows
 
 #: Bump when the store's layout changes: stores of an older layout are then rebuilt.
@@ -55,11 +56,9 @@ def store_path(store_dir: Path, source: Path, part: str = "", companion: Path | 
 
 
 def _normaliser() -> Callable[[str], str]:
-    """The normalisation table answers match cells with (imported here: `bddgen.implement` imports this
-    module), made fast for ingest: a plain ASCII word is only lower-cased (all `normalise` would do to
-    it), other cells are remembered (columns repeat their values), up to CACHED_CELLS of them."""
-    from bddgen.implement.normalise import normalise
-
+    """The normalisation table answers match cells with, made fast for ingest: a plain ASCII word is only
+    lower-cased (all `normalise` would do to it), other cells are remembered (columns repeat their values),
+    up to CACHED_CELLS of them."""
     remembered = lru_cache(maxsize=CACHED_CELLS)(normalise)
 
     def fast(cell: str) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import feature_files, read_feature
-from bddgen.implement.wellformed import text_problems
+from bddgen.features.wellformed import text_problems
 from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, Conversation
 
 _TEMPLATE_PLACEHOLDER = re.compile(r"\{[^{}]*\}|<[^<>]*>")

@@ -7,9 +7,9 @@ import re
 from typing import Any, Sequence
 
 from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_facts
-from bddgen.implement.normalise import contains_phrase, content_words, normalise
+from bddgen.normalise import contains_phrase, content_words, normalise
 from bddgen.implement.questions import SentenceParser
-from bddgen.implement.wellformed import text_problems
+from bddgen.features.wellformed import text_problems
 from bddgen.ner.base import CAPITALISED_RUN, EntityRecognizer
 from bddgen.retrieval.lexical import tokenize
 

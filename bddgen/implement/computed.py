@@ -4,7 +4,7 @@ Over the cells of one row: the change from one year to the next (b - a), the per
 ((b - a) / a x 100) and the average over its years; over one column: the ratio of a line item to the
 total under it. The evidence is a `TableEvidence` whose `op` names the computation; its value, the cells
 it used, the formula and the rounding are the turn's `ExactExpectation` (and so its provenance), and
-its exact check in the .feature file accepts the value however an answer writes it (`run/checks.py`).
+its exact check in the .feature file accepts the value however an answer writes it (`bddgen/answer_checks.py`).
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import re
 from typing import Iterator, Sequence
 
 from bddgen.implement.evidence import FILTER_VALUE_CHARS, TableEvidence, evaluated
-from bddgen.implement.normalise import content_words, normalise
+from bddgen.normalise import content_words, normalise
 from bddgen.implement.tables import operand_cells
 from bddgen.implement.wide import column_phrase, column_year, is_section_row, label_column, label_phrase, sections, unique_label, value_columns
 from bddgen.models import TableDocument
 from bddgen.numbers import read_quantity
-from bddgen.run.checks import contains_exact
+from bddgen.answer_checks import contains_exact
 
 _ARITHMETIC_WORDS = re.compile(
     r"\b(?:change[sd]?|increase[sd]?|decrease[sd]?|grow(?:th|s|n)?|decline[sd]?|differences?|averages?|mean|ratios?|proportions?|"

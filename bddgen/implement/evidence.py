@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bddgen.implement.context import sentences
 from bddgen.implement.grounding import answer_facts, mentions
 from bddgen.implement.names import is_counted, is_name_fragment
-from bddgen.implement.normalise import contains_phrase, content_words, normalise
+from bddgen.normalise import contains_phrase, content_words, normalise
 from bddgen.implement.tables import TableQuery, evaluate_table_query, matching_count, row_meets
 from bddgen.implement.wide import column_year, label_column, unique_label, value_columns
 from bddgen.models import PolicyDocument, TableDocument, TextDocument

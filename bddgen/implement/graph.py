@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.implement.entities import WEAK_LABELS, NamedEntity
 from bddgen.implement.names import is_counted, is_name_fragment
-from bddgen.implement.normalise import contains_phrase, is_numeric, normalise
+from bddgen.normalise import contains_phrase, is_numeric, normalise
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
 
 MIN_EDGE_WEIGHT = 0.3

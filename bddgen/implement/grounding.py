@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from bddgen.implement.entities import WEAK_LABELS
-from bddgen.implement.normalise import contains_phrase, content_words, normalise
+from bddgen.normalise import contains_phrase, content_words, normalise
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
 

@@ -19,7 +19,7 @@ from bddgen import __version__
 from bddgen.files import atomic_write, read_json_file
 from bddgen.implement.entities import EntityCache
 from bddgen.implement.graph import build_document_graph, edge_bridges
-from bddgen.implement.normalise import normalise
+from bddgen.normalise import normalise
 from bddgen.models import Corpus
 
 LINKING_FILE = "linking-entities.json"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from bddgen.implement.normalise import STOPWORDS
+from bddgen.normalise import STOPWORDS
 
 # Lower-case words that join the parts of one name ("Player of the Year", "Bank of England", "Ruud van Nistelrooy").
 _JOINERS = frozenset("of the de del della la le von van der den du di da y".split())

@@ -24,7 +24,7 @@ from bddgen.implement.chains import Chain, find_chains, rank_chains, shortfall_n
 from bddgen.implement.entities import EntityCache
 from bddgen.implement.graph import build_document_graph
 from bddgen.implement.grounding import DocumentTexts
-from bddgen.implement.normalise import content_words
+from bddgen.normalise import content_words
 from bddgen.implement.plan import chain_length_for_turns, plan_turns
 from bddgen.implement.provenance import (
     ConversationProvenance,

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.implement.chains import Chain, Hop
 from bddgen.implement.graph import Bridge
-from bddgen.implement.normalise import contains_phrase, content_words, normalise
+from bddgen.normalise import contains_phrase, content_words, normalise
 from bddgen.specs import QueryType
 
 _KIND_PROXIES = {"organisation": "that organisation", "place": "that place"}

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from bddgen.implement.context import sentences
 from bddgen.implement.unanswerable import ATTRIBUTES
-from bddgen.implement.normalise import STOPWORDS, normalise
+from bddgen.normalise import STOPWORDS, normalise
 from bddgen.implement.tasks import QUESTION_CHARS
 from bddgen.lm.base import LMRequest
 from bddgen.ner.base import CAPITALISED_RUN

@@ -9,7 +9,7 @@ from typing import Iterable, Iterator, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.corpus.rowstore import count_rows, select_rows
-from bddgen.implement.normalise import normalise
+from bddgen.normalise import normalise
 from bddgen.implement.wide import cell_unit, is_percent, sections
 from bddgen.numbers import PERCENT, format_number, parse_number, read_quantity
 from bddgen.models import TableDocument

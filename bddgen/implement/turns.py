@@ -22,7 +22,7 @@ from bddgen.implement.evidence import (
     SentenceEvidence, TableEvidence, answer_spans, askable_facts, exact_expectation, sentence_candidates, table_candidates,
 )
 from bddgen.implement.grounding import DocumentTexts, Facts, answer_facts, mentions
-from bddgen.implement.normalise import content_words, normalise
+from bddgen.normalise import content_words, normalise
 from bddgen.implement.plan import PlannedTurn, TurnPlan
 from bddgen.implement.provenance import EarlierTurns, Evidence, TurnCheck, TurnProvenance
 from bddgen.implement.questions import SentenceParser, asks_for_its_governor, one_of_several, question_for

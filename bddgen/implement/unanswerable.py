@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.implement.context import sentences
 from bddgen.implement.grounding import DocumentTexts
-from bddgen.implement.normalise import normalise
+from bddgen.normalise import normalise
 from bddgen.models import TableDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.ner.labels import FAC, GPE, LOC, NORP, ORG, PERSON

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from bddgen.implement.normalise import normalise
+from bddgen.normalise import normalise
 from bddgen.models import TableDocument
 from bddgen.numbers import Unit, is_quantity, read_quantity, table_unit, year_of
 

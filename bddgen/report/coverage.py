@@ -6,7 +6,7 @@ from collections import defaultdict
 from typing import Iterable, Mapping
 
 from bddgen.features.document import FeatureDocument
-from bddgen.implement.normalise import normalise
+from bddgen.normalise import normalise
 from bddgen.models import Corpus
 from bddgen.report.coverage_model import CoverageCertificate, CoverageGroup, CoverageItem
 from bddgen.review.state import suite_review_counts

@@ -10,7 +10,7 @@ from bddgen.implement.checks import agrees, grounding_problems, leak_problems, n
 from bddgen.implement.context import Document
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence, exact_expectation
 from bddgen.implement.grounding import DocumentTexts, answer_facts, mentions, missing_facts
-from bddgen.implement.normalise import normalise
+from bddgen.normalise import normalise
 from bddgen.implement.provenance import EarlierTurns, TurnCheck, TurnProvenance
 from bddgen.implement.unanswerable import AbsentSubject
 from bddgen.models import TableDocument

@@ -9,7 +9,7 @@ from typing import Mapping
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import unique_filter
 from bddgen.implement.grounding import answer_facts, mentions
-from bddgen.implement.normalise import content_words
+from bddgen.normalise import content_words
 from bddgen.models import TableDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.specs import CANNOT_ANSWER, QueryType, Turn

@@ -29,7 +29,7 @@ from bddgen import __version__
 from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, SATISFY, decode_tag_value
 from bddgen.files import atomic_write
 from bddgen.results import RunMetadata, TurnResult, Verdict
-from bddgen.run.checks import contains_exact
+from bddgen.answer_checks import contains_exact
 
 MESSAGES_FILE = "messages.ndjson"
 CUCUMBER_JSON = "cucumber.json"

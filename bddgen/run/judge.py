@@ -10,8 +10,8 @@ from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.results import Verdict
-from bddgen.implement.normalise import content_words
-from bddgen.run.checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
+from bddgen.normalise import content_words
+from bddgen.answer_checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
 from bddgen.run.messages import render_history
 from bddgen.run.reference_match import adds_claims, altered_quote, contradicted_number, match_reference, quotes_reference, states_names
 from bddgen.run.tasks import (

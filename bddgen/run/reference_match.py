@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bddgen.implement.normalise import STOPWORDS
+from bddgen.normalise import STOPWORDS
 from bddgen.run.quantities import NUMBER_WORDS, UNITS, Quantity, quantities, states, written_quantities
 from bddgen.specs import QueryType
 

@@ -7,7 +7,7 @@ from bddgen.agents.outcome import OutcomeExpectation, UserTask
 from bddgen.agents.state import render_diff_row
 from bddgen.errors import AssistantError
 from bddgen.results import TurnResult, Verdict
-from bddgen.run.checks import contains_exact
+from bddgen.answer_checks import contains_exact
 from bddgen.run.session import TASK_CHECK, ConversationPlan, ConversationSession
 
 

@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Literal
 
-from bddgen.implement.normalise import contains_phrase, normalise
+from bddgen.normalise import contains_phrase, normalise
 from bddgen.tasks.model import Fact
 
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from bddgen.agents.state import COMPOSITE_SEPARATOR, ROWID
 from bddgen.agents.table_keys import table_key
 from bddgen.errors import InputError, Problem
-from bddgen.implement.normalise import normalise
+from bddgen.normalise import normalise
 from bddgen.models import TableDocument
 from bddgen.tasks.model import Fact, Target
 

@@ -1,4 +1,5 @@
-"""Deterministic checks the judge applies before asking a model: exact values, refusals, guessed numbers and names."""
+"""Deterministic checks of an answer, applied before asking a model: exact values, refusals, guessed numbers and
+names (the judge, the exact steps of a run, computed turns, declining in trajectory expectations)."""
 
 from __future__ import annotations
 

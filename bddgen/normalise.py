@@ -1,4 +1,5 @@
-"""Text normalisation shared by graph building, grounding checks and table evaluation."""
+"""Text normalisation for matching: normalised phrases, stopwords and content words (graph building, grounding
+checks, table cells and their SQLite store, the judge)."""
 
 from __future__ import annotations
 
