@@ -30,7 +30,7 @@ from bddgen.implement.provenance import FeatureProvenance
 from bddgen.intents.memory import MemoryExport
 from bddgen.intents.model import PartitionTable, SearchResult, SeedFile
 from bddgen.interop.model import ExportedConversation
-from bddgen.judging.qualify import JudgeCheck
+from bddgen.run.judge_check import JudgeCheck
 from bddgen.lm.tasks import PromptTask
 from bddgen.probe.model import ProbeState, WeaknessList
 from bddgen.probe.rubric import Rubric
@@ -38,7 +38,7 @@ from bddgen.models import Document, PolicyDocument, SystemDescription, TableDocu
 from bddgen.results import RunMetadata, TurnResult
 from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.report.model import Report
-from bddgen.review.record import ReviewRecord
+from bddgen.implement.review_record import ReviewRecord
 from bddgen.specs import CandidateSet, Selection
 from bddgen.tasks.model import TaskFile
 

@@ -13,7 +13,8 @@ from bddgen.cli import cli
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence
 from bddgen.implement.unanswerable import AbsentSubject
 from bddgen.judging.candidates import RIGHT_KINDS, WRONG_KINDS, Candidate, CandidateMaker, Kind, VerifiedTurn, name_spans
-from bddgen.judging.qualify import false_fail_warning, grade, read_check, summarise
+from bddgen.judging.qualify import grade, summarise
+from bddgen.run.judge_check import false_fail_warning, read_check
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.models import TableDocument

@@ -21,7 +21,7 @@ from bddgen.errors import InputError
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import read_feature_text
 from bddgen.features.writer import render_feature
-from bddgen.review.record import read_review, review_path
+from bddgen.implement.review_record import read_review, review_path
 from bddgen.specs import Conversation, QueryType, Spec, Turn
 
 from review_project import implemented_project

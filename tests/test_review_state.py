@@ -19,7 +19,7 @@ from bddgen.project import Project
 from bddgen.report.render.html_page import render_html
 from bddgen.review.actions import Action, Reviewer
 from bddgen.review.page import shown_path
-from bddgen.review.record import read_review
+from bddgen.implement.review_record import read_review
 
 from review_project import implemented_project
 from test_run_behave import _invoke, _verdicts, _write_project

@@ -6,7 +6,7 @@ import click
 from rich.table import Table
 
 from bddgen.console import console, progress_bar
-from bddgen.judging.qualify import CHECK_FILE, Figures, JudgeCheck
+from bddgen.run.judge_check import CHECK_FILE, Figures, JudgeCheck
 from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock

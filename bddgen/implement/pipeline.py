@@ -26,6 +26,7 @@ from bddgen.implement.graph import build_document_graph
 from bddgen.implement.grounding import DocumentTexts
 from bddgen.normalise import content_words
 from bddgen.implement.plan import chain_length_for_turns, plan_turns
+from bddgen.implement import review_record
 from bddgen.implement.provenance import (
     ConversationProvenance,
     FeatureProvenance,
@@ -43,7 +44,6 @@ from bddgen.lm.client import LanguageModel
 from bddgen.models import Corpus
 from bddgen.ner.base import EntityRecognizer
 from bddgen.retrieval.base import Retriever
-from bddgen.review import record as review_record  # module import: the review record imports implement's evidence types
 from bddgen.specs import Conversation, Spec
 
 CHAINS_PER_CONVERSATION = 2  # chains tried per wanted conversation, so dropped ones can be replaced

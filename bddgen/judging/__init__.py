@@ -1,5 +1,2 @@
-"""Qualifying the judge on the project's own verified turns (`bddgen judge check`)."""
-
-from bddgen.judging.qualify import JudgeCheck, false_fail_warning, read_check
-
-__all__ = ["JudgeCheck", "false_fail_warning", "read_check"]
+"""Qualifying the judge on the project's own verified turns (`bddgen judge check`); its record is
+`bddgen.run.judge_check`."""

@@ -13,10 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from bddgen.errors import InputError, Problem
-from bddgen.files import atomic_write, read_json_file
 from bddgen.implement.evidence import TableEvidence
 from bddgen.implement.provenance import FeatureProvenance, provenance_path, read_provenance
 from bddgen.judging.candidates import RIGHT_KINDS, Candidate, CandidateMaker, Evidence, VerifiedTurn, name_spans
@@ -27,83 +24,30 @@ from bddgen.report.stats import wilson_interval
 from bddgen.results import Verdict
 from bddgen.review.state import REJECTED_TAG
 from bddgen.run.judge import Judge
+from bddgen.run.judge_check import Figures, GradedCandidate, JudgeCheck
 from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY
 
-CHECK_FILE = "judge-check.json"
 REFUSED_REPLY = "I cannot answer that from the documents."
-
-
-class Figures(BaseModel):
-    """Agreement, false-fail and false-pass rates of one group of candidates, each with its 95% Wilson interval."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    candidates: int
-    right: int = Field(description="Candidates that should pass.")
-    wrong: int = Field(description="Candidates that should fail.")
-    agreement: float | None = Field(description="Share of candidates given their known verdict.")
-    agreement_interval: tuple[float, float]
-    false_fail_rate: float | None = Field(description="Share of right candidates failed (or errored).")
-    false_fail_interval: tuple[float, float]
-    false_pass_rate: float | None = Field(description="Share of wrong candidates passed.")
-    false_pass_interval: tuple[float, float]
-    errors: int = Field(default=0, description="Candidates the judge could not grade (an unusable reply).")
-    by_model: int = Field(default=0, description="Candidates the judge model graded (the rest were decided by checks).")
-
-    @classmethod
-    def of(cls, graded: list[GradedCandidate]) -> Figures:
-        right = [g for g in graded if g.should_pass]
-        wrong = [g for g in graded if not g.should_pass]
-        agreed = sum(1 for g in graded if g.agrees)
-        false_fails = sum(1 for g in right if g.verdict != Verdict.PASS)
-        false_passes = sum(1 for g in wrong if g.verdict == Verdict.PASS)
-        return cls(
-            candidates=len(graded), right=len(right), wrong=len(wrong),
-            agreement=_share(agreed, len(graded)), agreement_interval=wilson_interval(agreed, len(graded)),
-            false_fail_rate=_share(false_fails, len(right)), false_fail_interval=wilson_interval(false_fails, len(right)),
-            false_pass_rate=_share(false_passes, len(wrong)), false_pass_interval=wilson_interval(false_passes, len(wrong)),
-            errors=sum(1 for g in graded if g.verdict == Verdict.ERROR), by_model=sum(1 for g in graded if g.by_model),
-        )
-
-
-class GradedCandidate(BaseModel):
-    """One candidate, its known verdict and the judge's."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    feature: str
-    conversation_id: str
-    turn: int
-    query_type: str
-    kind: str
-    question: str
-    reference: str
-    answer: str
-    should_pass: bool
-    verdict: Verdict
-    feedback: str
-    by_model: bool = Field(description="The judge model graded it (no deterministic check decided).")
-
-    @property
-    def agrees(self) -> bool:
-        return self.verdict == (Verdict.PASS if self.should_pass else Verdict.FAIL)
-
-
-class JudgeCheck(Figures):
-    """.bddgen/judge-check.json: how often the judge gives candidates their known verdict (the figures over every
-    candidate, then per query type and per kind of candidate)."""
-
-    created: str
-    judge_model: str
-    seed: int
-    turns: int = Field(description="Verified turns the candidates were made from.")
-    per_query_type: dict[str, Figures]
-    per_kind: dict[str, Figures]
-    disagreements: list[GradedCandidate] = Field(default_factory=list, description="Candidates the judge got wrong.")
 
 
 def _share(count: int, total: int) -> float | None:
     return count / total if total else None
+
+
+def figures(graded: list[GradedCandidate]) -> Figures:
+    """Agreement, false-fail and false-pass rates of `graded`, each with its 95% Wilson interval."""
+    right = [g for g in graded if g.should_pass]
+    wrong = [g for g in graded if not g.should_pass]
+    agreed = sum(1 for g in graded if g.agrees)
+    false_fails = sum(1 for g in right if g.verdict != Verdict.PASS)
+    false_passes = sum(1 for g in wrong if g.verdict == Verdict.PASS)
+    return Figures(
+        candidates=len(graded), right=len(right), wrong=len(wrong),
+        agreement=_share(agreed, len(graded)), agreement_interval=wilson_interval(agreed, len(graded)),
+        false_fail_rate=_share(false_fails, len(right)), false_fail_interval=wilson_interval(false_fails, len(right)),
+        false_pass_rate=_share(false_passes, len(wrong)), false_pass_interval=wilson_interval(false_passes, len(wrong)),
+        errors=sum(1 for g in graded if g.verdict == Verdict.ERROR), by_model=sum(1 for g in graded if g.by_model),
+    )
 
 
 def verified_turns(features: Iterable[Path], root: Path, table: Callable[[str], TableDocument | None]) -> list[VerifiedTurn]:
@@ -183,38 +127,11 @@ def summarise(graded: list[GradedCandidate], *, turns: int, judge_model: str, se
         by_kind[g.kind].append(g)
     kinds = sorted(by_kind, key=lambda k: (k not in RIGHT_KINDS, k))
     return JudgeCheck(
-        **Figures.of(graded).model_dump(),
+        **figures(graded).model_dump(),
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"), judge_model=judge_model, seed=seed, turns=turns,
-        per_query_type={t: Figures.of(by_type[t]) for t in sorted(by_type)},
-        per_kind={k: Figures.of(by_kind[k]) for k in kinds},
+        per_query_type={t: figures(by_type[t]) for t in sorted(by_type)},
+        per_kind={k: figures(by_kind[k]) for k in kinds},
         disagreements=[g for g in graded if not g.agrees],
-    )
-
-
-def check_path(state_path: Path) -> Path:
-    return state_path / CHECK_FILE
-
-
-def write_check(state_path: Path, check: JudgeCheck) -> Path:
-    path = check_path(state_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, check.model_dump_json(indent=2) + "\n")
-    return path
-
-
-def read_check(state_path: Path) -> JudgeCheck | None:
-    """The project's last judge check, or None when it has none."""
-    return read_json_file(check_path(state_path), JudgeCheck, "judge check", "delete it and run `bddgen judge check` again")
-
-
-def false_fail_warning(check: JudgeCheck | None, judge_model: str, limit: float) -> str:
-    """A warning when the last check of this judge model failed more right answers than `limit` allows ('' otherwise)."""
-    rate = check.false_fail_rate if check is not None else None
-    if check is None or rate is None or check.judge_model != judge_model or rate <= limit:
-        return ""
-    return (
-        f"the judge ({judge_model}) failed {rate:.0%} of right answers in its last check (`bddgen judge check`, {check.created}), "
-        f"above [judge_check] max_false_fail_rate = {limit:.0%}: read its failures as possibly the judge's"
     )
 
 

@@ -43,7 +43,7 @@ from bddgen.select import SpecPool, WriteReport, build_pool, scan_suite, select_
 from bddgen.specs import CandidateSet, Selection
 
 if TYPE_CHECKING:
-    from bddgen.judging.qualify import JudgeCheck
+    from bddgen.run.judge_check import JudgeCheck
     from bddgen.retrieval.hybrid import HybridIndex, IngestReport
 
 
@@ -211,7 +211,8 @@ def judge_check(models: Models, n: int, on_progress: StageProgress = no_progress
     """Grade candidate answers of known verdict, made from at most `n` verified turns, with the judge the run
     uses ([judge], told whether [run] assistant calls tools); write the figures to .bddgen/judge-check.json."""
     from bddgen.agents.project_manifest import project_manifest
-    from bddgen.judging.qualify import judge_check as qualify, write_check
+    from bddgen.judging.qualify import judge_check as qualify
+    from bddgen.run.judge_check import write_check
     from bddgen.run.assistants.factory import assistant_settings
     from bddgen.run.judge import TOOL_KINDS, Judge
 

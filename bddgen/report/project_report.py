@@ -15,7 +15,7 @@ from bddgen.report.analysis import build_report
 from bddgen.report.calls import conversation_calls, with_prompts_and_replies
 from bddgen.report.costs import usage_costs
 from bddgen.report.coverage_model import CoverageCertificate
-from bddgen.judging import read_check
+from bddgen.run.judge_check import read_check
 from bddgen.report.model import JudgeFigures, Report, RunStructuralCoverage
 from bddgen.report.runs import RunData, load_run, resolve_runs
 from bddgen.report.suite import spec_titles

@@ -24,7 +24,7 @@ from bddgen.review import lines as edit
 from bddgen.review.checks import disagreements, recheck
 from bddgen.review.lines import FileLines, locate, version
 from bddgen.review.page import SpecView, SuiteView, kept_records, shown_path, spec_view, suite_view
-from bddgen.review.record import RejectedConversation, RejectedTurn, ReviewRecord, TurnEdit, now, read_review, write_review
+from bddgen.implement.review_record import RejectedConversation, RejectedTurn, ReviewRecord, TurnEdit, now, read_review, write_review
 from bddgen.review.state import LOCKED_TAG, REJECTED_TAG, REVIEWED_TAG, ReviewCounts, review_counts
 from bddgen.specs import Conversation, Turn
 

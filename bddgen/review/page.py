@@ -22,7 +22,7 @@ from bddgen.ner.base import EntityRecognizer
 from bddgen.review.checks import disagreements, recheck
 from bddgen.review.lines import FileLines, locate, version
 from bddgen.review.located import located_evidence
-from bddgen.review.record import ReviewRecord, read_review
+from bddgen.implement.review_record import ReviewRecord, read_review
 from bddgen.review.state import LOCKED_TAG, REJECTED_TAG, ReviewCounts, State, conversation_state, review_counts, turn_state
 from bddgen.specs import CANNOT_ANSWER, Conversation, QueryType, Turn, TurnMark
 

@@ -17,7 +17,7 @@ from bddgen import __version__
 from bddgen.console import console
 from bddgen.agents.project_manifest import project_manifest, restricted_edges
 from bddgen.errors import AssistantError, ConfigError
-from bddgen.judging import false_fail_warning, read_check
+from bddgen.run.judge_check import false_fail_warning, read_check
 from bddgen.lm.client import LanguageModel
 from bddgen.project import Project
 from bddgen.results import RunMetadata, TurnResult, Verdict
