@@ -7,10 +7,13 @@ from enum import Enum
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from bddgen.agents.expectations import TrajectoryExpectation
-from bddgen.agents.state import DiffRow
-from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
+from bddgen.expectations import TrajectoryExpectation
+from bddgen.state_diff import DiffRow
+from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.specs import QueryType
+
+SIMULATOR_ERROR = "simulator error"
+"""The error category of a task trial failed by its simulated user (see `bddgen.run.session`)."""
 
 
 class Verdict(str, Enum):

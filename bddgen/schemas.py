@@ -18,11 +18,11 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 import bddgen
-from bddgen.agents.faults import ToolFault
+from bddgen.faults import ToolFault
 from bddgen.agents.manifest import WorkflowManifest
 from bddgen.agents.realize import RealizationLog
-from bddgen.agents.state import DatabaseState
-from bddgen.agents.trace import AgentTrace
+from bddgen.state_diff import DatabaseState
+from bddgen.traces import AgentTrace
 from bddgen.config import Settings
 from bddgen.corpus.formats import DatabaseSidecar, TableFile, TableSidecar
 from bddgen.implement.linking import LinkingRecord

@@ -9,9 +9,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from bddgen.agents.faults import ToolFault
-from bddgen.agents.expectations import TrajectoryExpectation
-from bddgen.agents.outcome import UserTask
+from bddgen.faults import ToolFault
+from bddgen.expectations import TrajectoryExpectation
+from bddgen.outcomes import UserTask
 
 
 class _Strict(BaseModel):

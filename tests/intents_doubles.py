@@ -7,7 +7,7 @@ from datetime import date
 from typing import Any
 
 from bddgen.agents.manifest import WorkflowManifest, parse_manifest
-from bddgen.agents.trace import ToolCall
+from bddgen.traces import ToolCall
 from bddgen.intents.normalize import MONTHS
 from bddgen.lm.base import Message
 from bddgen.run.assistants.base import AssistantReply

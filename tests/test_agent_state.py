@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from bddgen.agents.airline.database import build_template, fresh_copy
 from bddgen.agents.airline.state import state_keys
 from bddgen.agents.airline.tools import apply
-from bddgen.agents.state import DatabaseState, DiffRow, diff, snapshot
-from bddgen.agents.table_keys import table_key
+from bddgen.state_diff import DatabaseState, DiffRow, diff, snapshot
+from bddgen.table_keys import table_key
 from bddgen.corpus import load_corpus
 from bddgen.errors import InputError
 from bddgen.models import TableDocument

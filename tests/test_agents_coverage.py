@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from bddgen.agents.coverage import obligations, structural_coverage
 from bddgen.agents.manifest import parse_manifest
-from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
+from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.cli import cli
 from bddgen.results import RunMetadata, TurnResult, Verdict
 from tests.agents_manifests import AIRLINE_MANIFEST

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bddgen.agents.expectations import parse_expectation
+from bddgen.expectations import parse_expectation
 from bddgen.agents.metrics import expected_calls, pass_hat_k, run_reliability, run_trajectories, score_trajectory
-from bddgen.agents.trace import ToolCall
+from bddgen.traces import ToolCall
 from bddgen.results import TurnResult, Verdict
 
 

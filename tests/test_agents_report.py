@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
+from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.report.analysis import build_report
 from bddgen.report.render.html_page import render_html
 from tests.test_report_outputs import SPECS, synthetic_run

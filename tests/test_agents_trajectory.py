@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bddgen.agents.expectations import Trace, TrajectoryExpectation, check_expectation, parse_expectation, violations
-from bddgen.agents.trace import BlockedCall
-from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
+from bddgen.expectations import Trace, TrajectoryExpectation, check_expectation, parse_expectation, violations
+from bddgen.traces import BlockedCall
+from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.cli import cli
 from bddgen.features.reader import read_feature_text
 from bddgen.features.writer import render_feature

@@ -12,7 +12,7 @@ from bddgen.agents.airline.assistant import AirlineAgentAssistant, parse_restric
 from bddgen.agents.airline.tasks import agent_step
 from bddgen.agents.airline.workflow import airline_manifest
 from bddgen.agents.coverage import structural_coverage
-from bddgen.agents.faults import MALFORMED_OUTPUT, ToolFault
+from bddgen.faults import MALFORMED_OUTPUT, ToolFault
 from bddgen.corpus import load_corpus
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel

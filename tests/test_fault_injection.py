@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bddgen.agents.faults import ToolFault, read_fault_step
+from bddgen.faults import ToolFault, read_fault_step
 from bddgen.corpus.demo import demo_corpus_path
 from bddgen.errors import InputError
 from bddgen.features.document import FeatureDocument

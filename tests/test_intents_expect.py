@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bddgen.agents.trace import ToolCall
+from bddgen.traces import ToolCall
 from bddgen.intents.expect import Expectation, check_calls, verdict_of
 from bddgen.intents.model import Intent
 from bddgen.lm.client import LanguageModel

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bddgen.agents.expectations import TrajectoryExpectation
-from bddgen.agents.outcome import OutcomeExpectation, UserTask
-from bddgen.agents.state import DiffRow
+from bddgen.expectations import TrajectoryExpectation
+from bddgen.outcomes import OutcomeExpectation, UserTask
+from bddgen.state_diff import DiffRow
 from bddgen.errors import InputError
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import read_feature_text

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from bddgen.agents.metrics import pass_at_k, pass_hat_k, run_reliability
-from bddgen.agents.outcome import OutcomeExpectation, UserTask, has_unexpected_change
-from bddgen.agents.state import DatabaseState, DiffRow, diff
+from bddgen.outcomes import OutcomeExpectation, UserTask, has_unexpected_change
+from bddgen.state_diff import DatabaseState, DiffRow, diff
 from bddgen.errors import InputError
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM

@@ -242,8 +242,8 @@ def test_a_written_task_has_its_provenance_in_json(ten: tuple[list[OutcomeTask],
 
 
 def test_the_no_policy_calls_fail_the_forbidden_tasks_with_the_unexpected_diff_shown(ten: tuple[list[OutcomeTask], list]) -> None:
-    from bddgen.agents.outcome import OutcomeExpectation, check_outcome
-    from bddgen.agents.state import diff, snapshot
+    from bddgen.outcomes import OutcomeExpectation, check_outcome
+    from bddgen.state_diff import diff, snapshot
 
     corpus = load_corpus(AIRLINE)
     template, keys = build_template(corpus), state_keys(corpus)

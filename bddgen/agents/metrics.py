@@ -26,8 +26,8 @@ from typing import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bddgen.agents.expectations import TrajectoryExpectation, is_subsequence
-from bddgen.results import TurnResult, Verdict
+from bddgen.expectations import TrajectoryExpectation, is_subsequence
+from bddgen.results import SIMULATOR_ERROR, TurnResult, Verdict
 
 
 class _Frozen(BaseModel):
@@ -203,10 +203,6 @@ def pass_at_k(trials: int, passes: int, k: int) -> float:
     if not 1 <= k <= trials or not 0 <= passes <= trials:
         raise ValueError(f"pass@k needs 1 <= k <= trials and 0 <= passes <= trials (k={k}, trials={trials}, passes={passes})")
     return 1 - comb(trials - passes, k) / comb(trials, k)
-
-
-SIMULATOR_ERROR = "simulator error"
-"""The error category of a task trial failed by its simulated user (see `bddgen.run.session`)."""
 
 
 def run_reliability(run_id: str, results: Iterable[TurnResult]) -> RunReliability | None:

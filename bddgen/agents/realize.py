@@ -27,10 +27,10 @@ from typing import Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.agents.coverage import CRITERIA, Obligation, obligations, structural_coverage
-from bddgen.agents.expectations import TrajectoryExpectation, describe_calls
+from bddgen.expectations import TrajectoryExpectation, describe_calls
 from bddgen.agents.manifest import WorkflowManifest
 from bddgen.agents.tasks import AGENT_REQUEST
-from bddgen.agents.trace import AgentTrace
+from bddgen.traces import AgentTrace
 from bddgen.agents.witness_facts import Fact, FactChooser
 from bddgen.errors import AssistantError
 from bddgen.intents.model import checked_schema

@@ -12,13 +12,13 @@ from gherkin.errors import CompositeParserException, ParserError
 from gherkin.parser import Parser
 from gherkin.token_scanner import TokenScanner
 
-from bddgen.agents.faults import ToolFault, read_fault_step
+from bddgen.faults import ToolFault, read_fault_step
 from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
 from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, QUOTED_STEP, SATISFY, decode_tag_value
 from bddgen.features.writer import is_edited, read_header
-from bddgen.agents.expectations import parse_expectation
-from bddgen.agents.outcome import (
+from bddgen.expectations import parse_expectation
+from bddgen.outcomes import (
     CELL, EXACT_DIFF, INSTRUCTION, KNOWS, TALKS, TASK_TAG_PREFIX, UNCHANGED, OutcomeExpectation, UserTask, diff_rows_from_table, facts_from_table,
 )
 from bddgen.specs import (

@@ -11,8 +11,8 @@ from bddgen.files import atomic_write
 from bddgen.features.document import FeatureDocument
 from bddgen.features.languages import DEFAULT_LANGUAGE, KEYWORDS, Keywords, keywords, phrases, writing_language
 from bddgen.features.vocabulary import decode_tag_value, encode_tag_value, quote
-from bddgen.agents.outcome import FACT_HEADER, TASK_TAG_PREFIX, UserTask
-from bddgen.agents.state import DIFF_HEADER
+from bddgen.outcomes import FACT_HEADER, TASK_TAG_PREFIX, UserTask
+from bddgen.state_diff import DIFF_HEADER
 from bddgen.specs import CANNOT_ANSWER, JUDGED_AS_A_WHOLE, TRAJECTORY_ONLY, Conversation, QueryType, Spec
 
 HEADER_PREFIX = "# bddgen:"

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from bddgen.agents.expectations import TrajectoryExpectation
+from bddgen.expectations import TrajectoryExpectation
 from bddgen.features.document import FeatureDocument
 from bddgen.features.vocabulary import quote
 from bddgen.features.writer import write_feature

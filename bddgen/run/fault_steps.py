@@ -13,7 +13,7 @@ from typing import Any
 
 from behave import given
 
-from bddgen.agents.faults import BEHAVE_TOOL_ERROR, BEHAVE_TOOL_MALFORMED, ToolFault, supports_faults
+from bddgen.faults import BEHAVE_TOOL_ERROR, BEHAVE_TOOL_MALFORMED, ToolFault, supports_faults
 from bddgen.errors import AssistantError
 
 __all__ = ["tool_fails", "tool_returns_malformed_output"]

@@ -1,6 +1,6 @@
 """Task steps of the step library: the simulated user's instruction and facts, the dialogue, the outcome steps.
 
-The phrases are `bddgen.agents.outcome`'s patterns. The run reads the task from the .feature file; the
+The phrases are `bddgen.outcomes`'s patterns. The run reads the task from the .feature file; the
 Given steps check that the file still says the same, the When step plays the dialogue in every repeat,
 and each outcome step checks the agent's end state, failing with the expected and the actual change.
 """
@@ -12,7 +12,7 @@ from typing import Any
 from behave import step
 from behave.api.step_matchers import use_default_step_matcher, use_step_matcher
 
-from bddgen.agents.outcome import (
+from bddgen.outcomes import (
     CELL, EXACT_DIFF, INSTRUCTION, KNOWS, TALKS, UNCHANGED, OutcomeExpectation, diff_rows_from_table, facts_from_table,
 )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable
 
-from bddgen.agents.outcome import TALKS, TASK_TAG_PREFIX
+from bddgen.outcomes import TALKS, TASK_TAG_PREFIX
 from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import read_feature

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bddgen.agents.expectations import Trace, TrajectoryExpectation, check_expectation
-from bddgen.agents.outcome import OutcomeExpectation, UserTask
-from bddgen.agents.state import render_diff_row
+from bddgen.expectations import Trace, TrajectoryExpectation, check_expectation
+from bddgen.outcomes import OutcomeExpectation, UserTask
+from bddgen.state_diff import render_diff_row
 from bddgen.errors import AssistantError
 from bddgen.results import TurnResult, Verdict
 from bddgen.answer_checks import contains_exact

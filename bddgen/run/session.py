@@ -7,15 +7,14 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from bddgen.agents.expectations import Trace, check_expectation, violations
-from bddgen.agents.metrics import SIMULATOR_ERROR
-from bddgen.agents.outcome import UserTask, check_outcome, has_unexpected_change
-from bddgen.agents.state import DatabaseState, DiffRow, StateDiff, diff
+from bddgen.expectations import Trace, check_expectation, violations
+from bddgen.outcomes import UserTask, check_outcome, has_unexpected_change
+from bddgen.state_diff import DatabaseState, DiffRow, StateDiff, diff
 from bddgen.config import RunSettings
 from bddgen.errors import AssistantError
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.base import Message
-from bddgen.results import TurnResult, Verdict
+from bddgen.results import SIMULATOR_ERROR, TurnResult, Verdict
 from bddgen.run.assistants.base import Assistant, AssistantReply, error_category
 from bddgen.run.answers import cut_answer
 from bddgen.run.assistants.guard import ask

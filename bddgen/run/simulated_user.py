@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from bddgen.agents.outcome import UserTask
+from bddgen.outcomes import UserTask
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.run.assistants.base import AssistantReply

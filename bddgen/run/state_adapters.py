@@ -16,7 +16,7 @@ from typing import Any, Callable
 import httpx
 from pydantic import ValidationError
 
-from bddgen.agents.state import DatabaseState
+from bddgen.state_diff import DatabaseState
 from bddgen.config import AssistantSettings
 from bddgen.errors import AssistantError, ConfigError, InputError, Problem
 from bddgen.lm.base import Message

@@ -1,6 +1,6 @@
 """Trajectory steps of the step library: tool calls, handoffs and refusals of the last turn.
 
-The phrases are `bddgen.agents.expectations.PATTERNS`; each step checks the recorded trace of the
+The phrases are `bddgen.expectations.PATTERNS`; each step checks the recorded trace of the
 turn asked last (every repeat of it) and fails naming the expected and the actual calls.
 """
 
@@ -11,7 +11,7 @@ from typing import Any, Callable
 from behave import step
 from behave.api.step_matchers import use_default_step_matcher, use_step_matcher
 
-from bddgen.agents.expectations import PATTERNS, expectation_from_groups
+from bddgen.expectations import PATTERNS, expectation_from_groups
 
 __all__ = ["TRAJECTORY_STEPS"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bddgen.agents.expectations import TrajectoryExpectation
-from bddgen.agents.outcome import TASK_TAG_PREFIX, OutcomeExpectation, UserTask
+from bddgen.expectations import TrajectoryExpectation
+from bddgen.outcomes import TASK_TAG_PREFIX, OutcomeExpectation, UserTask
 from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import read_feature

@@ -19,7 +19,7 @@ from bddgen.agents.airline.database import build_template
 from bddgen.agents.airline.state import state_keys
 from bddgen.agents.airline.tools import TOOLS
 from bddgen.agents.manifest import WorkflowManifest
-from bddgen.agents.state import DiffRow
+from bddgen.state_diff import DiffRow
 from bddgen.config import TasksSettings
 from bddgen.errors import ConfigError
 from bddgen.lm.client import LanguageModel

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bddgen.agents.state import DiffRow
+from bddgen.state_diff import DiffRow
 
 Decision = Literal["allowed", "forbidden"]
 

@@ -2,7 +2,7 @@
 
 A tool's target table is the corpus table one of whose columns the tool takes as a parameter (a
 booking tool takes `booking_reference`, a column of `bookings`); its key comes from
-`bddgen.agents.table_keys` and must be one or more columns, not SQLite's row id. The facts the user
+`bddgen.table_keys` and must be one or more columns, not SQLite's row id. The facts the user
 knows select rows like the filter of a table turn: a row is selected when every fact's value equals
 its column's cell (or the cell's last word, for a last name). Facts that select more than one row are
 rewritten by adding the row's key columns, then its other columns, until they select only the target.
@@ -10,8 +10,8 @@ rewritten by adding the row's key columns, then its other columns, until they se
 
 from __future__ import annotations
 
-from bddgen.agents.state import COMPOSITE_SEPARATOR, ROWID
-from bddgen.agents.table_keys import table_key
+from bddgen.state_diff import COMPOSITE_SEPARATOR, ROWID
+from bddgen.table_keys import table_key
 from bddgen.errors import InputError, Problem
 from bddgen.normalise import normalise
 from bddgen.models import TableDocument

@@ -30,9 +30,9 @@ from bddgen.agents.airline.state import state_keys
 from bddgen.agents.airline.tasks import FINAL_ANSWER, Answer, agent_step
 from bddgen.agents.airline.tools import ToolArgumentError, apply
 from bddgen.agents.airline.workflow import ENTRY, ROLES
-from bddgen.agents.faults import ToolFault
-from bddgen.agents.state import DatabaseState, snapshot
-from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
+from bddgen.faults import ToolFault
+from bddgen.state_diff import DatabaseState, snapshot
+from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel

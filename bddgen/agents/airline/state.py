@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bddgen.agents.airline.database import TABLES
-from bddgen.agents.state import ROWID
-from bddgen.agents.table_keys import table_key
+from bddgen.state_diff import ROWID
+from bddgen.table_keys import table_key
 from bddgen.errors import ConfigError
 from bddgen.models import Corpus, TableDocument
 
@@ -13,7 +13,7 @@ EXTRA_BAGS_KEY = ROWID
 
 
 def state_keys(corpus: Corpus) -> dict[str, str]:
-    """table -> key spec for every table of the airline database (see `bddgen.agents.table_keys`)."""
+    """table -> key spec for every table of the airline database (see `bddgen.table_keys`)."""
     tables = {d.id: d for d in corpus.documents if isinstance(d, TableDocument)}
     missing = [name for name in TABLES if f"tables/{name}" not in tables]
     if missing:

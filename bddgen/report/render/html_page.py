@@ -11,7 +11,7 @@ import json
 from collections import defaultdict
 from html import escape
 
-from bddgen.agents.expectations import describe_calls
+from bddgen.expectations import describe_calls
 from bddgen.intents.report import html_section
 from bddgen.report.coverage_model import CoverageCertificate, CoverageItem
 from bddgen.report.model import Breakdown, Comparison, ConversationCall, Report, SpecRow

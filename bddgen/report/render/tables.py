@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bddgen.agents.coverage import CRITERIA, StructuralCoverage
-from bddgen.agents.state import render_diff_row
+from bddgen.state_diff import render_diff_row
 from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.report.model import Comparison, Report
 from bddgen.report.stats import Rate, percent

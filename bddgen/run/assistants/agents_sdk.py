@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bddgen.agents.trace import Handoff, ToolCall
+from bddgen.traces import Handoff, ToolCall
 from bddgen.lm.base import Message
 from bddgen.run.assistants.base import AssistantCallError, AssistantReply
 

@@ -6,7 +6,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bddgen.agents.trace import AgentTrace, BlockedCall, Handoff, ToolCall
+from bddgen.traces import AgentTrace, BlockedCall, Handoff, ToolCall
 from bddgen.errors import AssistantError
 from bddgen.lm.base import Message
 

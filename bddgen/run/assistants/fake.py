@@ -10,7 +10,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
+from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.errors import InputError, Problem
 from bddgen.lm.base import Message
 from bddgen.run.assistants.base import AssistantCallError, AssistantReply, reply_from_payload

@@ -6,7 +6,7 @@ import threading
 import time
 from typing import Callable
 
-from bddgen.agents.faults import ToolFault, supports_faults
+from bddgen.faults import ToolFault, supports_faults
 from bddgen.errors import AssistantError, BddgenError
 from bddgen.lm.base import Message
 from bddgen.run.assistants.base import (

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from bddgen.agents.faults import ToolFault
+from bddgen.faults import ToolFault
 from bddgen.config import AssistantSettings, http_url_problem
 from bddgen.errors import ConfigError
 from bddgen.lm.base import Message

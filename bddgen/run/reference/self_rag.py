@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bddgen.agents.trace import ToolCall
+from bddgen.traces import ToolCall
 from bddgen.config import REFERENCE_CONTEXT_TOKENS
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message

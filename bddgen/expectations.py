@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bddgen.agents.trace import BlockedCall, Handoff, ToolCall
+from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.answer_checks import declines
 
 ExpectationKind = Literal["calls", "not_calls", "order", "handoff", "refuses_tool", "refuses"]

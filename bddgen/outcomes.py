@@ -23,8 +23,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from bddgen.agents.expectations import TrajectoryExpectation
-from bddgen.agents.state import DIFF_HEADER, DatabaseState, DiffRow, StateDiff, cell_text, render_diff_row
+from bddgen.expectations import TrajectoryExpectation
+from bddgen.state_diff import DIFF_HEADER, DatabaseState, DiffRow, StateDiff, cell_text, render_diff_row
 
 TASK_TAG_PREFIX = "@task-"
 """`@task-<id>` names a task scenario's conversation when it has no `@conv:<id>` tag."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from bddgen.agents.state import COMPOSITE_SEPARATOR, ROWID
+from bddgen.state_diff import COMPOSITE_SEPARATOR, ROWID
 from bddgen.models import TableDocument
 
 KEY_PHRASE = re.compile(r"\b(?:keyed|identified)\s+by\s+([^.,;:]+)", re.IGNORECASE)
@@ -40,7 +40,7 @@ def described_key(table: TableDocument) -> str | None:
 
 
 def table_key(table: TableDocument) -> str:
-    """The key spec of `table` for `bddgen.agents.state.snapshot`."""
+    """The key spec of `table` for `bddgen.state_diff.snapshot`."""
     candidates: list[list[str]] = []
     if table.key and table.key in table.headers:
         candidates.append([table.key])
