@@ -19,7 +19,7 @@ from pydantic import BaseModel, TypeAdapter
 
 import bddgen
 from bddgen.faults import ToolFault
-from bddgen.agents.manifest import WorkflowManifest
+from bddgen.manifest.workflow import WorkflowManifest
 from bddgen.agents.realize import RealizationLog
 from bddgen.state_diff import DatabaseState
 from bddgen.traces import AgentTrace

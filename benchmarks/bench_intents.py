@@ -30,10 +30,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from bddgen.agents.manifest import Tool
+from bddgen.manifest.workflow import Tool
 from bddgen.intents.expect import Expectation
 from bddgen.intents.model import Intent
-from bddgen.intents.normalize import MONTHS, NUMBER_WORDS, same_value
+from bddgen.values import MONTHS, NUMBER_WORDS, same_value
 from bddgen.intents.surrogate import hardest_first, score
 from bddgen.lm.embedded import EmbeddedLM, EngineOptions
 from bddgen.lm.model_files import resolve_model_path

@@ -24,7 +24,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from bddgen.agents.manifest import read_manifest
+from bddgen.manifest.workflow import read_manifest
 from bddgen.config import LMSettings, TasksSettings
 from bddgen.corpus import load_corpus
 from bddgen.lm.base import LMBackend, LMRequest, LMResponse

@@ -6,9 +6,9 @@ import re
 from datetime import date
 from typing import Any
 
-from bddgen.agents.manifest import WorkflowManifest, parse_manifest
+from bddgen.manifest.workflow import WorkflowManifest, parse_manifest
 from bddgen.traces import ToolCall
-from bddgen.intents.normalize import MONTHS
+from bddgen.values import MONTHS
 from bddgen.lm.base import Message
 from bddgen.run.assistants.base import AssistantReply
 
@@ -151,7 +151,7 @@ def seed_writer(request: Any) -> dict[str, str]:
     """A scripted seed writer that states exactly the values it is given, the way a person writes them."""
     import json
 
-    from bddgen.intents.normalize import date_spellings
+    from bddgen.values import date_spellings
 
     content = request.messages[-1].content
     state = json.loads(_section(content, "State") or "{}")

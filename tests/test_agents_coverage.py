@@ -10,7 +10,7 @@ import yaml
 from click.testing import CliRunner
 
 from bddgen.agents.coverage import obligations, structural_coverage
-from bddgen.agents.manifest import parse_manifest
+from bddgen.manifest.workflow import parse_manifest
 from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.cli import cli
 from bddgen.results import RunMetadata, TurnResult, Verdict

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bddgen.agents.manifest import WorkflowManifest, read_manifest, reachable_agents, unreachable_agents
+from bddgen.manifest.workflow import WorkflowManifest, read_manifest, reachable_agents, unreachable_agents
 from bddgen.cli import cli
 from bddgen.errors import InputError
 from tests.agents_manifests import AIRLINE_MANIFEST

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from bddgen.agents.manifest import parse_manifest
+from bddgen.manifest.workflow import parse_manifest
 from bddgen.agents.realize import Realizer, fit_problems, scenario_of, witness_objectives
 from bddgen.cli import cli
 from bddgen.errors import InputError

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 pytest.importorskip("agents", reason="the openai-agents package (bddgen[agents]) is not installed")
 
-from bddgen.agents.manifest import read_manifest  # noqa: E402
+from bddgen.manifest.workflow import read_manifest  # noqa: E402
 from bddgen.cli import cli  # noqa: E402
 from bddgen.lm.base import Message  # noqa: E402
 from bddgen.plugins import import_attribute  # noqa: E402

@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bddgen.agents.manifest import Tool, parse_manifest
+from bddgen.manifest.workflow import Tool, parse_manifest
 from bddgen.agents.realize import (
     Realization,
     Realizer,

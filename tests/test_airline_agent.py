@@ -184,7 +184,7 @@ def test_an_agent_cannot_choose_a_tool_outside_its_edges(corpus: Corpus) -> None
 
 
 def test_a_project_made_on_the_airline_corpus_finds_the_agent_and_its_manifest(tmp_path: Path) -> None:
-    from bddgen.agents.manifest import read_manifest
+    from bddgen.manifest.workflow import read_manifest
     from bddgen.corpus.demo import demo_corpus_path
     from bddgen.project import Project
     from bddgen.run.assistants.factory import build_assistant

@@ -11,7 +11,7 @@ import yaml
 from bddgen.agents.airline.database import build_template, fresh_copy
 from bddgen.agents.airline.tools import TOOLS, ToolArgumentError, apply
 from bddgen.agents.airline.workflow import airline_manifest
-from bddgen.agents.manifest import read_manifest
+from bddgen.manifest.workflow import read_manifest
 from bddgen.corpus import load_corpus
 
 AIRLINE = Path(__file__).resolve().parents[1] / "corpora" / "airline"

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bddgen.intents.model import Cell, Intent
-from bddgen.intents.normalize import date_spellings, mentions, same_value
+from bddgen.values import date_spellings, mentions, same_value
 from bddgen.intents.partition import build_partition
 from bddgen.intents.seeds import seed_arguments, write_seed
 from bddgen.lm.client import LanguageModel
@@ -129,7 +129,7 @@ def test_every_retry_of_a_seed_is_a_new_prompt_listing_the_messages_rejected_so_
 def test_the_other_required_parameters_take_their_documented_example_over_a_boundary_value() -> None:
     import copy
 
-    from bddgen.agents.manifest import parse_manifest
+    from bddgen.manifest.workflow import parse_manifest
     from intents_doubles import MANIFEST
 
     data = copy.deepcopy(MANIFEST)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from bddgen.agents.airline.database import build_template, fresh_copy
 from bddgen.agents.airline.state import state_keys
 from bddgen.agents.airline.tools import apply
-from bddgen.agents.manifest import read_manifest
+from bddgen.manifest.workflow import read_manifest
 from bddgen.config import TasksSettings
 from bddgen.corpus import load_corpus
 from bddgen.errors import InputError

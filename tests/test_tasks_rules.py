@@ -10,7 +10,7 @@ import pytest
 
 from bddgen.agents.airline.database import build_template
 from bddgen.agents.airline.state import state_keys
-from bddgen.agents.manifest import read_manifest
+from bddgen.manifest.workflow import read_manifest
 from bddgen.config import TasksSettings
 from bddgen.corpus import load_corpus
 from bddgen.lm.base import LMRequest

@@ -14,7 +14,7 @@ from typing import Iterable
 
 from pydantic import BaseModel, Field
 
-from bddgen.agents.manifest import WorkflowManifest, reachable_agents
+from bddgen.manifest.workflow import WorkflowManifest, reachable_agents
 from bddgen.results import TurnResult
 
 CRITERIA: dict[str, str] = {

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from bddgen.agents.manifest import Agent, Delegation, Tool, ToolEdge, WorkflowManifest, semantic_problems
+from bddgen.manifest.workflow import Agent, Delegation, Tool, ToolEdge, WorkflowManifest, semantic_problems
 from bddgen.errors import ConfigError, InputError
 
 INSTALL_HINT = "install the OpenAI Agents SDK: pip install 'bddgen[agents]'"

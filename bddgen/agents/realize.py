@@ -28,13 +28,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.agents.coverage import CRITERIA, Obligation, obligations, structural_coverage
 from bddgen.expectations import TrajectoryExpectation, describe_calls
-from bddgen.agents.manifest import WorkflowManifest
+from bddgen.manifest.workflow import WorkflowManifest
 from bddgen.agents.tasks import AGENT_REQUEST
 from bddgen.traces import AgentTrace
 from bddgen.agents.witness_facts import Fact, FactChooser
 from bddgen.errors import AssistantError
-from bddgen.intents.model import checked_schema
-from bddgen.intents.normalize import mentions, request_key
+from bddgen.values import checked_schema, mentions, request_key
 from bddgen.features.document import FeatureDocument
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from bddgen.agents.manifest import Tool
+from bddgen.manifest.workflow import Tool
 from bddgen.intents.derive import conforms, derive_classes
-from bddgen.intents.model import Intent, checked_schema
-from bddgen.intents.normalize import as_date
+from bddgen.intents.model import Intent
+from bddgen.values import as_date, checked_schema
 from bddgen.models import TableDocument
 
 WORD = re.compile(r"[a-z0-9]+")

@@ -11,8 +11,8 @@ from rich.table import Table
 
 from bddgen.agents.coverage import CRITERIA, structural_coverage
 from bddgen.agents.extract import manifest_from_sdk, manifest_yaml, with_restrictions
-from bddgen.agents.manifest import parse_manifest, read_manifest, unreachable_agents
-from bddgen.agents.project_manifest import MANIFEST_FILE, manifest_path
+from bddgen.manifest.workflow import parse_manifest, read_manifest, unreachable_agents
+from bddgen.manifest.project import MANIFEST_FILE, manifest_path
 from bddgen.agents.realize import Attempt, WitnessObjective, realized_path
 from bddgen.console import console
 from bddgen.files import atomic_write

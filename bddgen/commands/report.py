@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from bddgen.agents.project_manifest import MANIFEST_FILE, manifest_path
+from bddgen.manifest.project import MANIFEST_FILE, manifest_path
 from bddgen.console import console
 from bddgen.errors import ConfigError
 from bddgen.files import atomic_write, output_folder

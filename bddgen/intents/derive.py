@@ -13,7 +13,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker
 
-from bddgen.intents.model import EquivalenceClass, Intent, checked_schema, describes_a_date
+from bddgen.intents.model import EquivalenceClass, Intent
+from bddgen.values import checked_schema, describes_a_date
 from bddgen.intents.regex_sample import matching_string, non_matching_string
 
 VALID_DATE_OFFSET = timedelta(days=21)  # a representative date a few weeks after the reference date

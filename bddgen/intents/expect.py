@@ -9,7 +9,7 @@ from typing import Any
 from bddgen.errors import LMOutputError
 from bddgen.intents.derive import conforms
 from bddgen.intents.model import EquivalenceClass, Intent, ParameterPartition, SeedTask
-from bddgen.intents.normalize import same_value
+from bddgen.values import same_value
 from bddgen.intents.tasks import JUDGE_PROSE
 from bddgen.lm.client import LanguageModel
 from bddgen.run.assistants.base import AssistantReply

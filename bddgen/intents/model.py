@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bddgen.values import checked_schema
+
 
 class Intent(str, Enum):
     """What the user means with respect to one parameter."""
@@ -14,17 +16,6 @@ class Intent(str, Enum):
     VALID = "VALID"  # a value the tool accepts: the agent calls it with that value
     INVALID = "INVALID"  # a value the tool must not get: the agent refuses or explains
     UNDERSPEC = "UNDERSPEC"  # too little said: the agent asks instead of guessing
-
-
-def describes_a_date(schema: dict[str, Any]) -> bool:
-    """A string parameter with no format whose description says YYYY-MM-DD."""
-    return "format" not in schema and "YYYY-MM-DD" in str(schema.get("description", ""))
-
-
-def checked_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema values are checked and compared against: the parameter's own, with `format: date`
-    when only its description says YYYY-MM-DD."""
-    return {**schema, "format": "date"} if describes_a_date(schema) else schema
 
 
 class EquivalenceClass(BaseModel):

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from bddgen.agents.manifest import Tool
+from bddgen.manifest.workflow import Tool
 from bddgen.errors import LMOutputError
 from bddgen.intents.expect import Expectation
 from bddgen.intents.memory import Strategy
 from bddgen.intents.model import Attempt, Intent, ParameterPartition, RejectedVariant
-from bddgen.intents.normalize import mentions, request_key
+from bddgen.values import mentions, request_key
 from bddgen.intents.seeds import leaked_value
 from bddgen.intents.tasks import KEEPS_INTENT, MUTATE, REFLECT
 from bddgen.lm.client import LanguageModel

@@ -6,7 +6,7 @@ import logging
 from datetime import date
 from pathlib import Path
 
-from bddgen.agents.manifest import Tool, WorkflowManifest
+from bddgen.manifest.workflow import Tool, WorkflowManifest
 from bddgen.errors import InputError, LMOutputError, Problem
 from bddgen.intents.derive import conforms, data_type, derive_classes, slug
 from bddgen.intents.files import read_model_yaml

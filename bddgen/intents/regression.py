@@ -18,7 +18,7 @@ from bddgen.features.vocabulary import quote
 from bddgen.features.writer import write_feature
 from bddgen.intents.expect import Expectation
 from bddgen.intents.model import CellOutcome, Intent, PartitionTable
-from bddgen.intents.normalize import request_key
+from bddgen.values import request_key
 from bddgen.intents.seeds import class_of
 from bddgen.safe_names import safe_file_name
 from bddgen.specs import TRAJECTORY_ONLY, Conversation, QueryType, Spec, Turn

@@ -8,12 +8,12 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from bddgen.agents.manifest import Tool, WorkflowManifest
+from bddgen.manifest.workflow import Tool, WorkflowManifest
 from bddgen.errors import AssistantError
 from bddgen.intents.expect import Expectation, Verdict, verdict_of
 from bddgen.intents.memory import StrategyMemory
 from bddgen.intents.metrics import summarize
-from bddgen.intents.normalize import request_key
+from bddgen.values import request_key
 from bddgen.intents.model import Attempt, CellOutcome, ParameterPartition, PartitionTable, RejectedVariant, SearchResult, SeedFile, SeedTask
 from bddgen.intents.mutate import Candidate, keeps_intent, propose, reflect, strategy_order
 from bddgen.intents.seeds import class_of

@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from bddgen.agents.manifest import WorkflowManifest
+from bddgen.manifest.workflow import WorkflowManifest
 from bddgen.errors import LMOutputError
 from bddgen.intents.model import Cell, EquivalenceClass, Intent, ParameterPartition, PartitionTable, SeedFile, SeedTask
-from bddgen.intents.normalize import as_date, mentions, states_some_value
+from bddgen.values import as_date, mentions, states_some_value
 from bddgen.intents.sample import seeded_order
 from bddgen.intents.tasks import SEED_TASK, VALUE_STATED
 from bddgen.lm.client import LanguageModel

@@ -6,7 +6,7 @@ from datetime import date
 from pathlib import Path
 from typing import Callable, Sequence
 
-from bddgen.agents.manifest import WorkflowManifest, read_manifest
+from bddgen.manifest.workflow import WorkflowManifest, read_manifest
 from bddgen.errors import InputError, Problem
 from bddgen.files import atomic_write
 from bddgen.intents.files import read_model_yaml, write_yaml

@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass
 from typing import Protocol, Sequence, TypeVar
 
-from bddgen.agents.manifest import Tool
+from bddgen.manifest.workflow import Tool
 from bddgen.intents.expect import Expectation
 from bddgen.intents.model import Intent
 

@@ -11,7 +11,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from bddgen.agents.manifest import read_manifest
+from bddgen.manifest.workflow import read_manifest
 from bddgen.agents.witness_facts import FactChooser
 from bddgen.agents.realize import (
     Attempt,
@@ -210,7 +210,7 @@ def run(
 def judge_check(models: Models, n: int, on_progress: StageProgress = no_progress) -> "JudgeCheck":
     """Grade candidate answers of known verdict, made from at most `n` verified turns, with the judge the run
     uses ([judge], told whether [run] assistant calls tools); write the figures to .bddgen/judge-check.json."""
-    from bddgen.agents.project_manifest import project_manifest
+    from bddgen.manifest.project import project_manifest
     from bddgen.judging.qualify import judge_check as qualify
     from bddgen.run.judge_check import write_check
     from bddgen.run.assistants.factory import assistant_settings

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bddgen.agents.coverage import structural_coverage
-from bddgen.agents.manifest import read_manifest
-from bddgen.agents.project_manifest import manifest_path
+from bddgen.manifest.workflow import read_manifest
+from bddgen.manifest.project import manifest_path
 from bddgen.errors import ConfigError
 from bddgen.intents.stage import intents_report
 from bddgen.project import Project

@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from bddgen.agents.coverage import StructuralCoverage, structural_coverage
-from bddgen.agents.manifest import read_manifest
+from bddgen.manifest.workflow import read_manifest
 from bddgen.agents.realize import RealizationLog
 from bddgen.errors import InputError, Problem
 from bddgen.project import Project

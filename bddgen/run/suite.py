@@ -15,7 +15,7 @@ from rich.markup import escape
 
 from bddgen import __version__
 from bddgen.console import console
-from bddgen.agents.project_manifest import project_manifest, restricted_edges
+from bddgen.manifest.project import project_manifest, restricted_edges
 from bddgen.errors import AssistantError, ConfigError
 from bddgen.run.judge_check import false_fail_warning, read_check
 from bddgen.lm.client import LanguageModel

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 
 from bddgen.agents.airline.database import NOW, fresh_copy
 from bddgen.agents.airline.tools import TOOLS, apply
-from bddgen.agents.manifest import WorkflowManifest
+from bddgen.manifest.workflow import WorkflowManifest
 from bddgen.state_diff import DiffRow, diff, snapshot
 from bddgen.errors import InputError, Problem
 from bddgen.tasks.model import Decision, Fact

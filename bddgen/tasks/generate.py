@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 from bddgen.agents.airline.database import build_template
 from bddgen.agents.airline.state import state_keys
 from bddgen.agents.airline.tools import TOOLS
-from bddgen.agents.manifest import WorkflowManifest
+from bddgen.manifest.workflow import WorkflowManifest
 from bddgen.state_diff import DiffRow
 from bddgen.config import TasksSettings
 from bddgen.errors import ConfigError

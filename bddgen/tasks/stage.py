@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bddgen.agents.manifest import read_manifest
-from bddgen.agents.project_manifest import manifest_path
+from bddgen.manifest.workflow import read_manifest
+from bddgen.manifest.project import manifest_path
 from bddgen.corpus import load_corpus
 from bddgen.errors import InputError, Problem
 from bddgen.files import atomic_write, read_json_file

@@ -15,8 +15,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from bddgen.agents.airline.tools import AIRPORT_CODE, TOOLS
-from bddgen.intents.model import checked_schema
-from bddgen.intents.normalize import WEEKDAYS, mentions
+from bddgen.values import WEEKDAYS, checked_schema, mentions
 
 RELATIVE_DAYS = {"today": 0, "tonight": 0, "tomorrow": 1, "day after tomorrow": 2}
 

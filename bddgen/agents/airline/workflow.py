@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bddgen.agents.airline.tools import TOOLS
-from bddgen.agents.manifest import Agent, Delegation, Tool, ToolEdge, WorkflowManifest
+from bddgen.manifest.workflow import Agent, Delegation, Tool, ToolEdge, WorkflowManifest
 
 ENTRY = "triage"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bddgen.agents.manifest import WorkflowManifest, read_manifest
+from bddgen.manifest.workflow import WorkflowManifest, read_manifest
 from bddgen.config import AssistantSettings
 from bddgen.project import Project
 

@@ -1,4 +1,5 @@
-"""Compare a value an agent passed with the intended one, and find a value in a user's words.
+"""A tool argument's value in words: compare a value an agent passed with the intended one, find a value in a
+user's words, and the schema values are checked against.
 
 Dates compare as calendar dates whatever their spelling, numbers as numbers ("3" = 3 = 3.0), enum
 members and strings case- and punctuation-insensitively.
@@ -14,6 +15,17 @@ from dateutil import parser as date_parser
 
 NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+
+
+def describes_a_date(schema: dict[str, Any]) -> bool:
+    """A string parameter with no format whose description says YYYY-MM-DD."""
+    return "format" not in schema and "YYYY-MM-DD" in str(schema.get("description", ""))
+
+
+def checked_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema values are checked and compared against: the parameter's own, with `format: date`
+    when only its description says YYYY-MM-DD."""
+    return {**schema, "format": "date"} if describes_a_date(schema) else schema
 
 
 def request_key(text: str) -> str:
