@@ -917,3 +917,15 @@ def test_a_table_turn_asks_for_a_column_as_people_say_it() -> None:
     _, backend = _write({}, corpus=corpus)
     asked = [r.messages[-1].content for r in backend.requests if r.task == "write_turn"][0]
     assert "unit price" in asked and "UnitPrice" not in asked.split("## Evidence")[0]
+
+
+def test_a_round_trip_states_a_negative_value_negative_or_as_a_fall() -> None:
+    from bddgen.implement.checks import agrees
+    from bddgen.implement.grounding import Facts
+
+    none = Facts(entities=(), numbers=())  # a table turn's reference is its exact value
+
+    assert agrees(none, "-94", "The change was -94 million EUR.")
+    assert agrees(none, "-94", "Capital additions decreased by 94 million.")
+    assert not agrees(none, "-94", "The change was 94 million.")  # the sign lost
+    assert agrees(none, "94", "The change was 94 million.")

@@ -10,6 +10,7 @@ from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_fa
 from bddgen.normalise import contains_phrase, content_words, normalise
 from bddgen.implement.questions import SentenceParser
 from bddgen.features.wellformed import text_problems
+from bddgen.numbers import read_quantity, states_quantity
 from bddgen.ner.base import CAPITALISED_RUN, EntityRecognizer
 from bddgen.retrieval.lexical import tokenize
 
@@ -230,9 +231,11 @@ def unsupported_words(answer: str, evidence: str, question: str) -> list[str]:
 
 def agrees(reference: Facts, exact: str, reply: str) -> bool:
     """A round-trip reply agrees with the reference: it states the exact value (table turns), or every
-    entity and whole-token number of the reference answer (text turns)."""
+    entity and whole-token number of the reference answer (text turns). A negative value is stated negative
+    or as a fall ("fell by 94" for -94), never as its bare size."""
     if exact:
-        return mentions(reply, exact)
+        negative = (quantity := read_quantity(exact)) is not None and not quantity.nil and quantity.value < 0
+        return mentions(reply, exact) and (not negative or states_quantity(reply, exact) is True)
     return bool(reference) and not missing_facts(reference, reply)
 
 
