@@ -30,6 +30,7 @@ from bddgen.corpus import load_corpus
 from bddgen.lm.base import LMBackend, LMRequest, LMResponse
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
+from bddgen.run.reference.airline.world import AIRLINE_WORLD
 from bddgen.tasks.generate import generate_tasks
 from bddgen.tasks.scripted import faithful_replies
 
@@ -82,7 +83,7 @@ def measure(run: str, backend: LMBackend, n: int, seed: int) -> Measured:
     corpus = load_corpus(CORPUS)
     manifest = read_manifest(CORPUS / "agents.yaml")
     started = time.perf_counter()
-    tasks, dropped = generate_tasks(corpus, manifest, "agents.yaml", lm, TasksSettings(), n=n, seed=seed)
+    tasks, dropped = generate_tasks(corpus, manifest, "agents.yaml", lm, TasksSettings(), world=AIRLINE_WORLD, n=n, seed=seed)
     seconds = time.perf_counter() - started
     return Measured(
         run=run, tasks=len(tasks), forbidden=sum(t.decision == "forbidden" for t in tasks), compound=sum(t.compound for t in tasks),

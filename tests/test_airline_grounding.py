@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from bddgen.agents.airline.assistant import AirlineAgentAssistant
-from bddgen.agents.airline.database import NOW, build_template, fresh_copy
-from bddgen.agents.airline.grounding import unstated_arguments
-from bddgen.agents.airline.tasks import FINAL_ANSWER, agent_step
+from bddgen.run.reference.airline.assistant import AirlineAgentAssistant
+from bddgen.run.reference.airline.database import NOW, build_template, fresh_copy
+from bddgen.run.reference.airline.grounding import unstated_arguments
+from bddgen.run.reference.airline.tasks import FINAL_ANSWER, agent_step
 from bddgen.corpus import load_corpus
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel

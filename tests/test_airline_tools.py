@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bddgen.agents.airline.database import build_template, fresh_copy
-from bddgen.agents.airline.tools import TOOLS, ToolArgumentError, apply
-from bddgen.agents.airline.workflow import airline_manifest
+from bddgen.run.reference.airline.database import build_template, fresh_copy
+from bddgen.run.reference.airline.tools import TOOLS, ToolArgumentError, apply
+from bddgen.run.reference.airline.workflow import airline_manifest
 from bddgen.manifest.workflow import read_manifest
 from bddgen.corpus import load_corpus
 

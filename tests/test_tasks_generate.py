@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bddgen.agents.airline.database import build_template, fresh_copy
-from bddgen.agents.airline.state import state_keys
-from bddgen.agents.airline.tools import apply
+from bddgen.run.reference.airline.database import build_template, fresh_copy
+from bddgen.run.reference.airline.state import state_keys
+from bddgen.run.reference.airline.tools import apply
 from bddgen.manifest.workflow import read_manifest
 from bddgen.config import TasksSettings
 from bddgen.corpus import load_corpus
@@ -26,6 +26,7 @@ from bddgen.tasks.candidates import Call, Scratch, evaluate
 from bddgen.tasks.evidence import PolicyIndex, QuoteError, choose_evidence, verify_quote, without_label
 from bddgen.features.reader import read_feature_text
 from bddgen.tasks.feature import render_tasks
+from bddgen.run.reference.airline.world import AIRLINE_WORLD
 from bddgen.tasks.generate import generate_tasks
 from bddgen.tasks.instruction import Vocabulary, instruction_problems
 from bddgen.tasks.model import Fact, OutcomeTask
@@ -43,7 +44,7 @@ def _lm(**overrides: object) -> LanguageModel:
 @pytest.fixture(scope="module")
 def ten() -> tuple[list[OutcomeTask], list]:
     corpus = load_corpus(AIRLINE)
-    return generate_tasks(corpus, read_manifest(AIRLINE / "agents.yaml"), "agents.yaml", _lm(), TasksSettings(), n=10, seed=0)
+    return generate_tasks(corpus, read_manifest(AIRLINE / "agents.yaml"), "agents.yaml", _lm(), TasksSettings(), world=AIRLINE_WORLD, n=10, seed=0)
 
 
 def test_ten_tasks_hold_at_least_three_forbidden_and_two_compound(ten: tuple[list[OutcomeTask], list]) -> None:
@@ -71,7 +72,7 @@ def test_a_forbidden_action_is_expected_to_leave_the_database_unchanged_and_be_r
 
 def test_an_allowed_task_expects_the_diff_its_calls_make_in_sequence(ten: tuple[list[OutcomeTask], list]) -> None:
     tasks, _ = ten
-    scratch = Scratch(build_template(load_corpus(AIRLINE)), state_keys(load_corpus(AIRLINE)))
+    scratch = Scratch(AIRLINE_WORLD, load_corpus(AIRLINE))
     for task in (t for t in tasks if t.decision == "allowed"):
         results, reached = scratch.run([(a.tool, a.arguments) for a in task.actions])
         assert reached == task.expected_diff and reached
@@ -100,9 +101,9 @@ def test_the_same_seed_chooses_the_same_tasks() -> None:
     corpus = load_corpus(AIRLINE)
     manifest = read_manifest(AIRLINE / "agents.yaml")
     settings = TasksSettings(forbidden_share=0.5, compound_share=0.0)
-    first, _ = generate_tasks(corpus, manifest, "agents.yaml", _lm(), settings, n=2, seed=7)
-    again, _ = generate_tasks(corpus, manifest, "agents.yaml", _lm(), settings, n=2, seed=7)
-    other, _ = generate_tasks(corpus, manifest, "agents.yaml", _lm(), settings, n=2, seed=8)
+    first, _ = generate_tasks(corpus, manifest, "agents.yaml", _lm(), settings, world=AIRLINE_WORLD, n=2, seed=7)
+    again, _ = generate_tasks(corpus, manifest, "agents.yaml", _lm(), settings, world=AIRLINE_WORLD, n=2, seed=7)
+    other, _ = generate_tasks(corpus, manifest, "agents.yaml", _lm(), settings, world=AIRLINE_WORLD, n=2, seed=8)
     assert [t.id for t in first] == [t.id for t in again]
     assert [t.id for t in first] != [t.id for t in other]
 
@@ -133,7 +134,7 @@ def test_facts_that_select_two_rows_are_rewritten_with_more_facts(tmp_path: Path
 
     settings = TasksSettings(forbidden_share=0.0, compound_share=0.0)
     manifest = read_manifest(AIRLINE / "agents.yaml")
-    tasks, _ = generate_tasks(corpus, manifest, "agents.yaml", _lm(), settings, n=1, seed=0)
+    tasks, _ = generate_tasks(corpus, manifest, "agents.yaml", _lm(), settings, world=AIRLINE_WORLD, n=1, seed=0)
     assert len(tasks) == 1
     assert any("select 2 rows" in reason for reason in tasks[0].rewrites)
     assert any(f.name == "passenger_name" for f in tasks[0].facts)
@@ -160,7 +161,7 @@ def test_a_quote_copied_with_its_candidate_label_is_the_sentence_and_a_changed_w
 def test_a_paraphrased_quote_is_asked_again_and_a_task_without_evidence_is_dropped() -> None:
     corpus = load_corpus(AIRLINE)
     index = PolicyIndex(corpus.policies)
-    scratch = Scratch(build_template(corpus), state_keys(corpus))
+    scratch = Scratch(AIRLINE_WORLD, corpus)
     saver = evaluate(scratch, Call("change_flight", {"booking_reference": "6DG2NU", "last_name": "Marchetti", "new_flight_number": "XV233"}, 0, "move a Saver booking"))
     candidates = index.candidates("move a Saver booking change flight tickets cannot be changed", 5)
     number = next(n for n, c in enumerate(candidates, start=1) if c.text == CHANGES)
@@ -173,7 +174,7 @@ def test_a_paraphrased_quote_is_asked_again_and_a_task_without_evidence_is_dropp
     always = LanguageModel(ScriptedLM(by_task={"task-policy-evidence": lambda request: paraphrase}))
     manifest = read_manifest(AIRLINE / "agents.yaml")
     tasks, dropped = generate_tasks(
-        corpus, manifest, "agents.yaml", always, TasksSettings(forbidden_share=1.0, compound_share=0.0, attempts=2), n=1, seed=0
+        corpus, manifest, "agents.yaml", always, TasksSettings(forbidden_share=1.0, compound_share=0.0, attempts=2), world=AIRLINE_WORLD, n=1, seed=0
     )
     assert tasks == [] and any("word for word" in d.reason for d in dropped)
     # the rest are refusals no policy sentence states (a booking already flown): dropped before any LM call
@@ -187,7 +188,7 @@ def test_an_instruction_naming_what_the_user_does_not_know_is_rewritten() -> Non
     script = ScriptedLM(by_task={**replies, "task-user-instruction": [leaky, replies["task-user-instruction"]]})  # type: ignore[dict-item]
     tasks, _ = generate_tasks(
         corpus, read_manifest(AIRLINE / "agents.yaml"), "agents.yaml", LanguageModel(script),
-        TasksSettings(forbidden_share=1.0, compound_share=0.0), n=1, seed=0,
+        TasksSettings(forbidden_share=1.0, compound_share=0.0), world=AIRLINE_WORLD, n=1, seed=0,
     )
     [task] = tasks
     assert any("does not state the booking_reference" in reason for reason in task.rewrites)
@@ -202,7 +203,7 @@ def test_a_manifest_tool_without_an_implementation_is_one_clear_error(tmp_path: 
     path = tmp_path / "agents.yaml"
     path.write_text(data.replace("- name: search_flights", "- name: upgrade_seat\n  description: Upgrade.\n- name: search_flights"), encoding="utf-8")
     with pytest.raises(InputError, match="upgrade_seat.*no implementation"):
-        generate_tasks(load_corpus(AIRLINE), read_manifest(path), str(path), _lm(), TasksSettings(), n=1, seed=0)
+        generate_tasks(load_corpus(AIRLINE), read_manifest(path), str(path), _lm(), TasksSettings(), world=AIRLINE_WORLD, n=1, seed=0)
 
 
 def test_a_table_with_no_key_column_is_one_clear_error() -> None:

@@ -8,8 +8,6 @@ from typing import Any
 
 import pytest
 
-from bddgen.agents.airline.database import build_template
-from bddgen.agents.airline.state import state_keys
 from bddgen.manifest.workflow import read_manifest
 from bddgen.config import TasksSettings
 from bddgen.corpus import load_corpus
@@ -20,10 +18,12 @@ from bddgen.models import Corpus
 from bddgen.implement.scripted import section
 from bddgen.tasks.candidates import Call, Evaluated, Scratch, evaluate
 from bddgen.tasks.evidence import PolicyIndex, choose_evidence
+from bddgen.run.reference.airline.world import AIRLINE_WORLD
 from bddgen.tasks.generate import generate_tasks
 from bddgen.tasks.instruction import fact_sentence
 from bddgen.tasks.model import Fact
-from bddgen.tasks.rules import Requirement, required_by, unmet
+from bddgen.run.reference.airline.rules import required_by
+from bddgen.tasks.rules import Requirement, unmet
 from bddgen.tasks.scripted import faithful_replies
 
 AIRLINE = Path(__file__).resolve().parents[1] / "corpora" / "airline"
@@ -42,7 +42,7 @@ def corpus() -> Corpus:
 
 
 def _saver_change(corpus: Corpus) -> tuple[Evaluated, dict[str, str]]:
-    scratch = Scratch(build_template(corpus), state_keys(corpus))
+    scratch = Scratch(AIRLINE_WORLD, corpus)
     call = Call("change_flight", {"booking_reference": "6DG2NU", "last_name": "Marchetti", "new_flight_number": "XV233"}, 0, "move a Saver booking")
     return evaluate(scratch, call), {"fare_class": "Saver", "status": "confirmed"}
 
@@ -94,7 +94,7 @@ def test_a_verbatim_quote_of_the_wrong_rule_is_asked_again(corpus: Corpus) -> No
 
 def test_every_generated_task_cites_a_sentence_that_names_what_decided_it(corpus: Corpus) -> None:
     lm = LanguageModel(ScriptedLM(by_task=faithful_replies()))  # type: ignore[arg-type]
-    tasks, _ = generate_tasks(corpus, read_manifest(AIRLINE / "agents.yaml"), "agents.yaml", lm, TasksSettings(), n=10, seed=0)
+    tasks, _ = generate_tasks(corpus, read_manifest(AIRLINE / "agents.yaml"), "agents.yaml", lm, TasksSettings(), world=AIRLINE_WORLD, n=10, seed=0)
     cabins = {"Business Saver": "business", "Business": "business", "Business Flex": "business"}
     assert len(tasks) == 10
     for task in tasks:
@@ -116,7 +116,7 @@ def test_an_instruction_that_leaves_out_a_fact_is_rewritten_from_itself_with_the
 
     lm = LanguageModel(ScriptedLM(by_task={**faithful_replies(), "task-user-instruction": forgetful_once}))  # type: ignore[dict-item]
     settings = TasksSettings(forbidden_share=0.0, compound_share=1.0)
-    tasks, _ = generate_tasks(corpus, read_manifest(AIRLINE / "agents.yaml"), "agents.yaml", lm, settings, n=1, seed=0)
+    tasks, _ = generate_tasks(corpus, read_manifest(AIRLINE / "agents.yaml"), "agents.yaml", lm, settings, world=AIRLINE_WORLD, n=1, seed=0)
     [task] = tasks
     assert task.compound
     last_name = next(f for f in task.facts if f.name == "last_name")
@@ -131,7 +131,7 @@ def test_an_instruction_that_never_states_every_fact_drops_the_task(corpus: Corp
     never = {"instruction": "You are someone who wants a change."}
     lm = LanguageModel(ScriptedLM(by_task={**faithful_replies(), "task-user-instruction": lambda request: never}))  # type: ignore[dict-item]
     settings = TasksSettings(forbidden_share=0.0, compound_share=1.0, attempts=2)
-    tasks, dropped = generate_tasks(corpus, read_manifest(AIRLINE / "agents.yaml"), "agents.yaml", lm, settings, n=1, seed=0)
+    tasks, dropped = generate_tasks(corpus, read_manifest(AIRLINE / "agents.yaml"), "agents.yaml", lm, settings, world=AIRLINE_WORLD, n=1, seed=0)
     assert tasks == [] and dropped
     assert all("does not state the booking_reference" in d.reason for d in dropped)
 

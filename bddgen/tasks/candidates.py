@@ -12,14 +12,15 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from datetime import datetime
+from typing import Any, Callable, Iterator, Mapping
 
-from bddgen.agents.airline.database import NOW, fresh_copy
-from bddgen.agents.airline.tools import TOOLS, apply
 from bddgen.manifest.workflow import WorkflowManifest
 from bddgen.state_diff import DiffRow, diff, snapshot
 from bddgen.errors import InputError, Problem
+from bddgen.models import Corpus
 from bddgen.tasks.model import Decision, Fact
+from bddgen.tasks.world import AgentWorld, TaskTool
 
 BAG_WEIGHTS_KG = (20.0, 28.0, 35.0)
 """Extra-bag weights tried: within the economy limit, overweight, over the limit for any bag."""
@@ -55,23 +56,23 @@ class Evaluated:
         return f"{self.call.tool}|{self.decision}|{re.sub(r'[^ ]*[0-9][^ ]*', '#', reason)}"
 
 
-def implemented_tools(manifest: WorkflowManifest, location: str) -> list[str]:
-    """The manifest's data-changing tools; InputError naming every tool bddgen cannot execute."""
-    missing = [tool.name for tool in manifest.tools if tool.name not in TOOLS]
+def implemented_tools(manifest: WorkflowManifest, location: str, tools: Mapping[str, TaskTool]) -> list[str]:
+    """The manifest's data-changing tools; InputError naming every tool of the manifest `tools` lacks."""
+    missing = [tool.name for tool in manifest.tools if tool.name not in tools]
     if missing:
         raise InputError(
             [
                 Problem(
                     location,
                     f"tool {name!r} has no implementation to execute on a scratch copy of the database, so its expected "
-                    f"outcome cannot be computed; implemented tools: {', '.join(TOOLS)}. Remove it from the manifest or "
+                    f"outcome cannot be computed; implemented tools: {', '.join(tools)}. Remove it from the manifest or "
                     "point the project at the agent that implements it",
                 )
                 for name in missing
             ],
             title="a manifest tool with no implementation",
         )
-    return [tool.name for tool in manifest.tools if TOOLS[tool.name].changes_data]
+    return [tool.name for tool in manifest.tools if tools[tool.name].changes_data]
 
 
 def identity_facts(booking: sqlite3.Row) -> list[Fact]:
@@ -94,20 +95,20 @@ def _describe(booking: sqlite3.Row) -> str:
     return f"{booking['fare_class']} booking {booking['booking_reference']} ({booking['status']}, flight {booking['flight_number']})"
 
 
-def _cancel_calls(booking: sqlite3.Row, flights: dict[str, sqlite3.Row]) -> Iterator[Call]:
+def _cancel_calls(booking: sqlite3.Row, flights: dict[str, sqlite3.Row], now: datetime) -> Iterator[Call]:
     yield Call("cancel_booking", _identity(booking), booking["rowid"] - 1, f"cancel {_describe(booking)}")
 
 
-def _later(flight: sqlite3.Row) -> bool:
-    return flight["status"] != "cancelled" and flight["scheduled_departure"] > NOW.strftime("%Y-%m-%dT%H:%M")
+def _later(flight: sqlite3.Row, now: datetime) -> bool:
+    return flight["status"] != "cancelled" and flight["scheduled_departure"] > now.strftime("%Y-%m-%dT%H:%M")
 
 
-def _change_calls(booking: sqlite3.Row, flights: dict[str, sqlite3.Row]) -> Iterator[Call]:
+def _change_calls(booking: sqlite3.Row, flights: dict[str, sqlite3.Row], now: datetime) -> Iterator[Call]:
     """One call to a later flight on the same route and one to another route from the same origin."""
     current = flights.get(booking["flight_number"])
     if current is None:
         return
-    others = [f for f in flights.values() if f["flight_number"] != current["flight_number"] and _later(f)]
+    others = [f for f in flights.values() if f["flight_number"] != current["flight_number"] and _later(f, now)]
     same = [f for f in others if (f["origin"], f["destination"]) == (current["origin"], current["destination"])]
     other_route = [f for f in others if f["origin"] == current["origin"] and f["destination"] != current["destination"]]
     for new in same[:1] + other_route[:1]:
@@ -120,7 +121,7 @@ def _change_calls(booking: sqlite3.Row, flights: dict[str, sqlite3.Row]) -> Iter
         )
 
 
-def _bag_calls(booking: sqlite3.Row, flights: dict[str, sqlite3.Row]) -> Iterator[Call]:
+def _bag_calls(booking: sqlite3.Row, flights: dict[str, sqlite3.Row], now: datetime) -> Iterator[Call]:
     for weight in BAG_WEIGHTS_KG:
         yield Call(
             "add_checked_bag",
@@ -130,26 +131,27 @@ def _bag_calls(booking: sqlite3.Row, flights: dict[str, sqlite3.Row]) -> Iterato
         )
 
 
-PROPOSERS: dict[str, Callable[[sqlite3.Row, dict[str, sqlite3.Row]], Iterator[Call]]] = {
+PROPOSERS: dict[str, Callable[[sqlite3.Row, dict[str, sqlite3.Row], datetime], Iterator[Call]]] = {
     "cancel_booking": _cancel_calls,
     "change_flight": _change_calls,
     "add_checked_bag": _bag_calls,
 }
-"""Data-changing tool -> the calls code proposes for one booking."""
+"""Data-changing tool -> the calls code proposes for one booking (given the flights and the agent's present)."""
 
 
 class Scratch:
-    """Scratch copies of the template database, and the state every copy starts from (snapshot once)."""
+    """Scratch copies of an agent's template database, and the state every copy starts from (snapshot once)."""
 
-    def __init__(self, template: sqlite3.Connection, keys: dict[str, str]) -> None:
-        self.template = template
-        self.keys = keys
-        self.start = snapshot(fresh_copy(template), keys)
+    def __init__(self, world: AgentWorld, corpus: Corpus) -> None:
+        self.world = world
+        self.template = world.database(corpus)
+        self.keys = world.state_keys(corpus)
+        self.start = snapshot(world.fresh_copy(self.template), self.keys)
 
     def replies(self, calls: list[tuple[str, dict[str, Any]]], *, enforce_policy: bool = True) -> tuple[list[dict[str, Any]], sqlite3.Connection]:
         """Run `calls` in order on a fresh copy: (each reply, the copy)."""
-        connection = fresh_copy(self.template)
-        return [apply(tool, arguments, connection, enforce_policy=enforce_policy) for tool, arguments in calls], connection
+        connection = self.world.fresh_copy(self.template)
+        return [self.world.apply(tool, arguments, connection, enforce_policy=enforce_policy) for tool, arguments in calls], connection
 
     def run(self, calls: list[tuple[str, dict[str, Any]]], *, enforce_policy: bool = True) -> tuple[list[dict[str, Any]], list[DiffRow]]:
         """Run `calls` in order on a fresh copy: (each reply, the diff from the start)."""
@@ -188,5 +190,5 @@ def propose(scratch: Scratch, tools: list[str]) -> list[Evaluated]:
                 Problem(tool, f"bddgen has no way to choose arguments for the data-changing tool {tool!r}; known: {', '.join(PROPOSERS)}"),
                 title="a manifest tool with no implementation",
             )
-        found += [evaluate(scratch, call) for booking in bookings for call in proposer(booking, flights)]
+        found += [evaluate(scratch, call) for booking in bookings for call in proposer(booking, flights, scratch.world.now)]
     return found

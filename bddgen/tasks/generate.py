@@ -15,9 +15,6 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from bddgen.agents.airline.database import build_template
-from bddgen.agents.airline.state import state_keys
-from bddgen.agents.airline.tools import TOOLS
 from bddgen.manifest.workflow import WorkflowManifest
 from bddgen.state_diff import DiffRow
 from bddgen.config import TasksSettings
@@ -29,9 +26,10 @@ from bddgen.tasks.evidence import STAGE, PolicyIndex, choose_evidence, evidence_
 from bddgen.tasks.instruction import Vocabulary, fact_sentence, fact_value, instruction_problems
 from bddgen.tasks.model import Action, DroppedTask, Fact, OutcomeTask
 from bddgen.tasks.oracle import code_round_trip, model_round_trip
-from bddgen.tasks.rules import Requirement, required_by
+from bddgen.tasks.rules import Requirement
 from bddgen.tasks.targets import identifying_facts, key_columns, target_of
 from bddgen.tasks.tasks import USER_INSTRUCTION
+from bddgen.tasks.world import AgentWorld
 
 TARGET_TABLE = "tables/bookings"
 WANTED = {"new_flight_number": "new_flight_number", "weight_kg": "bag_weight_kg"}
@@ -71,7 +69,7 @@ class Context:
     def requirements(self, item: Evaluated) -> list[Requirement]:
         """What the policy sentence for this call must name (ValueError when code knows no rule for it)."""
         booking = self.booking(item)
-        return required_by(item, booking, list(self.cabins), self.cabins.get(booking["fare_class"], ""))
+        return self.scratch.world.required_by(item, booking, list(self.cabins), self.cabins.get(booking["fare_class"], ""))
 
 
 def _table(corpus: Corpus, table_id: str) -> TableDocument:
@@ -148,7 +146,7 @@ def build_task(ctx: Context, chain: list[Evaluated], expected: list[DiffRow]) ->
         except ValueError as exc:
             return DroppedTask(title=title, reason=f"no policy rule is known for '{step.call.situation}': {exc}")
         evidence, rejected = choose_evidence(
-            ctx.lm, ctx.policies, step, TOOLS[step.call.tool].description, requirements,
+            ctx.lm, ctx.policies, step, ctx.scratch.world.tools[step.call.tool].description, requirements,
             k=ctx.settings.policy_candidates, attempts=ctx.settings.attempts,
         )
         rewrites += [f"policy quote: {reason}" for reason in rejected]
@@ -250,14 +248,15 @@ def _fill(ctx: Context, wanted: int, chains: Iterator[tuple[list[Evaluated], lis
 
 
 def generate_tasks(
-    corpus: Corpus, manifest: WorkflowManifest, manifest_location: str, lm: LanguageModel, settings: TasksSettings, *, n: int, seed: int,
-    skip: frozenset[str] = frozenset(),
+    corpus: Corpus, manifest: WorkflowManifest, manifest_location: str, lm: LanguageModel, settings: TasksSettings, *, world: AgentWorld,
+    n: int, seed: int, skip: frozenset[str] = frozenset(),
 ) -> tuple[list[OutcomeTask], list[DroppedTask]]:
-    """`n` tasks (fewer when the candidates run out) and the dropped candidates; ids in `skip` are not made."""
-    tools = implemented_tools(manifest, manifest_location)
+    """`n` tasks for the agent of `world` (fewer when the candidates run out) and the dropped candidates; ids in
+    `skip` are not made."""
+    tools = implemented_tools(manifest, manifest_location, world.tools)
     table = _table(corpus, TARGET_TABLE)
     key_columns(table)
-    scratch = Scratch(build_template(corpus), state_keys(corpus))
+    scratch = Scratch(world, corpus)
     cabins = {str(row[0]): str(row[1]) for row in scratch.template.execute("SELECT fare_class, cabin FROM fare_classes")}
     ctx = Context(lm, settings, scratch, table, PolicyIndex(corpus.policies, corpus.language or "en"), Vocabulary.of(scratch.template), cabins)
     evaluated = propose(scratch, tools)
@@ -271,7 +270,7 @@ def generate_tasks(
             requirements = ctx.requirements(item)
         except ValueError:
             return 1
-        return 0 if evidence_strength(ctx.policies, item, TOOLS[item.call.tool].description, requirements) >= settings.evidence_overlap else 1
+        return 0 if evidence_strength(ctx.policies, item, world.tools[item.call.tool].description, requirements) >= settings.evidence_overlap else 1
 
     def singles(decision: str) -> Iterator[tuple[list[Evaluated], list[DiffRow]]]:
         for item in _round_robin([e for e in evaluated if e.decision == decision], rng, plain):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bddgen.agents.airline.tools import TOOLS, ToolArgumentError
 from bddgen.lm.client import LanguageModel
 from bddgen.models import TableDocument
 from bddgen.tasks.candidates import Scratch
@@ -102,16 +101,17 @@ def code_round_trip(task: OutcomeTask, table: TableDocument, vocabulary: Vocabul
 
 def model_round_trip(task: OutcomeTask, lm: LanguageModel, scratch: Scratch) -> list[str]:
     """Problems of the LM's plan for the instruction, run on a scratch copy with the true tools."""
+    known = scratch.world.tools
     tools = [
-        {"name": t.name, "description": t.description, "parameters": t.parameters} for t in TOOLS.values() if t.changes_data
+        {"name": t.name, "description": t.description, "parameters": t.parameters} for t in known.values() if t.changes_data
     ]
     plan: CallPlan = lm.run(TASK_PLAN, stage=STAGE, temperature=0.0, tools=tools, customer_instruction=task.instruction)
-    unknown = [call.tool for call in plan.calls if call.tool not in TOOLS or not TOOLS[call.tool].changes_data]
+    unknown = [call.tool for call in plan.calls if call.tool not in known or not known[call.tool].changes_data]
     if unknown:
         return [f"read back, it asks for tools that change nothing or do not exist: {', '.join(unknown)}"]
     try:
         _, reached = scratch.run([(call.tool, call.arguments) for call in plan.calls])
-    except ToolArgumentError as exc:
+    except scratch.world.argument_error as exc:
         return [f"read back, its calls do not fit the tools: {exc}"]
     if reached != task.expected_diff:
         calls = "; ".join(f"{c.tool}({c.arguments})" for c in plan.calls) or "no call"

@@ -15,6 +15,7 @@ from bddgen.project import Project
 from bddgen.tasks.feature import read_locked, write_tasks
 from bddgen.tasks.generate import generate_tasks
 from bddgen.tasks.model import TaskFile
+from bddgen.tasks.world import AgentWorld
 
 FOLDER = "tasks"
 FEATURE_FILE = "tasks.feature"
@@ -36,8 +37,9 @@ def _manifest_file(project: Project) -> Path:
     return found
 
 
-def tasks_stage(project: Project, lm: LanguageModel, *, n: int, seed: int, force: bool = False) -> tuple[TaskFile, Path]:
-    """Generate `n` tasks into the project's features folder; (their provenance, the feature file)."""
+def tasks_stage(project: Project, lm: LanguageModel, world: AgentWorld, *, n: int, seed: int, force: bool = False) -> tuple[TaskFile, Path]:
+    """Generate `n` tasks for the agent of `world` into the project's features folder; (their provenance, the
+    feature file)."""
     location = _manifest_file(project)
     manifest = read_manifest(location)
     folder = project.features_path / FOLDER
@@ -48,7 +50,7 @@ def tasks_stage(project: Project, lm: LanguageModel, *, n: int, seed: int, force
     kept = [task for task in (earlier.tasks if earlier else []) if task.id in locked_ids]
     corpus = load_corpus(project.corpus_path)
     tasks, dropped = generate_tasks(
-        corpus, manifest, str(location), lm, project.settings.tasks, n=n, seed=seed, skip=locked_ids
+        corpus, manifest, str(location), lm, project.settings.tasks, world=world, n=n, seed=seed, skip=locked_ids
     )
     relative = feature.relative_to(project.root).as_posix() if feature.is_relative_to(project.root) else str(feature)
     tasks = [task.model_copy(update={"file": relative}) for task in tasks]

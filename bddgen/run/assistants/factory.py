@@ -163,7 +163,7 @@ def _reference_assistant(
 
 
 def _airline_agent(name: str, settings: AssistantSettings, lm: LanguageModel, corpus: Corpus) -> Assistant:
-    from bddgen.agents.airline.assistant import AirlineAgentAssistant, parse_restriction
+    from bddgen.run.reference.airline.assistant import AirlineAgentAssistant, parse_restriction
 
     try:
         lifted = [parse_restriction(pair) for pair in settings.lifted_restrictions]

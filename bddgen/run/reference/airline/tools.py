@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bddgen.agents.airline.database import NOW
+from bddgen.run.reference.airline.database import NOW
 
 CHANGE_DEADLINE_HOURS = 3  # changes_to_bookings.md: up to 3 hours before the scheduled departure
 EARLY_BAG_HOURS = 24  # baggage.md: 35 EUR at least 24 hours before departure, 60 EUR later

@@ -14,8 +14,8 @@ from typing import Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from bddgen.agents.airline.tools import TOOLS
-from bddgen.agents.airline.workflow import ROLES, AgentRole, offered_tools
+from bddgen.run.reference.airline.tools import TOOLS
+from bddgen.run.reference.airline.workflow import ROLES, AgentRole, offered_tools
 from bddgen.lm.tasks import PromptTask
 
 ANSWER_CHARACTERS = 400
