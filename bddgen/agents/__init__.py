@@ -1,1 +1,2 @@
-"""Tool-using agents: the workflow manifest and the structural coverage of a suite over it."""
+"""Tool-using agents: the structural coverage of a suite over a workflow manifest, its realisation as scenarios,
+trajectory metrics, and a manifest extracted from an Agents SDK app."""
