@@ -929,3 +929,21 @@ def test_a_round_trip_states_a_negative_value_negative_or_as_a_fall() -> None:
     assert agrees(none, "-94", "Capital additions decreased by 94 million.")
     assert not agrees(none, "-94", "The change was 94 million.")  # the sign lost
     assert agrees(none, "94", "The change was 94 million.")
+
+
+def test_the_assistants_own_name_is_never_the_answer_a_turn_asks_for() -> None:
+    """'Who carries cats in the cabin?' -> the airline the user is talking to: a question nobody asks of it."""
+    from dataclasses import replace
+
+    from bddgen.models import PolicyDocument
+
+    pets = PolicyDocument(id="p1", title="Travelling with pets",
+                          passage="Aurelian Skyways carries cats and dogs in the cabin on flights of up to 3,500 km. The fee is 55 EUR per pet per flight.")
+    corpus = Corpus(system=SystemDescription(name="Aurelian Skyways assistant", purpose="Answers passengers."), documents=[pets])
+    plan = TurnPlan(chain=Chain(documents=["p1"], hops=[]), turns=[PlannedTurn(query_type=Q.SINGLE_DOC, documents=["p1"])])
+    writer, _ = _writer({}, corpus=corpus)
+    branded = ConversationWriter(replace(writer.context, system_name="Aurelian Skyways assistant"), plan)
+    asked = [e.answer for e in branded._evidence(plan.turns[0], Q.SINGLE_DOC)]
+    assert asked and all("Aurelian" not in a for a in asked), asked
+    unbranded = ConversationWriter(replace(writer.context, system_name=""), plan)
+    assert any("Aurelian" in e.answer for e in unbranded._evidence(plan.turns[0], Q.SINGLE_DOC))  # the rule, not the sentence, removed it

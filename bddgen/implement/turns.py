@@ -452,14 +452,18 @@ class ConversationWriter:
             return whole
         return question_for(evidence.text, evidence.answer, parser, replace=refers, lean=True) or whole
 
-    def _fact_rank(self) -> Callable[[str, str], int | None] | None:
-        """With a parser: a sentence's facts code can word a question for first (0, else 1), and none that is
-        one item of several coordinated ones (None: naming it alone would be an incomplete answer)."""
+    def _fact_rank(self) -> Callable[[str, str], int | None]:
+        """A sentence's facts code can word a question for first (0, else 1; with a parser), and none that is one
+        item of several coordinated ones (None: naming it alone would be an incomplete answer) or the assistant's
+        own name or brand ("Who carries pets in the cabin?" -> the airline the user is talking to)."""
         parser = self._parser()
-        if parser is None:
-            return None
+        brand = self.context.system_name
 
         def rank(sentence: str, fact: str) -> int | None:
+            if brand and mentions(brand, fact):
+                return None
+            if parser is None:
+                return 0
             if one_of_several(sentence, fact, parser):
                 return None
             return 0 if question_for(sentence, fact, parser) is not None else 1
