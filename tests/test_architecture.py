@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "bddgen"
@@ -113,6 +114,20 @@ def mutual(imports: list[Import]) -> list[str]:
     return pairs
 
 
+def circle(imports: list[Import]) -> list[str]:
+    """One cycle of units that import each other round a circle ([] when there is none)."""
+    graph: dict[str, set[str]] = {}
+    for item in imports:
+        source, target = unit(item.source), unit(item.target)
+        if source != target:
+            graph.setdefault(source, set()).add(target)
+    try:
+        TopologicalSorter(graph).prepare()
+    except CycleError as error:
+        return list(error.args[1])
+    return []
+
+
 def test_every_unit_has_a_layer() -> None:
     units = {unit(module_name(path)) for path in PACKAGE.rglob("*.py")}
     placed = set().union(*(names for _, names in LAYERS))
@@ -128,6 +143,11 @@ def test_no_import_climbs_a_layer() -> None:
 def test_no_two_packages_import_each_other() -> None:
     found = mutual(all_imports())
     assert found == [], f"{len(found)} pairs of packages import each other:\n" + "\n".join(found)
+
+
+def test_packages_import_in_one_order() -> None:
+    found = circle(all_imports())
+    assert found == [], "packages import each other round a circle: " + " -> ".join(found)
 
 
 def test_the_walk_sees_lazy_relative_and_package_imports() -> None:
@@ -152,3 +172,12 @@ def test_the_walk_sees_lazy_relative_and_package_imports() -> None:
 def test_a_pair_is_found_whichever_module_imports_first() -> None:
     imports = [Import("bddgen.tasks.generate", "t.py", 3, "bddgen.agents.manifest"), Import("bddgen.agents.realize", "a.py", 9, "bddgen.tasks.instruction")]
     assert mutual(imports) == ["agents <-> tasks: a.py:9 imports bddgen.tasks.instruction; t.py:3 imports bddgen.agents.manifest"]
+
+
+def test_a_circle_of_three_packages_is_found() -> None:
+    imports = [
+        Import("bddgen.run.suite", "r.py", 1, "bddgen.tasks.model"), Import("bddgen.tasks.generate", "t.py", 2, "bddgen.probe.stage"),
+        Import("bddgen.probe.thread", "p.py", 3, "bddgen.run.assistants.base"),
+    ]
+    assert mutual(imports) == []
+    assert sorted(set(circle(imports))) == ["probe", "run", "tasks"]
