@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bddgen.cli import cli
-from bddgen.console import console
 from bddgen.corpus import load_corpus
 from bddgen.corpus.records import records_to_tables
 from bddgen.errors import InputError
@@ -102,7 +101,7 @@ def test_corpus_stats_shows_each_table_its_file_key_and_links(shop: Path, monkey
     assert stats["tables/orders.line_items"]["links"] == ["orders.id -> tables/orders.id"]
     assert stats["tables/orders.line_items"]["source"] == "tables/orders.jsonl"
     assert stats["tables/customers"]["key"] == "customer_id"
-    monkeypatch.setattr(console, "width", 200)
+    monkeypatch.setenv("COLUMNS", "200")  # read when printing; setting console.width would outlive the test
     table = CliRunner().invoke(cli, ["corpus", "stats", str(shop)])
     assert "orders.id -> tables/orders.id" in table.output
 
