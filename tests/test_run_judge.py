@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bddgen.lm.base import LMRequest, Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
@@ -211,3 +213,26 @@ def test_on_an_exact_turn_the_value_does_not_excuse_another_name_or_a_denial() -
     denied = Judge(_no_model).judge_turn(final, "It is not true that Harbour City FC, who beat Eastquay Olympic 3-2 after extra time, won.", [])
     assert [swapped.verdict, denied.verdict] == [Verdict.FAIL, Verdict.FAIL]
     assert swapped.checks == denied.checks == ("exact", "quotes-reference")
+
+
+def test_true_detail_from_the_cited_document_is_no_added_claim(tmp_path: Path) -> None:
+    from bddgen.run.judge import CitedPassages
+
+    corpus = tmp_path / "corpus"
+    (corpus / "text").mkdir(parents=True)
+    (corpus / "system.yaml").write_text("name: Football desk\npurpose: Answers questions about football.\n", encoding="utf-8")
+    (corpus / "text" / "season.md").write_text(
+        "# 2023 season\n\nCoached by Soren Vey, Eastquay Olympic conceded only 20 goals, and goalkeeper Oskar Thale won the Velorian Golden Glove.\n",
+        encoding="utf-8",
+    )
+    turn = Turn(question="Who won the Velorian Golden Glove in 2023?", answer="Oskar Thale", query_type=QueryType.SINGLE_DOC, doc_ids=["text/season"])
+    detailed = "Oskar Thale. Eastquay Olympic conceded only 20 goals, and goalkeeper Oskar Thale won the Velorian Golden Glove."
+    grounded = Judge(_no_model, cited=CitedPassages(corpus)).judge_turn(turn, detailed, [])
+    assert (grounded.verdict, grounded.checks) == (Verdict.PASS, ("abstention", "quotes-reference"))
+    # a number the cited document does not state is still a claim for the model to grade
+    judge, backend = _judge({"feedback": "Invents a number.", "score": 2, "error_category": "retrieval"})
+    invented = Judge(judge._lm_provider, cited=CitedPassages(corpus)).judge_turn(turn, detailed.replace("20 goals", "12 goals"), [])
+    assert invented.verdict == Verdict.FAIL and len(backend.requests) == 1
+    # without the cited passages, the same true detail goes to the model
+    judge, backend = _judge({"feedback": "Adds claims.", "score": 3, "error_category": "retrieval"})
+    assert judge.judge_turn(turn, detailed, []).verdict == Verdict.FAIL and len(backend.requests) == 1

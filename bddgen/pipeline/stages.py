@@ -214,11 +214,12 @@ def judge_check(models: Models, n: int, on_progress: StageProgress = no_progress
     from bddgen.judging.qualify import judge_check as qualify
     from bddgen.run.judge_check import write_check
     from bddgen.run.assistants.factory import assistant_settings
-    from bddgen.run.judge import TOOL_KINDS, Judge
+    from bddgen.run.judge import TOOL_KINDS, CitedPassages, Judge
 
     project, settings = models.project, models.project.settings
     assistant = assistant_settings(settings.run.assistant, project)
-    judge = Judge(lambda: models.judge_lm, tools=assistant.kind in TOOL_KINDS or project_manifest(project, assistant) is not None)
+    judge = Judge(lambda: models.judge_lm, tools=assistant.kind in TOOL_KINDS or project_manifest(project, assistant) is not None,
+                  cited=CitedPassages(project.corpus_path))
 
     tables: dict[str, TableDocument] = {}
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
+from bddgen.corpus import load_corpus
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
+from bddgen.models import PolicyDocument, TextDocument
 from bddgen.results import Verdict
 from bddgen.normalise import content_words
 from bddgen.answer_checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
@@ -53,14 +56,33 @@ def expects_abstention(turn: Turn) -> bool:
     return turn.answer.strip() == CANNOT_ANSWER
 
 
+class CitedPassages:
+    """The passage of a corpus's text or policy document by id ('' for a table or an unknown id: a whole table's
+    numbers would make any number 'stated'), the corpus read on first need."""
+
+    def __init__(self, corpus_path: Path) -> None:
+        self._path = corpus_path
+        self._passages: dict[str, str] | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, doc_id: str) -> str:
+        with self._lock:
+            if self._passages is None:
+                documents = load_corpus(self._path).documents if self._path.is_dir() else []
+                self._passages = {d.id: d.passage for d in documents if isinstance(d, (TextDocument, PolicyDocument))}
+        return self._passages.get(doc_id, "")
+
+
 class Judge:
     """Judges turns and conversations. The model is obtained from `lm_provider` on first need only, so a
     suite decided by deterministic checks never loads one."""
 
-    def __init__(self, lm_provider: Callable[[], LanguageModel], *, tools: bool = False) -> None:
-        """`tools`: the assistant calls tools, so 'wrong tool or order' is a category the model may name."""
+    def __init__(self, lm_provider: Callable[[], LanguageModel], *, tools: bool = False, cited: Callable[[str], str] | None = None) -> None:
+        """`tools`: the assistant calls tools, so 'wrong tool or order' is a category the model may name. `cited`: the
+        passage of a document a turn cites (`CitedPassages`), where an answer's claims beyond the reference may be found."""
         self._lm_provider = lm_provider
         self.tools = tools
+        self._cited = cited
         self._lm: LanguageModel | None = None
         self._lock = threading.Lock()
 
@@ -103,7 +125,7 @@ class Judge:
         altered = altered_quote(answer, turn.answer)
         if altered:
             return Judgement(Verdict.FAIL, f"{altered} (reference: {turn.answer})", checks=("abstention", "quotes-reference"))
-        if quotes_reference(answer, turn.answer) and not adds_claims(answer, turn.answer, said):
+        if quotes_reference(answer, turn.answer) and not self._adds_claims(turn, answer, said):
             return Judgement(Verdict.PASS, "the answer states every clause of the reference answer", checks=("abstention", "quotes-reference"))
         replaced = contradicted_number(answer, turn.answer)
         if replaced:
@@ -131,9 +153,17 @@ class Judge:
         replaced = contradicted_number(answer, turn.answer)
         if replaced:
             return Judgement(Verdict.FAIL, f"the answer states the exact value {value!r} but {replaced}", checks=("exact", "reference-parts"))
-        if decided is None and (adds_claims(answer, turn.answer, said) or not states_names(answer, turn.answer)):
+        if decided is None and (self._adds_claims(turn, answer, said) or not states_names(answer, turn.answer)):
             return self._grade(turn.question, answer, turn.answer, ANSWER_RUBRIC, history, ("exact", "reference-parts"))
         return Judgement(Verdict.PASS, f"the answer states the exact value {value!r}", checks=("exact",))
+
+    def _adds_claims(self, turn: Turn, answer: str, said: str) -> bool:
+        """Whether the answer claims more than the reference (a negation, a number) that neither the conversation nor
+        the documents the turn cites state: true detail from the turn's own source is no error."""
+        if not adds_claims(answer, turn.answer, said):
+            return False
+        cited = " ".join(self._cited(doc_id) for doc_id in turn.doc_ids) if self._cited is not None else ""
+        return not cited.strip() or adds_claims(answer, turn.answer, f"{said} {cited}")
 
     def judge_conversation(self, spec: Spec, exchanges: list[tuple[str, str]], references: list[str] | None = None) -> Judgement:
         """Grade the whole (question, answer) transcript against the spec's Given/When/Then, on what its turns
