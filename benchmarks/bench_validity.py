@@ -230,7 +230,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
     from bddgen.implement.subject import spec_subject
     from bddgen.pipeline.models import Models
     from bddgen.project import Project
-    from bddgen.select.templates import NearDuplicates
+    from bddgen.select.templates import NearDuplicates, corpus_values
 
     models = Models(Project.discover(project))
     corpus_folder = models.project.corpus_path
@@ -244,7 +244,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
     import numpy as np
 
     duplicates = NearDuplicates(spec_list, np.asarray(embeddings), max_cosine=settings.near_duplicate_cosine,
-                                min_template_overlap=settings.near_duplicate_overlap)
+                                min_template_overlap=settings.near_duplicate_overlap, values=corpus_values(corpus))
     pairs = [(spec_list[a].title, spec_list[b].title, why) for a, b, why in duplicates.pairs(list(range(len(spec_list))))]
     contradicting = {spec.title: found for spec in spec_list if (found := unsupported_then_facts(spec, corpus, models.index))}
     recompute = Recomputer(corpus_folder, documents)

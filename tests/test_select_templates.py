@@ -94,3 +94,20 @@ def test_a_spec_is_mapped_to_the_documents_holding_its_subject_first() -> None:
     mapped = relevant_documents(index, spec, 5, 0.0, SubjectReader(corpus, index))
     assert mapped[0] in ("tables/flights", "tables/bookings") and len(mapped) <= 5  # the rows that hold XV104
     assert all("XV104" in corpus.by_id()[d].as_text() for d in mapped[:2])
+
+
+def test_values_the_corpus_holds_are_masked_like_names_capitalised_or_not() -> None:
+    from bddgen.models import Corpus, SystemDescription, TableDocument
+    from bddgen.select.templates import corpus_values
+
+    media = TableDocument(id="tables/media", title="MediaType", headers=["MediaTypeId", "Name"],
+                          rows=[["1", "MPEG audio file"], ["2", "Protected AAC audio file"], ["3", "Protected MPEG-4 video file"], ["4", "flown"]])
+    values = corpus_values(Corpus(system=SystemDescription(name="Music store", purpose="Sells music."), documents=[media]))
+    assert "protected aac audio file" in values and "flown" not in values  # one lower-case word is too often a plain word
+    aac = _spec("What is the name of the protected AAC audio file?", "f")
+    mpeg = _spec("What is the name of the protected MPEG-4 video file?", "f")
+    assert template(aac) != template(mpeg)  # capitals alone leave "audio" and "video"
+    assert template(aac, values) == template(mpeg, values)
+    duplicates = NearDuplicates([aac, mpeg], np.array([[1.0, 0], [0, 1.0]]), max_cosine=0.99, min_template_overlap=0.8, values=values)
+    assert duplicates.reason(0, 1).startswith("same template")
+    assert template(_spec("What is the price of a protected AAC audio file?", "f"), values) != template(aac, values)

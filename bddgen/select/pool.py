@@ -11,6 +11,7 @@ from bddgen.embed.base import Embedder
 from bddgen.implement.subject import SubjectReader
 from bddgen.models import Corpus
 from bddgen.retrieval.base import Retriever
+from bddgen.select.templates import corpus_values
 from bddgen.specs import Spec
 
 
@@ -22,6 +23,7 @@ class SpecPool:
     embeddings: np.ndarray
     documents: list[list[str]]
     preselected: int
+    values: frozenset[str] = frozenset()  # the corpus's values of several words (`corpus_values`), masked in templates
 
     @property
     def candidate_count(self) -> int:
@@ -73,4 +75,5 @@ def build_pool(
         documents.append(relevant_documents(retriever, spec, top_r, score_threshold, subjects))
         if on_progress is not None:
             on_progress(number, len(specs))
-    return SpecPool(specs=specs, embeddings=embeddings, documents=documents, preselected=len(chosen))
+    values = corpus_values(corpus) if corpus is not None else frozenset()
+    return SpecPool(specs=specs, embeddings=embeddings, documents=documents, preselected=len(chosen), values=values)

@@ -37,7 +37,8 @@ def objective_params(pool: SpecPool, settings: SelectSettings, seed: int) -> Obj
 def constraints_for(pool: SpecPool, settings: SelectSettings) -> Constraints:
     """Near-duplicates wait and missing focuses come first, as the settings say."""
     duplicates = NearDuplicates(
-        pool.specs, pool.embeddings, max_cosine=settings.near_duplicate_cosine, min_template_overlap=settings.near_duplicate_overlap
+        pool.specs, pool.embeddings, max_cosine=settings.near_duplicate_cosine, min_template_overlap=settings.near_duplicate_overlap,
+        values=pool.values,
     ) if settings.near_duplicates else None
     return Constraints(duplicates=duplicates, focuses=[s.focus for s in pool.specs] if settings.cover_focuses else [])
 

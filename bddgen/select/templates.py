@@ -14,18 +14,50 @@ from typing import Sequence
 
 import numpy as np
 
+from bddgen.models import Corpus
 from bddgen.specs import Spec
 
 MASK = "<x>"
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|'[^']{2,}'")
 _NUMBER = re.compile(r"[$€£¥]?\d[\d,.:/-]*%?")
-_WORD = re.compile(r"[\w'’&.-]+|[^\w\s]")
+_WORD = re.compile(r"<x>|[\w'’&.-]+|[^\w\s]")  # the mask is one word
 
 
-def _masked(line: str) -> list[str]:
-    """The line's words, lower-cased, with names (capitalised words after the first), numbers and quoted values
-    masked and runs of masks folded into one."""
-    text = _NUMBER.sub(MASK, _QUOTED.sub(MASK, line))
+VALUE_WORDS = (2, 8)  # a corpus value masked in a spec has this many words: one lower-case word is too often a plain word
+
+
+def corpus_values(corpus: Corpus) -> frozenset[str]:
+    """The corpus's table cells of several words, lower-cased word by word ("protected aac audio file"): the values a
+    spec names, capitalised or not, so "the protected AAC audio file" and "the MPEG-4 video file" share a template."""
+    low, high = VALUE_WORDS
+    values: set[str] = set()
+    for table in corpus.tables:
+        for row in table.rows:
+            for cell in row:
+                words = [w.lower() for w in _WORD.findall(str(cell))]
+                if low <= len(words) <= high and any(w.isalpha() for w in words):
+                    values.add(" ".join(words))
+    return frozenset(values)
+
+
+def _values_masked(line: str, values: frozenset[str]) -> str:
+    """The line's words with each of the corpus `values` it names (longest first) replaced by the mask."""
+    found = _WORD.findall(line)
+    lowered = [w.lower() for w in found]
+    low, high = VALUE_WORDS
+    kept: list[str] = []
+    position = 0
+    while position < len(found):
+        size = next((n for n in range(min(high, len(found) - position), low - 1, -1) if " ".join(lowered[position:position + n]) in values), 0)
+        kept.append(MASK if size else found[position])
+        position += size or 1
+    return " ".join(kept)
+
+
+def _masked(line: str, values: frozenset[str] = frozenset()) -> list[str]:
+    """The line's words, lower-cased, with names (capitalised words after the first), `values` of the corpus, numbers
+    and quoted values masked and runs of masks folded into one."""
+    text = _NUMBER.sub(MASK, _QUOTED.sub(MASK, _values_masked(line, values) if values else line))
     words: list[str] = []
     for position, word in enumerate(_WORD.findall(text)):
         token = MASK if MASK in word or (position > 0 and word[:1].isupper()) else word.lower()
@@ -35,23 +67,26 @@ def _masked(line: str) -> list[str]:
     return words
 
 
-def template(spec: Spec) -> str:
-    """The spec's title with what it names masked: its one-line template."""
-    return " ".join(_masked(spec.title))
+def template(spec: Spec, values: frozenset[str] = frozenset()) -> str:
+    """The spec's title with what it names masked (also the corpus `values` it names): its one-line template."""
+    return " ".join(_masked(spec.title, values))
 
 
-def _template_words(spec: Spec) -> set[str]:
-    return {w for line in [spec.title, *spec.when, *spec.then] for w in _masked(line) if w.isalnum() or w == MASK}
+def _template_words(spec: Spec, values: frozenset[str]) -> set[str]:
+    return {w for line in [spec.title, *spec.when, *spec.then] for w in _masked(line, values) if w.isalnum() or w == MASK}
 
 
 class NearDuplicates:
     """Decides whether two specs of one pool test the same thing."""
 
-    def __init__(self, specs: Sequence[Spec], embeddings: np.ndarray, *, max_cosine: float, min_template_overlap: float) -> None:
+    def __init__(
+        self, specs: Sequence[Spec], embeddings: np.ndarray, *, max_cosine: float, min_template_overlap: float, values: frozenset[str] = frozenset()
+    ) -> None:
+        """`values`: the corpus's values (`corpus_values`), masked like names."""
         self.max_cosine = max_cosine
         self.min_template_overlap = min_template_overlap
-        self._templates = [template(s) for s in specs]
-        self._words = [_template_words(s) for s in specs]
+        self._templates = [template(s, values) for s in specs]
+        self._words = [_template_words(s, values) for s in specs]
         norms = np.linalg.norm(embeddings, axis=1, keepdims=True) if len(embeddings) else np.ones((0, 1))
         self._unit = embeddings / np.maximum(norms, 1e-12)
 
