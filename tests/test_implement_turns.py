@@ -947,3 +947,15 @@ def test_the_assistants_own_name_is_never_the_answer_a_turn_asks_for() -> None:
     assert asked and all("Aurelian" not in a for a in asked), asked
     unbranded = ConversationWriter(replace(writer.context, system_name=""), plan)
     assert any("Aurelian" in e.answer for e in unbranded._evidence(plan.turns[0], Q.SINGLE_DOC))  # the rule, not the sentence, removed it
+
+
+def test_a_question_may_name_a_long_title_by_its_source_or_its_heading() -> None:
+    from bddgen.implement.checks import title_names, unnamed_subject
+
+    title = "Report 25 notes: 16. Restructuring and other exit costs, net"
+    assert title_names(title) == [title, "Report 25 notes", "Restructuring and other exit costs, net", "Report 25"]
+    assert unnamed_subject("Who approved the restructuring plan in Report 25?", title_names(title)) == []
+    assert unnamed_subject("What did the restructuring and other exit costs, net include?", title_names(title)) == []
+    assert unnamed_subject("Who approved the plan?", title_names(title))  # names nothing it is about
+    assert title_names("Korrin Sporting") == ["Korrin Sporting"] and title_names("2023 Varen Cup Final") == ["2023 Varen Cup Final"]
+    assert "The" not in title_names("The following table shows: a. Totals")  # a lone capitalised word is no name

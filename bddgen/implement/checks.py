@@ -157,7 +157,7 @@ _ASKING_WORDS = frozenset(
     "name named called team club person player people year date time number many much long kind type happen happened "
     "tell know known mean means role according document documents say says fact held located situated place "
     # words that frame a question on a text without asking a relation of it ("What is the amount mentioned for …?")
-    "mention mentions mentioned regarding stated specified described report reported text passage".split()
+    "mention mentions mentioned regarding stated specified described report reported text passage figure figures amount amounts".split()
 )
 
 
@@ -259,6 +259,23 @@ def answer_kind_problems(question: str, answer: str) -> list[str]:
     if _ASKS_FOR_A_NAME.match(question) and answer.strip() and not any(ch.isalpha() for ch in answer):
         return [f'the question asks "{question.split()[0].strip()}", but its answer is "{answer.strip()}"; ask for "{answer.strip()}"']
     return []
+
+
+_NUMBERING = re.compile(r"^\s*(?:\d+|[A-Za-z]|[IVXivx]+)(?:\.\d+)*[.)]\s+")  # "16. " of "16. Restructuring …"
+_LEADING_NAME = re.compile(r"^[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|\d[\w.-]*))+")  # "Report 25" of "Report 25 notes"
+
+
+def title_names(title: str) -> list[str]:
+    """A document title and the shorter names a question may call it by: "Report 25 notes: 16. Restructuring costs"
+    is also "Report 25 notes", "Report 25" and "Restructuring costs" (its source and its heading)."""
+    names = [title]
+    head, colon, tail = (part.strip() for part in title.partition(":"))
+    if colon:
+        names += [head, _NUMBERING.sub("", tail)]
+    leading = _LEADING_NAME.match(head)
+    if leading:
+        names.append(leading.group(0))
+    return [n for n in dict.fromkeys(names) if n]
 
 
 def unnamed_subject(question: str, subjects: Sequence[str]) -> list[str]:

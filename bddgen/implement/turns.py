@@ -14,7 +14,7 @@ from bddgen.errors import LMOutputError
 from bddgen.implement.checks import (
     COPIED_WORDS, agrees, answer_kind_problems, asked_beyond_evidence, copies_sentence, dropped_relations, grounding_problems,
     leak_problems, left_out_problems, longest_copied_run, names_problems, question_problems, repeats_problems, shared_relation,
-    unnamed_subject, unstated_names, unsupported_words, well_formed,
+    title_names, unnamed_subject, unstated_names, unsupported_words, well_formed,
 )
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.computed import asked_phrase, asks_for_arithmetic, computed_agrees, computed_candidates, rows_read
@@ -596,7 +596,7 @@ class ConversationWriter:
         if not isinstance(self.context.documents[evidence.document], TextDocument):
             return []
         names = answer_facts(evidence.text, self.context.recognizer).entities
-        return [title, *(n for n in names if not mentions(n, evidence.answer) and not mentions(evidence.answer, n))]
+        return [*title_names(title), *(n for n in names if not mentions(n, evidence.answer) and not mentions(evidence.answer, n))]
 
     def _check_unanswerable(self, subject: AbsentSubject, question: str) -> _Draft:
         checks: list[TurnCheck] = []
