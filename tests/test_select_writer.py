@@ -140,9 +140,12 @@ def test_an_edited_file_survives_a_rerun_and_force_replaces_it(tmp_path: Path, r
 def test_specs_no_longer_selected_are_removed(tmp_path: Path, retriever: MemoryIndex) -> None:
     features = tmp_path / "features"
     _, first = _select(features, retriever, k=6)
+    for written in first.written:  # implement's record of each spec's conversations
+        written.with_name(written.stem + ".provenance.json").write_text("{}", encoding="utf-8")
     _, second = _select(features, retriever, k=3)
     assert len(second.removed) == 3 and set(second.removed) < set(first.written)
     assert sorted(features.glob("*.feature")) == sorted(second.written)
+    assert sorted(p.name for p in features.glob("*.provenance.json")) == sorted(p.stem + ".provenance.json" for p in second.written)
 
 
 def test_conversations_already_implemented_are_carried_over(tmp_path: Path, retriever: MemoryIndex) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from bddgen.features.document import FeatureDocument
 from bddgen.features.writer import render_feature, write_feature
+from bddgen.implement.provenance import provenance_path
 from bddgen.safe_names import safe_file_name
 from bddgen.select.suite import SpecFile, Suite
 from bddgen.specs import SelectedSpec, Selection, Spec, slugify
@@ -90,5 +91,6 @@ def write_selected(selection: Selection, suite: Suite, *, force: bool = False) -
             report.left_edited.append(stale.path)
         else:
             stale.path.unlink()
+            provenance_path(stale.path).unlink(missing_ok=True)  # what implement recorded of its conversations goes with it
             report.removed.append(stale.path)
     return report
