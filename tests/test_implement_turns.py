@@ -947,6 +947,9 @@ def test_the_assistants_own_name_is_never_the_answer_a_turn_asks_for() -> None:
     assert asked and all("Aurelian" not in a for a in asked), asked
     unbranded = ConversationWriter(replace(writer.context, system_name=""), plan)
     assert any("Aurelian" in e.answer for e in unbranded._evidence(plan.turns[0], Q.SINGLE_DOC))  # the rule, not the sentence, removed it
+    # nor the thing an UNANSWERABLE turn asks about ("What is the salary of Aurelian Skyways?")
+    asked_about, _ = branded._entity(PlannedTurn(query_type=Q.UNANSWERABLE, subject="Aurelian Skyways"))
+    assert "Aurelian" not in asked_about
 
 
 def test_a_question_may_name_a_long_title_by_its_source_or_its_heading() -> None:

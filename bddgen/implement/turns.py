@@ -354,8 +354,8 @@ class ConversationWriter:
         """What the UNANSWERABLE turn asks about, and its kind: a person, organisation or place the
         conversation is about, as the corpus tells its kind — the plan's bridging entity, a name the
         conversation already used (a filter value or an answer), or the title of a chain document — in that
-        order; only when none is known, the first of those names. A fragment such as "the Year award" (of
-        "Player of the Year award") makes a question nobody asks."""
+        order; only when none is known, the first of those names; never the assistant's own name or brand. A
+        fragment such as "the Year award" (of "Player of the Year award") makes a question nobody asks."""
         named = [planned.subject] if planned.subject and any(ch.isalpha() for ch in planned.subject) else []
         for kept in self.kept:
             evidence = kept.record.evidence
@@ -363,12 +363,13 @@ class ConversationWriter:
                 named += [v for v in evidence.filter.values() if any(ch.isalpha() for ch in v)]
             named += list(kept.facts.entities)
         titles = [self.context.documents[d].title for d in self.plan.chain.documents if not isinstance(self.context.documents[d], TableDocument)]
-        read = [*named, *titles]
+        brand = self.context.system_name
+        read = [n for n in [*named, *titles] if not (brand and mentions(brand, n))]  # not the airline the user talks to
         for name in read:
             kind = entity_kind(name, self.context.recognizer, self.context.texts)
             if kind != "other":
                 return name, kind
-        fallback = named[0] if named else self.context.documents[self.plan.chain.documents[0]].title
+        fallback = read[0] if read else self.context.documents[self.plan.chain.documents[0]].title
         return fallback, "other" if fallback in read else entity_kind(fallback, self.context.recognizer, self.context.texts)
 
     def _combined(self) -> EarlierTurns | None:
