@@ -804,6 +804,8 @@ def test_the_first_name_of_a_pair_is_one_of_several_but_a_side_of_a_match_betwee
     assert not one_of_several(reserves, "Redmarsh Rovers", parser)
     derby = "Seagate Park hosts the Coast Derby between Orlanmouth Wanderers and Saltmere Albion, with visiting fans arriving by ferry."
     assert not one_of_several(derby, "Orlanmouth Wanderers", parser) and not one_of_several(derby, "Saltmere Albion", parser)
+    pets = "Aurelian Skyways does not carry pets on flights to or from Reykjavik (KEF) or Dubai (DXB)."
+    assert one_of_several(pets, "Reykjavik", parser) and one_of_several(pets, "Dubai", parser)  # two places, no route
 
 
 def test_a_pre_filler_never_asks_its_document_for_the_thing_its_title_names() -> None:

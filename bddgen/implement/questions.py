@@ -145,8 +145,13 @@ def _coordinated(root: Any) -> bool:
         for t in root.subtree
     )
     together = any(c.lower_ in _TOGETHER and c.dep_ in {"appos", "det", "predet", "quantmod"} for c in root.children)
-    first = any(c.dep_ == "conj" and c.pos_ in {"PROPN", "NOUN"} for c in root.children) and not _between(root)
-    return (root.dep_ == "conj" and not _between(root.head)) or listed or together or first
+    first = any(c.dep_ == "conj" and c.pos_ in {"PROPN", "NOUN"} for c in root.children) and (_alternatives(root) or not _between(root))
+    return (root.dep_ == "conj" and (_alternatives(root.head) or not _between(root.head))) or listed or together or first
+
+
+def _alternatives(first: Any) -> bool:
+    """'A or B': two things listed, never one pair ('from Reykjavik or Dubai' is no route)."""
+    return any(c.dep_ == "cc" and c.lower_ == "or" for c in first.children)
 
 
 def _between(root: Any) -> bool:
