@@ -806,6 +806,8 @@ def test_the_first_name_of_a_pair_is_one_of_several_but_a_side_of_a_match_betwee
     assert not one_of_several(derby, "Orlanmouth Wanderers", parser) and not one_of_several(derby, "Saltmere Albion", parser)
     pets = "Aurelian Skyways does not carry pets on flights to or from Reykjavik (KEF) or Dubai (DXB)."
     assert one_of_several(pets, "Reykjavik", parser) and one_of_several(pets, "Dubai", parser)  # two places, no route
+    regions = "Sales of $10.2 million in the OEM channel in the EMEA and APAC regions also contributed to the increase."
+    assert one_of_several(regions, "APAC", parser) and one_of_several(regions, "EMEA", parser)
 
 
 def test_a_pre_filler_never_asks_its_document_for_the_thing_its_title_names() -> None:
@@ -954,13 +956,14 @@ def test_the_assistants_own_name_is_never_the_answer_a_turn_asks_for() -> None:
     assert "Aurelian" not in asked_about
 
 
-def test_a_question_may_name_a_long_title_by_its_source_or_its_heading() -> None:
+def test_a_question_may_name_a_long_title_by_its_source() -> None:
     from bddgen.implement.checks import title_names, unnamed_subject
 
     title = "Report 25 notes: 16. Restructuring and other exit costs, net"
-    assert title_names(title) == [title, "Report 25 notes", "Restructuring and other exit costs, net", "Report 25"]
+    assert title_names(title) == [title, "Report 25 notes", "Report 25"]
     assert unnamed_subject("Who approved the restructuring plan in Report 25?", title_names(title)) == []
-    assert unnamed_subject("What did the restructuring and other exit costs, net include?", title_names(title)) == []
+    # a heading alone ("Net sales") is in many reports: the question would have many answers
+    assert unnamed_subject("What did the restructuring and other exit costs, net include?", title_names(title))
     assert unnamed_subject("Who approved the plan?", title_names(title))  # names nothing it is about
     assert title_names("Korrin Sporting") == ["Korrin Sporting"] and title_names("2023 Varen Cup Final") == ["2023 Varen Cup Final"]
     assert "The" not in title_names("The following table shows: a. Totals")  # a lone capitalised word is no name

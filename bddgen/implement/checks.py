@@ -261,17 +261,17 @@ def answer_kind_problems(question: str, answer: str) -> list[str]:
     return []
 
 
-_NUMBERING = re.compile(r"^\s*(?:\d+|[A-Za-z]|[IVXivx]+)(?:\.\d+)*[.)]\s+")  # "16. " of "16. Restructuring …"
 _LEADING_NAME = re.compile(r"^[A-Z][\w'’-]*(?:\s+(?:[A-Z][\w'’-]*|\d[\w.-]*))+")  # "Report 25" of "Report 25 notes"
 
 
 def title_names(title: str) -> list[str]:
     """A document title and the shorter names a question may call it by: "Report 25 notes: 16. Restructuring costs"
-    is also "Report 25 notes", "Report 25" and "Restructuring costs" (its source and its heading)."""
+    is also "Report 25 notes" and "Report 25" (its source); not "Restructuring costs" alone, a heading other
+    documents of the corpus may have too."""
     names = [title]
-    head, colon, tail = (part.strip() for part in title.partition(":"))
+    head, colon, _ = (part.strip() for part in title.partition(":"))
     if colon:
-        names += [head, _NUMBERING.sub("", tail)]
+        names.append(head)
     leading = _LEADING_NAME.match(head)
     if leading:
         names.append(leading.group(0))

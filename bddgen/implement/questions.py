@@ -146,7 +146,9 @@ def _coordinated(root: Any) -> bool:
     )
     together = any(c.lower_ in _TOGETHER and c.dep_ in {"appos", "det", "predet", "quantmod"} for c in root.children)
     first = any(c.dep_ == "conj" and c.pos_ in {"PROPN", "NOUN"} for c in root.children) and (_alternatives(root) or not _between(root))
-    return (root.dep_ == "conj" and (_alternatives(root.head) or not _between(root.head))) or listed or together or first
+    # a name that qualifies a listed noun ("APAC" of "the EMEA and APAC regions") is listed with it
+    qualifies = root.dep_ == "compound" and root.head.pos_ in {"PROPN", "NOUN"} and _coordinated(root.head)
+    return (root.dep_ == "conj" and (_alternatives(root.head) or not _between(root.head))) or listed or together or first or qualifies
 
 
 def _alternatives(first: Any) -> bool:
