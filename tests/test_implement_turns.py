@@ -967,3 +967,22 @@ def test_a_question_may_name_a_long_title_by_its_source() -> None:
     assert unnamed_subject("Who approved the plan?", title_names(title))  # names nothing it is about
     assert title_names("Korrin Sporting") == ["Korrin Sporting"] and title_names("2023 Varen Cup Final") == ["2023 Varen Cup Final"]
     assert "The" not in title_names("The following table shows: a. Totals")  # a lone capitalised word is no name
+
+
+def test_a_question_worded_by_code_on_a_report_names_its_source() -> None:
+    """'Who approved the plan?' has one answer per report in a corpus of many: code asks it in the report named."""
+    from dataclasses import replace
+
+    from bddgen.implement.evidence import SentenceEvidence
+
+    note = TextDocument(id="r25", title="Report 25 notes: 16. Restructuring and other exit costs, net",
+                        passage="The restructuring plan was approved by the Board of Directors in March 2019.")
+    club = TextDocument(id="k", title="Korrin Sporting", passage="The club was founded in 1931 by a local athletics society.")
+    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="Answers questions on reports."), documents=[note, club])
+    writer, _ = _writer({}, corpus=corpus)
+    writer = ConversationWriter(replace(writer.context, documents=corpus.by_id()), PLAN)
+    on_note = SentenceEvidence(document="r25", sentence=0, text=note.passage, answer="the Board of Directors")
+    assert writer._with_source("Who approved the restructuring plan?", on_note) == "In Report 25, who approved the restructuring plan?"
+    assert writer._with_source("Who approved the plan in Report 25?", on_note) == "Who approved the plan in Report 25?"  # named already
+    on_club = SentenceEvidence(document="k", sentence=0, text=club.passage, answer="1931")
+    assert writer._with_source("When was the club founded?", on_club) == "When was the club founded?"  # a title without a source

@@ -273,7 +273,7 @@ class ConversationWriter:
             plain = self._plain_sentence_question(planned, kind, evidence)
             if plain is None:
                 return None
-            written = WrittenTurn.model_construct(question=plain, answer=evidence.answer)
+            written = WrittenTurn.model_construct(question=self._with_source(plain, evidence), answer=evidence.answer)
         elif isinstance(evidence, TableEvidence):
             written = WrittenTurn.model_construct(question=self._plain_question(planned, evidence), answer=evidence.value)
         elif isinstance(evidence, AbsentSubject):
@@ -427,7 +427,9 @@ class ConversationWriter:
         if kind is QueryType.FILLER:
             return (f'The previous answer named "{planned.bridge}". Ask a question about it that this sentence answers with "{span}", '
                     f'without writing "{planned.bridge}": say "{planned.proxy}". The answer names "{span}", the question does not.{plainly}')
-        return f'Ask a question about "{title}" that this sentence answers with "{span}"; the answer names "{span}", the question does not.{plainly}'
+        short = title_names(title)[-1]
+        about = f'"{title}" (call it "{short}")' if short != title else f'"{title}"'
+        return f'Ask a question about {about} that this sentence answers with "{span}"; the answer names "{span}", the question does not.{plainly}'
 
     def _governor_problems(self, question: str, sentence: str, answer: str) -> list[str]:
         """With a parser: the question must not ask for the noun whose "of"/"at"/… phrase the answer completes."""
@@ -452,6 +454,16 @@ class ConversationWriter:
         if whole is None or not lean_if_copied or longest_copied_run(whole, evidence.text) < COPIED_WORDS:
             return whole
         return question_for(evidence.text, evidence.answer, parser, replace=refers, lean=True) or whole
+
+    def _with_source(self, question: str, evidence: SentenceEvidence) -> str:
+        """A question on a text whose title names its source ("Report 25 notes: 16. Restructuring …") that names
+        nothing the sentence is about, asked in that source as a person with the report in front of them would:
+        "In Report 25, who approved the plan?"."""
+        title = self.context.documents[evidence.document].title
+        names = title_names(title)
+        if len(names) == 1 or not unnamed_subject(question, self._subjects_of(evidence, title)):
+            return question
+        return f"In {names[-1]}, {_lower_first_word(question)}"
 
     def _fact_rank(self) -> Callable[[str, str], int | None]:
         """A sentence's facts code can word a question for first (0, else 1; with a parser), and none that is one
@@ -597,7 +609,7 @@ class ConversationWriter:
         if not isinstance(self.context.documents[evidence.document], TextDocument):
             return []
         names = answer_facts(evidence.text, self.context.recognizer).entities
-        return [*title_names(title), *(n for n in names if not mentions(n, evidence.answer) and not mentions(evidence.answer, n))]
+        return [*reversed(title_names(title)), *(n for n in names if not mentions(n, evidence.answer) and not mentions(evidence.answer, n))]
 
     def _check_unanswerable(self, subject: AbsentSubject, question: str) -> _Draft:
         checks: list[TurnCheck] = []
