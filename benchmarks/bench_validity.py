@@ -222,31 +222,46 @@ def _computed_agrees(evidence: dict[str, Any], reference: str, rows: list[list[s
     return stated is not None and abs(float(stated.group(0)) - round(results[op](), 2)) < 0.006
 
 
-def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
-    """Every figure of one corpus's project."""
+def selection_figures(project: Path) -> dict[str, Any]:
+    """What the selection of one project chose: its specs and focuses, near-duplicate pairs and corpus-contradicting specs."""
+    import numpy as np
+
     from bddgen.features.reader import read_feature
-    from bddgen.implement.checks import glued_questions, longest_copied_run
     from bddgen.implement.spec_facts import unsupported_then_facts
-    from bddgen.implement.subject import spec_subject
     from bddgen.pipeline.models import Models
     from bddgen.project import Project
     from bddgen.select.templates import NearDuplicates, corpus_values
 
     models = Models(Project.discover(project))
+    corpus = models.corpus
+    selection = json.loads((project / "specs" / "selection.json").read_text(encoding="utf-8"))
+    spec_list = [read_feature(path).spec for path in sorted((project / "features").rglob("*.feature"))]
+    settings = models.project.settings.select
+    embeddings = models.embedder.embed([spec.as_text() for spec in spec_list]) if spec_list else []
+    duplicates = NearDuplicates(spec_list, np.asarray(embeddings), max_cosine=settings.near_duplicate_cosine,
+                                min_template_overlap=settings.near_duplicate_overlap, values=corpus_values(corpus))
+    return {
+        "selected": len(selection.get("selected", [])),
+        "focuses": sorted({s["spec"].get("focus") or "(hand-written)" for s in selection.get("selected", [])}),
+        "specs": [s.title for s in spec_list],
+        "near_duplicate_pairs": [(spec_list[a].title, spec_list[b].title, why) for a, b, why in duplicates.pairs(list(range(len(spec_list))))],
+        "contradicting_specs": {spec.title: found for spec in spec_list if (found := unsupported_then_facts(spec, corpus, models.index))},
+    }
+
+
+def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
+    """Every figure of one corpus's project."""
+    from bddgen.features.reader import read_feature
+    from bddgen.implement.checks import glued_questions, longest_copied_run
+    from bddgen.implement.subject import spec_subject
+    from bddgen.pipeline.models import Models
+    from bddgen.project import Project
+
+    models = Models(Project.discover(project))
     corpus_folder = models.project.corpus_path
     corpus = models.corpus
     documents = corpus.by_id()
-    selection = json.loads((project / "specs" / "selection.json").read_text(encoding="utf-8"))
     specs = [read_feature(path) for path in sorted((project / "features").rglob("*.feature"))]
-    spec_list = [document.spec for document in specs]
-    settings = models.project.settings.select
-    embeddings = models.embedder.embed([spec.as_text() for spec in spec_list]) if spec_list else []
-    import numpy as np
-
-    duplicates = NearDuplicates(spec_list, np.asarray(embeddings), max_cosine=settings.near_duplicate_cosine,
-                                min_template_overlap=settings.near_duplicate_overlap, values=corpus_values(corpus))
-    pairs = [(spec_list[a].title, spec_list[b].title, why) for a, b, why in duplicates.pairs(list(range(len(spec_list))))]
-    contradicting = {spec.title: found for spec in spec_list if (found := unsupported_then_facts(spec, corpus, models.index))}
     recompute = Recomputer(corpus_folder, documents)
     figures: Counter[str] = Counter()
     copied: list[tuple[int, str]] = []
@@ -296,11 +311,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
     written = figures["written"]
     tokens = lm_tokens(project)
     return {
-        "selected": len(selection.get("selected", [])),
-        "focuses": sorted({s["spec"].get("focus") or "(hand-written)" for s in selection.get("selected", [])}),
-        "specs": [s.title for s in spec_list],
-        "near_duplicate_pairs": pairs,
-        "contradicting_specs": contradicting,
+        **selection_figures(project),
         "on_spec_share": round(sum(ok for _, ok in conversations_on_spec) / len(conversations_on_spec), 3) if conversations_on_spec else None,
         "off_spec": [title for title, ok in conversations_on_spec if not ok],
         "max_copied_words": max((n for n, _ in copied), default=0),
@@ -370,6 +381,27 @@ def print_audit(results: dict[str, dict[str, Any]]) -> None:
                   f"    evidence ({turn['document']}): {turn['evidence']}")
 
 
+def ablated_selection(project: Path, options: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The project's selection figures, and those of `select` rerun on a copy with the `--ablate` switch off
+    (same candidates, same k): what a selection rule changes, without implementing again."""
+    k = json.loads((project / "specs" / "selection.json").read_text(encoding="utf-8"))["k"]
+    with tempfile.TemporaryDirectory(prefix="bench-ablate-") as folder:
+        copy = Path(folder) / project.name
+        shutil.copytree(project, copy, ignore=shutil.ignore_patterns("project.lock*"))
+        env = {"BDDGEN_RETRIEVAL__MAX_INDEXED_ROWS": str(options.max_indexed_rows), **ablation_env(options.ablate)}
+        bddgen(["select", "--k", str(k)], copy, env)
+        return selection_figures(project), selection_figures(copy)
+
+
+def print_selection_ablation(results: dict[str, tuple[dict[str, Any], dict[str, Any]]]) -> None:
+    print(f"{'':14}{'near-duplicate pairs':>24}{'focuses':>10}{'contradicting':>15}   (with the rule -> without)")
+    for name, (on, off) in results.items():
+        cells = [f"{len(on[key])} -> {len(off[key])}" for key in ("near_duplicate_pairs", "focuses", "contradicting_specs")]
+        print(f"{name[:14]:14}{cells[0]:>24}{cells[1]:>10}{cells[2]:>15}")
+        for title, other, why in off["near_duplicate_pairs"]:
+            print(f"    without: {title!r} ~ {other!r} ({why})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", nargs="+", default=[*DEMO, *DEVSETS], choices=[*DEMO, *DEVSETS])
@@ -381,13 +413,17 @@ def main() -> None:
     parser.add_argument("--max-indexed-rows", type=int, default=300,
                         help="[retrieval] max_indexed_rows: rows of a table embedded for search (answers still use every row; "
                              "the Chinook database's 15,607 rows would take hours to embed on 2 cores)")
-    parser.add_argument("--ablate", default="", help="also measure with this boolean setting (section.key) off")
+    parser.add_argument("--ablate", default="", help="also measure with this boolean setting (section.key) off; with --measure, a "
+                        "selection switch only: select is rerun on a copy of each project and the selections compared")
     parser.add_argument("--keep", type=Path, default=None, help="keep the projects in this folder")
     parser.add_argument("--audit", action="store_true", help="print 10 answerable turns per corpus with their evidence")
     parser.add_argument("--json", action="store_true", help="print one JSON object: corpus -> figures")
     parser.add_argument("--measure", type=Path, nargs="+", default=[], metavar="PROJECT",
                         help="only measure these existing projects (built by an earlier --keep run, or your own)")
     options = parser.parse_args()
+    if options.measure and options.ablate:
+        print_selection_ablation({project.name: ablated_selection(project.resolve(), options) for project in options.measure})
+        return
     if options.measure:
         # seconds per stage, when whoever built the project wrote them to seconds.json ({"implement": 812, ...})
         seconds_of = {p: json.loads((p / "seconds.json").read_text()) if (p / "seconds.json").is_file() else {} for p in options.measure}
