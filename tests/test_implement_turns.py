@@ -986,3 +986,18 @@ def test_a_question_worded_by_code_on_a_report_names_its_source() -> None:
     assert writer._with_source("Who approved the plan in Report 25?", on_note) == "Who approved the plan in Report 25?"  # named already
     on_club = SentenceEvidence(document="k", sentence=0, text=club.passage, answer="1931")
     assert writer._with_source("When was the club founded?", on_club) == "When was the club founded?"  # a title without a source
+
+
+def test_an_unanswerable_turn_is_never_about_a_column_two_tables_share() -> None:
+    """Two report tables linked only by their "item" column: "What is the launch date of item?" asks about nothing."""
+    from bddgen.implement.chains import Hop
+    from bddgen.implement.graph import Bridge
+    from bddgen.implement.plan import plan_turns
+
+    shared_column = Bridge(kind="field", value="item", columns={"tables/r07": "item", "tables/r28": "item"}, specificity=0.2)
+    chain = Chain(documents=["tables/r07", "tables/r28"], hops=[Hop(source="tables/r07", target="tables/r28", bridges=[shared_column])])
+    unanswerable = next(t for t in plan_turns(chain, 5, set(), {}, lambda name: "other").turns if t.query_type is Q.UNANSWERABLE)
+    assert unanswerable.subject == ""  # the writer takes a name the conversation used instead
+    shared_value = Bridge(kind="field", value="fare_class", examples=["Business Flex"], columns={"a": "fare_class", "b": "fare_class"}, specificity=0.5)
+    linked = Chain(documents=["a", "b"], hops=[Hop(source="a", target="b", bridges=[shared_value])])
+    assert next(t for t in plan_turns(linked, 5, set(), {}, lambda name: "other").turns if t.query_type is Q.UNANSWERABLE).subject == "Business Flex"

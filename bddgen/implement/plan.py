@@ -101,7 +101,9 @@ def plan_turns(chain: Chain, turns: int, focus: set[str], titles: Mapping[str, s
         planned.append(PlannedTurn(query_type=QueryType.FILLER, documents=[hop.target], bridge=entity, proxy=proxy))
     for extra in range(turns - len(planned) - 2):
         planned.append(PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[docs[(extra + 1) % len(docs)]]))
-    subject = bridges[0] if bridges else ""  # no bridge: the writer takes a name the conversation used
+    # a shared column with no shared value ("item" of two report tables) names no thing a question can be about
+    named = [entity for entity, hop in zip(bridges, hops) if not any(b.kind == "field" and not b.examples and b.value == entity for b in hop.bridges)]
+    subject = named[0] if named else ""  # none: the writer takes a name the conversation used
     position = 3 if hops else len(planned)  # after the first FILLER, else before SYNTHESIS
     planned.insert(position, PlannedTurn(query_type=QueryType.UNANSWERABLE, subject=subject))
     synthesis = PlannedTurn(query_type=QueryType.SYNTHESIS, documents=list(docs))
