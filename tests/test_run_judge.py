@@ -236,3 +236,15 @@ def test_true_detail_from_the_cited_document_is_no_added_claim(tmp_path: Path) -
     # without the cited passages, the same true detail goes to the model
     judge, backend = _judge({"feedback": "Adds claims.", "score": 3, "error_category": "retrieval"})
     assert judge.judge_turn(turn, detailed, []).verdict == Verdict.FAIL and len(backend.requests) == 1
+
+
+def test_a_number_with_thousands_separators_is_one_part_not_a_list() -> None:
+    """'$34,105' is one amount: the judge never asks for '$34' and '105' apart."""
+    from bddgen.run.reference_match import reference_parts
+
+    assert [p.text for p in reference_parts("$34,105", QueryType.SINGLE_DOC)] == ["$34,105"]
+    assert [p.text for p in reference_parts("12, 15 and 18", QueryType.SINGLE_DOC)] == ["12", "15", "18"]
+    turn = _turn("$34,105", exact="$34,105")
+    for right in ("According to the documents, $34,105.", "34105.", "$34,105 (the row of the statutory federal income tax)."):
+        assert Judge(_no_model).judge_turn(turn, right, []).verdict == Verdict.PASS, right
+    assert Judge(_no_model).judge_turn(turn, "$34,015.", []).verdict == Verdict.FAIL

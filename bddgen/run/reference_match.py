@@ -20,7 +20,8 @@ NAME = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:(?:of|de|del|da|van|von|der|le|la|t
 """A capitalised run: a name ('Harbour City FC', 'Bank of Veloria')."""
 _NEGATION = re.compile(r"\b(?:not|never|no|none|neither|nor|cannot|without)\b|n['’]t\b", re.IGNORECASE)
 _DENIAL = re.compile(r"\b(?:not (?:true|correct|right|the case)|incorrect|untrue|wrong|false)\b", re.IGNORECASE)
-_LIST_SPLIT = re.compile(r"\s*(?:;|,\s*and\s+|,|\band\b)\s*")
+# a comma between a digit and three digits groups thousands ("$34,105"): it separates no items
+_LIST_SPLIT = re.compile(r"\s*(?:;|,\s*and\s+|(?<!\d),|,(?!\d{3}(?!\d))|\band\b)\s*")
 _WORD = re.compile(r"[\w'’-]+")
 _LEADING = frozenset("a an the in on at by yes no he she it they his her its their this that there was is".split())
 
