@@ -81,9 +81,12 @@ def test_every_turn_shows_its_evidence(page: "playwright.Page", project: Path) -
 
 def test_accept_edit_and_reject_reach_the_files(page: "playwright.Page", project: Path) -> None:
     path = project / "features" / "bags.feature"
-    first, second = read_feature(path).conversations[:2]
-    table_turns = [n for n, t in enumerate(first.turns, start=1) if t.exact is not None]
-    accepted, edited = table_turns[0], table_turns[1]
+    conversations = read_feature(path).conversations
+    # a table turn to edit (the spec's chains may start on a policy, whose turns are sentences), any other turn to accept
+    first = next(c for c in conversations if any(t.exact is not None for t in c.turns))
+    second = next(c for c in conversations if c.id != first.id)
+    edited = next(n for n, t in enumerate(first.turns, start=1) if t.exact is not None)
+    accepted = next(n for n in range(1, len(first.turns) + 1) if n != edited)
 
     _turn(page, first.id, accepted).click()  # focus, then the key
     page.keyboard.press("a")
