@@ -248,3 +248,14 @@ def test_a_number_with_thousands_separators_is_one_part_not_a_list() -> None:
     for right in ("According to the documents, $34,105.", "34105.", "$34,105 (the row of the statutory federal income tax)."):
         assert Judge(_no_model).judge_turn(turn, right, []).verdict == Verdict.PASS, right
     assert Judge(_no_model).judge_turn(turn, "$34,015.", []).verdict == Verdict.FAIL
+
+
+def test_a_number_without_a_scale_word_matches_it_with_one() -> None:
+    """A table in thousands gives the reference '9,254'; '$9,254 thousand' states it. A changed number still fails."""
+    turn = _turn("9,254", exact="9,254")
+    assert Judge(_no_model).judge_turn(turn, "It is $9,254 thousand.", []).verdict == Verdict.PASS
+    assert Judge(_no_model).judge_turn(turn, "They were $9,245 thousand.", []).verdict == Verdict.FAIL
+    from bddgen.run.quantities import quantities
+
+    thousand, million = quantities("9,254 thousand")[0], quantities("9,254 million")[0]
+    assert not thousand.matches(million)  # two scale words: two values

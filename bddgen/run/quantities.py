@@ -52,10 +52,16 @@ class Quantity:
 
     value: float
     dimension: str = ""
+    unscaled: float | None = None  # the value before its scale word ("9,254 thousand": 9254); None without one
 
     def matches(self, other: Quantity) -> bool:
         """Same value; a bare number matches the same number in any unit, two units of one dimension match
-        within the rounding of a conversion."""
+        within the rounding of a conversion; a number written without a scale word matches the same number
+        with one ("9,254" of a table in thousands and "$9,254 thousand"), never two different scale words."""
+        if (self.unscaled is None) != (other.unscaled is None):
+            scaled, plain = (self, other) if self.unscaled is not None else (other, self)
+            if scaled.unscaled == plain.value:
+                return True
         if self.dimension and other.dimension:
             if self.dimension != other.dimension:
                 return False
@@ -88,10 +94,12 @@ def written_quantities(text: str) -> list[Written]:
             raw = float(re.sub(r"[,\u202f\u00a0 ]", "", digits))
         else:
             raw = _word_value(word.lower())
+        scaled = bool(match.group("scale"))
         value = raw * SCALES.get((match.group("scale") or "").lower(), 1.0)
         unit = match.group("prefix") or (match.group("unit") or "").lower()
         dimension, factor = ("", 1.0) if match.group("ordinal") else UNITS.get(unit, ("", 1.0))  # the 117th minute: no duration
-        found.append(Written(Quantity(value * factor if dimension else value, dimension), value, match.start(), match.end()))
+        unscaled = (raw * factor if dimension else raw) if scaled else None
+        found.append(Written(Quantity(value * factor if dimension else value, dimension, unscaled), value, match.start(), match.end()))
     return found
 
 
