@@ -216,6 +216,7 @@ def test_on_an_exact_turn_the_value_does_not_excuse_another_name_or_a_denial() -
 
 
 def test_true_detail_from_the_cited_document_is_no_added_claim(tmp_path: Path) -> None:
+    from bddgen.corpus import load_corpus
     from bddgen.run.judge import CitedPassages
 
     corpus = tmp_path / "corpus"
@@ -227,11 +228,11 @@ def test_true_detail_from_the_cited_document_is_no_added_claim(tmp_path: Path) -
     )
     turn = Turn(question="Who won the Velorian Golden Glove in 2023?", answer="Oskar Thale", query_type=QueryType.SINGLE_DOC, doc_ids=["text/season"])
     detailed = "Oskar Thale. Eastquay Olympic conceded only 20 goals, and goalkeeper Oskar Thale won the Velorian Golden Glove."
-    grounded = Judge(_no_model, cited=CitedPassages(corpus)).judge_turn(turn, detailed, [])
+    grounded = Judge(_no_model, cited=CitedPassages(lambda: load_corpus(corpus).documents)).judge_turn(turn, detailed, [])
     assert (grounded.verdict, grounded.checks) == (Verdict.PASS, ("abstention", "quotes-reference"))
     # a number the cited document does not state is still a claim for the model to grade
     judge, backend = _judge({"feedback": "Invents a number.", "score": 2, "error_category": "retrieval"})
-    invented = Judge(judge._lm_provider, cited=CitedPassages(corpus)).judge_turn(turn, detailed.replace("20 goals", "12 goals"), [])
+    invented = Judge(judge._lm_provider, cited=CitedPassages(lambda: load_corpus(corpus).documents)).judge_turn(turn, detailed.replace("20 goals", "12 goals"), [])
     assert invented.verdict == Verdict.FAIL and len(backend.requests) == 1
     # without the cited passages, the same true detail goes to the model
     judge, backend = _judge({"feedback": "Adds claims.", "score": 3, "error_category": "retrieval"})

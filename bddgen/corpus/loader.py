@@ -14,6 +14,7 @@ from bddgen.corpus.records import records_file
 from bddgen.corpus.sqlite import DATABASE_SUFFIXES, database_tables
 from bddgen.errors import InputError, Problem
 from bddgen.models import Corpus, SystemDescription
+from bddgen.project import Project
 from bddgen.retrieval.units import DEFAULT_MAX_INDEXED_ROWS
 
 SYSTEM_FILE = "system.yaml"
@@ -181,3 +182,10 @@ def load_corpus(path: Path, limits: TableLimits = TableLimits()) -> Corpus:
         raise InputError(problems, title=title)
     language = system.language or detect_language(documents)
     return Corpus(root=str(root.resolve()), language=language, system=system, documents=documents)
+
+
+def load_project_corpus(project: Project) -> Corpus:
+    """The project's corpus as every stage reads it: a big table's rows beyond `[retrieval] max_indexed_rows` in the
+    project's row store."""
+    limits = TableLimits(max_rows=project.settings.retrieval.max_indexed_rows, store_dir=project.state_path / "tables")
+    return load_corpus(project.corpus_path, limits)

@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Callable
 
 from bddgen.config import LMSettings
-from bddgen.corpus import TableLimits, load_corpus
+from bddgen.corpus import load_project_corpus
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.pool import ModelPool
 from bddgen.models import Corpus
@@ -84,8 +84,7 @@ class Models:
 
     @cached_property
     def corpus(self) -> Corpus:
-        limits = TableLimits(max_rows=self.project.settings.retrieval.max_indexed_rows, store_dir=self.project.state_path / "tables")
-        return load_corpus(self.project.corpus_path, limits)
+        return load_project_corpus(self.project)
 
     @cached_property
     def index(self) -> "HybridIndex":

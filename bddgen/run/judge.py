@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
-from bddgen.corpus import load_corpus
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
-from bddgen.models import PolicyDocument, TextDocument
+from bddgen.models import Document, PolicyDocument, TextDocument
 from bddgen.results import Verdict
 from bddgen.normalise import content_words
 from bddgen.answer_checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
@@ -58,18 +56,17 @@ def expects_abstention(turn: Turn) -> bool:
 
 class CitedPassages:
     """The passage of a corpus's text or policy document by id ('' for a table or an unknown id: a whole table's
-    numbers would make any number 'stated'), the corpus read on first need."""
+    numbers would make any number 'stated'), the documents read from `documents` on first need."""
 
-    def __init__(self, corpus_path: Path) -> None:
-        self._path = corpus_path
+    def __init__(self, documents: Callable[[], Sequence[Document]]) -> None:
+        self._documents = documents
         self._passages: dict[str, str] | None = None
         self._lock = threading.Lock()
 
     def __call__(self, doc_id: str) -> str:
         with self._lock:
             if self._passages is None:
-                documents = load_corpus(self._path).documents if self._path.is_dir() else []
-                self._passages = {d.id: d.passage for d in documents if isinstance(d, (TextDocument, PolicyDocument))}
+                self._passages = {d.id: d.passage for d in self._documents() if isinstance(d, (TextDocument, PolicyDocument))}
         return self._passages.get(doc_id, "")
 
 
