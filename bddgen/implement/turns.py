@@ -363,8 +363,7 @@ class ConversationWriter:
                 named += [v for v in evidence.filter.values() if any(ch.isalpha() for ch in v)]
             named += list(kept.facts.entities)
         titles = [self.context.documents[d].title for d in self.plan.chain.documents if not isinstance(self.context.documents[d], TableDocument)]
-        brand = self.context.system_name
-        read = [n for n in [*named, *titles] if not (brand and mentions(brand, n))]  # not the airline the user talks to
+        read = [n for n in [*named, *titles] if not self._own_name(n)]  # not the airline the user talks to
         for name in read:
             kind = entity_kind(name, self.context.recognizer, self.context.texts)
             if kind != "other":
@@ -465,15 +464,18 @@ class ConversationWriter:
             return question
         return f"In {names[-1]}, {_lower_first_word(question)}"
 
+    def _own_name(self, name: str) -> bool:
+        """Whether `name` is the assistant's own name or brand, or a part of it ("Aurelian Skyways")."""
+        return bool(self.context.system_name) and mentions(self.context.system_name, name)
+
     def _fact_rank(self) -> Callable[[str, str], int | None]:
         """A sentence's facts code can word a question for first (0, else 1; with a parser), and none that is one
         item of several coordinated ones (None: naming it alone would be an incomplete answer) or the assistant's
         own name or brand ("Who carries pets in the cabin?" -> the airline the user is talking to)."""
         parser = self._parser()
-        brand = self.context.system_name
 
         def rank(sentence: str, fact: str) -> int | None:
-            if brand and mentions(brand, fact):
+            if self._own_name(fact):
                 return None
             if parser is None:
                 return 0
