@@ -222,17 +222,22 @@ def _computed_agrees(evidence: dict[str, Any], reference: str, rows: list[list[s
     return stated is not None and abs(float(stated.group(0)) - round(results[op](), 2)) < 0.006
 
 
-def selection_figures(project: Path) -> dict[str, Any]:
+def project_models(project: Path) -> Any:
+    """The models and corpus of the project in `project`, built on first use."""
+    from bddgen.pipeline.models import Models
+    from bddgen.project import Project
+
+    return Models(Project.discover(project))
+
+
+def selection_figures(project: Path, models: Any) -> dict[str, Any]:
     """What the selection of one project chose: its specs and focuses, near-duplicate pairs and corpus-contradicting specs."""
     import numpy as np
 
     from bddgen.features.reader import read_feature
     from bddgen.implement.spec_facts import unsupported_then_facts
-    from bddgen.pipeline.models import Models
-    from bddgen.project import Project
     from bddgen.select.templates import NearDuplicates, corpus_values
 
-    models = Models(Project.discover(project))
     corpus = models.corpus
     selection = json.loads((project / "specs" / "selection.json").read_text(encoding="utf-8"))
     spec_list = [read_feature(path).spec for path in sorted((project / "features").rglob("*.feature"))]
@@ -254,10 +259,8 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
     from bddgen.features.reader import read_feature
     from bddgen.implement.checks import glued_questions, longest_copied_run
     from bddgen.implement.subject import spec_subject
-    from bddgen.pipeline.models import Models
-    from bddgen.project import Project
 
-    models = Models(Project.discover(project))
+    models = project_models(project)
     corpus_folder = models.project.corpus_path
     corpus = models.corpus
     documents = corpus.by_id()
@@ -311,7 +314,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
     written = figures["written"]
     tokens = lm_tokens(project)
     return {
-        **selection_figures(project),
+        **selection_figures(project, models),
         "on_spec_share": round(sum(ok for _, ok in conversations_on_spec) / len(conversations_on_spec), 3) if conversations_on_spec else None,
         "off_spec": [title for title, ok in conversations_on_spec if not ok],
         "max_copied_words": max((n for n, _ in copied), default=0),
@@ -390,7 +393,7 @@ def ablated_selection(project: Path, options: argparse.Namespace) -> tuple[dict[
         shutil.copytree(project, copy, ignore=shutil.ignore_patterns("project.lock*"))
         env = {"BDDGEN_RETRIEVAL__MAX_INDEXED_ROWS": str(options.max_indexed_rows), **ablation_env(options.ablate)}
         bddgen(["select", "--k", str(k)], copy, env)
-        return selection_figures(project), selection_figures(copy)
+        return selection_figures(project, project_models(project)), selection_figures(copy, project_models(copy))
 
 
 def print_selection_ablation(results: dict[str, tuple[dict[str, Any], dict[str, Any]]]) -> None:
