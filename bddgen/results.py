@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from enum import Enum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -22,6 +23,18 @@ class Verdict(str, Enum):
     PASS = "PASS"
     FAIL = "FAIL"
     ERROR = "ERROR"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A verdict with its reasons, as a scorer gives it (the run's judge, a task's outcome check); `checks` names
+    the deterministic checks that were applied. A `TurnResult` records it."""
+
+    verdict: Verdict
+    feedback: str
+    score: int | None = None
+    error_category: str = ""
+    checks: tuple[str, ...] = field(default_factory=tuple)
 
 
 class TurnResult(BaseModel):

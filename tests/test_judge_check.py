@@ -18,8 +18,8 @@ from bddgen.run.judge_check import false_fail_warning, read_check
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.models import TableDocument
-from bddgen.results import Verdict
-from bddgen.run.judge import Judge, Judgement
+from bddgen.results import Judgement, Verdict
+from bddgen.run.judge import Judge
 from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Turn
 
 FINALS = TableDocument(

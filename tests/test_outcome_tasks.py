@@ -258,18 +258,40 @@ def test_a_state_endpoint_that_answers_with_something_other_than_json_is_one_cle
     assert "state endpoint http://agent.test/state: answered with something other than JSON" in str(caught.value)
 
 
-def test_bddgen_run_stops_with_exit_2_when_the_state_source_answers_no_state(tmp_path: Path) -> None:
-    from robustness_project import invoke
-
-    root = _project(tmp_path / "project")
+def _project_of_my_agent(root: Path, state_source: str) -> Path:
+    """A task project whose assistant is my_agent.py's `answer`, its state read from `state_source` (a settings line)."""
+    root = _project(root)
     (root / "my_agent.py").write_text("def answer(messages):\n    return 'Done.'\n\n\ndef state(messages):\n    return 'all good'\n")
     (root / "bddgen.toml").write_text(
         (root / "bddgen.toml").read_text().replace('assistant = "airline-agent"', 'assistant = "mine"')
-        + '\n[assistants.mine]\nkind = "python"\ncallable = "my_agent:answer"\nstate_callable = "my_agent:state"\n'
+        + f'\n[assistants.mine]\nkind = "python"\ncallable = "my_agent:answer"\n{state_source}\n'
     )
+    return root
+
+
+def test_bddgen_run_stops_with_exit_2_when_the_state_source_answers_no_state(tmp_path: Path) -> None:
+    from robustness_project import invoke
+
+    root = _project_of_my_agent(tmp_path / "project", 'state_callable = "my_agent:state"')
     code, output = invoke(root, "run", "--run-id", "bad-state")
     assert code == 2, output
     assert "[assistants.mine] state_callable: not a state" in output and "state.json.schema.json" in output
+
+
+def test_a_state_endpoint_that_cannot_be_reached_fails_each_task_and_does_not_stop_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import httpx
+    from robustness_project import invoke
+
+    def post(url: str, **_: object) -> httpx.Response:
+        raise httpx.ConnectError("connection refused", request=httpx.Request("POST", url))
+
+    monkeypatch.setattr(httpx, "post", post)
+    root = _project_of_my_agent(tmp_path / "project", 'state_url = "http://agent.test/state"')
+    code, output = invoke(root, "run", "--run-id", "unreachable")
+    assert code == 1, output
+    records = [json.loads(line) for line in (root / "runs" / "unreachable" / "results.jsonl").read_text().splitlines()]
+    assert records and all(r["verdict"] == "ERROR" for r in records)
+    assert all("reading the state before the dialogue: state endpoint http://agent.test/state" in r["feedback"] for r in records)
 
 
 def test_run_with_repeats_then_report_shows_pass_k_per_task_simulator_errors_and_both_diffs(

@@ -16,7 +16,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.probe.html_page import html_page
 from bddgen.probe.judge import judge_dialogue
-from bddgen.probe.model import Dialogue, DialogueTurn, Judgement, Persona, Thread, Weakness
+from bddgen.probe.model import Dialogue, DialogueTurn, RubricJudgement, Persona, Thread, Weakness
 from bddgen.probe.rubric import Criterion, Rubric, default_rubric, load_rubric
 
 PERSONA = Persona(name="Ana", attitude="terse", goal="the 2017 cup winner", opening="Who won in 2017?")
@@ -104,7 +104,7 @@ def test_the_page_reloads_while_threads_run_and_links_each_bubble_to_its_dialogu
     weakness = Weakness(id="false-premise", title="False premises", description="d", rank=1, score=1.0)
     dialogue = Dialogue(
         id="dense-rag-false-premise-r1", round=1, difficulty=5.5, turn_limit=2, persona=PERSONA, turns=TURNS,
-        judgement=Judgement(overall=3.0),
+        judgement=RubricJudgement(overall=3.0),
     )
     thread = Thread(assistant="dense-rag", weakness=weakness, dialogues=[dialogue], trajectory=[5.5, 4.2])
     running = html_page([thread], 5.5, "probe", running=True)

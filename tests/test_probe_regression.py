@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bddgen.features.reader import read_feature
-from bddgen.probe.model import Dialogue, DialogueTurn, Judgement, Persona, Thread, Weakness
+from bddgen.probe.model import Dialogue, DialogueTurn, RubricJudgement, Persona, Thread, Weakness
 from bddgen.probe.regression import write_failures
 from bddgen.probe.rubric import default_rubric
 from bddgen.specs import CANNOT_ANSWER, JUDGED_AS_A_WHOLE, TRAJECTORY_ONLY
@@ -17,7 +17,7 @@ WEAKNESS = Weakness(id="change-of-mind", title="Changes of mind", description="F
 def _dialogue(number: int, score: float) -> Dialogue:
     persona = Persona(name="Ana", attitude="impatient", goal="the 2009 table", opening="Top of the 2009 table?")
     turns = [DialogueTurn(user='Top of the "2009" table?', assistant="Corvane."), DialogueTurn(user="No, make it 2017.", assistant="Corvane.")]
-    return Dialogue(id=f"dense-rag-change-of-mind-r{number}", round=number, difficulty=5.5, turn_limit=2, persona=persona, turns=turns, judgement=Judgement(overall=score))
+    return Dialogue(id=f"dense-rag-change-of-mind-r{number}", round=number, difficulty=5.5, turn_limit=2, persona=persona, turns=turns, judgement=RubricJudgement(overall=score))
 
 
 def test_only_dialogues_below_the_threshold_are_written_and_read_back_judged_as_a_whole(tmp_path: Path) -> None:

@@ -186,6 +186,24 @@ def test_a_reference_assistant_can_run_on_its_own_model(tmp_path: Path) -> None:
     assert "same model" in (same_model_warning(project, "same-rag", same) or "")
 
 
+def test_the_run_and_the_probe_warn_of_a_judge_on_the_assistants_model_by_one_rule(tmp_path: Path) -> None:
+    from bddgen.config import load_settings
+    from bddgen.project import Project
+    from bddgen.run.assistants.factory import assistant_settings
+    from bddgen.run.language_models import same_model_warning
+
+    (tmp_path / "bddgen.toml").write_text('[lm]\nmodel = "qwen2.5-coder-1.5b"\n[assistants.same-rag]\nkind = "react-rag"\n')
+    project = Project(root=tmp_path, settings=load_settings(tmp_path, environ={}))
+    same, judge = assistant_settings("same-rag", project), project.settings.judge_lm
+    # the probe's judge: [judge] with [probe] judge_model as its model
+    warning = same_model_warning(project, "same-rag", same, judge, fix="[judge] or [probe] judge_model")
+    assert warning is not None and "same model" in warning and "[probe] judge_model" in warning
+    assert same_model_warning(project, "same-rag", same, judge.model_copy(update={"model": "qwen2.5-coder-0.5b"})) is None
+    # the same model's name behind another backend and endpoint is another model
+    elsewhere = judge.model_copy(update={"backend": "openai", "base_url": "http://judge.test/v1"})
+    assert same_model_warning(project, "same-rag", same, elsewhere) is None
+
+
 def _long_policy(n: int) -> PolicyDocument:
     sentence = f"Rule {n} says that bags of passengers on route {n} are checked at gate {n} before boarding."
     return PolicyDocument(id=f"policies/rule{n}", title=f"Baggage rule {n}", passage=" ".join([sentence] * 60))

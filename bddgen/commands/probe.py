@@ -24,7 +24,8 @@ from bddgen.probe.state import REPORT_HTML, REPORT_MARKDOWN, ProbeStore, read_st
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
 from bddgen.report.costs import usage_costs
-from bddgen.run.assistants.factory import REFERENCE_KINDS, assistant_settings, reference_lm_settings
+from bddgen.run.assistants.factory import assistant_settings
+from bddgen.run.language_models import same_model_warning
 
 
 def _print(text: str) -> None:
@@ -136,11 +137,11 @@ def probe(
 
 
 def _warn_same_model(project: Project, names: list[str], judge: LMSettings) -> None:
-    """A reference assistant judged by its own model is judged leniently: say so."""
+    """An assistant judged by its own model is judged leniently: say so (the run's rule and words)."""
     for name in names:
-        settings = assistant_settings(name, project)
-        if settings.kind in REFERENCE_KINDS and reference_lm_settings(project, settings).model == judge.model:
-            _print(f"warning: the judge runs on {judge.model}, the model {name} answers with; set [judge] model or [probe] judge_model to another")
+        warning = same_model_warning(project, name, assistant_settings(name, project), judge, fix="[judge] or [probe] judge_model")
+        if warning:
+            _print(f"warning: {warning}")
 
 
 def _project_path(project: Project, relative: str) -> Path:

@@ -11,6 +11,7 @@ import random
 from dataclasses import dataclass
 from typing import Protocol, Sequence, TypeVar
 
+from bddgen.lm.transcript import USER, render_transcript
 from bddgen.manifest.workflow import Tool
 from bddgen.intents.expect import Expectation
 from bddgen.intents.model import Intent
@@ -41,7 +42,7 @@ def scoring_prompt(tool: Tool, reference_date: str, request: str) -> str:
         f"{tool.name}: {tool.description}\nparameters: {json.dumps(tool.parameters, ensure_ascii=False, sort_keys=True)}\n"
         f"Today is {reference_date}. It calls the tool only with values the user gave, refuses values the tool "
         "cannot take, and asks when something is missing.\n"
-        f"User: {request}\n"
+        f"{render_transcript([(USER, request)])}\n"
         "Next action (CALL tool(arguments) | REFUSE: reason | ASK: question):\n"
     )
 

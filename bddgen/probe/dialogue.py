@@ -1,21 +1,29 @@
 """One dialogue: the simulated user talks to the assistant (through its run-stage adapter) until the
-user's goal is met or the turn limit is reached. The assistant sees only the conversation."""
+user's goal is met or the turn limit is reached. The assistant sees only the conversation.
+
+The dialogue is played by the run's simulated-user loop (`bddgen.run.simulated_user.converse`); the probe's
+user is a persona that opens with its first request and then writes each message from the transcript."""
 
 from __future__ import annotations
+
+import time
+from dataclasses import dataclass
 
 from bddgen.errors import AssistantError, LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
+from bddgen.lm.transcript import exchange_lines, render_transcript
 from bddgen.probe.model import DialogueTurn, Persona
 from bddgen.probe.tasks import USER_TURN
-from bddgen.run.assistants.base import Assistant
+from bddgen.run.assistants.base import Assistant, AssistantReply
 from bddgen.run.assistants.guard import ask
+from bddgen.run.simulated_user import Answer, Dialogue, UserMove, converse as play
 
 STAGE = "probe"
 
 
 def transcript(turns: list[DialogueTurn]) -> str:
-    return "\n".join(f"User: {t.user}\nAssistant: {t.assistant or '(no answer: ' + t.error + ')'}" for t in turns)
+    return render_transcript(exchange_lines((t.user, t.assistant or f"(no answer: {t.error})") for t in turns))
 
 
 def _persona_text(persona: Persona) -> str:
@@ -23,27 +31,45 @@ def _persona_text(persona: Persona) -> str:
     return f"{persona.name}, {persona.attitude}. Goal: {persona.goal}. Requirements: {requirements}."
 
 
+def _turns(dialogue: Dialogue) -> list[DialogueTurn]:
+    return [DialogueTurn(user=e.user, assistant=e.reply.answer if e.reply is not None else "", error=e.error) for e in dialogue.exchanges]
+
+
+@dataclass(frozen=True)
+class PersonaUser:
+    """The probe's simulated user: the persona's opening request, then a message written by `lm` from the
+    transcript until it says its goal is met or has nothing more to say (or its reply stays invalid)."""
+
+    persona: Persona
+    lm: LanguageModel
+
+    def next_move(self, dialogue: Dialogue, number: int) -> UserMove:
+        if number == 1:
+            return UserMove(self.persona.opening)
+        try:
+            nxt = self.lm.run(
+                USER_TURN, stage=STAGE, persona=_persona_text(self.persona), traits=self.persona.traits, conversation=transcript(_turns(dialogue))
+            )
+        except LMOutputError:
+            return UserMove()  # the simulated user could not go on: the dialogue ends here and is judged as it stands
+        if nxt.goal_met:
+            return UserMove(done=True)
+        return UserMove(nxt.message.strip() or None)
+
+
+def _answerer(assistant: Assistant) -> Answer:
+    def answer(messages: list[Message]) -> tuple[AssistantReply | None, float, str]:
+        """An assistant that fails answers nothing this turn; the user goes on."""
+        started = time.perf_counter()
+        try:
+            return ask(assistant, messages, []), time.perf_counter() - started, ""
+        except AssistantError as exc:
+            return AssistantReply(answer=""), time.perf_counter() - started, str(exc)
+
+    return answer
+
+
 def converse(assistant: Assistant, user_lm: LanguageModel, persona: Persona, turn_limit: int) -> tuple[list[DialogueTurn], bool]:
     """The turns of the dialogue and whether the simulated user said its goal was met."""
-    turns: list[DialogueTurn] = []
-    messages: list[Message] = []
-    message = persona.opening
-    for _ in range(turn_limit):
-        messages.append(Message("user", message))
-        try:
-            reply = ask(assistant, messages, [])
-            turn = DialogueTurn(user=message, assistant=reply.answer)
-        except AssistantError as exc:
-            turn = DialogueTurn(user=message, assistant="", error=str(exc))
-        turns.append(turn)
-        messages.append(Message("assistant", turn.assistant))
-        if len(turns) == turn_limit:
-            break
-        try:
-            nxt = user_lm.run(USER_TURN, stage=STAGE, persona=_persona_text(persona), traits=persona.traits, conversation=transcript(turns))
-        except LMOutputError:
-            break  # the simulated user could not go on: the dialogue ends here and is judged as it stands
-        if nxt.goal_met or not nxt.message.strip():
-            return turns, nxt.goal_met
-        message = nxt.message.strip()
-    return turns, False
+    dialogue = play(PersonaUser(persona, user_lm), _answerer(assistant), turn_limit)
+    return _turns(dialogue), dialogue.stopped

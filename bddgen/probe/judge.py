@@ -7,7 +7,7 @@ import re
 
 from bddgen.lm.client import LanguageModel
 from bddgen.probe.dialogue import transcript
-from bddgen.probe.model import CriterionScore, DialogueTurn, Judgement, Observation, Persona
+from bddgen.probe.model import CriterionScore, DialogueTurn, RubricJudgement, Observation, Persona
 from bddgen.probe.rubric import Rubric
 from bddgen.probe.tasks import judge_task
 
@@ -18,7 +18,7 @@ def _normal(text: str) -> str:
     return " ".join(re.sub(r"[\"'“”‘’]", "", text).lower().split())
 
 
-def judge_dialogue(lm: LanguageModel, rubric: Rubric, persona: Persona, turns: list[DialogueTurn], facts: str) -> Judgement:
+def judge_dialogue(lm: LanguageModel, rubric: Rubric, persona: Persona, turns: list[DialogueTurn], facts: str) -> RubricJudgement:
     """Score `turns` by `rubric`, with `facts` (passages of the assistant's documents on the topic) to check
     what the assistant stated against. The reply's schema requires a score for every criterion; a quote not
     found in the dialogue is dropped."""
@@ -43,4 +43,4 @@ def judge_dialogue(lm: LanguageModel, rubric: Rubric, persona: Persona, turns: l
             quote = ""
         if observation.text.strip():
             kept.append(Observation(text=observation.text.strip(), quote=quote))
-    return Judgement(scores=scores, overall=round(rubric.overall(scores), 3), observations=kept, dropped_quotes=dropped)
+    return RubricJudgement(scores=scores, overall=round(rubric.overall(scores), 3), observations=kept, dropped_quotes=dropped)

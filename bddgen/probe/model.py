@@ -119,7 +119,11 @@ class Observation(_Strict):
     quote: str = ""
 
 
-class Judgement(_Strict):
+class RubricJudgement(_Strict):
+    """The rubric judge's reading of one dialogue: a score per criterion and observations, no verdict (a
+    dialogue fails when its overall score is below `[probe] failure_score`). A turn's verdict is
+    `bddgen.results.Judgement`."""
+
     scores: list[CriterionScore] = Field(default_factory=list)
     overall: float = Field(ge=1, le=10, description="Weighted mean of the criterion scores, computed by code.")
     observations: list[Observation] = Field(default_factory=list)
@@ -136,7 +140,7 @@ class Dialogue(_Strict):
     persona: Persona
     turns: list[DialogueTurn] = Field(default_factory=list)
     goal_met: bool = False
-    judgement: Judgement
+    judgement: RubricJudgement
     seconds: float = 0.0
 
 

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
+from bddgen.lm.transcript import ASSISTANT, USER, Line, render_history, render_transcript
 from bddgen.models import Document, PolicyDocument, TextDocument
-from bddgen.results import Verdict
+from bddgen.results import Judgement, Verdict
 from bddgen.normalise import content_words
 from bddgen.answer_checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
-from bddgen.run.messages import render_history
 from bddgen.run.reference_match import adds_claims, altered_quote, contradicted_number, match_reference, quotes_reference, states_names
 from bddgen.run.tasks import (
     ABSTENTION_REFERENCE,
@@ -32,17 +31,6 @@ STAGE = "run"
 JUDGE_ERROR = "judge"
 TOOL_KINDS = ("react-rag", "airline-agent")
 """Built-in assistants that call tools; another assistant has tools when a workflow manifest describes them."""
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """A verdict with its reasons; `checks` names the deterministic checks that were applied."""
-
-    verdict: Verdict
-    feedback: str
-    score: int | None = None
-    error_category: str = ""
-    checks: tuple[str, ...] = field(default_factory=tuple)
 
 
 def _stems(text: str) -> set[str]:
@@ -176,9 +164,10 @@ class Judge:
                 "the spec's Given/When/Then, so it cannot show that behaviour (implement it again, or edit the spec)",
                 checks=("spec-coverage",),
             )
-        transcript = "\n".join(
-            f"User: {q}\n" + (f"Reference answer: {r}\n" if r else "") + f"Assistant: {a}" for (q, a), r in zip(exchanges, references)
-        )
+        lines: list[Line] = []
+        for (question, answer), reference in zip(exchanges, references):
+            lines += [(USER, question), *([("Reference answer", reference)] if reference else []), (ASSISTANT, answer)]
+        transcript = render_transcript(lines)
         try:
             grade = self.lm.run(  # the rubric first: it is the same on every call, so the prompt cache keeps it
                 JUDGE_CONVERSATION, stage=STAGE, score_rubric=SPEC_RUBRIC, specification=spec.as_text(), response=transcript

@@ -1,16 +1,9 @@
-"""Helpers over a conversation's messages, shared by the judge and the reference assistants."""
+"""Helpers over a conversation's messages, shared by the reference assistants (the transcript of a prompt is
+`bddgen.lm.transcript`)."""
 
 from __future__ import annotations
 
 from bddgen.lm.base import Message
-
-NO_HISTORY = "(this is the first question)"
-
-
-def render_history(messages: list[Message]) -> str:
-    """Earlier turns as 'User: ... / Assistant: ...' lines for a prompt."""
-    lines = [f"{'User' if m.role == 'user' else 'Assistant'}: {m.content}" for m in messages if m.role != "system"]
-    return "\n".join(lines) or NO_HISTORY
 
 
 def last_user_message(messages: list[Message]) -> tuple[str, list[Message]]:

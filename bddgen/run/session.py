@@ -14,11 +14,11 @@ from bddgen.config import RunSettings
 from bddgen.errors import AssistantError
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.base import Message
-from bddgen.results import SIMULATOR_ERROR, TurnResult, Verdict
+from bddgen.results import SIMULATOR_ERROR, Judgement, TurnResult, Verdict
 from bddgen.run.assistants.base import Assistant, AssistantReply, error_category
 from bddgen.run.answers import cut_answer
 from bddgen.run.assistants.guard import ask
-from bddgen.run.judge import Judge, Judgement
+from bddgen.run.judge import Judge
 from bddgen.run.simulated_user import Dialogue, simulate
 from bddgen.run.state_adapters import StateReader
 from bddgen.run.store import ConversationKey

@@ -1,26 +1,29 @@
-"""The simulated user of a task scenario: an LM plays the user's instruction turn by turn, and code checks
-that it kept to it.
+"""The simulated user: an LM plays a user turn by turn against the assistant, and code keeps the dialogue.
 
-The user speaks first; each of its messages goes to the assistant, and the dialogue ends when the user
-replies with the stop marker or has sent `max_turns` messages. A message that declines to play the user
-("I'm sorry, but I can't help with that.") or repeats one of the assistant's messages word for word ends it
-as a simulator error, unsent. A message that states a fact-like token
-(an identifier, a number with a digit, a date, an e-mail address) found neither in the instruction, nor
-among the user's known facts, nor in anything the assistant said before is a revealed fact the user
-was not given: the simulator broke its instruction.
+One loop (`converse`) plays every simulated user: a task scenario's user, who follows an instruction
+(`InstructedUser`, below), and the probe's persona (`bddgen.probe.dialogue`). The user speaks first; each of
+its messages goes to the assistant, and the dialogue ends when the user says it is done, has nothing more
+to say, or has sent its last allowed message, or when the assistant could not answer.
+
+The user of a task scenario ends its dialogue with the stop marker. Code checks that it kept to its
+instruction: a message that declines to play the user ("I'm sorry, but I can't help with that.") or repeats
+one of the assistant's messages word for word ends it as a simulator error, unsent. A message that states a
+fact-like token (an identifier, a number with a digit, a date, an e-mail address) found neither in the
+instruction, nor among the user's known facts, nor in anything the assistant said before is a revealed fact
+the user was not given: the simulator broke its instruction.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol
 
 from bddgen.outcomes import UserTask
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
+from bddgen.lm.transcript import render_history
 from bddgen.run.assistants.base import AssistantReply
-from bddgen.run.messages import render_history
 from bddgen.run.tasks import SIMULATED_USER, STOP_MARKER
 
 STAGE = "run"
@@ -75,6 +78,7 @@ class Dialogue:
 
     exchanges: list[Exchange] = field(default_factory=list)
     stopped: bool = False
+    """The user said it was done (a task's stop marker, a persona's goal met)."""
     simulator_errors: list[str] = field(default_factory=list)
     revealed: bool = False
     """A message the assistant received stated a fact the user was not given (the other simulator errors end
@@ -91,9 +95,54 @@ class Dialogue:
         return found
 
     @property
+    def assistant_said(self) -> list[str]:
+        """The assistant's answers so far, in order."""
+        return [e.reply.answer for e in self.exchanges if e.reply is not None]
+
+    @property
     def failed(self) -> str:
         """The assistant's error that ended the dialogue, or ''."""
-        return next((e.error for e in self.exchanges if e.error), "")
+        return next((e.error for e in self.exchanges if e.error and e.reply is None), "")
+
+
+@dataclass(frozen=True)
+class UserMove:
+    """What the simulated user does next: send `message`, or end the dialogue (no message, or `done`)."""
+
+    message: str | None = None
+    done: bool = False
+    """The user says it is done: its goal is met (or cannot be)."""
+    broke: str = ""
+    """How this move breaks the user's instruction (a simulator error); a message that breaks it is still sent."""
+
+
+class SimulatedUser(Protocol):
+    """One side of a simulated dialogue: the user's move before its `number`-th message (1 for the first)."""
+
+    def next_move(self, dialogue: Dialogue, number: int) -> UserMove: ...
+
+
+Answer = Callable[[list[Message]], tuple[AssistantReply | None, float, str]]
+"""The assistant's reply to the messages, its latency and an error text. A reply of None ends the dialogue; a
+reply with an error text (an empty answer) records the error and lets the dialogue go on."""
+
+
+def converse(user: SimulatedUser, answer: Answer, max_turns: int) -> Dialogue:
+    """Play the dialogue: at most `max_turns` user messages, each answered by `answer`."""
+    dialogue = Dialogue()
+    for number in range(1, max_turns + 1):
+        move = user.next_move(dialogue, number)
+        if move.broke:
+            dialogue.simulator_errors.append(move.broke)
+        if move.done or move.message is None:
+            dialogue.stopped = move.done
+            break
+        dialogue.revealed = dialogue.revealed or bool(move.broke)
+        reply, latency, error = answer([*dialogue.messages, Message("user", move.message)])
+        dialogue.exchanges.append(Exchange(user=move.message, reply=reply, latency=latency, error=error))
+        if reply is None:
+            break
+    return dialogue
 
 
 def next_user_message(lm: LanguageModel, task: UserTask, history: list[Message], trial: int) -> str:
@@ -108,37 +157,29 @@ def next_user_message(lm: LanguageModel, task: UserTask, history: list[Message],
     ).message.strip()  # type: ignore[attr-defined]
 
 
-def simulate(
-    task: UserTask,
-    lm: LanguageModel,
-    answer: Callable[[list[Message]], tuple[AssistantReply | None, float, str]],
-    trial: int = 1,
-) -> Dialogue:
-    """Play the dialogue: at most `task.max_turns` user messages; `answer(messages)` gives the assistant's
-    reply, its latency and an error text (a failed reply ends the dialogue)."""
-    dialogue = Dialogue()
-    assistant_said: list[str] = []
-    for number in range(1, task.max_turns + 1):
-        history = dialogue.messages
-        text = next_user_message(lm, task, history, trial)
+@dataclass(frozen=True)
+class InstructedUser:
+    """A task scenario's user: plays `task.instruction` with its known facts, checked by code (module docstring)."""
+
+    task: UserTask
+    lm: LanguageModel
+    trial: int = 1
+
+    def next_move(self, dialogue: Dialogue, number: int) -> UserMove:
+        text = next_user_message(self.lm, self.task, dialogue.messages, self.trial)
         if STOP_MARKER in text:
-            dialogue.stopped = True
-            break
+            return UserMove(done=True)
         if ROLE_REFUSAL.search(text):
-            dialogue.simulator_errors.append(f"user message {number} declines to play the user ({text!r}) instead of following its instruction")
-            break
-        if repeats_assistant(text, assistant_said):
-            dialogue.simulator_errors.append(f"user message {number} repeats the assistant's message ({text!r}) instead of answering it")
-            break
-        revealed = unknown_facts(text, task, assistant_said)
+            return UserMove(broke=f"user message {number} declines to play the user ({text!r}) instead of following its instruction")
+        if repeats_assistant(text, dialogue.assistant_said):
+            return UserMove(broke=f"user message {number} repeats the assistant's message ({text!r}) instead of answering it")
+        revealed = unknown_facts(text, self.task, dialogue.assistant_said)
         if revealed:
-            dialogue.revealed = True
-            dialogue.simulator_errors.append(
-                f"user message {number} states {', '.join(revealed)}, which the user was not given and the assistant did not say"
-            )
-        reply, latency, error = answer([*history, Message("user", text)])
-        dialogue.exchanges.append(Exchange(user=text, reply=reply, latency=latency, error=error))
-        if reply is None:
-            break
-        assistant_said.append(reply.answer)
-    return dialogue
+            return UserMove(text, broke=f"user message {number} states {', '.join(revealed)}, which the user was not given and the assistant did not say")
+        return UserMove(text)
+
+
+def simulate(task: UserTask, lm: LanguageModel, answer: Answer, trial: int = 1) -> Dialogue:
+    """Play a task's dialogue: at most `task.max_turns` user messages; `answer(messages)` gives the assistant's
+    reply, its latency and an error text (a failed reply ends the dialogue)."""
+    return converse(InstructedUser(task, lm, trial), answer, task.max_turns)

@@ -206,13 +206,14 @@ class SuiteRun:
 
     def _check_state_source(self) -> None:
         """Read the state a conversation starts from once before any task runs, so a state source that answers
-        with something other than a state stops the run with one error (exit code 2)."""
+        with something other than a state stops the run with one error (exit code 2). A source that cannot be
+        reached does not stop the run: each task records that error when it reads the state itself."""
         reader = self.state_reader()
         if reader is not None:
             try:
                 reader([])
             except AssistantError:
-                pass  # unreachable now: each task records the error when it reads the state itself
+                return
 
     def scenario(self, feature: str, conversation_id: str) -> ScenarioRun | None:
         return self._scenarios.get((feature, conversation_id))

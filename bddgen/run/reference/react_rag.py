@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
+from bddgen.lm.transcript import render_history
 from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDocument
 from bddgen.retrieval.base import Hit, Retriever
 from bddgen.run.assistants.base import AssistantReply, AssistantReplyError, ToolCall
 from bddgen.config import REFERENCE_CONTEXT_TOKENS
-from bddgen.run.messages import last_user_message, render_history
+from bddgen.run.messages import last_user_message
 from bddgen.run.reference.budget import fit_to_budget
 from bddgen.run.reference.chunks import chunk_document
 from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY, RAG_ANSWER, REACT_STEP

@@ -16,8 +16,9 @@ from bddgen.config import REFERENCE_CONTEXT_TOKENS
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
+from bddgen.lm.transcript import render_history
 from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
-from bddgen.run.messages import last_user_message, render_history
+from bddgen.run.messages import last_user_message
 from bddgen.run.reference.budget import cut_to_tokens, fit_to_budget
 from bddgen.run.reference.chunks import Chunk, ChunkIndex
 from bddgen.run.reference.dense_rag import retrieval_query

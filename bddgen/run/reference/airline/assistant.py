@@ -36,9 +36,10 @@ from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
+from bddgen.lm.transcript import render_history
 from bddgen.models import Corpus
 from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
-from bddgen.run.messages import last_user_message, render_history
+from bddgen.run.messages import last_user_message
 
 STAGE = "run"
 RESULT_CHARACTERS = 700  # a tool result as the model and the trace see it
