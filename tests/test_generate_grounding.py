@@ -179,3 +179,23 @@ def test_forms_of_one_word_share_a_stem(word: str, other: str) -> None:
 @given(st.text(max_size=60), st.text(max_size=60))
 def test_term_lookup_never_fails_on_any_text(title: str, document: str) -> None:
     assert isinstance(term_in(stem(title or "x"), stems_of(document)), bool)
+
+
+def test_a_report_table_with_a_column_per_year_is_material_for_a_change_between_two_years(sports: Grounding) -> None:
+    from bddgen.models import TableDocument
+
+    report = TableDocument(
+        id="tables/report", title="Net sales by segment", headers=["Segment", "2019", "2018"],
+        rows=[["Automotive", "$ 5,686", "$ 6,092"], ["Industrial equipment", "1,949", "1,987"]],
+    )
+    corpus = sports.corpus.model_copy(update={"documents": [*sports.corpus.texts, report]})
+    chooser = MaterialChooser(corpus, [], [])
+    material = chooser.choose(FocusKind.TABLE, random.Random(3))
+    item = material.subject
+    assert item in ("Automotive", "Industrial equipment") and material.must_name == (item,)
+    assert f"how {item} changed from 2018 to 2019" in material.text
+    assert check_focus(_draft(f"Change in {item} sales", when=f"the user asks how {item} changed from 2018 to 2019"), material) is None
+    assert check_focus(_draft("Net sales by segment"), material) is not None  # the line item must be named
+    # a table with no year columns is still material for a look-up, a count or a total
+    clubs = sports.chooser.choose(FocusKind.TABLE, random.Random(3))
+    assert "changed from" not in clubs.text and "looks up a value" in clubs.text

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from enum import Enum
 
 from bddgen.generate.terms import key_terms
+from bddgen.implement.computed import computed_candidates
 from bddgen.models import Corpus, PolicyDocument, TableDocument, TextDocument
 
 MATERIAL_WORDS = 60  # words of a document's opening shown to the model
 MAX_TITLES_LISTED = 12
+MAX_LINE_ITEM_WORDS = 6  # a wide table's line item a spec asks a change of: one a person names in a question
 _NAME_CELL = re.compile(r"^[A-Z][\w'’.&-]*(?: [\w'’.&-]+){0,4}$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _NUMBER = re.compile(r"^-?\d[\d,]*(?:\.\d+)?$")
@@ -104,6 +106,12 @@ def _number_columns(table: TableDocument) -> list[int]:
     ]
 
 
+def _table_text(table: TableDocument, row: str, instruction: str) -> str:
+    """A table as material: its title, description and columns, one row, and what to write about it."""
+    about = [f"About: {table.description}"] if table.description else []
+    return "\n".join([f"Table: {table.title}", *about, f"Columns: {', '.join(table.headers)}", row, instruction])
+
+
 class MaterialChooser:
     """Chooses grounding material of each focus kind from one corpus, seeded by the caller."""
 
@@ -145,15 +153,32 @@ class MaterialChooser:
         return self._row(*rng.choice(self.named_tables), rng)
 
     def _table(self, table: TableDocument, rng: random.Random) -> Material:
-        text = "\n".join(
-            line for line in (
-                f"Table: {table.title}",
-                f"About: {table.description}" if table.description else "",
-                f"Columns: {', '.join(table.headers)}",
-                f"Sample row: {_row_line(table, rng.choice(table.rows))}",
-                "Write a spec in which the user looks up a value of this table or asks for a count, "
-                "the highest, the lowest or a total of one of its columns, naming the column.",
-            ) if line
+        return self._change(table, rng) or self._lookup(table, rng)
+
+    def _change(self, table: TableDocument, rng: random.Random) -> Material | None:
+        """A report table with one column per year is asked what analysts ask of it: how a line item changed
+        between two years (by how much, by what percentage) or its average; None for another table."""
+        changes = [
+            evidence for evidence in computed_candidates(table, set())
+            if evidence.op == "change" and len(next(iter(evidence.filter.values())).split()) <= MAX_LINE_ITEM_WORDS
+        ]
+        if not changes:
+            return None
+        chosen = rng.choice(changes)
+        item = next(iter(chosen.filter.values()))
+        first, latest = chosen.says
+        text = _table_text(
+            table, f"Row: {table.row_text(chosen.row)}",
+            f"Write a spec in which the user asks how {item} changed from {first} to {latest} (by how much, or by what percentage), "
+            "naming the line item and both years.",
+        )
+        return Material(FocusKind.TABLE, item, text, must_name=(item,))
+
+    def _lookup(self, table: TableDocument, rng: random.Random) -> Material:
+        text = _table_text(
+            table, f"Sample row: {_row_line(table, rng.choice(table.rows))}",
+            "Write a spec in which the user looks up a value of this table or asks for a count, "
+            "the highest, the lowest or a total of one of its columns, naming the column.",
         )
         return Material(
             FocusKind.TABLE, table.title, text, topic_terms=_header_terms(table),

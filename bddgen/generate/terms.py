@@ -14,7 +14,8 @@ from bddgen.retrieval.lexical import tokenize
 MIN_TERM_CHARS = 3
 MIN_PREFIX_CHARS = 5  # "transfer" matches "transferred"; shorter stems must be equal
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-# Function words and the vocabulary every spec uses, which say nothing about its subject.
+# Function words and the vocabulary every spec uses (arithmetic asked of a subject included), which say nothing
+# about its subject.
 STOPWORDS = frozenset(
     """
     a an and are as at be been being but by can could did do does for from had has have how if in into is it its
@@ -26,7 +27,8 @@ STOPWORDS = frozenset(
     information info detail details fact facts overview explain explains explanation help helps request requests
     looking look looks find finds list lists show shows get gets make makes use uses using given specific particular
     table tables column columns row rows highest lowest largest smallest biggest greatest fewest total average
-    maximum minimum sum
+    maximum minimum sum change changes changed increase increases increased decrease decreases decreased
+    difference differences percentage percent ratio compare compares compared comparison trend trends growth
     """.split()
 )
 
