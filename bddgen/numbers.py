@@ -107,11 +107,13 @@ def parse_number(raw: str) -> float | None:
     return float(match.group(0).replace(",", "")) if match else None
 
 
-def format_number(value: float, decimals: int = 2) -> str:
-    """An integer without a decimal point, otherwise at most `decimals` decimals."""
+def format_number(value: float, decimals: int = 2, *, grouped: bool = False) -> str:
+    """An integer without a decimal point, otherwise at most `decimals` decimals; with `grouped`, thousands
+    separated by commas as the table writes them ('191,223')."""
+    comma = "," if grouped else ""
     if float(value).is_integer():
-        return str(int(value))
-    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
+        return f"{int(value):{comma}d}"
+    text = f"{value:{comma}.{decimals}f}".rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
 

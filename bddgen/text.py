@@ -40,3 +40,40 @@ def spoken_name(identifier: str) -> str:
         return identifier.strip()
     parts = _CAMEL.sub(" ", identifier.replace("_", " ").replace("-", " ")).split()
     return " ".join(part if part.isupper() and len(part) > 1 else part.lower() for part in parts)
+
+
+_MAX_ROW_NOUN_WORDS = 3
+
+
+def singular(word: str) -> str:
+    """An English plural noun's singular by its ending ("libraries" -> "library", "classes" -> "class",
+    "flights" -> "flight"); a word that is not plural by its ending stays as it is."""
+    lowered = word.lower()
+    if lowered.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if lowered.endswith(("sses", "ches", "shes", "xes")):
+        return word[:-2]
+    if lowered.endswith("s") and not lowered.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+# words that end a title's head noun phrase: "Car rental offers | at destination airports", "Airports | served by …"
+_HEAD_ENDS = frozenset("at of by for and in on with from to per or via under over".split())
+
+
+def row_noun(title: str) -> str:
+    """What one row of a table is, read from the head of its title: "Genre" -> "genre", "MediaType" -> "media
+    type", "Fare classes and their conditions" -> "fare class", "Airports served by X" -> "airport", "Varen Cup
+    finals, 1995-2024" -> "Varen Cup final"; "" for a head of more words or of other than letters (a report's
+    caption, "Report 07: …")."""
+    head = re.sub(r"\([^)]*\)", " ", title.split(",")[0])  # "Varen Cup finals, 1995-2024" -> "Varen Cup finals"
+    parts = spoken_name(head).split()
+    end = next((i for i, part in enumerate(parts) if i and (part.lower() in _HEAD_ENDS or part.lower().endswith("ed"))), len(parts))
+    parts = parts[:end]
+    if not 1 <= len(parts) <= _MAX_ROW_NOUN_WORDS or not all(part.isalpha() for part in parts):
+        return ""
+    # a word capitalised only because it opens the title is lower-cased; a name's words keep their capitals ("Varen Cup")
+    if len(parts) == 1 or not parts[1][:1].isupper():
+        parts[0] = parts[0].lower()
+    return " ".join([*parts[:-1], singular(parts[-1].lower() if parts[-1][1:].islower() else parts[-1])])

@@ -113,3 +113,13 @@ def test_the_specs_own_text_outranks_the_best_table_of_an_unrelated_search() -> 
     search = find_chains(graph, 2, max_per_start=5, max_total=50, seed=0, starts=sources.ranked)
     assert sources.ranked[:2] == ["text/club", "text/ground"]
     assert rank_chains(search, 1, relevance=sources.relevance)[0].documents == ["text/club", "text/ground"]
+
+
+def test_ranking_prefers_chains_about_more_of_the_specs_names() -> None:
+    # a comparison of Redmarsh and Korrin: the chain that visits both clubs' pages, although another starts better
+    graph = _graph([("redmarsh", "cup", 0.9), ("cup", "final", 0.9), ("redmarsh", "korrin", 0.4), ("korrin", "ground", 0.4)])
+    search = find_chains(graph, 3, max_per_start=10, max_total=50, seed=0)
+    names = {"redmarsh": frozenset({"Redmarsh Rovers"}), "korrin": frozenset({"Korrin Sporting"})}
+    best = rank_chains(search, 1, starts=["redmarsh", "korrin"], names=names)[0]
+    assert {"redmarsh", "korrin"} <= set(best.documents)
+    assert not {"redmarsh", "korrin"} <= set(rank_chains(search, 1, starts=["redmarsh", "korrin"])[0].documents)

@@ -123,8 +123,8 @@ def test_computed_candidates_cover_each_operation_on_real_cells() -> None:
     assert {e.op for e in found} == {"change", "percent_change", "average", "ratio"}
     assert all(e.row not in (3, 6) for e in found) and all(e.value for e in found)
     assert asked_phrase(SALES, found[0]) == "the change in the Automotive from 2018 to 2019"
-    bridge = next(table_candidates(SALES, set(), names="Energy"))  # a PRE-FILLER's answer is the label itself
-    assert bridge.column == LABEL and asked_phrase(SALES, bridge) == ""
+    # a line item is never a PRE-FILLER's answer, found by its number ("which item had 699 in 2019?")
+    assert next(table_candidates(SALES, set(), names="Energy"), None) is None
     ratio = next(e for e in found if e.op == "ratio")
     assert asked_phrase(SALES, ratio) == "the ratio of the Automotive to the Total Transportation Solutions in 2019"
     assert list(computed_candidates(TableDocument(id="t", title="T", headers=["a", "b"], rows=[["x", "1"]]), set())) == []
@@ -224,3 +224,16 @@ def test_most_tatqa_tables_are_read_as_wide_and_give_computed_candidates() -> No
     wide = [t for t in tables if label_column(t)]
     assert len(wide) >= 20
     assert sum(any(True for _ in computed_candidates(t, set())) for t in wide) >= 20
+
+
+def test_a_computed_question_says_what_the_year_columns_measure_and_the_value_keeps_the_tables_thousands() -> None:
+    net_sales = TableDocument(
+        id="tables/net", title="Net sales", headers=["item", "Fiscal Year 2018 Net Sales", "Fiscal Year 2017 Net Sales"],
+        rows=[["APAC", "$479,987", "$288,764"], ["Other regions", "77,000", "70,100"]],
+    )
+    change = next(e for e in computed_candidates(net_sales, content_words("apac")) if e.op == "change" and e.row == 0)
+    # a label in capitals is a name (no article); the columns say what is counted besides their years
+    assert asked_phrase(net_sales, change) == "the change in APAC Net Sales from 2017 to 2018"
+    assert change.value == "191,223 USD"  # as the table writes thousands, not '191223 USD'
+    other = next(e for e in computed_candidates(net_sales, content_words("other")) if e.op == "change" and e.row == 1)
+    assert asked_phrase(net_sales, other) == "the change in the Other regions Net Sales from 2017 to 2018"

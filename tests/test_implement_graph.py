@@ -158,3 +158,27 @@ def test_a_name_a_number_counts_does_not_link_documents() -> None:
         [a, b], [], _given((a, [("Orlanmouth Wanderers", "ORG"), ("Varen Cups", "EVENT")]), (b, [("Greyhollow City", "ORG"), ("Varen Cups", "EVENT")]))
     )
     assert not graph.has_edge("a", "b")
+
+
+def test_two_tables_sharing_only_a_column_name_are_not_linked() -> None:
+    """Two reports' "item" columns with no item in common are about different things: no chain moves between
+    them, and no question asks about "that item" or "the launch date of item"."""
+    from bddgen.models import TableDocument
+
+    r07 = TableDocument(id="tables/r07", title="Report 07", headers=["item", "2019"], rows=[["Equity method investments", "9,254"], ["Rent deposits", "419"]])
+    r28 = TableDocument(id="tables/r28", title="Report 28", headers=["item", "2018"], rows=[["Statutory tax", "34,105"], ["State taxes", "1,200"]])
+    assert not build_document_graph([], [r07, r28], {}).has_edge("tables/r07", "tables/r28")
+    r29 = TableDocument(id="tables/r29", title="Report 29", headers=["item", "2017"], rows=[["Rent deposits", "380"], ["Other", "12"]])
+    graph = build_document_graph([], [r07, r29], {})
+    assert graph.has_edge("tables/r07", "tables/r29") and edge_bridges(graph, "tables/r07", "tables/r29")[0].examples == ["Rent deposits"]
+
+
+def test_two_reports_sharing_line_items_are_not_linked_by_them() -> None:
+    """'Dividend yield' of one company's report and of another's are two measures, not one thing."""
+    from bddgen.models import TableDocument
+
+    r11 = TableDocument(id="tables/r11", title="Report 11", headers=["item", "2019", "2018"],
+                        rows=[["Dividend yield", "1.7%", "1.5%"], ["Volatility", "22%", "24%"], ["Risk-free rate", "2.1%", "2.5%"]])
+    r29 = TableDocument(id="tables/r29", title="Report 29", headers=["Assumptions", "2019", "2018"],
+                        rows=[["Dividend yield", "4.5%", "4.1%"], ["Volatility", "30%", "28%"], ["Expected term", "5", "5"]])
+    assert not build_document_graph([], [r11, r29], {}).has_edge("tables/r11", "tables/r29")

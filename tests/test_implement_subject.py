@@ -43,6 +43,8 @@ def test_names_held_by_the_corpus_are_the_subject_and_their_own_page_comes_first
     assert not subject.ungroundable
     assert subject.held_by("Korrin Sporting was founded in 1931.", "text/korrin-sporting")
     assert not subject.held_by("Greyhollow City won the league in 1971.", "text/greyhollow-city")
+    about = subject.about(corpus.by_id())  # each club's own page is about that club
+    assert about["text/redmarsh-rovers"] == {"Redmarsh Rovers"} and about["text/korrin-sporting"] == {"Korrin Sporting"}
 
 
 def test_a_spec_that_names_nothing_is_about_the_documents_its_title_and_then_find(sports) -> None:
@@ -134,3 +136,33 @@ def test_a_code_that_opens_with_a_digit_is_a_name() -> None:
     plain = Spec.create("Fare of a booking", ["a passenger holds a booking made in 2025"], ["the passenger asks which fare the booking has"],
                         ["the assistant gives the fare class"])
     assert spec_subject(plain, corpus, MemoryIndex(HashingEmbedder(), corpus)).names == ()  # a year is no code
+
+
+def test_a_spec_asking_for_a_change_starts_from_the_report_table_that_can_compute_it() -> None:
+    from bddgen.implement.subject import start_documents
+    from bddgen.models import SystemDescription, TableDocument, TextDocument
+
+    notes = TextDocument(id="text/notes", title="Report 3 notes", passage="Automotive sales fell in 2019 as Automotive demand weakened.")
+    table = TableDocument(id="tables/sales", title="Net sales by segment", headers=["Segment", "2019", "2018"],
+                          rows=[["Automotive", "5,686", "6,092"], ["Industrial", "1,949", "1,987"]])
+    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="answers questions on reports"), documents=[notes, table])
+    index = MemoryIndex(HashingEmbedder(), corpus)
+    change = _spec("Automotive sales change", "the user asks how Automotive sales changed from 2018 to 2019", "the assistant should give the change")
+    subject = spec_subject(change, corpus, index, ranked=["text/notes", "tables/sales"])
+    assert subject.starts[0] == "text/notes"  # the notes rank first for the words
+    assert start_documents(subject, change, corpus.by_id()) == ["tables/sales"]
+    lookup = _spec("Automotive sales", "the user asks what Automotive sales were in 2019", "the assistant should give the figure")
+    assert start_documents(spec_subject(lookup, corpus, index, ranked=["text/notes", "tables/sales"]), lookup, corpus.by_id())[0] == "text/notes"
+
+
+def test_a_name_in_brackets_is_one_name_and_its_opening_word_alone_is_none() -> None:
+    from bddgen.models import SystemDescription, TableDocument, TextDocument
+
+    notes = TextDocument(id="text/notes", title="Report 3 notes", passage="Adjusted figures exclude one-off items such as restructuring.")
+    table = TableDocument(id="tables/perf", title="Summary financial performance", headers=["$ million", "2019", "2018"],
+                          rows=[["Revenue", "503.6", "476.9"], ["Adjusted operating profit", "92.9", "77.1"]])
+    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="answers questions on reports"), documents=[notes, table])
+    spec = _spec("Operating profit change", "the user asks how it changed from 2018 to 2019",
+                 "the assistant should name the line item (Adjusted operating profit)")
+    subject = spec_subject(spec, corpus, MemoryIndex(HashingEmbedder(), corpus))
+    assert subject.names == ("Adjusted operating profit",) and subject.documents == ("tables/perf",)

@@ -202,7 +202,8 @@ def test_a_table_turn_whose_wordings_all_fail_gets_the_question_worded_by_code()
     assert first.outcome == "kept" and first.worded_by == "code" and first.evidence_tried == 1 and len(first.rewrites) == 3
     evidence = first.evidence
     assert isinstance(evidence, TableEvidence)
-    assert first.question.startswith('In "Transfer records", what is the ') and first.question.endswith("?")
+    # asked of the row's own entity, as a person names it from the table's title, not 'In "Transfer records", ... where ...'
+    assert first.question.startswith("What is the ") and first.question.endswith("?") and 'In "' not in first.question
     assert all(value in first.question for value in evidence.filter.values()) and first.answer == evidence.value
     assert {c.name: c.passed for c in first.checks}["roundtrip"]
     assert not result.dropped
@@ -629,7 +630,7 @@ def test_a_synthesis_that_leaves_out_a_name_a_combined_turn_named_is_rewritten()
 
 
 def test_a_synthesis_worded_by_code_may_be_longer_than_an_lm_question() -> None:
-    polite = ", if you would be so kind as to give a short and precise answer taken from the records you keep, thank you very much"
+    polite = ", if you would be so kind as to give a short and precise answer taken from the records that you keep, thank you very much indeed, kind friend"
 
     def long_questions(request: LMRequest) -> Any:
         if section(request, "What To Ask").startswith("Ask one question"):
@@ -653,7 +654,7 @@ def test_a_question_naming_what_its_evidence_does_not_say_is_rewritten() -> None
 
     def other_award(request: LMRequest) -> dict[str, Any]:
         reply = write_turn(request)
-        if "Transfer records" in request.messages[-1].content:
+        if "of the transfer record" in request.messages[-1].content:  # the table turn
             return {**reply, "question": reply["question"].rstrip("?") + " after the Hallam Medal?"}
         return reply
 
@@ -743,7 +744,7 @@ def test_a_question_that_states_no_relation_of_its_sentence_never_takes_another_
 def test_any_question_may_name_the_assistant_itself() -> None:
     def branded(request: LMRequest) -> dict[str, Any]:
         reply = write_turn(request)
-        if "Transfer records" in request.messages[-1].content:
+        if "of the transfer record" in request.messages[-1].content:  # the table turn
             return {**reply, "question": reply["question"].rstrip("?") + ", says Velorian Football Desk?"}
         return reply
 
@@ -988,16 +989,52 @@ def test_a_question_worded_by_code_on_a_report_names_its_source() -> None:
     assert writer._with_source("When was the club founded?", on_club) == "When was the club founded?"  # a title without a source
 
 
-def test_an_unanswerable_turn_is_never_about_a_column_two_tables_share() -> None:
-    """Two report tables linked only by their "item" column: "What is the launch date of item?" asks about nothing."""
+def test_a_table_question_worded_by_code_names_the_row_entity_and_a_key_by_what_it_identifies() -> None:
+    from bddgen.implement.turns import _row_question
+
+    genre = TableEvidence(table="tables/genre", row=0, column="Name", filter={"GenreId": "1"}, value="Rock")
+    assert _row_question("genre", genre, "") == "What is the name of the genre with ID 1?"
+    customer = TableEvidence(table="tables/customer", row=31, column="Address", filter={"Country": "Canada", "CustomerId": "32"}, referred="Country", value="696 Osborne Street")
+    # the address is the customer's, not the country's
+    assert _row_question("customer", customer, "that country") == "For that country, what is the address of the customer with ID 32?"
+    fare = TableEvidence(table="tables/fares", row=0, column="checked_bags", filter={"fare_class": "Saver"}, referred="fare_class", value="1")
+    assert _row_question("fare class", fare, "that fare class") == "What is the checked bags of that fare class?"
+    rental = TableEvidence(table="tables/cars", row=12, column="company", filter={"city": "Amsterdam", "rental_id": "CR013"}, referred="city", value="Compass")
+    assert _row_question("car rental offer", rental, "that city") == "For that city, what is the company of the car rental offer with ID CR013?"
+    airport = TableEvidence(table="tables/airports", row=6, column="city", filter={"iata_code": "AMS"}, value="Amsterdam")
+    assert _row_question("airport", airport, "") == "What is the city of the airport whose iata code is AMS?"
+    honours = TableEvidence(table="tables/honours", row=0, column="league_titles", filter={"club": "Harbour City FC"}, value="4")
+    assert _row_question("club honour", honours, "") == "What is the league titles of Harbour City FC?"  # the row a name picks is that thing
+
+
+def test_a_filler_across_a_key_column_refers_to_the_thing_the_key_identifies() -> None:
     from bddgen.implement.chains import Hop
     from bddgen.implement.graph import Bridge
     from bddgen.implement.plan import plan_turns
 
-    shared_column = Bridge(kind="field", value="item", columns={"tables/r07": "item", "tables/r28": "item"}, specificity=0.2)
-    chain = Chain(documents=["tables/r07", "tables/r28"], hops=[Hop(source="tables/r07", target="tables/r28", bridges=[shared_column])])
-    unanswerable = next(t for t in plan_turns(chain, 5, set(), {}, lambda name: "other").turns if t.query_type is Q.UNANSWERABLE)
-    assert unanswerable.subject == ""  # the writer takes a name the conversation used instead
-    shared_value = Bridge(kind="field", value="fare_class", examples=["Business Flex"], columns={"a": "fare_class", "b": "fare_class"}, specificity=0.5)
-    linked = Chain(documents=["a", "b"], hops=[Hop(source="a", target="b", bridges=[shared_value])])
-    assert next(t for t in plan_turns(linked, 5, set(), {}, lambda name: "other").turns if t.query_type is Q.UNANSWERABLE).subject == "Business Flex"
+    key = [Bridge(kind="field", value="MediaTypeId", columns={"media": "MediaTypeId", "track": "MediaTypeId"}, examples=["1"], specificity=0.5)]
+    chain = Chain(documents=["media", "track"], hops=[Hop(source="media", target="track", bridges=key)])
+    filler = next(t for t in plan_turns(chain, 5, set(), {"media": "MediaType", "track": "Track"}, lambda name: "other").turns if t.query_type is Q.FILLER)
+    assert filler.proxy == "that media type"  # not "that mediatypeid"
+
+
+def test_a_question_may_call_a_texts_subject_what_its_first_sentence_calls_it_but_not_ask_its_verbs() -> None:
+    from bddgen.implement.evidence import SentenceEvidence
+
+    shield = TextDocument(
+        id="d2", title="Crown Shield",
+        passage="The Crown Shield is the league cup of Veloria, a knockout competition first played in 1985. "
+        "Redmarsh Rovers have won the Crown Shield nine times, more often than any other club.",
+    )
+    corpus = Corpus(system=CORPUS.system, documents=[TRANSFERS, shield])
+    writer, _ = _writer({}, corpus=corpus, recognizer=ParsingRecognizer())
+    evidence = SentenceEvidence(document="d2", sentence=1, text=sentences(shield.passage)[1], answer="Redmarsh Rovers")
+    planned = PlannedTurn(query_type=Q.SINGLE_DOC, documents=["d2"])
+
+    def question_check(question: str) -> list[str]:
+        draft = writer._check_sentence(planned, Q.SINGLE_DOC, evidence, question, "Redmarsh Rovers")
+        return [p for p in draft.problems if "asks about" in p or "names" in p]
+
+    assert question_check("Which club has won the league cup of Veloria most often?") == []
+    # a relation of the first sentence ("played") is no relation of this one
+    assert any("played" in p for p in question_check("Which club has played in the league cup of Veloria most often?"))

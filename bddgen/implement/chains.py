@@ -179,16 +179,19 @@ def rank_chains(
     exclude: set[frozenset[str]] | None = None,
     relevance: Mapping[str, float] | None = None,
     starts: Collection[str] = (),
+    names: Mapping[str, frozenset[str]] | None = None,
 ) -> list[Chain]:
     """Up to `count` chains, greedily: full length first, then most new documents, then most
     specific bridges and most relevant documents (`relevance`: document -> weight in [0, 1]).
     With `starts` (the documents that hold the spec's subject, best first), only chains starting at one of
-    them, when there are any, those starting at a better one first."""
+    them, when there are any, those starting at a better one first; with `names` (document -> the spec's
+    names it is about), chains about more of the names before those (a comparison of two clubs visits both)."""
     excluded = exclude or set()
     weights = relevance or {}
     pool: dict[frozenset[str], Chain] = {}
     found = [*search.chains, *search.fallbacks]
     start_rank = {doc: rank for rank, doc in enumerate(starts)}
+    about = names or {}
     from_subject = [chain for chain in found if chain.documents[0] in start_rank]
     for chain in from_subject or found:
         pool.setdefault(frozenset(chain.documents), chain)
@@ -203,7 +206,8 @@ def rank_chains(
         best = max(
             range(len(candidates)),
             key=lambda i: (
-                candidates[i][1].length, -start_rank.get(candidates[i][1].documents[0], 0), len(candidates[i][0] - covered) + candidates[i][2] / 2, -i
+                candidates[i][1].length, len(frozenset().union(*(about.get(d, frozenset()) for d in candidates[i][0]))),
+                -start_rank.get(candidates[i][1].documents[0], 0), len(candidates[i][0] - covered) + candidates[i][2] / 2, -i,
             ),
         )
         _, chain, _ = candidates.pop(best)

@@ -15,7 +15,9 @@ from typing import Iterator, Sequence
 from bddgen.implement.evidence import FILTER_VALUE_CHARS, TableEvidence, evaluated
 from bddgen.normalise import content_words, normalise
 from bddgen.implement.tables import operand_cells
-from bddgen.implement.wide import column_phrase, column_year, is_section_row, label_column, label_phrase, sections, unique_label, value_columns
+from bddgen.implement.wide import (
+    column_measure, column_phrase, column_year, is_section_row, label_column, label_phrase, sections, unique_label, value_columns,
+)
 from bddgen.models import TableDocument
 from bddgen.numbers import read_quantity
 from bddgen.answer_checks import contains_exact
@@ -114,13 +116,13 @@ def asked_phrase(table: TableDocument, evidence: TableEvidence) -> str:
         return ""  # a cell chosen by another filter (a PRE-FILLER's bridge) is asked as in any table
     label = evidence.filter[label_header]
     if evidence.op == "lookup":
-        return f"{label_phrase(label, evidence.section)} {column_phrase(table, evidence.column)}"
+        return f"{label_phrase(label, evidence.section, column_measure(table, [evidence.column]))} {column_phrase(table, evidence.column)}"
     if evidence.op == "ratio":
         first, second = evidence.values
         return f"the ratio of the {first} to the {second}{' under ' + evidence.section if evidence.section else ''} {column_phrase(table, evidence.column)}"
     years = [column_year(table, c) for c in evidence.columns]
     when = f"from {years[0]} to {years[1]}" if evidence.op != "average" else "in " + ", ".join(years[:-1]) + f" and {years[-1]}"
-    return f"{_OPERATION_WORDS[evidence.op]} {label_phrase(label, evidence.section)} {when}"
+    return f"{_OPERATION_WORDS[evidence.op]} {label_phrase(label, evidence.section, column_measure(table, evidence.columns))} {when}"
 
 
 def rows_read(table: TableDocument, evidence: TableEvidence) -> str:

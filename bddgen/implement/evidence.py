@@ -153,10 +153,11 @@ def table_candidates(
 ) -> Iterator[TableEvidence]:
     """Cells to ask about, best first. `names`: the answer is the cell holding this value (a PRE-FILLER);
     `about`: the row holds this value and the question refers to it through the earlier turn (a FILLER).
-    A wide table's cells are asked by row label and column (`wide_candidates`)."""
+    A wide table's cells are asked by row label and column (`wide_candidates`); none of its labels is an answer."""
     must = names or about
-    if not must and label_column(table):
-        yield from wide_candidates(table, focus, avoid=avoid)
+    if label_column(table) and not about:
+        if not names:  # a line item is asked for by its label and year, never found by its number ("which item had $479,987?")
+            yield from wide_candidates(table, focus, avoid=avoid)
         return
     for row in _ranked_rows(table, focus, must):
         cells = dict(zip(table.headers, table.rows[row]))

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.implement.entities import WEAK_LABELS, NamedEntity
 from bddgen.implement.names import is_counted, is_name_fragment
+from bddgen.implement.wide import label_column
 from bddgen.normalise import contains_phrase, is_numeric, normalise
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
 
@@ -152,7 +153,9 @@ def build_document_graph(
     edges = _EdgeCollector()
     _link_texts(texts, linking, holders, edges)
     _link_texts_to_tables(texts, linking, holders, cell_index, edges)
-    _link_tables(columns, edges)
+    # a report's line items ("Dividend yield", "Revenue") are measures of that report, no key shared with another
+    keyed = {t.id: {c: v for c, v in columns[t.id].items() if c != label_column(t)} for t in tables}
+    _link_tables(keyed, edges)
     _link_declared_keys(tables, columns, edges)
     edges.into(graph, min_weight)
     return graph
@@ -231,11 +234,12 @@ def _link_declared_keys(tables: Sequence[TableDocument], columns: Mapping[str, d
 def _field_bridge(
     a: str, col_a: str, values_a: Mapping[str, str], b: str, col_b: str, values_b: Mapping[str, str]
 ) -> Bridge | None:
-    """A link between two columns that share their name or hold overlapping values (a foreign key)."""
+    """A link between two columns that share their name and a value, or hold overlapping values (a foreign key).
+    A name alone links nothing: two reports' "item" columns with no item in common are about different things."""
     same_name = normalise(col_a) == normalise(col_b)
     shared = sorted(values_a.keys() & values_b.keys())
     overlap = len(shared) / min(len(values_a), len(values_b)) if values_a and values_b else 0.0
-    if not same_name and (len(shared) < 2 or overlap < MIN_VALUE_OVERLAP):
+    if not shared or (not same_name and (len(shared) < 2 or overlap < MIN_VALUE_OVERLAP)):
         return None
     weak = _numeric_column(values_a) or _numeric_column(values_b)
     specificity = max(overlap, SAME_NAME_SPECIFICITY if same_name else 0.0) * (WEAK_FACTOR if weak else 1.0)

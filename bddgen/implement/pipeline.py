@@ -37,7 +37,7 @@ from bddgen.implement.provenance import (
     write_provenance,
 )
 from bddgen.implement.sources import documents_of, retrieve_sources
-from bddgen.implement.subject import spec_subject
+from bddgen.implement.subject import spec_subject, start_documents
 from bddgen.implement.turns import ConversationWriter, WriterContext
 from bddgen.implement.unanswerable import entity_kind
 from bddgen.lm.client import LanguageModel
@@ -187,8 +187,10 @@ def _implement(
         report.ungroundable = True
         _finish(sidecar, provenance, report, failed=False)
         return
+    known = corpus.by_id()
+    starts = start_documents(subject, doc.spec, known) if subject is not None else []
     if subject is not None:
-        sources = sources.including(corpus, subject.starts)
+        sources = sources.including(corpus, tuple(dict.fromkeys([*starts, *subject.starts])))
     texts, tables, policies = documents_of(corpus, sources)
     # a spec about a rule (its subject is a policy: "Travelling with Pets") is asked on the rule's own sentences
     texts = [*texts, *(p for p in policies if subject is not None and p.id in subject.starts)]
@@ -198,7 +200,6 @@ def _implement(
         return
     entities = entity_cache.entities([t.as_text() for t in texts])
     graph = build_document_graph(texts, tables, {t.id: e for t, e in zip(texts, entities)})
-    starts = list(subject.starts) if subject is not None else []
     search = find_chains(
         graph, length, max_per_start=settings.max_chains_per_start, max_total=settings.max_chains_total, seed=seed,
         starts=list(dict.fromkeys([*starts, *sources.ranked])),
@@ -206,9 +207,11 @@ def _implement(
     review = review_record.read_review(path)
     used = {frozenset(c.chain) for c in doc.conversations if c.chain} | {frozenset(r.chain) for r in provenance.rejected}
     used |= review.rejected_chains() if review else set()
-    chains = rank_chains(search, needed * CHAINS_PER_CONVERSATION, exclude=used, relevance=sources.relevance, starts=starts)
+    chains = rank_chains(
+        search, needed * CHAINS_PER_CONVERSATION, exclude=used, relevance=sources.relevance, starts=starts,
+        names=subject.about(known) if subject is not None else None,
+    )
     notes += [n for n in [shortfall_note(search, chains)] if n]
-    known = corpus.by_id()
     stage = WriterContext(
         spec=doc.spec, documents=known, texts=DocumentTexts(known), lm=lm, recognizer=recognizer, retriever=retriever,
         focus=frozenset(content_words(doc.spec.as_text())), attempts=settings.turn_attempts, alternatives=settings.turn_evidence,

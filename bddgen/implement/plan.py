@@ -16,6 +16,7 @@ from bddgen.implement.chains import Chain, Hop
 from bddgen.implement.graph import Bridge
 from bddgen.normalise import contains_phrase, content_words, normalise
 from bddgen.specs import QueryType
+from bddgen.text import spoken_name
 
 _KIND_PROXIES = {"organisation": "that organisation", "place": "that place"}
 FIXED_TURNS = 3  # the first SINGLE-DOC, the UNANSWERABLE and the SYNTHESIS turn
@@ -73,13 +74,16 @@ def _bridge_entity(hop: Hop, focus: set[str], used: set[str], source_title: str,
 
 
 def _proxy(bridge: Bridge, target: str, kind: str) -> str:
-    """'that person' for people, else 'that <column>' of the table holding the value, else by the entity's
+    """'that person' for people, else 'that <column>' of the table holding the value (a key's column: the thing
+    it identifies), else by the entity's
     kind as the corpus tells it (`kind`: person, organisation, place or other), else by its label where the
     bridge was found."""
     if kind == "person" or (kind == "other" and bridge.label == "PERSON"):
         return "that person"
     column = bridge.columns.get(target) or next(iter(bridge.columns.values()), "")
-    words = [w for w in normalise(column.replace("_", " ")).split() if len(w) > 1 and not w.isdigit()]
+    words = [w for w in normalise(spoken_name(column)).split() if len(w) > 1 and not w.isdigit()]
+    if len(words) > 1 and words[-1] == "id":  # a key names the thing it identifies: "MediaTypeId" -> "that media type"
+        words = words[:-1]
     if words:
         return "that " + " ".join(words)
     return _KIND_PROXIES.get(kind) or _LABEL_PROXIES.get(bridge.label, "it")
@@ -101,9 +105,7 @@ def plan_turns(chain: Chain, turns: int, focus: set[str], titles: Mapping[str, s
         planned.append(PlannedTurn(query_type=QueryType.FILLER, documents=[hop.target], bridge=entity, proxy=proxy))
     for extra in range(turns - len(planned) - 2):
         planned.append(PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[docs[(extra + 1) % len(docs)]]))
-    # a shared column with no shared value ("item" of two report tables) names no thing a question can be about
-    named = [entity for entity, hop in zip(bridges, hops) if not any(b.kind == "field" and not b.examples and b.value == entity for b in hop.bridges)]
-    subject = named[0] if named else ""  # none: the writer takes a name the conversation used
+    subject = bridges[0] if bridges else ""  # none: the writer takes a name the conversation used
     position = 3 if hops else len(planned)  # after the first FILLER, else before SYNTHESIS
     planned.insert(position, PlannedTurn(query_type=QueryType.UNANSWERABLE, subject=subject))
     synthesis = PlannedTurn(query_type=QueryType.SYNTHESIS, documents=list(docs))

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
+from bddgen.implement.computed import asks_for_arithmetic
 from bddgen.implement.grounding import mentions
-from bddgen.models import Corpus
+from bddgen.implement.wide import label_column
+from bddgen.models import Corpus, PolicyDocument, TableDocument, TextDocument
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import Spec
 
-_QUOTED = re.compile(r"\"([^\"]{2,60})\"|“([^”]{2,60})”")
+_QUOTED = re.compile(r"\"([^\"]{2,60})\"|“([^”]{2,60})”|\(([A-Z][^()]{2,60})\)")  # quoted, or in brackets: "(Adjusted operating profit2)"
 # a run of capitalised words and the numbers that complete a name ("Report 19", "Note 15", "Flight XV104")
 _NAME_RUN = re.compile(r"\b[A-Z][\w'’/-]*(?:\s+(?:(?:of|the|de|van|von|and|&)\s+)?(?:[A-Z][\w'’/-]*|\d[\w.,/-]*\b))*")
 # a code of capitals and digits that opens with a digit ("3ULYBB", a booking reference), which no capitalised run reads
@@ -47,6 +49,14 @@ class SpecSubject:
         """The spec names things, and no document holds any of them."""
         return bool(self.unheld) and not self.names
 
+    def about(self, documents: Mapping[str, TextDocument | TableDocument | PolicyDocument]) -> dict[str, frozenset[str]]:
+        """Per document holding the subject, the names it is about: those its title says (a thing's own page),
+        else, when no title says any name (tables, reports), those its text mentions."""
+        titled = {d: frozenset(n for n in self.names if mentions(documents[d].title, n)) for d in self.documents if d in documents}
+        if any(titled.values()):
+            return {d: names for d, names in titled.items() if names}
+        return {d: frozenset(n for n in self.names if mentions(documents[d].as_text(), n)) for d in self.documents if d in documents}
+
     def held_by(self, text: str, doc_id: str) -> bool:
         """Whether evidence (its text, from document `doc_id`) is about the subject."""
         if self.names:
@@ -63,7 +73,7 @@ def _candidates(spec: Spec, system_name: str) -> list[tuple[bool, list[str]]]:
     for in_steps, line in lines:
         # a lone capitalised word opening the line is capitalised for the line, not for a name ("Baggage allowance …")
         runs = [m.group(0).strip(" .,") for m in _NAME_RUN.finditer(line) if m.start() > 0 or " " in m.group(0).strip()]
-        runs += [a or b for a, b in _QUOTED.findall(line)] + _CODE.findall(line)
+        runs += [next(part for part in found if part) for found in _QUOTED.findall(line)] + _CODE.findall(line)
         for run in runs:
             words = run.split()
             while words and words[0].lower() in _GENERIC:
@@ -105,6 +115,8 @@ class SubjectReader:
                 unheld.append(name)
         # the names its Given/When/Then lines give; a Title Case title ("Change in Net Sales") only when they give none
         names = list(dict.fromkeys(in_steps_names or in_title_names))
+        # a capitalised word that opens a longer name the spec gives ("Adjusted" of "Adjusted operating profit2") is that name
+        names = [n for n in names if not any(other != n and mentions(other, n) for other in names)]
         if names:
             holding = [d for d, text in self.texts.items() if any(n in text for n in names)]
             order = {d: i for i, d in enumerate(ranked)}
@@ -114,6 +126,16 @@ class SubjectReader:
         query = " ".join([spec.title, *spec.then])
         about = [hit.doc_id for hit in self.retriever.search(query, top_k=ABOUT_DOCUMENTS) if hit.doc_id in self.documents]
         return SpecSubject(names=(), documents=tuple(dict.fromkeys(about)), unheld=tuple(dict.fromkeys(unheld)))
+
+
+def start_documents(subject: SpecSubject, spec: Spec, documents: Mapping[str, TextDocument | TableDocument | PolicyDocument]) -> list[str]:
+    """The documents a conversation on the spec starts from: the subject's best ones; for a spec that asks for a
+    change, an average or a ratio, only its report tables (a column per year), which alone can compute it."""
+    if asks_for_arithmetic(" ".join([spec.title, *spec.when, *spec.then])):
+        computing = [d for d in subject.documents if isinstance(documents.get(d), TableDocument) and label_column(documents[d])]  # type: ignore[arg-type]
+        if computing:
+            return computing[:START_DOCUMENTS]
+    return list(subject.starts)
 
 
 def spec_subject(spec: Spec, corpus: Corpus, retriever: Retriever, ranked: Sequence[str] = ()) -> SpecSubject:

@@ -238,7 +238,7 @@ def _arithmetic(query: TableQuery, table: TableDocument) -> ExactExpectation:
     else:
         result, formula = numbers[0] / numbers[1], f"{written[0]} / {written[1]}"
     unit = _result_unit(query, table, cells, percents == {True})
-    value = format_number(result, DECIMALS) + unit
+    value = format_number(result, DECIMALS, grouped=any("," in cell for _, _, cell in cells)) + unit
     operands = ", ".join(f"{label} {column} = {cell}" for label, column, cell in cells)
     section = f" (under {query.section})" if query.section else ""
     detail = f"{query.op} of {operands}{section}: {formula} = {format_number(result, 6)}, rounded to {DECIMALS} decimals"

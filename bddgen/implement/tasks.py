@@ -34,13 +34,13 @@ refer back where it says so. Never paste a table row ("column: value; ...") or c
 If "Problems" are listed, your previous attempt had them: fix every one.
 
 Examples (about other documents; the form is what matters):
-What to ask: Ask for the opening year in "Branch libraries" where branch is "Eastgate". Plainly: In "Branch libraries", what is the opening year where the branch is Eastgate?
+What to ask: Ask for the opening year of the branch library where branch is "Eastgate". Plainly: What is the opening year of the branch library whose branch is Eastgate?
 Evidence: branch = Eastgate -> opening year = 1998
 Reply: {{"question": "When did the Eastgate branch library open?", "answer": "1998"}}
-What to ask: Ask for the branch in "Branch libraries" where opening year is "1998". Plainly: In "Branch libraries", what is the branch where the opening year is 1998?
+What to ask: Ask for the branch of the branch library where opening year is "1998". Plainly: What is the branch of the branch library whose opening year is 1998?
 Evidence: opening year = 1998 -> branch = Eastgate
 Reply: {{"question": "Which branch library opened in 1998?", "answer": "Eastgate"}}
-What to ask: The previous answer named "Eastgate". Ask for the manager of that branch in "Branch staff", without writing "Eastgate": say "that branch".
+What to ask: The previous answer named "Eastgate". Ask for the manager of that branch, without writing "Eastgate": say "that branch".
 Evidence: branch = Eastgate -> manager = Mira Holt
 Reply: {{"question": "Who manages that branch?", "answer": "Mira Holt"}}
 What to ask: Ask a question about "Borrowing rules" that this sentence answers, naming what it is about.

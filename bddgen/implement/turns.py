@@ -30,11 +30,12 @@ from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, STAGE, WRITE_TURN, Wri
 from bddgen.implement.unanswerable import AbsentSubject, absent_subjects, entity_kind, still_absent
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
+from bddgen.lm.transcript import exchange_lines, render_transcript
 from bddgen.models import TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Spec, Turn
-from bddgen.text import spoken_name
+from bddgen.text import row_noun, spoken_name
 
 RETRY_HEAT = 0.3  # a rewrite runs a little hotter, so it is not the same reply again
 HISTORY_TURNS = 3  # earlier turns shown to the LM
@@ -98,11 +99,44 @@ class WrittenConversation:
 
 def _history(kept: Sequence[_Kept], *, whole: bool = False) -> str:
     shown = kept if whole else kept[-HISTORY_TURNS:]
-    return "\n".join(f"User: {k.turn.question}\nAssistant: {k.turn.answer}" for k in shown) or "(this is the first turn)"
+    return render_transcript(exchange_lines((k.turn.question, k.turn.answer) for k in shown), "(this is the first turn)")
 
 
 def _humane(column: str) -> str:
     return spoken_name(column)
+
+
+def _is_name(value: str) -> bool:
+    """A cell that names a thing in words ("Harbour City FC", "Saver"), not a code ("AMS"), number or date."""
+    return value[:1].isupper() and any(ch.islower() for ch in value) and all(ch.isalpha() or ch in " '’.&-" for ch in value)
+
+
+def _own_key(noun: str, column: str) -> bool:
+    """Whether a column is the key of the rows' own entity: "id", "GenreId" of genres, "rental_id" of car rental offers."""
+    words = _humane(column).lower().split()
+    return bool(words) and words[-1] == "id" and set(words[:-1]) <= set(noun.split())
+
+
+_DESCRIBING_PARTS = frozenset({"NOUN", "PROPN", "ADJ"})
+
+
+def _row_question(noun: str, evidence: TableEvidence, proxy: str) -> str:
+    """A table turn's question as a person asks it of a table whose rows are `noun`s: "What is the name of the
+    genre with ID 1?", "For that country, what is the address of the customer with ID 32?" (the row's own
+    entity, never the one a referred column names), "What is the fee of that fare class?", and of a row a
+    name picks, that name: "What is the league titles of Harbour City FC?"."""
+    named = evidence.named()
+    asked = f"the {_humane(evidence.column)}"
+    if evidence.referred and not named:
+        return f"What is {asked} of {proxy}?"
+    if len(named) == 1 and _is_name(value := next(iter(named.values()))) and not _own_key(noun, next(iter(named))):
+        whose = value  # a row picked by a name is that thing: "the league titles of Harbour City FC"
+    else:
+        whose = f"the {noun} " + " and ".join(
+            f"with ID {value}" if _own_key(noun, column) else f"whose {_humane(column)} is {value}" for column, value in named.items()
+        )
+    question = f"what is {asked} of {whose}?"
+    return f"For {proxy}, {question}" if evidence.referred else question[0].upper() + question[1:]
 
 
 def _conditions(filters: Mapping[str, str]) -> str:
@@ -121,6 +155,7 @@ class ConversationWriter:
         self.used_cells: dict[str, list] = {doc: list(keys) for doc, keys in context.avoid.items()}
         # per turn kind and document: evidence every wording of a turn of that kind failed on, never tried again
         self.failed_cells: dict[tuple[QueryType, str], list] = {}
+        self._descriptions: dict[str, str] = {}  # per text: the words its first sentence describes its subject with
 
     def write(self) -> WrittenConversation:
         number = 0
@@ -412,12 +447,16 @@ class ConversationWriter:
             if phrase := asked_phrase(self.context.table(evidence.table), evidence):
                 named = ", ".join(repr(v) for v in evidence.named().values())
                 return f'Ask for {phrase}, from "{title}"; the question names {named}. The answer is "{evidence.value}".{plainly}'
+            # a row named by what it is ("the Varen Cup final"), else by the table it is in
+            noun = row_noun(title)
+            where = f" of the {noun}" if noun else f' in "{title}"'
             if evidence.referred:
                 other = evidence.named()
                 rest = f", for the row where {_conditions(other)} (name {', '.join(repr(v) for v in other.values())})" if other else ""
-                return (f'The previous answer named "{planned.bridge}". Ask for the {_humane(evidence.column)} of {planned.proxy} in "{title}"{rest}, '
-                        f'without writing "{planned.bridge}": say "{planned.proxy}". The answer is "{evidence.value}".{plainly}')
-            return (f'Ask for the {_humane(evidence.column)} in "{title}" where {_conditions(evidence.filter)}; the question names '
+                return (f'The previous answer named "{planned.bridge}". Ask for the {_humane(evidence.column)} of {planned.proxy}'
+                        f'{"" if noun else where}{rest}, without writing "{planned.bridge}": say "{planned.proxy}". '
+                        f'The answer is "{evidence.value}".{plainly}')
+            return (f'Ask for the {_humane(evidence.column)}{where} where {_conditions(evidence.filter)}; the question names '
                     f'{", ".join(repr(v) for v in evidence.filter.values())}. The answer is "{evidence.value}".{plainly}')
         title = self.context.documents[evidence.document].title
         span = evidence.answer
@@ -496,6 +535,8 @@ class ConversationWriter:
         title = self.context.documents[evidence.table].title
         if phrase := asked_phrase(self.context.table(evidence.table), evidence):
             return f'In "{title}", what was {phrase}?'
+        if noun := row_noun(title):
+            return _row_question(noun, evidence, planned.proxy)
         conditions = " and ".join(f"the {_humane(c)} is {v}" for c, v in evidence.named().items())
         if evidence.referred:
             where = f", where {conditions}" if conditions else ""
@@ -577,9 +618,9 @@ class ConversationWriter:
         problems += self._record(
             checks, "question",
             question_problems(question, evidence.text)
-            + asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy}", self._parser())
+            + asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy} {self._described_as(evidence.document)}", self._parser())
             + left_out_problems(question, clause_question, evidence.text, span, self.context.recognizer)
-            + unstated_names(question, f"{evidence.text}; {title}; {self.context.system_name}")
+            + unstated_names(question, f"{evidence.text}; {title}; {self._described_as(evidence.document)}; {self.context.system_name}")
             + self._governor_problems(question, evidence.text, span)
             + answer_kind_problems(question, span),
         )
@@ -604,6 +645,21 @@ class ConversationWriter:
         problems += self._record(checks, "names", named)
         turn = Turn(question=question, answer=reference, query_type=kind, doc_ids=[evidence.document])
         return _Draft(turn=turn, checks=checks, problems=problems, facts=facts, exact=span)
+
+    def _described_as(self, doc_id: str) -> str:
+        """What an encyclopedic text's first sentence calls its subject — its names, nouns and adjectives ("The
+        Crown Shield is the league cup of Veloria, a knockout competition …"): a question on any sentence of the
+        text may call the subject so. Not its verbs, which state relations a question must find in its own
+        sentence; nothing without a parser, or for a policy."""
+        parser = self._parser()
+        document = self.context.documents[doc_id]
+        if parser is None or not isinstance(document, TextDocument):
+            return ""
+        if doc_id not in self._descriptions:
+            first = next(iter(sentences(document.passage)), "")
+            parsed = parser.parse(first) if first else None
+            self._descriptions[doc_id] = " ".join(t.text for t in parsed or () if t.pos_ in _DESCRIBING_PARTS)
+        return self._descriptions[doc_id]
 
     def _subjects_of(self, evidence: SentenceEvidence, title: str) -> list[str]:
         """What a question on a sentence of an encyclopedic text can name to say what it is about: the

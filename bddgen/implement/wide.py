@@ -12,6 +12,7 @@ is told apart by its section. The unit a column name or the first cell states tr
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from bddgen.normalise import normalise
@@ -19,6 +20,7 @@ from bddgen.models import TableDocument
 from bddgen.numbers import Unit, is_quantity, read_quantity, table_unit, year_of
 
 MIN_YEAR_COLUMNS = 2  # a wide table has at least this many number columns named by a year
+MEASURE_WORDS = (2, 3)  # words a year column's name has besides its year when it says what it measures ('Net Sales')
 
 
 def is_section_row(row: Sequence[str]) -> bool:
@@ -134,6 +136,25 @@ def column_phrase(table: TableDocument, column: str) -> str:
     return f"in {year}" if year else f'for "{column}"'
 
 
-def label_phrase(label: str, section: str) -> str:
-    """'the Other' or 'the Other under Industrial Solutions'."""
-    return f"the {label}" + (f" under {section}" if section else "")
+_NOT_MEASURE = re.compile(
+    r"\b(?:fiscal|year|years|fy|end|ended|ending|as|of|and|for|at|in|the|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|"
+    r"millions?|thousands?|billions?|[a-z]{0,3}m)\b|\d+|[^\w\s]",
+    re.IGNORECASE,
+)
+
+
+def column_measure(table: TableDocument, columns: Sequence[str]) -> str:
+    """What year columns measure when their names say it besides the year ('Fiscal Year 2018 Net Sales' ->
+    'Net Sales'), the same for all of `columns`; '' when they say only a year, a date or a unit ('2019 €m')."""
+    measures = {" ".join(_NOT_MEASURE.sub(" ", column).split()) for column in columns}
+    measure = measures.pop() if len(measures) == 1 else ""
+    # one word left is a qualifier ('Domestic September 30, 2019'), many a caption: neither says what is counted
+    return measure if MEASURE_WORDS[0] <= len(measure.split()) <= MEASURE_WORDS[1] else ""
+
+
+def label_phrase(label: str, section: str, measure: str = "") -> str:
+    """'the Other', 'the Other under Industrial Solutions', 'APAC Net Sales' (a label in capitals is a name: no
+    article; `measure` is what the year columns measure)."""
+    first = label.split()[0] if label.split() else ""
+    article = "" if first.isupper() and len(first) > 1 else "the "
+    return f"{article}{label}" + (f" {measure}" if measure else "") + (f" under {section}" if section else "")
