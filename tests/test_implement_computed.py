@@ -233,7 +233,7 @@ def test_a_computed_question_says_what_the_year_columns_measure_and_the_value_ke
     )
     change = next(e for e in computed_candidates(net_sales, content_words("apac")) if e.op == "change" and e.row == 0)
     # a label in capitals is a name (no article); the columns say what is counted besides their years
-    assert asked_phrase(net_sales, change) == "the change in APAC Net Sales from 2017 to 2018"
+    assert asked_phrase(net_sales, change) == "the change in APAC net sales from 2017 to 2018"
     assert change.value == "191,223 USD"  # as the table writes thousands, not '191223 USD'
     other = next(e for e in computed_candidates(net_sales, content_words("other")) if e.op == "change" and e.row == 1)
-    assert asked_phrase(net_sales, other) == "the change in the Other regions Net Sales from 2017 to 2018"
+    assert asked_phrase(net_sales, other) == "the change in the Other regions net sales from 2017 to 2018"

@@ -78,3 +78,17 @@ def test_list_cells_match_any_of_their_values() -> None:
     )
     exact = evaluate_table_query(TableQuery(table="scorers", op="count", where_column="clubs", where_value="Redmarsh Rovers"), scorers)
     assert exact.value == "1" and exact.table_id == "scorers"
+
+
+def test_a_filler_across_a_key_reads_the_bridges_own_column_not_any_cell_equal_to_its_value() -> None:
+    from bddgen.implement.evidence import table_candidates
+    from bddgen.models import TableDocument
+
+    tracks = TableDocument(
+        id="tables/track", title="Track", headers=["TrackId", "Name", "MediaTypeId", "Composer"],
+        rows=[["1", "For Those About To Rock", "2", "Angus Young"], ["2", "Balls to the Wall", "1", "U. Dirkscneider"], ["3", "Fast As a Shark", "1", "F. Baltes"]],
+    )
+    found = list(table_candidates(tracks, set(), about="1", holder="MediaTypeId"))
+    assert found and all(e.referred == "MediaTypeId" and tracks.rows[e.row][2] == "1" for e in found)
+    # without the bridge's column, track 1 (media type 2) passes for media type 1
+    assert next(table_candidates(tracks, set(), about="1")).referred == "TrackId"

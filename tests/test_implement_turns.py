@@ -1038,3 +1038,14 @@ def test_a_question_may_call_a_texts_subject_what_its_first_sentence_calls_it_bu
     assert question_check("Which club has won the league cup of Veloria most often?") == []
     # a relation of the first sentence ("played") is no relation of this one
     assert any("played" in p for p in question_check("Which club has played in the league cup of Veloria most often?"))
+
+
+def test_a_synthesis_names_a_number_bridged_by_its_proxys_noun() -> None:
+    from bddgen.implement.turns import _Kept, _standalone
+
+    filler = Turn(question="For that media type, what is the name of the track with ID 61?", answer="I Know Somethin", query_type=Q.FILLER, doc_ids=["t"])
+    kept = _Kept(turn=filler, record=None, facts=None, refers=("that media type", "1"))  # type: ignore[arg-type]
+    assert _standalone(kept) == "For media type 1, what is the name of the track with ID 61?"
+    named = _Kept(turn=Turn(question="How many points did that club get?", answer="71", query_type=Q.FILLER, doc_ids=["t"]),
+                  record=None, facts=None, refers=("that club", "Ashvale Rangers"))  # type: ignore[arg-type]
+    assert _standalone(named) == "How many points did Ashvale Rangers get?"

@@ -149,23 +149,27 @@ def evaluated(table: TableDocument, evidence: TableEvidence) -> TableEvidence | 
 
 
 def table_candidates(
-    table: TableDocument, focus: set[str], *, names: str = "", about: str = "", avoid: Sequence[tuple[int, str]] = ()
+    table: TableDocument, focus: set[str], *, names: str = "", about: str = "", avoid: Sequence[tuple[int, str]] = (), holder: str = ""
 ) -> Iterator[TableEvidence]:
     """Cells to ask about, best first. `names`: the answer is the cell holding this value (a PRE-FILLER);
-    `about`: the row holds this value and the question refers to it through the earlier turn (a FILLER).
+    `about`: the row holds this value and the question refers to it through the earlier turn (a FILLER);
+    `holder`: the column that holds that value (the bridge's: media type "1" is a MediaTypeId, not a TrackId).
     A wide table's cells are asked by row label and column (`wide_candidates`); none of its labels is an answer."""
     must = names or about
     if label_column(table) and not about:
         if not names:  # a line item is asked for by its label and year, never found by its number ("which item had $479,987?")
             yield from wide_candidates(table, focus, avoid=avoid)
         return
+    bridged = holder if holder in table.headers else ""
     for row in _ranked_rows(table, focus, must):
         cells = dict(zip(table.headers, table.rows[row]))
-        holder = next((h for h in table.headers if must and _cell_matches(cells[h], must)), "")
+        if bridged and not _cell_matches(cells[bridged], must):
+            continue
+        held = bridged or next((h for h in table.headers if must and _cell_matches(cells[h], must)), "")
         if names:
-            columns, start, referred = [holder], {}, ""
+            columns, start, referred = [held], {}, ""
         elif about:
-            columns, start, referred = _answer_columns(table, row, focus, [holder]), {holder: cells[holder]}, holder
+            columns, start, referred = _answer_columns(table, row, focus, [held]), {held: cells[held]}, held
         else:
             columns, start, referred = _answer_columns(table, row, focus, []), {}, ""
         for column in columns:

@@ -40,6 +40,7 @@ class PlannedTurn(BaseModel):
     documents: list[str] = Field(default_factory=list)
     bridge: str = Field(default="", description="PRE-FILLER: entity the answer names; FILLER: entity it refers to.")
     proxy: str = Field(default="", description='FILLER: how the question refers to the entity ("that club").')
+    columns: dict[str, str] = Field(default_factory=dict, description="PRE-FILLER and FILLER: table id -> the column holding the bridge.")
     subject: str = Field(default="", description="UNANSWERABLE: what the question is about.")
 
 
@@ -52,8 +53,10 @@ class TurnPlan(BaseModel):
     turns: list[PlannedTurn]
 
 
-def _bridge_entity(hop: Hop, focus: set[str], used: set[str], source_title: str, kind_of: Callable[[str], str]) -> tuple[str, str]:
-    """(entity, proxy) for crossing `hop`: the most specific bridge's entity, preferring one not named
+def _bridge_entity(
+    hop: Hop, focus: set[str], used: set[str], source_title: str, kind_of: Callable[[str], str]
+) -> tuple[str, str, dict[str, str]]:
+    """(entity, proxy, the column holding it per table) for crossing `hop`: the most specific bridge's entity, preferring one not named
     on an earlier hop (for a shared field, the shared value closest to the spec's words), and the
     descriptive phrase a FILLER question uses instead of its name. An entity the source document's title
     names comes last: the PRE-FILLER asks that document for the entity, and cannot ask it what it is about.
@@ -68,9 +71,9 @@ def _bridge_entity(hop: Hop, focus: set[str], used: set[str], source_title: str,
     fresh = [o for o in options if normalise(o[0]) not in used] or options
     askable = sorted(fresh, key=lambda o: contains_phrase(normalise(source_title), o[0]))
     if not askable:
-        return "", "it"
+        return "", "it", {}
     entity, bridge = askable[0]
-    return entity, _proxy(bridge, hop.target, "other" if bridge.kind == "field" else kind_of(entity))
+    return entity, _proxy(bridge, hop.target, "other" if bridge.kind == "field" else kind_of(entity)), dict(bridge.columns)
 
 
 def _proxy(bridge: Bridge, target: str, kind: str) -> str:
@@ -95,14 +98,14 @@ def plan_turns(chain: Chain, turns: int, focus: set[str], titles: Mapping[str, s
     documents' titles by id, `kind_of` a name's kind (person, organisation, place or other)."""
     docs = chain.documents[: chain_length_for_turns(turns)]
     hops = chain.hops[: len(docs) - 1]
-    crossings: list[tuple[str, str]] = []
+    crossings: list[tuple[str, str, dict[str, str]]] = []
     for hop in hops:
-        crossings.append(_bridge_entity(hop, focus, {normalise(entity) for entity, _ in crossings}, titles.get(hop.source, ""), kind_of))
-    bridges = [entity for entity, _ in crossings]
+        crossings.append(_bridge_entity(hop, focus, {normalise(entity) for entity, _, _ in crossings}, titles.get(hop.source, ""), kind_of))
+    bridges = [entity for entity, _, _ in crossings]
     planned = [PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[docs[0]])]
-    for hop, (entity, proxy) in zip(hops, crossings):
-        planned.append(PlannedTurn(query_type=QueryType.PRE_FILLER, documents=[hop.source], bridge=entity))
-        planned.append(PlannedTurn(query_type=QueryType.FILLER, documents=[hop.target], bridge=entity, proxy=proxy))
+    for hop, (entity, proxy, columns) in zip(hops, crossings):
+        planned.append(PlannedTurn(query_type=QueryType.PRE_FILLER, documents=[hop.source], bridge=entity, columns=columns))
+        planned.append(PlannedTurn(query_type=QueryType.FILLER, documents=[hop.target], bridge=entity, proxy=proxy, columns=columns))
     for extra in range(turns - len(planned) - 2):
         planned.append(PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[docs[(extra + 1) % len(docs)]]))
     subject = bridges[0] if bridges else ""  # none: the writer takes a name the conversation used

@@ -370,7 +370,7 @@ class ConversationWriter:
             if isinstance(doc, TableDocument):
                 if kind is QueryType.SINGLE_DOC and self._computes(doc_id):
                     yield from computed_candidates(doc, focus, avoid=self._avoid(kind, doc_id))
-                yield from table_candidates(doc, focus, names=names, about=about, avoid=self._avoid(kind, doc_id))
+                yield from table_candidates(doc, focus, names=names, about=about, avoid=self._avoid(kind, doc_id), holder=planned.columns.get(doc_id, ""))
             else:
                 yield from sentence_candidates(
                     doc, focus, self.context.recognizer, must=names or about, answer_is_must=bool(names), avoid=self._avoid(kind, doc_id),
@@ -774,13 +774,17 @@ def _asked(kept: _Kept) -> tuple[str, str, str]:
 
 
 def _standalone(kept: _Kept) -> str:
-    """The turn's question with a FILLER's reference ("that club") replaced by the entity it stands for."""
+    """The turn's question with a FILLER's reference ("that club") replaced by the entity it stands for; a number
+    or code keeps the proxy's noun ("that media type" -> "media type 1", not "1")."""
     proxy, entity = kept.refers
     question = kept.turn.question
-    return re.sub(re.escape(proxy), entity, question, flags=re.IGNORECASE) if proxy and entity else question
+    if not (proxy and entity):
+        return question
+    named = entity if any(ch.isalpha() for ch in entity) else f"{re.sub(r'^that ', '', proxy, flags=re.IGNORECASE)} {entity}"
+    return re.sub(re.escape(proxy), lambda _: named, question, flags=re.IGNORECASE)
 
 
-_QUESTION_OPENERS = frozenset("what which who whom whose when where why how in is are was were do does did can could has have had".split())
+_QUESTION_OPENERS = frozenset("what which who whom whose when where why how in for is are was were do does did can could has have had".split())
 
 
 def _lower_first_word(question: str) -> str:

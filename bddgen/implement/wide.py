@@ -153,8 +153,8 @@ def column_measure(table: TableDocument, columns: Sequence[str]) -> str:
 
 
 def label_phrase(label: str, section: str, measure: str = "") -> str:
-    """'the Other', 'the Other under Industrial Solutions', 'APAC Net Sales' (a label in capitals is a name: no
-    article; `measure` is what the year columns measure)."""
+    """'the Other', 'the Other under Industrial Solutions', 'APAC net sales' (a label in capitals is a name: no
+    article; `measure` is what the year columns measure, said in lower case: no name the evidence lacks)."""
     first = label.split()[0] if label.split() else ""
     article = "" if first.isupper() and len(first) > 1 else "the "
-    return f"{article}{label}" + (f" {measure}" if measure else "") + (f" under {section}" if section else "")
+    return f"{article}{label}" + (f" {measure.lower()}" if measure else "") + (f" under {section}" if section else "")
