@@ -237,3 +237,12 @@ def test_a_computed_question_says_what_the_year_columns_measure_and_the_value_ke
     assert change.value == "191,223 USD"  # as the table writes thousands, not '191223 USD'
     other = next(e for e in computed_candidates(net_sales, content_words("other")) if e.op == "change" and e.row == 1)
     assert asked_phrase(net_sales, other) == "the change in the Other regions net sales from 2017 to 2018"
+
+
+def test_a_rate_a_ratio_or_an_amount_per_share_is_not_counted_in_the_tables_millions() -> None:
+    measures = TableDocument(
+        id="tables/apm", title="Alternative performance measures", headers=["item", "2019 £m", "2018 £m"],
+        rows=[["Net debt", "295.2", "235.8"], ["Net debt to EBITDA", "0.9", "0.8"], ["Earnings per share", "$1.20", "$1.00"]],
+    )
+    change = {next(iter(e.filter.values())): e.value for e in computed_candidates(measures, set()) if e.op == "change"}
+    assert change == {"Net debt": "59.4 million GBP", "Net debt to EBITDA": "0.1", "Earnings per share": "0.2 USD"}

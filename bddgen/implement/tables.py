@@ -4,6 +4,7 @@ arithmetic analysts ask of report tables over two or more cells of one row or on
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, Iterator, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -252,5 +253,13 @@ def _result_unit(query: TableQuery, table: TableDocument, cells: list[tuple[str,
         return PERCENT
     if query.op == "ratio":
         return ""
+    if any(_OWN_MEASURE.search(label) for label, _, _ in cells):
+        # a rate, a ratio or an amount per share is not counted in the table's millions: only a currency its cells write
+        units = {quantity.unit if (quantity := read_quantity(cell)) is not None else "" for _, _, cell in cells}
+        return f" {units.pop()}" if len(units) == 1 and "" not in units else ""
     units = {cell_unit(table, column, cell).words() for _, column, cell in cells}
     return f" {units.pop()}" if len(units) == 1 and "" not in units else ""
+
+
+# a line item measured in its own terms ("Net debt to EBITDA", "Dividend yield", "Earnings per share (cents)")
+_OWN_MEASURE = re.compile(r"\b(?:to|ratio|rate|margin|yield|per|cents?)\b|%", re.IGNORECASE)
