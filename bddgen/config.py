@@ -114,6 +114,9 @@ class LMSettings(_Section):
         "(e.g. qwen2.5-coder-0.5b for the 1.5b); empty for none.",
     )
     draft_tokens: int = Field(default=16, ge=1, le=64, description="Embedded: most tokens drafted per check.")
+    ngram_size: int = Field(
+        default=3, ge=1, description="Embedded, with ngram_lookup: tokens that must match before n-gram lookup proposes what followed them."
+    )
 
 
 class EmbedderSettings(_Section):
@@ -127,6 +130,7 @@ class EmbedderSettings(_Section):
     api_key_env: EnvVarName = Field(default="OPENAI_API_KEY", description="OpenAI-compatible: environment variable holding the API key.")
     batch_size: int = Field(default=32, ge=1, description="Texts embedded per call.")
     dimension: int = Field(default=384, ge=8, description="Hashing embedder: vector size.")
+    timeout: float = Field(default=120.0, gt=0, description="OpenAI-compatible: seconds per request.")
 
 
 class NERSettings(_Section):
@@ -205,6 +209,9 @@ class SelectSettings(_Section):
     cover_focuses: bool = Field(
         default=True, description="Pick from a focus with no selected spec first, while one is left (each focus represented when k allows)."
     )
+    median_sample: int = Field(
+        default=2000, ge=2, description="gamma = 0: candidates (a seeded sample of a larger pool) whose pairwise distances give the median heuristic."
+    )
 
 
 class ImplementSettings(_Section):
@@ -261,6 +268,9 @@ class RunSettings(_Section):
         description="Characters of an assistant's answer kept in results.jsonl, judge prompts, the LM log and reports; a longer "
         "answer is cut there with a marker and kept whole once, in the run's full-answers.jsonl.",
     )
+    passing_score: int = Field(
+        default=5, ge=1, le=5, description="The judge's score (1-5) from which a graded answer or conversation passes."
+    )
 
 
 class IntentsSettings(_Section):
@@ -276,6 +286,12 @@ class IntentsSettings(_Section):
     semantic_classes: bool = Field(default=True, description="Let the LM add classes the schema cannot see (relative dates, units).")
     surrogate_model: str = Field(
         default="qwen2.5-coder-0.5b", description="Embedded model whose log-likelihoods rank variants; empty = random order."
+    )
+    max_fruitless_rounds: int = Field(
+        default=3, ge=1, description="Mutation rounds in a row without an accepted variant before a cell is given up."
+    )
+    other_type_weight: float = Field(
+        default=0.5, ge=0, le=1, description="Weight of a remembered strategy learnt on another data type (its success rate counts this much)."
     )
 
 
@@ -325,6 +341,12 @@ class ProbeSettings(_Section):
     start_difficulty: float = Field(default=5.5, ge=1, le=10, description="Difficulty of the first dialogue, on the 1-10 scale.")
     eta: float = Field(default=3.0, gt=0, description="Step size η of the difficulty update.")
     converged: float = Field(default=0.25, ge=0, description="A thread stops early when the difficulty moves less than this between rounds.")
+    signal_weight: float = Field(
+        default=0.25, ge=0, description="Points a failure mode earns per signal word in the description or an answer (half per place in the code)."
+    )
+    evidence_per_kind: int = Field(default=3, ge=1, description="Most pieces of evidence of one kind (description, code, interview) kept per weakness.")
+    min_prompt_chars: int = Field(default=40, ge=1, description="Code scan: shortest string assigned to a prompt-like name that counts as a prompt.")
+    fact_chars: int = Field(default=300, ge=1, description="Characters of each cited corpus document given to a persona as facts to ask about.")
     min_turns: int = Field(default=2, ge=1, description="Simulated-user turns at difficulty 1.")
     max_turns: int = Field(default=8, ge=1, description="Simulated-user turns at difficulty 10 (the limit scales linearly between).")
     failure_score: float = Field(
@@ -371,6 +393,9 @@ class AssistantSettings(_Section):
         description="self-rag: retrieval rounds (each grades the next top_k passages) before it abstains when no answer is fully supported.",
     )
     agent_steps: int = Field(default=6, ge=1, description="airline-agent: tool calls and handoffs in one turn before it must answer.")
+    chunk_words: int = Field(default=300, ge=1, description="dense-rag/self-rag: words per chunk of the corpus they embed and retrieve.")
+    passage_words: int = Field(default=150, ge=1, description="react-rag: words of the passage of a found document kept as a finding.")
+    table_rows: int = Field(default=6, ge=1, description="react-rag: rows of a found table (those sharing most words with the search) kept as a finding.")
     retrieval: bool = Field(
         default=True, description="dense-rag: retrieve passages; false answers from the conversation alone (a weakened variant)."
     )
@@ -442,6 +467,11 @@ class Settings(_Section):
     @property
     def judge_lm(self) -> LMSettings:
         return self.judge or self.lm
+
+
+def default_of(section: type[BaseModel], key: str) -> Any:
+    """The built-in default of setting `key` of `section`, for code also called without settings (tests, benchmarks)."""
+    return section.model_fields[key].get_default(call_default_factory=True)
 
 
 def _valid_keys(model: type[BaseModel]) -> list[str]:

@@ -108,7 +108,10 @@ def search(
     config = project.settings.intents
     models = Models(project)
     name = assistant or config.assistant or project.settings.run.assistant
-    settings = SearchSettings(config.budget, config.variants_per_round, config.top_k, config.memory_top, project.settings.seed)
+    settings = SearchSettings(
+        config.budget, config.variants_per_round, config.top_k, config.memory_top, project.settings.seed,
+        max_fruitless_rounds=config.max_fruitless_rounds, other_type_weight=config.other_type_weight,
+    )
     methods = [FULL, BASELINE] if baseline else [FULL]
 
     def shown(outcome: CellOutcome) -> None:

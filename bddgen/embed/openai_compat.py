@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from bddgen.config import EmbedderSettings
+from bddgen.config import EmbedderSettings, default_of
 from bddgen.embed.base import normalise
 from bddgen.errors import BackendUnavailableError, ConfigError
 
@@ -16,13 +16,14 @@ KNOWN_DIMENSIONS = {
     "text-embedding-3-large": 3072,
     "text-embedding-ada-002": 1536,
 }
-TIMEOUT_SECONDS = 120.0
 
 
 class OpenAIEmbedder:
     """Calls `/embeddings`; the API key is read from the environment and never logged or stored."""
 
-    def __init__(self, model: str, base_url: str = "", api_key_env: str = "OPENAI_API_KEY") -> None:
+    def __init__(
+        self, model: str, base_url: str = "", api_key_env: str = "OPENAI_API_KEY", timeout: float = default_of(EmbedderSettings, "timeout")
+    ) -> None:
         if not model:
             raise ConfigError(
                 "[embedder] backend = 'openai' needs a model name: set [embedder] model, "
@@ -31,12 +32,13 @@ class OpenAIEmbedder:
         self._model = model
         self._base_url = base_url
         self._api_key_env = api_key_env
+        self._timeout = timeout
         self._dimension = KNOWN_DIMENSIONS.get(model)
         self._client: Any = None
 
     @classmethod
     def from_settings(cls, settings: EmbedderSettings) -> "OpenAIEmbedder":
-        return cls(settings.model, settings.base_url, settings.api_key_env)
+        return cls(settings.model, settings.base_url, settings.api_key_env, settings.timeout)
 
     @property
     def name(self) -> str:
@@ -100,6 +102,6 @@ class OpenAIEmbedder:
                     "or point [embedder] base_url at a local OpenAI-compatible server"
                 )
             self._client = openai.OpenAI(
-                api_key=key or "not-needed", base_url=self._base_url or None, timeout=TIMEOUT_SECONDS
+                api_key=key or "not-needed", base_url=self._base_url or None, timeout=self._timeout
             )
         return self._client

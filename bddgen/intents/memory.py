@@ -13,10 +13,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from bddgen.config import IntentsSettings, default_of
 from bddgen.errors import InputError, Problem
 from bddgen.files import atomic_write
-
-OTHER_TYPE_WEIGHT = 0.5  # a strategy learnt on another data type counts half
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS strategies (
@@ -91,14 +90,16 @@ class StrategyMemory:
         rows = self._db.execute("SELECT * FROM strategies ORDER BY data_type, intent, strategy, note").fetchall()
         return [Strategy.of_row(row) for row in rows]
 
-    def retrieve(self, data_type: str, intent: str, top: int) -> list[Strategy]:
-        """The `top` strategies that exposed an error for this intent, best first: success rate,
-        halved when learnt on another data type; the most recently used first among equals."""
+    def retrieve(
+        self, data_type: str, intent: str, top: int, other_type_weight: float = default_of(IntentsSettings, "other_type_weight")
+    ) -> list[Strategy]:
+        """The `top` strategies that exposed an error for this intent, best first: success rate, times
+        `other_type_weight` when learnt on another data type; the most recently used first among equals."""
         rows = self._db.execute("SELECT * FROM strategies WHERE intent = ? AND successes > 0", (intent,)).fetchall()
         found = [Strategy.of_row(row) for row in rows]
 
         def rank(item: Strategy) -> tuple[float, float]:
-            weight = 1.0 if item.data_type == data_type else OTHER_TYPE_WEIGHT
+            weight = 1.0 if item.data_type == data_type else other_type_weight
             return (-item.success_rate * weight, -item.last_used)
 
         return sorted(found, key=rank)[:top]

@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from bddgen.config import IntentsSettings, default_of
 from bddgen.manifest.workflow import Tool, WorkflowManifest
 from bddgen.errors import AssistantError
 from bddgen.intents.expect import Expectation, Verdict, verdict_of
@@ -23,7 +24,6 @@ from bddgen.lm.client import LanguageModel
 from bddgen.run.assistants.base import Assistant, AssistantReply
 
 FULL, BASELINE = "full", "baseline"
-MAX_FRUITLESS = 3  # mutation rounds in a row without an accepted variant before a cell is given up
 log = logging.getLogger(__name__)
 
 
@@ -34,6 +34,8 @@ class SearchSettings:
     top_k: int
     memory_top: int
     seed: int
+    max_fruitless_rounds: int = default_of(IntentsSettings, "max_fruitless_rounds")
+    other_type_weight: float = default_of(IntentsSettings, "other_type_weight")
 
 
 @dataclass
@@ -90,9 +92,13 @@ def search_full(ctx: SearchContext, task: SeedTask) -> CellOutcome:
     outcome = CellOutcome(cell=task.cell, method=FULL, budget=budget)
     outcome.attempts.append(_query(ctx, expectation, Candidate(task.request, "seed", ""), None))
     seen = {request_key(task.request)}
-    guidance = ctx.memory.retrieve(partition.data_type, task.cell.intent.value, ctx.settings.memory_top) if ctx.memory else []
+    guidance = (
+        ctx.memory.retrieve(partition.data_type, task.cell.intent.value, ctx.settings.memory_top, ctx.settings.other_type_weight)
+        if ctx.memory
+        else []
+    )
     round_index = fruitless = 0
-    while outcome.first_failure is None and outcome.queries < budget and fruitless < MAX_FRUITLESS:
+    while outcome.first_failure is None and outcome.queries < budget and fruitless < ctx.settings.max_fruitless_rounds:
         strategies = strategy_order(guidance, ctx.settings.variants_per_round, round_index)
         proposed = propose(ctx.lm, tool, expectation, task.request, ctx.table.reference_date, strategies, guidance, outcome.rejected_variants)
         outcome.generated += len(proposed)
@@ -136,7 +142,7 @@ def search_baseline(ctx: SearchContext, task: SeedTask) -> CellOutcome:
     outcome.attempts.append(_query(ctx, expectation, Candidate(task.request, "seed", ""), None))
     seen = {request_key(task.request)}
     misses = 0
-    while outcome.first_failure is None and outcome.queries < budget and misses < MAX_FRUITLESS:
+    while outcome.first_failure is None and outcome.queries < budget and misses < ctx.settings.max_fruitless_rounds:
         candidate = reflect(ctx.lm, tool, expectation, task.request, ctx.table.reference_date, outcome.attempts, outcome.rejected_variants)
         if candidate is None:
             misses += 1

@@ -44,6 +44,7 @@ class EngineOptions:
     ngram_lookup: bool = False
     draft_model: Path | None = None
     draft_tokens: int = 16
+    ngram_size: int = 3
 
 
 @dataclass
@@ -94,14 +95,10 @@ def _speculation(params: Any, xllamacpp: Any, options: EngineOptions) -> None:
         # prompt lookup: the tokens that followed the last few generated tokens where they occur earlier
         # in the prompt or reply (answers quote their evidence, JSON repeats its keys)
         types.append(kinds.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE)
-        params.speculative.ngram_simple.size_n = NGRAM_MATCH
+        params.speculative.ngram_simple.size_n = options.ngram_size
         params.speculative.ngram_simple.size_m = options.draft_tokens
     if types:
         params.speculative.types = types
-
-
-# Tokens that must match before n-gram lookup proposes what followed them.
-NGRAM_MATCH = 3
 
 
 def _load(path: Path, options: EngineOptions) -> _LoadedModel:
@@ -156,6 +153,7 @@ class EmbeddedLM:
             ngram_lookup=settings.ngram_lookup,
             draft_model=resolve_model_path(settings.draft_model) if settings.draft_model else None,
             draft_tokens=settings.draft_tokens,
+            ngram_size=settings.ngram_size,
         )
         return cls(path, name=name, options=options)
 

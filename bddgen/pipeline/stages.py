@@ -219,7 +219,8 @@ def judge_check(models: Models, n: int, on_progress: StageProgress = no_progress
     project, settings = models.project, models.project.settings
     assistant = assistant_settings(settings.run.assistant, project)
     judge = Judge(lambda: models.judge_lm, tools=assistant.kind in TOOL_KINDS or project_manifest(project, assistant) is not None,
-                  cited=CitedPassages(lambda: models.corpus.documents if project.corpus_path.is_dir() else []))
+                  cited=CitedPassages(lambda: models.corpus.documents if project.corpus_path.is_dir() else []),
+                  passing_score=settings.run.passing_score)
 
     tables: dict[str, TableDocument] = {}
 

@@ -2,7 +2,7 @@
 answers say about the assistant, each with its evidence.
 
 A mode earns, per query it is retrieved for (the description, the code summary, each answer), the
-reciprocal of its rank, and a fixed amount per signal word found in the code, the description or the
+reciprocal of its rank, and `[probe] signal_weight` per signal word found in the code, the description or the
 answers. The best `count` become the weakness list; code decides the ranking, nothing is phrased by an LM.
 """
 
@@ -17,9 +17,6 @@ from bddgen.probe.interview import content_words
 from bddgen.probe.knowledge import FailureMode, KnowledgeSearch
 from bddgen.probe.model import CodeGraph, Evidence, Interview, Weakness, WeaknessList
 from bddgen.probe.scan import summarise
-
-SIGNAL_WEIGHT = 0.25
-EVIDENCE_PER_KIND = 3
 
 CorpusSearch = Callable[[str, int], list[tuple[str, str]]]
 """(query, k) → (document id, title) of the project's corpus, best first."""
@@ -37,13 +34,14 @@ def describe(system: SystemDescription, tools: bool = True) -> str:
 
 @dataclass
 class _Tally:
+    evidence_per_kind: int
     score: float = 0.0
     evidence: list[Evidence] = field(default_factory=list)
 
     def add(self, points: float, evidence: Evidence) -> None:
         self.score += points
         same_kind = [e for e in self.evidence if e.kind == evidence.kind]
-        if len(same_kind) < EVIDENCE_PER_KIND and evidence not in self.evidence:
+        if len(same_kind) < self.evidence_per_kind and evidence not in self.evidence:
             self.evidence.append(evidence)
 
 
@@ -68,12 +66,14 @@ def _code_places(mode: FailureMode, code: CodeGraph) -> list[Evidence]:
 
 
 class Planner:
-    """Scores every failure mode of the knowledge base; `weights()` is the plan as it stands."""
+    """Scores every failure mode of the knowledge base; `weights()` is the plan as it stands. A signal word
+    earns `signal_weight` points; each mode keeps at most `evidence_per_kind` pieces of evidence per kind."""
 
-    def __init__(self, knowledge: KnowledgeSearch, top_k: int) -> None:
+    def __init__(self, knowledge: KnowledgeSearch, top_k: int, signal_weight: float, evidence_per_kind: int) -> None:
         self.knowledge = knowledge
         self.top_k = top_k
-        self.tallies: dict[str, _Tally] = defaultdict(_Tally)
+        self.signal_weight = signal_weight
+        self.tallies: dict[str, _Tally] = defaultdict(lambda: _Tally(evidence_per_kind))
 
     def weights(self) -> dict[str, float]:
         return {mode: tally.score for mode, tally in self.tallies.items()}
@@ -89,7 +89,7 @@ class Planner:
         for mode in self.knowledge.modes.values():
             found = _signals_in(mode, words, text)
             if found:
-                self.tallies[mode.id].add(SIGNAL_WEIGHT * len(found), Evidence(kind="description", text=f"the description mentions {', '.join(found)}", source="system.yaml"))
+                self.tallies[mode.id].add(self.signal_weight * len(found), Evidence(kind="description", text=f"the description mentions {', '.join(found)}", source="system.yaml"))
 
     def add_code(self, code: CodeGraph) -> None:
         summary = summarise(code)
@@ -97,7 +97,7 @@ class Planner:
         for mode in self.knowledge.modes.values():
             places = _code_places(mode, code)
             for place in places:
-                self.tallies[mode.id].add(SIGNAL_WEIGHT / 2, place)
+                self.tallies[mode.id].add(self.signal_weight / 2, place)
 
     def add_interview(self, interview: Interview) -> None:
         for answer in interview.answers:
@@ -109,7 +109,7 @@ class Planner:
                 found = _signals_in(mode, words, answer.answer)
                 if found:
                     quote = answer.answer if len(answer.answer) <= 160 else answer.answer[:157] + "..."
-                    self.tallies[mode.id].add(SIGNAL_WEIGHT * len(found), Evidence(kind="interview", text=f"'{quote}'", source=answer.question_id))
+                    self.tallies[mode.id].add(self.signal_weight * len(found), Evidence(kind="interview", text=f"'{quote}'", source=answer.question_id))
 
     def weakness_list(self, count: int, description: str, corpus: CorpusSearch | None, corpus_top_k: int) -> WeaknessList:
         ranked = sorted(self.tallies.items(), key=lambda item: (-item[1].score, item[0]))[:count]

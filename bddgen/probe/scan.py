@@ -12,14 +12,14 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from bddgen.config import ProbeSettings, default_of
 from bddgen.probe.model import CodeGraph, CodeNode, FunctionShape
 
 AGENT_METHODS = {"respond", "run", "invoke", "__call__", "chat", "answer"}
 AGENT_WORDS = ("agent", "assistant", "bot")
 PROMPT_WORDS = ("prompt", "instruction", "system")
 STATE_WORDS = ("memory", "history", "session", "state", "database", "db", "cache", "store")
-MIN_PROMPT_CHARS = 40
-PROMPT_PREVIEW_CHARS = 120
+PROMPT_PREVIEW_CHARS = 120  # a display width: how much of a found prompt the code summary shows
 SKIPPED_PARAMETERS = {"self", "cls"}
 
 
@@ -103,7 +103,8 @@ class _ModuleScan:
                 found.append(CodeNode(kind="agent", name=str(name), module=self.module, line=call.lineno))
         return found
 
-    def prompts(self) -> list[CodeNode]:
+    def prompts(self, min_chars: int) -> list[CodeNode]:
+        """Strings of at least `min_chars` characters assigned to a prompt-like name."""
         found: list[CodeNode] = []
         for node in ast.walk(self.tree):
             pairs: list[tuple[str, ast.expr]] = []
@@ -113,7 +114,7 @@ class _ModuleScan:
                 pairs = [(k.arg, k.value) for k in node.keywords if k.arg]
             for name, value in pairs:
                 text = _string_value(value)
-                if any(w in name.lower() for w in PROMPT_WORDS) and len(text) >= MIN_PROMPT_CHARS:
+                if any(w in name.lower() for w in PROMPT_WORDS) and len(text) >= min_chars:
                     preview = " ".join(text.split())[:PROMPT_PREVIEW_CHARS]
                     found.append(CodeNode(kind="prompt", name=name, module=self.module, line=value.lineno, detail=preview))
         return found
@@ -188,8 +189,8 @@ def _last(node: ast.expr) -> str:
     return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
-def scan_package(folder: Path) -> CodeGraph:
-    """The code graph of every .py file under `folder` (or of one file)."""
+def scan_package(folder: Path, min_prompt_chars: int = default_of(ProbeSettings, "min_prompt_chars")) -> CodeGraph:
+    """The code graph of every .py file under `folder` (or of one file); a prompt has at least `min_prompt_chars` characters."""
     files = sorted(folder.rglob("*.py")) if folder.is_dir() else [folder]
     base = folder if folder.is_dir() else folder.parent
     graph = CodeGraph(package=folder.name)
@@ -204,7 +205,7 @@ def scan_package(folder: Path) -> CodeGraph:
         scans.append(_ModuleScan(tree, module))
     graph.modules = len(scans)
     for scan in scans:
-        graph.nodes += scan.agents() + scan.tools() + scan.prompts() + scan.state()
+        graph.nodes += scan.agents() + scan.tools() + scan.prompts(min_prompt_chars) + scan.state()
     callable_names = {n.name for n in graph.nodes if n.kind in ("tool", "agent")}
     for scan in scans:
         graph.functions += scan.shapes(callable_names)

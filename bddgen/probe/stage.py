@@ -23,7 +23,6 @@ from bddgen.probe.thread import ThreadContext, ThreadSettings, run_thread
 from bddgen.run.assistants.base import Assistant
 
 FOLDER = "probe"
-FACT_CHARACTERS = 300
 WEAKNESS_HEADER = (
     "Weaknesses bddgen probe will test, best-ranked first, with the evidence for each.\n"
     "Edit, reorder or delete entries, then set `confirmed: true` (or run `bddgen probe --yes`)."
@@ -50,12 +49,14 @@ class PlanInputs:
 
 def plan(inputs: PlanInputs, settings: ProbeSettings, state: ProbeState) -> WeaknessList:
     """Code scan → first ranking → interview → final ranking; the scan and interview are kept in `state`."""
-    planner = Planner(KnowledgeSearch(shipped_knowledge(), inputs.embedder), settings.knowledge_top_k)
+    planner = Planner(
+        KnowledgeSearch(shipped_knowledge(), inputs.embedder), settings.knowledge_top_k, settings.signal_weight, settings.evidence_per_kind
+    )
     system = inputs.corpus.system
     planner.add_description(system)
     known = describe(system)
     if inputs.source is not None:
-        state.code = scan_package(inputs.source)
+        state.code = scan_package(inputs.source, settings.min_prompt_chars)
         planner.add_code(state.code)
         known += "\n" + summarise(state.code)
     state.interview = run_interview(
@@ -66,11 +67,11 @@ def plan(inputs: PlanInputs, settings: ProbeSettings, state: ProbeState) -> Weak
     return planner.weakness_list(settings.weaknesses, describe(system), inputs.corpus_search, settings.corpus_top_k)
 
 
-def facts_for(thread: Thread, corpus: Corpus) -> str:
-    """The documents cited as the weakness's corpus evidence (start of each), so personas ask about real things."""
+def facts_for(thread: Thread, corpus: Corpus, characters: int) -> str:
+    """The documents cited as the weakness's corpus evidence (their first `characters`), so personas ask about real things."""
     documents = corpus.by_id()
     cited = [documents[e.source] for e in thread.weakness.evidence if e.kind == "corpus" and e.source in documents]
-    texts = [d.as_text()[:FACT_CHARACTERS] for d in cited] or [f"{c}" for c in corpus.system.capabilities[:3]]
+    texts = [d.as_text()[:characters] for d in cited] or [f"{c}" for c in corpus.system.capabilities[:3]]
     return "\n---\n".join(texts)
 
 
@@ -109,7 +110,7 @@ def probe(
 
     def one(thread: Thread) -> Thread:
         ctx = ThreadContext(assistants[thread.assistant], user_lm, judge_lm, rubric, domain, thread_settings)
-        done = run_thread(thread, ctx, facts_for(thread, corpus), store.update)
+        done = run_thread(thread, ctx, facts_for(thread, corpus, settings.fact_chars), store.update)
         if on_thread is not None:
             on_thread(done)
         return done

@@ -1,10 +1,11 @@
-"""The judge: deterministic checks where they decide, then an LLM grade (PASS only for a score of 5)."""
+"""The judge: deterministic checks where they decide, then an LLM grade (PASS from `[run] passing_score`, 5 by default)."""
 
 from __future__ import annotations
 
 import threading
 from typing import Callable, Sequence
 
+from bddgen.config import RunSettings, default_of
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
@@ -21,7 +22,6 @@ from bddgen.run.tasks import (
     JUDGE_ANSWER,
     JUDGE_CONVERSATION,
     JUDGE_TURN,
-    PASSING_SCORE,
     SPEC_RUBRIC,
     TOOL_CATEGORY,
 )
@@ -62,12 +62,21 @@ class Judge:
     """Judges turns and conversations. The model is obtained from `lm_provider` on first need only, so a
     suite decided by deterministic checks never loads one."""
 
-    def __init__(self, lm_provider: Callable[[], LanguageModel], *, tools: bool = False, cited: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        lm_provider: Callable[[], LanguageModel],
+        *,
+        tools: bool = False,
+        cited: Callable[[str], str] | None = None,
+        passing_score: int = default_of(RunSettings, "passing_score"),
+    ) -> None:
         """`tools`: the assistant calls tools, so 'wrong tool or order' is a category the model may name. `cited`: the
-        passage of a document a turn cites (`CitedPassages`), where an answer's claims beyond the reference may be found."""
+        passage of a document a turn cites (`CitedPassages`), where an answer's claims beyond the reference may be found.
+        `passing_score`: the model's score (1-5) from which an answer or conversation passes."""
         self._lm_provider = lm_provider
         self.tools = tools
         self._cited = cited
+        self.passing_score = passing_score
         self._lm: LanguageModel | None = None
         self._lock = threading.Lock()
 
@@ -174,7 +183,7 @@ class Judge:
             )
         except LMOutputError as exc:
             return Judgement(Verdict.ERROR, f"the judge's reply was unusable: {exc.reason}", error_category=JUDGE_ERROR)
-        verdict = Verdict.PASS if grade.score >= PASSING_SCORE else Verdict.FAIL
+        verdict = Verdict.PASS if grade.score >= self.passing_score else Verdict.FAIL
         return Judgement(verdict, grade.feedback, score=grade.score, checks=("spec-coverage",))
 
     def _grade(
@@ -189,6 +198,6 @@ class Judge:
             )
         except LMOutputError as exc:
             return Judgement(Verdict.ERROR, f"the judge's reply was unusable: {exc.reason}", error_category=JUDGE_ERROR, checks=checks)
-        passed = grade.score >= PASSING_SCORE
+        passed = grade.score >= self.passing_score
         category = "" if passed or grade.error_category == "none" or (grade.error_category == TOOL_CATEGORY and not self.tools) else grade.error_category
         return Judgement(Verdict.PASS if passed else Verdict.FAIL, grade.feedback, grade.score, category, checks)

@@ -105,7 +105,8 @@ class SuiteRun:
         self.restricted = restricted_edges(manifest)
         self._judge_lm = lambda: judge_lm or self.models.get(project.settings.judge_lm, "[judge]")
         self.judge = Judge(self._judge_lm, tools=manifest is not None or self.assistant_settings.kind in TOOL_KINDS,
-                           cited=CitedPassages(lambda: load_project_corpus(project).documents if project.corpus_path.is_dir() else []))
+                           cited=CitedPassages(lambda: load_project_corpus(project).documents if project.corpus_path.is_dir() else []),
+                           passing_score=project.settings.run.passing_score)
         self.tasks = TaskRuntime(user_lm=self._judge_lm, state_reader=self.state_reader)
         self._state_reader: StateReader | None = None
         self.judge_model = judge_lm.model_name if judge_lm is not None else project.settings.judge_lm.model

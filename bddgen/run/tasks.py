@@ -11,7 +11,6 @@ from bddgen.lm.tasks import PromptTask
 ErrorCategory = Literal["none", "multi-document", "coreference", "retrieval", "wrong tool or order", "multiple correct answers"]
 TOOL_CATEGORY = "wrong tool or order"
 """The category that applies only to an assistant with tools."""
-PASSING_SCORE = 5
 
 
 class TurnGrade(BaseModel):

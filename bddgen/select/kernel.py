@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MEDIAN_SAMPLE = 2000
+from bddgen.config import SelectSettings, default_of
 
 
 @dataclass(frozen=True)
@@ -27,8 +27,8 @@ def rbf_kernel(a: np.ndarray, b: np.ndarray, gamma: float) -> np.ndarray:
     return np.exp(-gamma * squared)
 
 
-def median_gamma(embeddings: np.ndarray, seed: int = 0, sample: int = MEDIAN_SAMPLE) -> float:
-    """γ = 1 / median pairwise squared distance (over a seeded sample of rows when there are many).
+def median_gamma(embeddings: np.ndarray, seed: int = 0, sample: int = default_of(SelectSettings, "median_sample")) -> float:
+    """γ = 1 / median pairwise squared distance (over a seeded sample of `sample` rows when there are more).
 
     A typical pair then has kernel value e⁻¹ ≈ 0.37: the kernel neither collapses to the identity
     (every spec equally novel) nor to all ones (no spec novel), so log det can rank candidates.

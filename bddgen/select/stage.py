@@ -30,7 +30,7 @@ class MethodComparison(BaseModel):
 
 def objective_params(pool: SpecPool, settings: SelectSettings, seed: int) -> ObjectiveParams:
     """γ from the settings, or by the median heuristic on the pool's embeddings when it is 0."""
-    gamma = settings.gamma or median_gamma(pool.embeddings, seed)
+    gamma = settings.gamma or median_gamma(pool.embeddings, seed, settings.median_sample)
     return ObjectiveParams(gamma=gamma, lam=settings.lam, alpha=settings.alpha)
 
 

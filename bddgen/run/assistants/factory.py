@@ -141,7 +141,7 @@ def _reference_assistant(
         from bddgen.run.reference.dense_rag import DenseRagAssistant
         from bddgen.run.reference.self_rag import SelfRagAssistant
 
-        index = ChunkIndex.build(corpus, embedder, project.ensure_state() / "dense-rag")  # one chunk cache for both
+        index = ChunkIndex.build(corpus, embedder, project.ensure_state() / "dense-rag", settings.chunk_words)  # one chunk cache for both
         top_k = project.settings.retrieval.top_k
         if settings.kind == "self-rag":
             return SelfRagAssistant(
@@ -159,6 +159,8 @@ def _reference_assistant(
         max_steps=settings.max_steps,
         name=name,
         context_tokens=settings.context_tokens,
+        passage_words=settings.passage_words,
+        table_rows=settings.table_rows,
     )
 
 

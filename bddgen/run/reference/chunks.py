@@ -1,4 +1,4 @@
-"""~300-word chunks of a corpus and a numpy index over their embeddings, cached by corpus hash."""
+"""Chunks of a corpus (`chunk_words` words, 300 by default) and a numpy index over their embeddings, cached by corpus hash."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ from pathlib import Path
 
 import numpy as np
 
+from bddgen.config import AssistantSettings, default_of
 from bddgen.embed.base import Embedder, embed_queries
 from bddgen.files import atomic_write
 from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDocument
 from bddgen.text import pack
 
-CHUNK_WORDS = 300
+_CHUNK_WORDS = default_of(AssistantSettings, "chunk_words")  # [assistants.NAME] chunk_words unless given
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -33,7 +34,7 @@ def _split_long(sentence: str, budget: int) -> list[str]:
     return [" ".join(words[i : i + budget]) for i in range(0, len(words), budget)] or [sentence]
 
 
-def chunk_document(document: TextDocument | PolicyDocument | TableDocument, words: int = CHUNK_WORDS) -> list[Chunk]:
+def chunk_document(document: TextDocument | PolicyDocument | TableDocument, words: int = _CHUNK_WORDS) -> list[Chunk]:
     """Passages split at sentence ends, tables by rows; every chunk repeats the title (and columns)."""
     if isinstance(document, TableDocument):
         header = document.schema_text()
@@ -56,7 +57,7 @@ class ChunkIndex:
         self.embedder = embedder
 
     @classmethod
-    def build(cls, corpus: Corpus, embedder: Embedder, cache_dir: Path | None = None, words: int = CHUNK_WORDS) -> "ChunkIndex":
+    def build(cls, corpus: Corpus, embedder: Embedder, cache_dir: Path | None = None, words: int = _CHUNK_WORDS) -> "ChunkIndex":
         """Chunk and embed `corpus`, reusing `cache_dir`'s vectors when corpus, embedder and size match."""
         chunks = [chunk for document in corpus.documents for chunk in chunk_document(document, words)]
         ids = [c.id for c in chunks]

@@ -11,7 +11,7 @@ from bddgen.lm.transcript import render_history
 from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDocument
 from bddgen.retrieval.base import Hit, Retriever
 from bddgen.run.assistants.base import AssistantReply, AssistantReplyError, ToolCall
-from bddgen.config import REFERENCE_CONTEXT_TOKENS
+from bddgen.config import REFERENCE_CONTEXT_TOKENS, AssistantSettings, default_of
 from bddgen.run.messages import last_user_message
 from bddgen.run.reference.budget import fit_to_budget
 from bddgen.run.reference.chunks import chunk_document
@@ -22,9 +22,10 @@ STAGE = "run"
 TEXT_KINDS = (DocKind.TEXT, DocKind.POLICY)
 TABLE_KINDS = (DocKind.TABLE,)
 # Every finding stays in the prompt for the rest of the question, so findings are kept short: the
-# passage of a document that shares most words with the search, and a table's best-matching rows.
-PASSAGE_WORDS = 150
-TABLE_ROWS = 6
+# passage of a document that shares most words with the search, and a table's best-matching rows
+# ([assistants.NAME] passage_words and table_rows unless given).
+PASSAGE_WORDS = default_of(AssistantSettings, "passage_words")
+TABLE_ROWS = default_of(AssistantSettings, "table_rows")
 
 
 @dataclass(frozen=True)
@@ -55,13 +56,13 @@ def best_passage(document: TextDocument | PolicyDocument, query: str, words: int
     return max(chunks, key=lambda chunk: len(wanted & _words(chunk.text))).text
 
 
-def render_hit(hit: Hit, corpus: Corpus, query: str) -> str:
+def render_hit(hit: Hit, corpus: Corpus, query: str, passage_words: int = PASSAGE_WORDS, table_rows: int = TABLE_ROWS) -> str:
     document = corpus.by_id().get(hit.doc_id)
     if isinstance(document, TableDocument):
-        return render_table(document, query)
+        return render_table(document, query, table_rows)
     if document is None:
         return f"{hit.title}\n{hit.snippet}"
-    return best_passage(document, query)
+    return best_passage(document, query, passage_words)
 
 
 class ReactRagAssistant:
@@ -77,6 +78,8 @@ class ReactRagAssistant:
         top_k: int = 3,
         name: str = "react-rag",
         context_tokens: int = REFERENCE_CONTEXT_TOKENS,
+        passage_words: int = PASSAGE_WORDS,
+        table_rows: int = TABLE_ROWS,
     ) -> None:
         self.lm = lm
         self.retriever = retriever
@@ -84,6 +87,8 @@ class ReactRagAssistant:
         self.max_steps = max_steps
         self.top_k = top_k
         self.context_tokens = context_tokens
+        self.passage_words = passage_words
+        self.table_rows = table_rows
         self._name = name
 
     @property
@@ -115,7 +120,7 @@ class ReactRagAssistant:
                 kinds = TEXT_KINDS if action.action == "search_text" else TABLE_KINDS
                 hits = self.retriever.search(query, kinds=kinds, top_k=self.top_k)
                 left = self.context_tokens - self.lm.count_tokens(self._render(findings))
-                kept = fit_to_budget([render_hit(h, self.corpus, query) for h in hits], left, self.lm.count_tokens)
+                kept = fit_to_budget([render_hit(h, self.corpus, query, self.passage_words, self.table_rows) for h in hits], left, self.lm.count_tokens)
                 if hits and not kept:
                     break  # the findings fill the context budget: answer from them
                 hits = hits[: len(kept)]
