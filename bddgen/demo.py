@@ -39,7 +39,7 @@ REFERENCE_ASSISTANTS = ("dense-rag", "react-rag", "self-rag")  # configured in t
 COMPARED_ASSISTANTS = ("dense-rag", "self-rag")  # run and compared by the demo; react-rag runs on request (`bddgen run --assistant react-rag`)
 REPORT_FOLDER = Path("reports") / "demo"
 EXAMPLES_FOLDER = "examples"
-STEPS = 7
+STEPS = 7  # the demo's steps, for its progress line
 
 
 class DemoSizes(BaseModel):

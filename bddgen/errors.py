@@ -11,7 +11,7 @@ class BddgenError(Exception):
     exit_code: int = 2
 
 
-MAX_MESSAGE_CHARS = 600
+MAX_MESSAGE_CHARS = 600  # not a setting: the form of an error message
 """A problem's message is cut to this length: it quotes at most a few hundred characters of input."""
 _KEPT_TAIL = 200  # characters kept from a cut message's end, where the reason and the fix stand
 
@@ -40,7 +40,7 @@ class Problem:
         return f"{self.location}: {self.message}"
 
 
-MAX_LISTED_PROBLEMS = 20
+MAX_LISTED_PROBLEMS = 20  # not a setting: the form of an error message
 """An error message lists this many problems, then counts the rest (`problems` keeps them all)."""
 
 

@@ -39,7 +39,7 @@ class ProjectLockedError(BddgenError):
     """Another bddgen process holds the project lock (exit code 2)."""
 
 
-HOLDER_WAIT = 2.0  # seconds a refused command waits for a holder that has just taken the lock to record itself
+HOLDER_WAIT = 2.0  # seconds a refused command waits for a holder that has just taken the lock to record itself (timing only)
 
 
 def _holder(state: Path) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 from bddgen.errors import ConfigError
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-MAX_NAME = 80
+MAX_NAME = 80  # not a setting: the form of a file name
 
 
 def safe_file_name(identifier: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
-BUSY_SECONDS = 30  # how long a connection waits for another process's write to the same file
+BUSY_SECONDS = 30  # how long a connection waits for another process's write to the same file (a lock wait; no result depends on it)
 
 
 def use_wal(db: sqlite3.Connection, seconds: float = BUSY_SECONDS) -> None:

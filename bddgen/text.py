@@ -42,7 +42,7 @@ def spoken_name(identifier: str) -> str:
     return " ".join(part if part.isupper() and len(part) > 1 else part.lower() for part in parts)
 
 
-_MAX_ROW_NOUN_WORDS = 3
+_MAX_ROW_NOUN_WORDS = 3  # not a setting: a rule of what a row noun is
 
 
 def singular(word: str) -> str:

@@ -17,7 +17,7 @@ from bddgen.pipeline.models import Models
 from bddgen.project import Project
 from bddgen.specs import slugify
 
-TITLE_SLUG = 60
+TITLE_SLUG = 60  # not a setting: the form of a file name
 
 
 @click.command()

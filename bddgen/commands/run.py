@@ -24,7 +24,7 @@ from bddgen.run.store import RunStore
 from bddgen.run.suite import RunOptions, RunSummary
 from bddgen.safe_names import child_folder
 
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
 
 
 @click.command()

@@ -10,9 +10,9 @@ from typing import Sequence
 
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
 
-SAMPLE_CHARACTERS = 20_000
+SAMPLE_CHARACTERS = 20_000  # not a setting: bounds detection time, the answer is stable well below it
 """Prose read for detection: enough for a stable answer, little enough to stay fast on big corpora."""
-DETECTION_SEED = 0
+DETECTION_SEED = 0  # not [seed]: a corpus's detected language must not change with the run's seed
 UNKNOWN = ""
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-MAX_NESTING = 100
+MAX_NESTING = 100  # not a setting: a guard against hostile input
 """Objects and lists inside each other, at most; corpus files never need more."""
-MAX_EXPANDED_VALUES = 1_000_000
+MAX_EXPANDED_VALUES = 1_000_000  # not a setting: protects memory from alias bombs
 """Values of a YAML file once its aliases are expanded, at most (an alias bomb holds billions)."""
 
 TOO_DEEP = (

@@ -155,7 +155,7 @@ def years_are_column_names(headers: Sequence[str], rows: Sequence[Sequence[str]]
     return under_years and labels
 
 
-MAX_ROW_PROBLEMS = 100
+MAX_ROW_PROBLEMS = 100  # not a setting: the length of an error message
 """Rows of one CSV file reported one by one; the rest are counted in one more problem."""
 
 

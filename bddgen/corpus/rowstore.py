@@ -28,8 +28,8 @@ from bddgen.retrieval.units import sampled_rows
 
 #: Bump when the store's layout changes: stores of an older layout are then rebuilt.
 STORE_VERSION = 1
-BATCH_ROWS = 5000
-CACHED_CELLS = 65536
+BATCH_ROWS = 5000  # not a setting: rows inserted per batch, speed only
+CACHED_CELLS = 65536  # not a setting: caps the cell cache's memory, answers are the same
 _temporary_dirs: list[Path] = []
 
 

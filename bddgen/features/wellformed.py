@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-MAX_REPEATED_WORDS = 6
+MAX_REPEATED_WORDS = 6  # not a setting: a rule of well-formed text
 _PLACEHOLDERS = (
     (re.compile(r"\.\.\.|…"), "an ellipsis placeholder"),
     (re.compile(r"<[^<>]*>"), "a <...> placeholder"),

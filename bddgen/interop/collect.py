@@ -9,7 +9,7 @@ from bddgen.interop.model import ExportedConversation, ExportedTurn
 from bddgen.models import Corpus, TableDocument
 from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, Spec, Turn
 
-MIN_MATCHED_CELL = 3
+MIN_MATCHED_CELL = 3  # not a setting: a shorter cell matches almost any answer
 """Shorter cells ('1', 'no') are not taken as evidence that a row grounds an answer."""
 
 

@@ -18,7 +18,7 @@ from bddgen.features.vocabulary import quote
 from bddgen.specs import Spec
 
 DEFAULT_GIVEN = "a user of the assistant"
-TITLE_WORDS = 10
+TITLE_WORDS = 10  # not a setting: the form of an imported spec's title
 
 
 def read_samples(path: Path) -> list[tuple[str, dict[str, Any]]]:

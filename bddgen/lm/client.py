@@ -54,7 +54,7 @@ def _validation_problem(text: str, schema: dict[str, Any], max_tokens: int, cut:
     return data, None
 
 
-_ECHO_LIMIT = 2000
+_ECHO_LIMIT = 2000  # not settings: the form of an error message
 _ECHO_CUT_LIMIT = 300
 
 

@@ -12,6 +12,7 @@ import json
 import math
 from typing import Any
 
+# Not settings: estimates that size a task's reply from its schema ([lm] max_tokens caps the result).
 CHARS_PER_TOKEN = 3  # conservative: Qwen's tokenizer averages about 4 characters of English per token
 FREE_STRING_TOKENS = 200  # a string without maxLength: a paragraph of about 150 words
 FREE_ARRAY_ITEMS = 8  # an array without maxItems (or a larger minItems)

@@ -21,7 +21,7 @@ from rich.console import Console
 from bddgen.errors import BackendUnavailableError, ConfigError
 from bddgen.files import atomic_write
 
-_CHUNK = 8 * 1024 * 1024
+_CHUNK = 8 * 1024 * 1024  # not a setting: read size, speed only
 _assembly_lock = threading.Lock()
 
 

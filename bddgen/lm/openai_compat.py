@@ -25,7 +25,7 @@ from bddgen.lm.base import LMRequest, LMResponse, TokenUsage
 
 OPENAI_URL = "https://api.openai.com/v1"
 NO_KEY = "no-key-needed"  # local servers (Ollama, vLLM, llama.cpp) accept any key
-_MAX_RETRY_AFTER = 60.0
+_MAX_RETRY_AFTER = 60.0  # not a setting: a sane server's Retry-After; beyond it our own backoff applies
 _REJECTED = (openai.BadRequestError, openai.UnprocessableEntityError)  # how servers refuse json_schema
 
 

@@ -21,7 +21,7 @@ from bddgen.lm.base import LMRequest, LMResponse, Message, TokenUsage
 from bddgen.lm.records import CallRecord, LoggedCall, Usage, content_hash, iso_time
 from bddgen.sqlite_wal import BUSY_SECONDS, use_wal
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 3  # a file-format version
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS cache (

@@ -14,7 +14,7 @@ from bddgen.ner.labels import EVENT, ID, LAW, PERSON, PRODUCT, WORK
 
 TYPE_RULES_VERSION = 1
 """Bumped whenever `settle_types` changes; entities cached under another version are recognised again."""
-MIN_CODE_CHARS = 3
+MIN_CODE_CHARS = 3  # not a setting: one of the type rules, versioned above
 # Upper-case letters and digits, both present, optionally joined by hyphens or slashes: AS123, R-1042, QJ7K2M.
 _CODE = re.compile(r"(?<![\w'’./-])(?=[A-Z0-9/-]*\d)(?=[A-Z0-9/-]*[A-Z])[A-Z0-9]+(?:[-/][A-Z0-9]+)*(?![\w'’-]|\.\w)")
 _NAME_WORD = re.compile(r"^[^\W\d_]+(?:['’.-][^\W\d_]+)*\.?$")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-MIDPOINT = 5.5
+MIDPOINT = 5.5  # not a setting: the centre of the 1-10 scale below
 LOWEST, HIGHEST = 1.0, 10.0
 
 

@@ -11,7 +11,7 @@ from bddgen.probe.report import SUMMARY_HEADER, summary_rows
 
 WIDTH, HEIGHT, MARGIN = 640, 420, 48
 COLOURS = ("#3949ab", "#e65100", "#2e7d32", "#8e24aa", "#00838f", "#c62828")
-RELOAD_SECONDS = 5
+RELOAD_SECONDS = 5  # not a setting: how often the live page refreshes, display only
 _OPEN_ON_HASH = (
     "<script>function openDialogue(){var d=document.getElementById(location.hash.slice(1));"
     "if(d&&d.tagName==='DETAILS'){d.open=true;d.scrollIntoView();}}"

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from bddgen.lm.tasks import PromptTask
 from bddgen.probe.rubric import default_rubric
 
+# Not settings: sizes of the LM replies' JSON Schemas (exported to schemas/tasks/).
 NAME_CHARACTERS = 40
 PHRASE_CHARACTERS = 120  # an attitude, a requirement
 SENTENCE_CHARACTERS = 240  # a goal, an observation

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validat
 
 from bddgen.results import Verdict
 
-Z_95 = 1.959963984540054
+Z_95 = 1.959963984540054  # a mathematical constant: the normal distribution's 97.5% quantile
 
 
 def wilson_interval(failures: int, trials: int, z: float = Z_95) -> tuple[float, float]:

@@ -24,7 +24,7 @@ COLLECTIONS: dict[DocKind, str] = {
     DocKind.TABLE: "bddgen-table",
 }
 #: Units handed to chromadb per add (the embedder batches further by its own batch size).
-ADD_BATCH_UNITS = 64
+ADD_BATCH_UNITS = 64  # not a setting: speed only
 MANIFEST_FILE = "manifest.json"
 
 Document = TextDocument | TableDocument | PolicyDocument

@@ -22,7 +22,7 @@ from bddgen.retrieval.lexical import LexicalIndex
 from bddgen.retrieval.units import FACETS, Facet, IndexUnit
 
 Channel = tuple[DocKind, Facet]
-SNIPPET_CHARS = 240
+SNIPPET_CHARS = 240  # not a setting: the length of a displayed snippet
 VIEWS: tuple[frozenset[Facet], ...] = (
     frozenset({Facet.PASSAGE, Facet.SCHEMA}),
     frozenset({Facet.PASSAGE, Facet.ROWS}),

@@ -15,7 +15,7 @@ from bddgen.text import pack
 #: 3: a table with more rows than [retrieval] max_indexed_rows indexes an evenly spaced sample.
 LAYOUT_VERSION = 3
 #: e5 reads at most 512 word pieces, MiniLM 256; chunks stay below both (table cells tokenise densely).
-MAX_PASSAGE_WORDS = 160
+MAX_PASSAGE_WORDS = 160  # not settings: bound by the embedders' input and part of the index layout
 MAX_ROW_CHUNK_WORDS = 80
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")

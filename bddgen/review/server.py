@@ -22,7 +22,7 @@ from bddgen.review.actions import Action, Reviewer, StaleVersion
 from bddgen.review.render import page_html
 
 TOKEN_HEADER = "X-Review-Token"
-MAX_BODY = 1 << 20
+MAX_BODY = 1 << 20  # not a setting: protects the server's memory
 
 
 def is_loopback(host: str) -> bool:

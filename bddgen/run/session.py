@@ -24,7 +24,7 @@ from bddgen.run.state_adapters import StateReader
 from bddgen.run.store import ConversationKey
 from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, Conversation, Spec, Turn
 
-SPEC_TURN = 0
+SPEC_TURN = 0  # an index, not a threshold
 TRAJECTORY_CATEGORY = "wrong tool or order"
 VIOLATION_CATEGORY = "restricted tool called"
 OUTCOME_CATEGORY = "wrong end state"

@@ -31,7 +31,7 @@ from threadpoolctl import ThreadpoolController
 from bddgen.select.kernel import ObjectiveParams
 from bddgen.select.templates import NearDuplicates
 
-FIRST_BATCH = 512  # candidates evaluated first in each step (all of a small pool); doubled until done
+FIRST_BATCH = 512  # candidates evaluated first in each step (all of a small pool); doubled until done (speed only)
 
 
 @dataclass(frozen=True)

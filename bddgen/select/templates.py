@@ -23,7 +23,7 @@ _NUMBER = re.compile(r"[$€£¥]?\d[\d,.:/-]*%?")
 _WORD = re.compile(r"<x>|[\w'’&.-]+|[^\w\s]")  # the mask is one word
 
 
-VALUE_WORDS = (2, 8)  # a corpus value masked in a spec has this many words: one lower-case word is too often a plain word
+VALUE_WORDS = (2, 8)  # a corpus value masked in a spec has this many words: one lower-case word is too often a plain word (a masking rule)
 
 
 def corpus_values(corpus: Corpus) -> frozenset[str]:

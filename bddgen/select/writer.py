@@ -12,7 +12,7 @@ from bddgen.safe_names import safe_file_name
 from bddgen.select.suite import SpecFile, Suite
 from bddgen.specs import SelectedSpec, Selection, Spec, slugify
 
-SLUG_LENGTH = 60
+SLUG_LENGTH = 60  # not a setting: the form of a file name
 
 
 @dataclass

@@ -22,7 +22,7 @@ from bddgen.models import Corpus
 from bddgen.tasks.model import Decision, Fact
 from bddgen.tasks.world import AgentWorld, TaskTool
 
-BAG_WEIGHTS_KG = (20.0, 28.0, 35.0)
+BAG_WEIGHTS_KG = (20.0, 28.0, 35.0)  # not a setting: one weight per bag rule of the airline policy
 """Extra-bag weights tried: within the economy limit, overweight, over the limit for any bag."""
 LAST_NAME = "last_name"
 

@@ -17,7 +17,7 @@ from pydantic.fields import FieldInfo
 
 from bddgen.config import ENV_PREFIX, Settings
 
-WIDTH = 100
+WIDTH = 100  # not a setting: the width of the written file
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 EXAMPLE_ASSISTANT = "my-assistant"
 

@@ -11,7 +11,7 @@ from bddgen.report.model import Comparison, Report
 from bddgen.report.stats import Rate, percent
 from bddgen.results import Verdict
 
-MAX_LISTED_TURN_CHANGES = 15
+MAX_LISTED_TURN_CHANGES = 15  # not a setting: the length of a printed table, the rest are counted
 
 
 @dataclass(frozen=True)

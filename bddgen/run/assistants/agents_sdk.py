@@ -18,7 +18,7 @@ from bddgen.traces import Handoff, ToolCall
 from bddgen.lm.base import Message
 from bddgen.run.assistants.base import AssistantCallError, AssistantReply
 
-RESULT_CHARS = 200
+RESULT_CHARS = 200  # not a setting: a tool result's length in the trace
 
 
 class AgentsSdkAssistant:

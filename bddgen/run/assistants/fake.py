@@ -15,7 +15,7 @@ from bddgen.errors import InputError, Problem
 from bddgen.lm.base import Message
 from bddgen.run.assistants.base import AssistantCallError, AssistantReply, reply_from_payload
 
-HANG_SECONDS = 3600.0
+HANG_SECONDS = 3600.0  # the test fake's hang: longer than any timeout
 GARBAGE_PAYLOAD = {"status": "ok", "data": [0.25, None, "\x00\x7f"]}
 
 

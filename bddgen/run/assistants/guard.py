@@ -17,7 +17,7 @@ from bddgen.run.assistants.base import (
     AssistantTimeoutError,
 )
 
-RETRY_BACKOFF_SECONDS = 0.5
+RETRY_BACKOFF_SECONDS = 0.5  # not a setting: the pause between [run] retries, timing only
 
 
 def ask(assistant: Assistant, messages: list[Message], faults: list[ToolFault]) -> AssistantReply:

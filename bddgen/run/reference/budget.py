@@ -6,7 +6,7 @@ import re
 from typing import Callable
 
 # A remainder smaller than this is left out rather than filled with a fragment too short to help.
-MIN_PIECE_TOKENS = 40
+MIN_PIECE_TOKENS = 40  # not a setting: the budget itself is [assistants.NAME] context_tokens
 _WORD_ENDS = re.compile(r"\S+")
 
 

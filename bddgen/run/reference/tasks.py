@@ -11,7 +11,7 @@ from bddgen.lm.tasks import PromptTask, SharedInput
 CANNOT_ANSWER_REPLY = "I cannot answer that from the documents I have."
 # Both replies are a few sentences; a small model that runs on (repeating itself until the general
 # limit) would otherwise spend minutes on one turn.
-REPLY_TOKENS = 384
+REPLY_TOKENS = 384  # not a setting: a reply schema's size ([lm] max_tokens caps it)
 # The replies' shapes, shown instead of their JSON Schemas (the backend still enforces the schemas):
 # every token of a prompt is read on every call, and these prompts are most of a run.
 ANSWER_FORMAT = '{"answer": "<one to three sentences>", "found": true}\n{"answer": "", "found": false}'
@@ -74,7 +74,7 @@ REACT_STEP = PromptTask(
 
 
 # Self-RAG's reflections are short verdicts; the cap keeps a runaway reply from costing minutes.
-REFLECTION_TOKENS = 128
+REFLECTION_TOKENS = 128  # not a setting: a reply schema's size
 
 
 class RetrievalDecision(BaseModel):

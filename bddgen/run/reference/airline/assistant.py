@@ -42,7 +42,7 @@ from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
 from bddgen.run.messages import last_user_message
 
 STAGE = "run"
-RESULT_CHARACTERS = 700  # a tool result as the model and the trace see it
+RESULT_CHARACTERS = 700  # a tool result as the model and the trace see it (part of the reference agent's fixed prompt)
 NO_FINDINGS = "(nothing yet this turn)"
 NO_TOOL_CALLED = "(no tool was called)"
 NEXT_STEP = "If these findings answer the passenger's message, answer now; otherwise take the one step still missing."

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from bddgen.run.reference.airline.database import fresh_copy
 from bddgen.lm.base import Message
 
-KEPT_CONVERSATIONS = 1024
+KEPT_CONVERSATIONS = 1024  # not a setting: protects memory
 """States kept at most; the oldest go first. A run has at most [run] jobs conversations under way, and
 the state after a conversation's last turn is never taken, so only finished conversations are dropped."""
 

@@ -18,6 +18,7 @@ from bddgen.run.reference.airline.tools import TOOLS
 from bddgen.run.reference.airline.workflow import ROLES, AgentRole, offered_tools
 from bddgen.lm.tasks import PromptTask
 
+# Not settings: sizes of the agent's reply schema.
 ANSWER_CHARACTERS = 400
 STEP_TOKENS = 160
 

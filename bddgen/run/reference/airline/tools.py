@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bddgen.run.reference.airline.database import NOW
 
+# Not settings: the airline corpus's policy, which the reference agent enforces.
 CHANGE_DEADLINE_HOURS = 3  # changes_to_bookings.md: up to 3 hours before the scheduled departure
 EARLY_BAG_HOURS = 24  # baggage.md: 35 EUR at least 24 hours before departure, 60 EUR later
 EARLY_BAG_FEE_EUR = 35.0
