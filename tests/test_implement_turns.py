@@ -630,7 +630,7 @@ def test_a_synthesis_that_leaves_out_a_name_a_combined_turn_named_is_rewritten()
 
 
 def test_a_synthesis_worded_by_code_may_be_longer_than_an_lm_question() -> None:
-    polite = ", if you would be so kind as to give a short and precise answer taken from the records that you keep, thank you very much indeed, kind friend"
+    polite = ", if you would be so kind as to give a short and precise answer taken from the records that you keep, thank you very much indeed, my dear and very kind friend"
 
     def long_questions(request: LMRequest) -> Any:
         if section(request, "What To Ask").startswith("Ask one question"):
@@ -654,7 +654,7 @@ def test_a_question_naming_what_its_evidence_does_not_say_is_rewritten() -> None
 
     def other_award(request: LMRequest) -> dict[str, Any]:
         reply = write_turn(request)
-        if "of the transfer record" in request.messages[-1].content:  # the table turn
+        if " -> " in section(request, "Evidence"):  # the table turn ("from club = … -> player = …")
             return {**reply, "question": reply["question"].rstrip("?") + " after the Hallam Medal?"}
         return reply
 
@@ -744,7 +744,7 @@ def test_a_question_that_states_no_relation_of_its_sentence_never_takes_another_
 def test_any_question_may_name_the_assistant_itself() -> None:
     def branded(request: LMRequest) -> dict[str, Any]:
         reply = write_turn(request)
-        if "of the transfer record" in request.messages[-1].content:  # the table turn
+        if " -> " in section(request, "Evidence"):  # the table turn ("from club = … -> player = …")
             return {**reply, "question": reply["question"].rstrip("?") + ", says Velorian Football Desk?"}
         return reply
 

@@ -48,7 +48,8 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
         proxy = re.search(r'say "([^"]+)"', task)
         where = re.search(r" where (.+?)(?:; the question names|\. The answer|, without)", task)
         conditions = (where.group(1).replace('"', "") if where else "")
-        subject = f" of {proxy.group(1)}" if proxy else ""
+        row = re.match(r"Ask for the .+? of (.+?); the question names", task)  # a row named by what it is ("the genre with ID 1")
+        subject = f" of {proxy.group(1)}" if proxy else (f" of {row.group(1)}" if row and not where else "")
         return {"question": f"What is the {what}{subject}{' where ' + conditions if conditions else ''}?", "answer": answer.group(1)}
     proxy = re.search(r'say "([^"]+)"', task)
     words = list(dict.fromkeys(w.strip(",.;:") for w in evidence.split() if w.islower() and len(w.strip(",.;:")) >= 5))[:4]

@@ -34,10 +34,10 @@ refer back where it says so. Never paste a table row ("column: value; ...") or c
 If "Problems" are listed, your previous attempt had them: fix every one.
 
 Examples (about other documents; the form is what matters):
-What to ask: Ask for the opening year of the branch library where branch is "Eastgate". Plainly: What is the opening year of the branch library whose branch is Eastgate?
+What to ask: Ask for the opening year of Eastgate; the question names 'Eastgate'. Plainly: What is the opening year of Eastgate?
 Evidence: branch = Eastgate -> opening year = 1998
 Reply: {{"question": "When did the Eastgate branch library open?", "answer": "1998"}}
-What to ask: Ask for the branch of the branch library where opening year is "1998". Plainly: What is the branch of the branch library whose opening year is 1998?
+What to ask: Ask for the branch of the branch library whose opening year is 1998; the question names '1998'. Plainly: What is the branch of the branch library whose opening year is 1998?
 Evidence: opening year = 1998 -> branch = Eastgate
 Reply: {{"question": "Which branch library opened in 1998?", "answer": "Eastgate"}}
 What to ask: The previous answer named "Eastgate". Ask for the manager of that branch, without writing "Eastgate": say "that branch".

@@ -125,18 +125,22 @@ def _row_question(noun: str, evidence: TableEvidence, proxy: str) -> str:
     genre with ID 1?", "For that country, what is the address of the customer with ID 32?" (the row's own
     entity, never the one a referred column names), "What is the fee of that fare class?", and of a row a
     name picks, that name: "What is the league titles of Harbour City FC?"."""
-    named = evidence.named()
     asked = f"the {_humane(evidence.column)}"
-    if evidence.referred and not named:
+    if evidence.referred and not evidence.named():
         return f"What is {asked} of {proxy}?"
-    if len(named) == 1 and _is_name(value := next(iter(named.values()))) and not _own_key(noun, next(iter(named))):
-        whose = value  # a row picked by a name is that thing: "the league titles of Harbour City FC"
-    else:
-        whose = f"the {noun} " + " and ".join(
-            f"with ID {value}" if _own_key(noun, column) else f"whose {_humane(column)} is {value}" for column, value in named.items()
-        )
-    question = f"what is {asked} of {whose}?"
+    question = f"what is {asked} of {_row_named(noun, evidence)}?"
     return f"For {proxy}, {question}" if evidence.referred else question[0].upper() + question[1:]
+
+
+def _row_named(noun: str, evidence: TableEvidence) -> str:
+    """The row a table turn reads, as a question names it: "Harbour City FC" (a row a name picks is that thing),
+    "the genre with ID 1", "the Varen Cup final whose year is 1999"."""
+    named = evidence.named()
+    if len(named) == 1 and _is_name(value := next(iter(named.values()))) and not _own_key(noun, next(iter(named))):
+        return value
+    return f"the {noun} " + " and ".join(
+        f"with ID {value}" if _own_key(noun, column) else f"whose {_humane(column)} is {value}" for column, value in named.items()
+    )
 
 
 def _conditions(filters: Mapping[str, str]) -> str:
@@ -449,14 +453,15 @@ class ConversationWriter:
                 return f'Ask for {phrase}, from "{title}"; the question names {named}. The answer is "{evidence.value}".{plainly}'
             # a row named by what it is ("the Varen Cup final"), else by the table it is in
             noun = row_noun(title)
-            where = f" of the {noun}" if noun else f' in "{title}"'
+            in_title = "" if noun else f' in "{title}"'
             if evidence.referred:
                 other = evidence.named()
                 rest = f", for the row where {_conditions(other)} (name {', '.join(repr(v) for v in other.values())})" if other else ""
                 return (f'The previous answer named "{planned.bridge}". Ask for the {_humane(evidence.column)} of {planned.proxy}'
-                        f'{"" if noun else where}{rest}, without writing "{planned.bridge}": say "{planned.proxy}". '
+                        f'{in_title}{rest}, without writing "{planned.bridge}": say "{planned.proxy}". '
                         f'The answer is "{evidence.value}".{plainly}')
-            return (f'Ask for the {_humane(evidence.column)}{where} where {_conditions(evidence.filter)}; the question names '
+            row = _row_named(noun, evidence) if noun else f'the row of "{title}" where {_conditions(evidence.filter)}'
+            return (f'Ask for the {_humane(evidence.column)} of {row}; the question names '
                     f'{", ".join(repr(v) for v in evidence.filter.values())}. The answer is "{evidence.value}".{plainly}')
         title = self.context.documents[evidence.document].title
         span = evidence.answer
