@@ -246,3 +246,21 @@ def test_a_rate_a_ratio_or_an_amount_per_share_is_not_counted_in_the_tables_mill
     )
     change = {next(iter(e.filter.values())): e.value for e in computed_candidates(measures, set()) if e.op == "change"}
     assert change == {"Net debt": "59.4 million GBP", "Net debt to EBITDA": "0.1", "Earnings per share": "0.2 USD"}
+
+
+def test_a_question_on_a_reports_table_names_the_report_not_its_caption() -> None:
+    report = TableDocument(
+        id="tables/report-19", title="Report 19 table: Net sales", headers=["item", "Fiscal Year 2018 Net Sales", "Fiscal Year 2017 Net Sales"],
+        rows=[["APAC", "$479,987", "$288,764"], ["EMEA", "277,898", "237,437"]],
+    )
+    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="answers questions on annual reports"), documents=[report])
+    spec = Spec.create("APAC sales change", ["an analyst"], ["the analyst asks how APAC net sales changed"], ["the assistant gives the change"])
+    context = WriterContext(
+        spec=spec, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()), lm=LanguageModel(ScriptedLM(by_task=faithful_replies())),
+        recognizer=RegexRecognizer(), retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(spec.as_text())),
+        attempts=1, alternatives=1, min_turns=1,
+    )
+    planned = PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[report.id])
+    writer = ConversationWriter(context, TurnPlan(chain=Chain(documents=[report.id], hops=[]), turns=[planned]))
+    change = next(e for e in computed_candidates(report, content_words("apac")) if e.op == "change" and e.row == 0)
+    assert writer._plain_question(planned, change) == "In Report 19, what was the change in APAC net sales from 2017 to 2018?"

@@ -106,6 +106,12 @@ def _humane(column: str) -> str:
     return spoken_name(column)
 
 
+def _source_name(title: str) -> str:
+    """What a question calls a table whose title names its source before a colon ("Report 19 table: Net sales" ->
+    "Report 19"), as an analyst with the report says it; the title itself otherwise."""
+    return title_names(title)[-1] if ":" in title else title
+
+
 def _is_name(value: str) -> bool:
     """A cell that names a thing in words ("Harbour City FC", "Saver"), not a code ("AMS"), number or date."""
     return value[:1].isupper() and any(ch.islower() for ch in value) and all(ch.isalpha() or ch in " '’.&-" for ch in value)
@@ -450,7 +456,8 @@ class ConversationWriter:
             plainly = f" Plainly: {self._plain_question(planned, evidence)}"
             if phrase := asked_phrase(self.context.table(evidence.table), evidence):
                 named = ", ".join(repr(v) for v in evidence.named().values())
-                return f'Ask for {phrase}, from "{title}"; the question names {named}. The answer is "{evidence.value}".{plainly}'
+                called = f' (call it "{_source_name(title)}")' if _source_name(title) != title else ""
+                return f'Ask for {phrase}, from "{title}"{called}; the question names {named}. The answer is "{evidence.value}".{plainly}'
             # a row named by what it is ("the Varen Cup final"), else by the table it is in
             noun = row_noun(title)
             in_title = "" if noun else f' in "{title}"'
@@ -539,7 +546,9 @@ class ConversationWriter:
         the proxy) and asks for the column, so it has exactly one answer; used when the LM's wordings fail."""
         title = self.context.documents[evidence.table].title
         if phrase := asked_phrase(self.context.table(evidence.table), evidence):
-            return f'In "{title}", what was {phrase}?'
+            source = _source_name(title)
+            where = source if source != title else f'"{title}"'
+            return f"In {where}, what was {phrase}?"
         if noun := row_noun(title):
             return _row_question(noun, evidence, planned.proxy)
         conditions = " and ".join(f"the {_humane(c)} is {v}" for c, v in evidence.named().items())
