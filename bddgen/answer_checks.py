@@ -4,20 +4,13 @@ names (the judge, the exact steps of a run, computed turns, declining in traject
 from __future__ import annotations
 
 import re
-import unicodedata
 
+from bddgen.normalise import FUNCTION_WORDS, normalise_punctuated
 from bddgen.numbers import states_quantity
 
-_DASHES = re.compile(r"[\u2010-\u2015\u2212]")
-_QUOTES = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
-_THOUSANDS = re.compile(r"(?<=\d)[,\u202f\u00a0 ](?=\d{3}\b)")
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 _NUMERIC_VALUE = re.compile(r"^-?\d+(?:\.\d+)?$")
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z'’-]+")
-_FUNCTION_WORDS = frozenset(
-    "a an and as at but by for from he her his i in it its no of on or she so that the their there they this "
-    "to was we were yes you your".split()
-)
 
 # Phrases by which an assistant declines to answer (checked on the normalised answer).
 REFUSAL_PATTERNS = tuple(
@@ -44,19 +37,9 @@ _NUMBER_WORDS = {
 }
 
 
-def normalise(text: str) -> str:
-    """Lower case, plain quotes and hyphens, no thousands separators, single spaces."""
-    text = unicodedata.normalize("NFKC", text)
-    text = _DASHES.sub("-", text)
-    for fancy, plain in _QUOTES.items():
-        text = text.replace(fancy, plain)
-    text = _THOUSANDS.sub("", text)
-    return " ".join(text.lower().split())
-
-
 def numbers_in(text: str) -> set[float]:
     """Every number written in `text` (digits after normalisation, and small number words)."""
-    normal = normalise(text)
+    normal = normalise_punctuated(text)
     found = {float(m.group(0)) for m in _NUMBER.finditer(normal)}
     found |= {float(_NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+", normal) if w in _NUMBER_WORDS}
     return found
@@ -66,18 +49,18 @@ def contains_exact(answer: str, value: str) -> bool:
     """True when `answer` states `value`: numbers compare as numbers however written (61,811 = 61811; 35 =
     35.00; 4.5% = "4.50 %" = "4.5 percent", rounded to fewer decimals too; see `bddgen.numbers.states_quantity`),
     other values as whole words after normalisation."""
-    target = normalise(value)
+    target = normalise_punctuated(value)
     if _NUMERIC_VALUE.match(target) and float(target) in numbers_in(answer):
         return True  # also written in words ("two checked bags")
     stated = states_quantity(answer, value)
     if stated is not None:
         return stated
-    return re.search(rf"(?<![\w]){re.escape(target)}(?![\w])", normalise(answer)) is not None
+    return re.search(rf"(?<![\w]){re.escape(target)}(?![\w])", normalise_punctuated(answer)) is not None
 
 
 def same_answer(answer: str, reference: str) -> bool:
     """True when the answer is the reference itself, up to case, spacing and end punctuation."""
-    return normalise(answer).rstrip(" .!") == normalise(reference).rstrip(" .!") != ""
+    return normalise_punctuated(answer).rstrip(" .!") == normalise_punctuated(reference).rstrip(" .!") != ""
 
 
 def new_numbers(answer: str, context: str) -> list[str]:
@@ -90,7 +73,7 @@ def new_names(answer: str, context: str) -> list[str]:
     do not (a guessed name: "Crown Shield" as the mascot of Korrin Sporting)."""
     known = {w.lower() for w in re.findall(r"[A-Za-z-]+", context)}
     words = [re.sub(r"['’]s?$", "", w) for w in _CAPITALISED.findall(answer)]  # "Sporting's" is "Sporting"
-    return list(dict.fromkeys(w for w in words if w.lower() not in _FUNCTION_WORDS and w.lower() not in known))
+    return list(dict.fromkeys(w for w in words if w.lower() not in FUNCTION_WORDS and w.lower() not in known))
 
 
 # how an agent declines a request it may not carry out ("That booking cannot be changed", "You cannot add a bag
@@ -121,5 +104,5 @@ def is_refusal(answer: str) -> bool:
 
 
 def _says(answer: str, patterns: tuple[re.Pattern[str], ...]) -> bool:
-    normal = normalise(answer).replace("’", "'")
+    normal = normalise_punctuated(answer).replace("’", "'")
     return any(p.search(normal) for p in patterns)

@@ -6,6 +6,7 @@ value an answer must state.
 sign and its scale word, kept as written (`1.2bn` is 1.2 billion, not 1,200,000,000). `table_unit` finds
 the unit a table states in a header or its first cell (`2019 €m`, `(in millions)`, `$ in thousands`),
 which every number of the column carries. `states_quantity` is the exact check of an answer (`bddgen/answer_checks.py`).
+`number_tokens` reads the whole tokens of a text that hold a digit, as the grounding checks compare them.
 """
 
 from __future__ import annotations
@@ -207,3 +208,23 @@ def states_quantity(answer: str, value: str) -> bool | None:
             if abs(number - size) < 1e-9 or (1 <= written < places and abs(number - round(size, written)) < 1e-9):
                 return True
     return False
+
+
+_NUMBER_TOKEN = re.compile(r"[$€£]?[A-Za-z0-9]+(?:[:./,\-–][A-Za-z0-9]+)*%?")
+_GROUPED = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+_DECIMAL = re.compile(r"^-?\d+\.\d+$")
+
+
+def _canonical_token(token: str) -> str:
+    value = token.strip("$€£%").lower().replace("–", "-")
+    if _GROUPED.match(value):
+        value = value.replace(",", "")
+    if _DECIMAL.match(value):
+        value = value.rstrip("0").rstrip(".")
+    return value
+
+
+def number_tokens(text: str) -> set[str]:
+    """Every whole token of `text` that holds a digit, canonical ('1,250.00' -> '1250', '06:45' stays): a time
+    06:45, a date 2025-06-11, an id XV104, an amount 1,250.00, never a fragment ("00" is not in "06:00")."""
+    return {_canonical_token(m.group(0)) for m in _NUMBER_TOKEN.finditer(text) if any(ch.isdigit() for ch in m.group(0))}

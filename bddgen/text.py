@@ -1,10 +1,11 @@
-"""Words of a text, the one way bddgen splits text for matching, and packing pieces into chunks."""
+"""Words of a text, the ways bddgen splits text for matching, and packing pieces into chunks."""
 
 from __future__ import annotations
 
 import re
 
 _WORD = re.compile(r"[^\W_]+")
+_WORD_WITH_APOSTROPHES = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
@@ -12,6 +13,16 @@ def words(text: str) -> list[str]:
     """Case-folded words and numbers in order; punctuation and underscores separate them, so
     `flight_number` gives "flight", "number"."""
     return _WORD.findall(text.casefold())
+
+
+def words_keeping_apostrophes(text: str) -> list[str]:
+    """The words of a text, lower-cased, an apostrophe inside a word kept ("Don't" -> "don't", "FC’s" -> "fc's");
+    hyphenated words are split into their parts. `words` differs: it splits at apostrophes and case-folds
+    ("Straße" -> "strasse"; here "straße"). The key terms of a draft are read with this one."""
+    found: list[str] = []
+    for match in _WORD_WITH_APOSTROPHES.finditer(text.replace("-", " - ")):
+        found.append(match.group(0).lower().replace("’", "'"))
+    return found
 
 
 def pack(pieces: list[str], budget: int) -> list[list[str]]:

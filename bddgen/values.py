@@ -1,8 +1,15 @@
-"""A tool argument's value in words: compare a value an agent passed with the intended one, find a value in a
-user's words, and the schema values are checked against.
+"""A value in words: compare a value an agent passed with the intended one, find a value in a user's words,
+and the schema values are checked against.
 
 Dates compare as calendar dates whatever their spelling, numbers as numbers ("3" = 3 = 3.0), enum
 members and strings case- and punctuation-insensitively.
+
+Whether a text states a value is asked three ways, side by side here because they differ on purpose:
+`mentions` (a tool argument in one of its usual spellings under its schema: dates, number words, enum
+members; intents, structural scenarios, the airline agent), `mentions_as_phrase_or_tokens` (a fact of an
+answer: a normalised phrase or the same whole number tokens, "1,250.00" = "1250"; conversations and their
+checks) and `mentions_as_phrase_or_number` (a task's fact: a number as a number, 20 = 20.0, else a
+normalised phrase; a simulated user's instruction).
 """
 
 from __future__ import annotations
@@ -12,6 +19,9 @@ from datetime import date, datetime
 from typing import Any
 
 from dateutil import parser as date_parser
+
+from bddgen.normalise import contains_phrase, content_words, normalise
+from bddgen.numbers import number_tokens
 
 NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
@@ -139,6 +149,27 @@ def mentions(text: str, value: Any, schema: dict[str, Any]) -> bool:
         if re.search(rf"(?<![0-9a-z]){needle}(?![0-9a-z])", haystack):
             return True
     return False
+
+
+def mentions_as_phrase_or_tokens(text: str, value: str) -> bool:
+    """True when `text` states `value`: as a phrase on word boundaries, or (for a value with digits)
+    as the same whole tokens."""
+    if normalise(value) and contains_phrase(normalise(text), value):
+        tokens = number_tokens(value)
+        return not tokens or tokens <= number_tokens(text)
+    tokens = number_tokens(value)
+    return bool(tokens) and tokens <= number_tokens(text) and not content_words(value) - content_words(text)
+
+
+_PLAIN_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+
+
+def mentions_as_phrase_or_number(text: str, value: str) -> bool:
+    """True when `text` states `value`: a number as a number (20 matches 20.0), else as a phrase."""
+    if _PLAIN_NUMBER.match(value):
+        number = float(value)
+        return any(float(found) == number for found in re.findall(r"\d+(?:\.\d+)?", text))
+    return contains_phrase(normalise(text), value)
 
 
 WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]

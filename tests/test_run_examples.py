@@ -14,7 +14,8 @@ from bddgen.cli import cli
 from bddgen.corpus import load_corpus
 from bddgen.features.reader import read_feature
 from bddgen.models import TableDocument
-from bddgen.answer_checks import contains_exact, normalise
+from bddgen.answer_checks import contains_exact
+from bddgen.normalise import normalise_punctuated
 from bddgen.specs import CANNOT_ANSWER, QueryType
 from bddgen.templates.scaffold import examples_root, scaffold_project
 
@@ -50,8 +51,8 @@ def test_examples_cite_real_documents_and_table_values(demo: str) -> None:
                 table = documents[turn.exact.table_id]
                 assert isinstance(table, TableDocument)
                 if turn.exact.operation == "lookup":
-                    cells = {normalise(cell) for row in table.rows for cell in row}
-                    assert normalise(turn.exact.value) in cells, (path.name, turn.exact)
+                    cells = {normalise_punctuated(cell) for row in table.rows for cell in row}
+                    assert normalise_punctuated(turn.exact.value) in cells, (path.name, turn.exact)
 
 
 SETTINGS = """

@@ -1,4 +1,5 @@
-"""The shared text helpers: one word splitter, one packing of pieces into chunks, one atomic write."""
+"""The shared text helpers: the word splitters, normalisers and ways of finding a value in a text (each variant
+beside the others in its one module), one packing of pieces into chunks, one atomic write."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bddgen.files import atomic_write
-from bddgen.text import pack, words
+from bddgen.normalise import content_words, content_words_as_written, normalise, normalise_punctuated, normalise_unquoted
+from bddgen.numbers import number_tokens
+from bddgen.text import pack, words, words_keeping_apostrophes
+from bddgen.values import mentions_as_phrase_or_number, mentions_as_phrase_or_tokens
 
 
 def test_words_are_case_folded_and_split_at_punctuation_and_underscores() -> None:
@@ -19,6 +23,41 @@ def test_words_are_case_folded_and_split_at_punctuation_and_underscores() -> Non
 def test_words_hold_only_word_characters_in_folded_form(text: str) -> None:
     for word in words(text):
         assert word and word == word.casefold() and "_" not in word and all(c.isalnum() for c in word)
+
+
+def test_the_key_terms_splitter_keeps_apostrophes_and_only_lower_cases() -> None:
+    text = "Don't miss FC’s well-known Straße"
+    assert words_keeping_apostrophes(text) == ["don't", "miss", "fc's", "well", "known", "straße"]
+    assert words(text) == ["don", "t", "miss", "fc", "s", "well", "known", "strasse"]
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127, blacklist_characters="'")))
+def test_the_two_word_splitters_differ_only_at_apostrophes_and_case_folding(text: str) -> None:
+    assert words_keeping_apostrophes(text) == words(text)
+
+
+def test_the_normalisers_keep_what_their_users_compare() -> None:
+    text = "The “Big” 61,811 – F.C.’s"
+    assert normalise(text) == "big 61 811 fcs"
+    assert normalise_punctuated(text) == "the \"big\" 61811 - f.c.'s"
+    assert normalise_unquoted(text) == "the big 61,811 – f.c.s"
+
+
+def test_content_words_as_written_keep_identifiers_and_apostrophes() -> None:
+    text = "Set max_turns, don't retry the Café"
+    assert content_words_as_written(text) == {"set", "max_turns", "don't", "retry", "caf"}
+    assert content_words(text) == {"set", "max", "turns", "don", "retry", "cafe"}
+
+
+def test_number_tokens_are_whole_and_canonical() -> None:
+    assert number_tokens("At 06:45 on 2025-06-11, XV104 cost $1,250.00") == {"06:45", "2025-06-11", "xv104", "1250"}
+    assert "00" not in number_tokens("at 06:00")
+
+
+def test_a_number_is_mentioned_as_a_whole_token_or_as_any_number_written() -> None:
+    assert mentions_as_phrase_or_tokens("the bag weighs 20.0 kg", "20") and mentions_as_phrase_or_number("the bag weighs 20.0 kg", "20")
+    assert mentions_as_phrase_or_number("flight XV7", "7") and not mentions_as_phrase_or_tokens("flight XV7", "7")
+    assert mentions_as_phrase_or_tokens("founded by F.C. Varen", "fc varen") and mentions_as_phrase_or_number("founded by F.C. Varen", "fc varen")
 
 
 @given(st.lists(st.text(alphabet="ab ", min_size=1), max_size=30), st.integers(min_value=1, max_value=12))

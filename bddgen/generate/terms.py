@@ -9,36 +9,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from bddgen.normalise import SPEC_STOPWORDS
 from bddgen.retrieval.lexical import tokenize
+from bddgen.text import words_keeping_apostrophes
 
 MIN_TERM_CHARS = 3
 MIN_PREFIX_CHARS = 5  # "transfer" matches "transferred"; shorter stems must be equal
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-# Function words and the vocabulary every spec uses (arithmetic asked of a subject included), which say nothing
-# about its subject.
-STOPWORDS = frozenset(
-    """
-    a an and are as at be been being but by can could did do does for from had has have how if in into is it its
-    of on or than that the their them then there these they this those to was were what when where which who whom
-    whose why will with would about after before between during over under up out off not no nor only own same so
-    too very just also any all each every both few more most other some such one two first last many much new
-    user users assistant assistants ask asks asked asking want wants wanted know knows wonder wonders question
-    questions answer answers say says said tell tells give gives provide provides should need needs needed
-    information info detail details fact facts overview explain explains explanation help helps request requests
-    looking look looks find finds list lists show shows get gets make makes use uses using given specific particular
-    table tables column columns row rows highest lowest largest smallest biggest greatest fewest total average
-    maximum minimum sum change changes changed increase increases increased decrease decreases decreased
-    difference differences percentage percent ratio compare compares compared comparison trend trends growth
-    """.split()
-)
-
-
-def words(text: str) -> list[str]:
-    """The words of a text, lower-cased, hyphenated words also split into their parts."""
-    found: list[str] = []
-    for match in _WORD.finditer(text.replace("-", " - ")):
-        found.append(match.group(0).lower().replace("’", "'"))
-    return found
 
 
 @lru_cache(maxsize=65536)
@@ -52,13 +28,13 @@ def stem(word: str) -> str:
 
 def key_terms(text: str) -> list[str]:
     """The stems of a text's content words (no stopwords, at least MIN_TERM_CHARS), in order, once each."""
-    stems = (stem(w) for w in words(text) if len(w) >= MIN_TERM_CHARS and w not in STOPWORDS)
+    stems = (stem(w) for w in words_keeping_apostrophes(text) if len(w) >= MIN_TERM_CHARS and w not in SPEC_STOPWORDS)
     return list(dict.fromkeys(stems))
 
 
 def stems_of(text: str) -> frozenset[str]:
     """Every word stem of a text, for looking terms up in it."""
-    return frozenset(stem(w) for w in words(text))
+    return frozenset(stem(w) for w in words_keeping_apostrophes(text))
 
 
 def term_in(term: str, stems: frozenset[str]) -> bool:

@@ -4,7 +4,6 @@ an amount 1,250.00 — never as fragments ("00" is not in "06:00")."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -12,26 +11,10 @@ from bddgen.implement.entities import WEAK_LABELS
 from bddgen.normalise import contains_phrase, content_words, normalise
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
+from bddgen.numbers import number_tokens
+from bddgen.values import mentions_as_phrase_or_tokens as mentions
 
 Document = TextDocument | TableDocument | PolicyDocument
-
-_TOKEN = re.compile(r"[$€£]?[A-Za-z0-9]+(?:[:./,\-–][A-Za-z0-9]+)*%?")
-_THOUSANDS = re.compile(r"^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
-_DECIMAL = re.compile(r"^-?\d+\.\d+$")
-
-
-def _canonical(token: str) -> str:
-    value = token.strip("$€£%").lower().replace("–", "-")
-    if _THOUSANDS.match(value):
-        value = value.replace(",", "")
-    if _DECIMAL.match(value):
-        value = value.rstrip("0").rstrip(".")
-    return value
-
-
-def number_tokens(text: str) -> set[str]:
-    """Every whole token of `text` that holds a digit, canonical ('1,250.00' -> '1250', '06:45' stays)."""
-    return {_canonical(m.group(0)) for m in _TOKEN.finditer(text) if any(ch.isdigit() for ch in m.group(0))}
 
 
 @dataclass(frozen=True)
@@ -58,16 +41,6 @@ def missing_facts(facts: Facts, evidence: str) -> list[str]:
     """The facts `evidence` does not hold (entities as phrases, numbers as whole tokens)."""
     text, numbers = normalise(evidence), number_tokens(evidence)
     return [e for e in facts.entities if not contains_phrase(text, e)] + [n for n in facts.numbers if n not in numbers]
-
-
-def mentions(text: str, value: str) -> bool:
-    """True when `text` states `value`: as a phrase on word boundaries, or (for a value with digits)
-    as the same whole tokens."""
-    if normalise(value) and contains_phrase(normalise(text), value):
-        tokens = number_tokens(value)
-        return not tokens or tokens <= number_tokens(text)
-    tokens = number_tokens(value)
-    return bool(tokens) and tokens <= number_tokens(text) and not content_words(value) - content_words(text)
 
 
 @dataclass

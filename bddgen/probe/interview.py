@@ -11,7 +11,6 @@ question the file does not answer gets its stated default.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
@@ -19,14 +18,8 @@ from typing import Callable, Mapping
 import yaml
 
 from bddgen.errors import InputError, Problem
+from bddgen.normalise import content_words_as_written
 from bddgen.probe.model import Interview, InterviewAnswer
-
-_WORD = re.compile(r"[a-z][a-z0-9_']+")
-STOP_WORDS = frozenset(
-    "a an and are as at be but by can do does for from has have how i if in is it its no not of on or our so "
-    "that the their them then there these they this to was we were what when where which who will with would "
-    "you your yes should must may".split()
-)
 
 
 @dataclass(frozen=True)
@@ -61,13 +54,9 @@ Answerer = Callable[[Question], tuple[str, str]]
 """Answers a question: (answer, source), the source being 'terminal', 'file' or 'default'."""
 
 
-def content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS}
-
-
 def novelty(answer: str, known: set[str]) -> float:
     """Share of the answer's content words not in `known` (0 for an answer without content words)."""
-    words = content_words(answer)
+    words = content_words_as_written(answer)
     return len(words - known) / len(words) if words else 0.0
 
 
@@ -89,7 +78,7 @@ def run_interview(
 ) -> Interview:
     """Ask until `patience` answers in a row have novelty below `min_novelty`, `max_questions` are asked,
     or no question is left; `weights` is the plan's weight per failure mode before the interview."""
-    known = content_words(known_text)
+    known = content_words_as_written(known_text)
     remaining = list(questions)
     result = Interview()
     dull = 0
@@ -98,7 +87,7 @@ def run_interview(
         remaining.remove(question)
         text, source = answer(question)
         score = 0.0 if source == "default" else novelty(text, known)
-        known |= content_words(text)
+        known |= content_words_as_written(text)
         record = InterviewAnswer(question_id=question.id, question=question.text, answer=text, source=source, novelty=round(score, 3))  # type: ignore[arg-type]
         result.answers.append(record)
         if on_answer is not None:

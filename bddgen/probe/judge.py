@@ -3,19 +3,14 @@ quotes that occur in the dialogue and computes the overall score."""
 
 from __future__ import annotations
 
-import re
-
 from bddgen.lm.client import LanguageModel
+from bddgen.normalise import normalise_unquoted
 from bddgen.probe.dialogue import transcript
 from bddgen.probe.model import CriterionScore, DialogueTurn, RubricJudgement, Observation, Persona
 from bddgen.probe.rubric import Rubric
 from bddgen.probe.tasks import judge_task
 
 STAGE = "probe"
-
-
-def _normal(text: str) -> str:
-    return " ".join(re.sub(r"[\"'“”‘’]", "", text).lower().split())
 
 
 def judge_dialogue(lm: LanguageModel, rubric: Rubric, persona: Persona, turns: list[DialogueTurn], facts: str) -> RubricJudgement:
@@ -35,10 +30,10 @@ def judge_dialogue(lm: LanguageModel, rubric: Rubric, persona: Persona, turns: l
     scores = [CriterionScore(criterion=c.id, score=given[c.id]) for c in rubric.criteria]
     kept: list[Observation] = []
     dropped = 0
-    haystack = _normal(text)
+    haystack = normalise_unquoted(text)
     for observation in reply.observations:
         quote = observation.quote.strip()
-        if quote and _normal(quote) not in haystack:
+        if quote and normalise_unquoted(quote) not in haystack:
             dropped += 1
             quote = ""
         if observation.text.strip():

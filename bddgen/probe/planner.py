@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from bddgen.models import SystemDescription
-from bddgen.probe.interview import content_words
+from bddgen.normalise import content_words_as_written
 from bddgen.probe.knowledge import FailureMode, KnowledgeSearch
 from bddgen.probe.model import CodeGraph, Evidence, Interview, Weakness, WeaknessList
 from bddgen.probe.scan import summarise
@@ -85,7 +85,7 @@ class Planner:
     def add_description(self, system: SystemDescription) -> None:
         text = describe(system)
         self._retrieve(text, "description", "system.yaml")
-        words = content_words(text)
+        words = content_words_as_written(text)
         for mode in self.knowledge.modes.values():
             found = _signals_in(mode, words, text)
             if found:
@@ -104,7 +104,7 @@ class Planner:
             if answer.source == "default":
                 continue
             self._retrieve(answer.answer, "interview", answer.question_id)
-            words = content_words(answer.answer)
+            words = content_words_as_written(answer.answer)
             for mode in self.knowledge.modes.values():
                 found = _signals_in(mode, words, answer.answer)
                 if found:

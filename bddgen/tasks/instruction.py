@@ -14,8 +14,7 @@ from typing import Literal
 
 from bddgen.normalise import contains_phrase, normalise
 from bddgen.tasks.model import Fact
-
-_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+from bddgen.values import mentions_as_phrase_or_number
 
 
 @dataclass(frozen=True)
@@ -48,14 +47,6 @@ class Vocabulary:
         kinds |= {code: "airport" for code in self.airports}
         kinds |= {day: "date" for day in self.dates}
         return kinds
-
-
-def mentions(text: str, value: str) -> bool:
-    """True when `text` states `value`: a number as a number (20 matches 20.0), else as a phrase."""
-    if _NUMBER.match(value):
-        number = float(value)
-        return any(float(found) == number for found in re.findall(r"\d+(?:\.\d+)?", text))
-    return contains_phrase(normalise(text), value)
 
 
 def has_code(text: str, code: str) -> bool:
@@ -106,7 +97,7 @@ def fact_sentence(fact: Fact) -> str:
 
 def missing_facts(text: str, facts: list[Fact]) -> list[Fact]:
     """The facts whose value `text` does not state."""
-    return [f for f in facts if not mentions(text, f.value)]
+    return [f for f in facts if not mentions_as_phrase_or_number(text, f.value)]
 
 
 def instruction_problems(text: str, facts: list[Fact], persona: str, vocabulary: Vocabulary) -> list[str]:

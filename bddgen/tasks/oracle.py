@@ -14,10 +14,11 @@ from typing import Any
 from bddgen.lm.client import LanguageModel
 from bddgen.models import TableDocument
 from bddgen.tasks.candidates import Scratch
-from bddgen.tasks.instruction import Vocabulary, has_code, mentions
+from bddgen.tasks.instruction import Vocabulary, has_code
 from bddgen.tasks.model import Fact, OutcomeTask
 from bddgen.tasks.targets import fact_part, selected_rows
 from bddgen.tasks.tasks import TASK_PLAN, CallPlan
+from bddgen.values import mentions_as_phrase_or_number
 
 STAGE = "tasks"
 _CUES = {
@@ -35,7 +36,7 @@ def _stated_facts(text: str, table: TableDocument, facts: list[Fact]) -> list[Fa
     for fact in (f for f in facts if f.column):
         position = table.headers.index(fact.column)
         values = {fact_part(row[position], fact) for row in table.rows}
-        stated += [fact.model_copy(update={"value": value}) for value in sorted(values) if mentions(text, value)]
+        stated += [fact.model_copy(update={"value": value}) for value in sorted(values) if mentions_as_phrase_or_number(text, value)]
     return stated
 
 
