@@ -1049,3 +1049,11 @@ def test_a_synthesis_names_a_number_bridged_by_its_proxys_noun() -> None:
     named = _Kept(turn=Turn(question="How many points did that club get?", answer="71", query_type=Q.FILLER, doc_ids=["t"]),
                   record=None, facts=None, refers=("that club", "Ashvale Rangers"))  # type: ignore[arg-type]
     assert _standalone(named) == "How many points did Ashvale Rangers get?"
+
+
+def test_a_question_naming_another_line_item_is_no_repeat_but_the_same_question_reworded_is() -> None:
+    from bddgen.implement.checks import repeats_problems
+
+    earlier = ["In Report 19, what was the change in APAC net sales from 2017 to 2018?"]
+    assert repeats_problems("In Report 19, what was the change in EMEA net sales from 2017 to 2018?", earlier) == []
+    assert repeats_problems("In Report 19, what was the change of APAC net sales from 2017 to 2018?", earlier) != []

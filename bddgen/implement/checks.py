@@ -83,13 +83,21 @@ def left_out_problems(question: str, clause_question: str | None, sentence: str,
 
 
 def repeats_problems(question: str, earlier: Sequence[str]) -> list[str]:
-    """A question asks something new: it is not an earlier question of the conversation again."""
+    """A question asks something new: it is not an earlier question of the conversation again. One that names
+    something the earlier did not ("… EMEA net sales …" after "… APAC net sales …") asks something new."""
     words = set(normalise(question).split())
     for previous in earlier:
         other = set(normalise(previous).split())
-        if words and len(words & other) >= REPEATED_SHARE * len(words | other):
+        new_names = _specifics(question) - _specifics(previous)
+        if words and len(words & other) >= REPEATED_SHARE * len(words | other) and not new_names:
             return [f'the question repeats an earlier one ("{previous}"); ask what the evidence says instead']
     return []
+
+
+def _specifics(question: str) -> set[str]:
+    """The names and numbers a question says: its capitalised words after the first, and words with digits."""
+    tokens = re.findall(r"[\w'’-]+", question)
+    return {t.lower() for n, t in enumerate(tokens) if (n and t[:1].isupper()) or any(ch.isdigit() for ch in t)}
 
 
 def names_problems(question: str, named: dict[str, str], *, refers_to: str = "", proxy: str = "") -> list[str]:
