@@ -1003,6 +1003,8 @@ def test_a_table_question_worded_by_code_names_the_row_entity_and_a_key_by_what_
     assert _row_question("car rental offer", rental, "that city") == "For that city, what is the company of the car rental offer with ID CR013?"
     airport = TableEvidence(table="tables/airports", row=6, column="city", filter={"iata_code": "AMS"}, value="Amsterdam")
     assert _row_question("airport", airport, "") == "What is the city of the airport whose iata code is AMS?"
+    final = TableEvidence(table="tables/finals", row=4, column="winner", filter={"year": "1995"}, value="Orlanmouth Wanderers")
+    assert _row_question("Varen Cup final", final, "") == "What is the winner of the 1995 Varen Cup final?"  # a row a year picks
     honours = TableEvidence(table="tables/honours", row=0, column="league_titles", filter={"club": "Harbour City FC"}, value="4")
     assert _row_question("club honour", honours, "") == "What is the league titles of Harbour City FC?"  # the row a name picks is that thing
 

@@ -33,6 +33,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import exchange_lines, render_transcript
 from bddgen.models import TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
+from bddgen.numbers import is_year
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Spec, Turn
 from bddgen.text import row_noun, spoken_name
@@ -140,10 +141,12 @@ def _row_question(noun: str, evidence: TableEvidence, proxy: str) -> str:
 
 def _row_named(noun: str, evidence: TableEvidence) -> str:
     """The row a table turn reads, as a question names it: "Harbour City FC" (a row a name picks is that thing),
-    "the genre with ID 1", "the Varen Cup final whose year is 1999"."""
+    "the genre with ID 1", "the 1999 Varen Cup final" (a row a year picks), "the fare class whose cabin is business"."""
     named = evidence.named()
     if len(named) == 1 and _is_name(value := next(iter(named.values()))) and not _own_key(noun, next(iter(named))):
         return value
+    if len(named) == 1 and is_year(value := next(iter(named.values()))):
+        return f"the {value} {noun}"  # "the 1995 Varen Cup final", not "the Varen Cup final whose year is 1995"
     return f"the {noun} " + " and ".join(
         f"with ID {value}" if _own_key(noun, column) else f"whose {_humane(column)} is {value}" for column, value in named.items()
     )
