@@ -53,6 +53,13 @@ def spoken_name(identifier: str) -> str:
     return " ".join(part if part.isupper() and len(part) > 1 else part.lower() for part in parts)
 
 
+def key_of(column: str) -> str | None:
+    """The thing a key column identifies, as people say it: "MediaTypeId" -> "media type", "rental_id" ->
+    "rental", "id" -> ""; None for a column that is no key."""
+    parts = spoken_name(column).lower().split()
+    return " ".join(parts[:-1]) if parts and parts[-1] == "id" else None
+
+
 _MAX_ROW_NOUN_WORDS = 3  # not a setting: a rule of what a row noun is
 
 

@@ -43,7 +43,7 @@ def test_names_held_by_the_corpus_are_the_subject_and_their_own_page_comes_first
     assert not subject.ungroundable
     assert subject.held_by("Korrin Sporting was founded in 1931.", "text/korrin-sporting")
     assert not subject.held_by("Greyhollow City won the league in 1971.", "text/greyhollow-city")
-    about = subject.about(corpus.by_id())  # each club's own page is about that club
+    about = subject.about  # each club's own page is about that club
     assert about["text/redmarsh-rovers"] == {"Redmarsh Rovers"} and about["text/korrin-sporting"] == {"Korrin Sporting"}
 
 

@@ -95,3 +95,10 @@ def test_a_table_row_is_named_by_its_short_title_in_the_singular() -> None:
     assert row_noun("Varen Cup finals, 1995-2024") == "Varen Cup final" and row_noun("Club honours in Velorian football") == "club honour"
     assert row_noun("Report 07: Deferred charges and other assets") == ""  # a caption names no row
     assert singular("status") == "status" and singular("bus") == "bus" and singular("boxes") == "box"
+
+
+def test_a_key_column_is_said_as_the_thing_it_identifies() -> None:
+    from bddgen.text import key_of
+
+    assert key_of("MediaTypeId") == "media type" and key_of("rental_id") == "rental" and key_of("id") == ""
+    assert key_of("iata_code") is None and key_of("Name") is None

@@ -209,7 +209,7 @@ def _implement(
     used |= review.rejected_chains() if review else set()
     chains = rank_chains(
         search, needed * CHAINS_PER_CONVERSATION, exclude=used, relevance=sources.relevance, starts=starts,
-        names=subject.about(known) if subject is not None else None,
+        names=subject.about if subject is not None else None,
     )
     notes += [n for n in [shortfall_note(search, chains)] if n]
     stage = WriterContext(

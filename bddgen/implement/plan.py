@@ -16,7 +16,7 @@ from bddgen.implement.chains import Chain, Hop
 from bddgen.implement.graph import Bridge
 from bddgen.normalise import contains_phrase, content_words, normalise
 from bddgen.specs import QueryType
-from bddgen.text import spoken_name
+from bddgen.text import key_of, spoken_name
 
 _KIND_PROXIES = {"organisation": "that organisation", "place": "that place"}
 FIXED_TURNS = 3  # the first SINGLE-DOC, the UNANSWERABLE and the SYNTHESIS turn
@@ -77,16 +77,15 @@ def _bridge_entity(
 
 
 def _proxy(bridge: Bridge, target: str, kind: str) -> str:
-    """'that person' for people, else 'that <column>' of the table holding the value (a key's column: the thing
-    it identifies), else by the entity's
-    kind as the corpus tells it (`kind`: person, organisation, place or other), else by its label where the
-    bridge was found."""
+    """'that person' for people, else 'that <column>' of the table holding the value (of a key's column, the
+    thing it identifies: "MediaTypeId" -> "that media type"), else by the entity's kind as the corpus tells it
+    (`kind`: person, organisation, place or other), else by its label where the bridge was found."""
     if kind == "person" or (kind == "other" and bridge.label == "PERSON"):
         return "that person"
     column = bridge.columns.get(target) or next(iter(bridge.columns.values()), "")
     words = [w for w in normalise(spoken_name(column)).split() if len(w) > 1 and not w.isdigit()]
-    if len(words) > 1 and words[-1] == "id":  # a key names the thing it identifies: "MediaTypeId" -> "that media type"
-        words = words[:-1]
+    if len(words) > 1 and (identified := key_of(" ".join(words))):
+        words = identified.split()
     if words:
         return "that " + " ".join(words)
     return _KIND_PROXIES.get(kind) or _LABEL_PROXIES.get(bridge.label, "it")

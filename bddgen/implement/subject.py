@@ -9,7 +9,7 @@ implemented on an unrelated chain.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from bddgen.implement.computed import asks_for_arithmetic
@@ -38,6 +38,9 @@ class SpecSubject:
     names: tuple[str, ...]
     documents: tuple[str, ...]
     unheld: tuple[str, ...] = ()
+    # per document holding the subject, the names it is about: those its title says (a thing's own page), else,
+    # when no title says any name (tables, reports), those its text mentions
+    about: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     @property
     def starts(self) -> tuple[str, ...]:
@@ -48,14 +51,6 @@ class SpecSubject:
     def ungroundable(self) -> bool:
         """The spec names things, and no document holds any of them."""
         return bool(self.unheld) and not self.names
-
-    def about(self, documents: Mapping[str, TextDocument | TableDocument | PolicyDocument]) -> dict[str, frozenset[str]]:
-        """Per document holding the subject, the names it is about: those its title says (a thing's own page),
-        else, when no title says any name (tables, reports), those its text mentions."""
-        titled = {d: frozenset(n for n in self.names if mentions(documents[d].title, n)) for d in self.documents if d in documents}
-        if any(titled.values()):
-            return {d: names for d, names in titled.items() if names}
-        return {d: frozenset(n for n in self.names if mentions(documents[d].as_text(), n)) for d in self.documents if d in documents}
 
     def held_by(self, text: str, doc_id: str) -> bool:
         """Whether evidence (its text, from document `doc_id`) is about the subject."""
@@ -119,10 +114,15 @@ class SubjectReader:
         names = [n for n in names if not any(other != n and mentions(other, n) for other in names)]
         if names:
             holding = [d for d, text in self.texts.items() if any(n in text for n in names)]
+            titled = {d: frozenset(n for n in names if mentions(self.documents[d].title, n)) for d in holding}
             order = {d: i for i, d in enumerate(ranked)}
             # a document about the name (its title says it) first: a thing's own page, not one that mentions it
-            holding.sort(key=lambda d: (not any(mentions(self.documents[d].title, n) for n in names), order.get(d, len(order)), d))
-            return SpecSubject(names=tuple(names), documents=tuple(holding), unheld=tuple(dict.fromkeys(unheld)))
+            holding.sort(key=lambda d: (not titled[d], order.get(d, len(order)), d))
+            about = (
+                {d: held for d, held in titled.items() if held} if any(titled.values())
+                else {d: frozenset(n for n in names if mentions(self.texts[d], n)) for d in holding}
+            )
+            return SpecSubject(names=tuple(names), documents=tuple(holding), unheld=tuple(dict.fromkeys(unheld)), about=about)
         query = " ".join([spec.title, *spec.then])
         about = [hit.doc_id for hit in self.retriever.search(query, top_k=ABOUT_DOCUMENTS) if hit.doc_id in self.documents]
         return SpecSubject(names=(), documents=tuple(dict.fromkeys(about)), unheld=tuple(dict.fromkeys(unheld)))
@@ -132,7 +132,7 @@ def start_documents(subject: SpecSubject, spec: Spec, documents: Mapping[str, Te
     """The documents a conversation on the spec starts from: the subject's best ones; for a spec that asks for a
     change, an average or a ratio, only its report tables (a column per year), which alone can compute it."""
     if asks_for_arithmetic(" ".join([spec.title, *spec.when, *spec.then])):
-        computing = [d for d in subject.documents if isinstance(documents.get(d), TableDocument) and label_column(documents[d])]  # type: ignore[arg-type]
+        computing = [d for d in subject.documents if isinstance(table := documents.get(d), TableDocument) and label_column(table)]
         if computing:
             return computing[:START_DOCUMENTS]
     return list(subject.starts)

@@ -256,8 +256,8 @@ def _result_unit(query: TableQuery, table: TableDocument, cells: list[tuple[str,
     if any(_OWN_MEASURE.search(label) for label, _, _ in cells):
         # a rate, a ratio or an amount per share is not counted in the table's millions: only a currency its cells write
         units = {quantity.unit if (quantity := read_quantity(cell)) is not None else "" for _, _, cell in cells}
-        return f" {units.pop()}" if len(units) == 1 and "" not in units else ""
-    units = {cell_unit(table, column, cell).words() for _, column, cell in cells}
+    else:
+        units = {cell_unit(table, column, cell).words() for _, column, cell in cells}
     return f" {units.pop()}" if len(units) == 1 and "" not in units else ""
 
 

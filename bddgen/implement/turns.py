@@ -36,7 +36,7 @@ from bddgen.ner.base import EntityRecognizer
 from bddgen.numbers import is_year
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Spec, Turn
-from bddgen.text import row_noun, spoken_name
+from bddgen.text import key_of, row_noun, spoken_name
 
 RETRY_HEAT = 0.3  # a rewrite runs a little hotter, so it is not the same reply again
 HISTORY_TURNS = 3  # earlier turns shown to the LM
@@ -120,8 +120,8 @@ def _is_name(value: str) -> bool:
 
 def _own_key(noun: str, column: str) -> bool:
     """Whether a column is the key of the rows' own entity: "id", "GenreId" of genres, "rental_id" of car rental offers."""
-    words = _humane(column).lower().split()
-    return bool(words) and words[-1] == "id" and set(words[:-1]) <= set(noun.split())
+    identified = key_of(column)
+    return identified is not None and set(identified.split()) <= set(noun.split())
 
 
 _DESCRIBING_PARTS = frozenset({"NOUN", "PROPN", "ADJ"})
@@ -459,7 +459,8 @@ class ConversationWriter:
             plainly = f" Plainly: {self._plain_question(planned, evidence)}"
             if phrase := asked_phrase(self.context.table(evidence.table), evidence):
                 named = ", ".join(repr(v) for v in evidence.named().values())
-                called = f' (call it "{_source_name(title)}")' if _source_name(title) != title else ""
+                source = _source_name(title)
+                called = f' (call it "{source}")' if source != title else ""
                 return f'Ask for {phrase}, from "{title}"{called}; the question names {named}. The answer is "{evidence.value}".{plainly}'
             # a row named by what it is ("the Varen Cup final"), else by the table it is in
             noun = row_noun(title)
