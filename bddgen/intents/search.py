@@ -22,6 +22,7 @@ from bddgen.intents.surrogate import LikelihoodScorer, hardest_first, random_ord
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.run.assistants.base import Assistant, AssistantReply
+from bddgen.run.runner import SampleRunner
 
 FULL, BASELINE = "full", "baseline"
 log = logging.getLogger(__name__)
@@ -167,13 +168,13 @@ METHODS: dict[str, Callable[[SearchContext, SeedTask], CellOutcome]] = {FULL: se
 
 def run_search(ctx: SearchContext, seeds: SeedFile, methods: Sequence[str], on_outcome: Callable[[CellOutcome], None] | None = None) -> SearchResult:
     """Every seed task searched by every method in `methods` (the baseline uses neither scorer nor
-    memory), and their summaries."""
+    memory), and their summaries. One sample at a time: what the strategy memory learns from a cell
+    guides the next one."""
     result = SearchResult(assistant=ctx.assistant.name, budget=ctx.settings.budget, reference_date=seeds.reference_date)
-    for task in seeds.tasks:
-        for method in methods:
-            outcome = METHODS[method](ctx, task)
-            result.outcomes.append(outcome)
-            if on_outcome is not None:
-                on_outcome(outcome)
+    runner: SampleRunner[tuple[SeedTask, str], CellOutcome] = SampleRunner(
+        lambda sample: METHODS[sample[1]](ctx, sample[0]),
+        on_result=None if on_outcome is None else lambda sample, outcome: on_outcome(outcome), name="bddgen-intents",
+    )
+    result.outcomes = runner.run([(task, method) for task in seeds.tasks for method in methods])
     result.summaries = [summarize(result.outcomes, method) for method in methods]
     return result

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping
@@ -21,6 +20,7 @@ from bddgen.probe.scan import scan_package, summarise
 from bddgen.probe.state import WEAKNESS_FILE, Outputs, ProbeStore
 from bddgen.probe.thread import ThreadContext, ThreadSettings, run_thread
 from bddgen.run.assistants.base import Assistant
+from bddgen.run.runner import SampleRunner
 
 FOLDER = "probe"
 WEAKNESS_HEADER = (
@@ -101,7 +101,8 @@ def probe(
     settings: ProbeSettings,
     on_thread: Callable[[Thread], None] | None = None,
 ) -> list[Thread]:
-    """Run every unfinished thread, `settings.jobs` at a time; the store writes after every dialogue."""
+    """Run every unfinished thread, `settings.jobs` at a time (a finished one, from an earlier run, is not run
+    again); the store writes after every dialogue."""
     thread_settings = ThreadSettings(
         settings.rounds, settings.start_difficulty, settings.eta, settings.converged, settings.min_turns, settings.max_turns
     )
@@ -110,15 +111,13 @@ def probe(
 
     def one(thread: Thread) -> Thread:
         ctx = ThreadContext(assistants[thread.assistant], user_lm, judge_lm, rubric, domain, thread_settings)
-        done = run_thread(thread, ctx, facts_for(thread, corpus, settings.fact_chars), store.update)
-        if on_thread is not None:
-            on_thread(done)
-        return done
+        return run_thread(thread, ctx, facts_for(thread, corpus, settings.fact_chars), store.update)
 
-    pending = [t for t in threads if not t.finished]
-    with ThreadPoolExecutor(max_workers=settings.jobs) as pool:
-        list(pool.map(one, pending))
-    return threads
+    runner: SampleRunner[Thread, Thread] = SampleRunner(
+        one, jobs=settings.jobs, stored=lambda thread: thread if thread.finished else None,
+        on_result=None if on_thread is None else lambda thread, done: on_thread(done), name="bddgen-probe",
+    )
+    return runner.run(threads)
 
 
 def outputs_for(root: Path, features: Path, rubric: Rubric, settings: ProbeSettings) -> Outputs:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from bddgen.run.cucumber import write_cucumber
 from bddgen.corpus import load_project_corpus
 from bddgen.run.judge import TOOL_KINDS, CitedPassages, Judge
 from bddgen.run.metadata import code_revision, new_run_dir, now, public_settings
+from bddgen.run.runner import SampleRunner
 from bddgen.lm.pool import ModelPool
 from bddgen.run.language_models import assistant_model_name, same_model_warning
 from bddgen.run.scenario import ScenarioRun
@@ -79,8 +79,8 @@ class RunSummary:
 
 
 class SuiteRun:
-    """Creates one session per selected conversation and repeat; with jobs > 1 a thread pool runs
-    them ahead of behave, which then reads their results in file order."""
+    """Creates one session per selected conversation and repeat; with jobs > 1 the runner's worker threads run
+    them ahead of behave, which then reads their results in file order (with one job, behave's steps run each)."""
 
     def __init__(
         self,
@@ -113,8 +113,13 @@ class SuiteRun:
         self._assistant = assistant
         self._assistant_builder = assistant_builder
         self._assistant_lock = threading.Lock()
-        self._stop = threading.Event()
-        self._pool: ThreadPoolExecutor | None = None
+        self._runner: SampleRunner[ConversationSession, list[TurnResult]] = SampleRunner(
+            self._run_session,
+            jobs=options.jobs if options.jobs > 1 else 0,
+            stored=lambda session: session.records if session.written else None,
+            on_start=listener.started if listener is not None else None,
+            name="bddgen-run",
+        )
         self._sessions: list[ConversationSession] = []
         self._scenarios: dict[tuple[str, str], ScenarioRun] = {}
         self._plans: list[ConversationPlan] = []
@@ -159,7 +164,6 @@ class SuiteRun:
         """Replay conversations finished by an earlier attempt, drop half-written ones, start the rest."""
         stored = self.store.load()
         stale: set[ConversationKey] = set()
-        fresh: list[ConversationSession] = []
         for plan in plans:
             sessions = []
             for repeat in range(1, self.options.repeat + 1):
@@ -180,12 +184,11 @@ class SuiteRun:
                     max_answer_chars=self.project.settings.run.max_answer_chars,
                 )
                 sessions.append(session)
-                if not done:
-                    fresh.append(session)
             self._sessions += sessions
             self._scenarios[(plan.feature, plan.conversation.id)] = ScenarioRun(sessions)
         self.store.discard(stale)
         self._plans = plans
+        fresh = self._runner.pending(self._sessions)
         self.replayed = len(self._sessions) - len(fresh)
         self._write_metadata(plans, finished=False)
         if fresh:
@@ -198,12 +201,12 @@ class SuiteRun:
             check = false_fail_warning(read_check(self.project.state_path), self.judge_model, self.project.settings.judge_check.max_false_fail_rate)
             if check:
                 console.print(f"[yellow]warning:[/] {escape(check)}")
-        if self.listener is not None:
-            self.listener.started(len(self._sessions), self.replayed)
-        if self.options.jobs > 1 and fresh:
-            self._pool = ThreadPoolExecutor(max_workers=self.options.jobs, thread_name_prefix="bddgen-run")
-            for session in fresh:
-                self._pool.submit(session.run_all, self._stop)
+        self._runner.start(self._sessions)
+
+    def _run_session(self, session: ConversationSession) -> list[TurnResult]:
+        """A worker's sample: every turn of the session (it stops between turns once the run stops)."""
+        session.run_all(self._runner.stopping)
+        return session.records
 
     def _check_state_source(self) -> None:
         """Read the state a conversation starts from once before any task runs, so a state source that answers
@@ -221,9 +224,7 @@ class SuiteRun:
 
     def finish(self, interrupted: bool = False) -> RunSummary:
         """Stop the workers (between turns), record completion in run.json and count the verdicts."""
-        self._stop.set()
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+        self._runner.stop()
         if not interrupted:
             for session in self._sessions:
                 session.finish()
