@@ -271,6 +271,21 @@ class RunSettings(_Section):
     passing_score: int = Field(
         default=5, ge=1, le=5, description="The judge's score (1-5) from which a graded answer or conversation passes."
     )
+    unit_tolerance: float = Field(
+        default=0.005, ge=0, lt=1,
+        description="Judge: how far two values of one dimension written in different units may differ, as a share of the larger "
+        "('5 km' and '3.1 miles': the rounding of a conversion).",
+    )
+    part_max_words: int = Field(
+        default=8, ge=1,
+        description="Judge: words of a part of a reference answer (a SYNTHESIS part, an item of a list) the deterministic checks "
+        "decide; a longer part is a sentence, not a fact, and the model judges it.",
+    )
+    part_other_words: int = Field(
+        default=2, ge=0,
+        description="Judge: words of a part besides its names, numbers, units and function words ('spectators', 'minute') for "
+        "the deterministic checks to pass an answer on it; with more, the model judges.",
+    )
 
 
 class IntentsSettings(_Section):

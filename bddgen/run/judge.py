@@ -14,7 +14,9 @@ from bddgen.models import Document, PolicyDocument, TextDocument
 from bddgen.results import Judgement, Verdict
 from bddgen.normalise import content_words
 from bddgen.answer_checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
-from bddgen.run.reference_match import adds_claims, altered_quote, contradicted_number, match_reference, quotes_reference, states_names
+from bddgen.run.reference_match import (
+    DEFAULT_TOLERANCES, Tolerances, adds_claims, altered_quote, contradicted_number, match_reference, quotes_reference, states_names,
+)
 from bddgen.run.tasks import (
     ABSTENTION_REFERENCE,
     ABSTENTION_RUBRIC,
@@ -69,14 +71,17 @@ class Judge:
         tools: bool = False,
         cited: Callable[[str], str] | None = None,
         passing_score: int = default_of(RunSettings, "passing_score"),
+        tolerances: Tolerances = DEFAULT_TOLERANCES,
     ) -> None:
         """`tools`: the assistant calls tools, so 'wrong tool or order' is a category the model may name. `cited`: the
         passage of a document a turn cites (`CitedPassages`), where an answer's claims beyond the reference may be found.
-        `passing_score`: the model's score (1-5) from which an answer or conversation passes."""
+        `passing_score`: the model's score (1-5) from which an answer or conversation passes. `tolerances`: how the
+        deterministic checks read a reference (`Tolerances.of(settings.run)`)."""
         self._lm_provider = lm_provider
         self.tools = tools
         self._cited = cited
         self.passing_score = passing_score
+        self.tolerances = tolerances
         self._lm: LanguageModel | None = None
         self._lock = threading.Lock()
 
@@ -121,10 +126,10 @@ class Judge:
             return Judgement(Verdict.FAIL, f"{altered} (reference: {turn.answer})", checks=("abstention", "quotes-reference"))
         if quotes_reference(answer, turn.answer) and not self._adds_claims(turn, answer, said):
             return Judgement(Verdict.PASS, "the answer states every clause of the reference answer", checks=("abstention", "quotes-reference"))
-        replaced = contradicted_number(answer, turn.answer)
+        replaced = contradicted_number(answer, turn.answer, self.tolerances.unit)
         if replaced:
             return Judgement(Verdict.FAIL, f"the answer states {replaced} (reference: {turn.answer})", checks=("abstention", "reference-parts"))
-        decided = match_reference(answer, turn.answer, turn.query_type, said)
+        decided = match_reference(answer, turn.answer, turn.query_type, said, self.tolerances)
         if decided is not None:
             verdict = Verdict.PASS if decided.passed else Verdict.FAIL
             return Judgement(verdict, decided.reason, checks=("abstention", "reference-parts"))
@@ -141,10 +146,10 @@ class Judge:
         altered = altered_quote(answer, turn.answer)
         if altered:
             return Judgement(Verdict.FAIL, f"the answer states the exact value {value!r} but {altered}", checks=("exact", "quotes-reference"))
-        decided = match_reference(answer, turn.answer, turn.query_type, said)
+        decided = match_reference(answer, turn.answer, turn.query_type, said, self.tolerances)
         if decided is not None and not decided.passed:
             return Judgement(Verdict.FAIL, f"the answer states the exact value {value!r} but {decided.reason}", checks=("exact", "reference-parts"))
-        replaced = contradicted_number(answer, turn.answer)
+        replaced = contradicted_number(answer, turn.answer, self.tolerances.unit)
         if replaced:
             return Judgement(Verdict.FAIL, f"the answer states the exact value {value!r} but {replaced}", checks=("exact", "reference-parts"))
         if decided is None and (self._adds_claims(turn, answer, said) or not states_names(answer, turn.answer)):
@@ -154,10 +159,10 @@ class Judge:
     def _adds_claims(self, turn: Turn, answer: str, said: str) -> bool:
         """Whether the answer claims more than the reference (a negation, a number) that neither the conversation nor
         the documents the turn cites state: true detail from the turn's own source is no error."""
-        if not adds_claims(answer, turn.answer, said):
+        if not adds_claims(answer, turn.answer, said, self.tolerances.unit):
             return False
         cited = " ".join(self._cited(doc_id) for doc_id in turn.doc_ids) if self._cited is not None else ""
-        return not cited.strip() or adds_claims(answer, turn.answer, f"{said} {cited}")
+        return not cited.strip() or adds_claims(answer, turn.answer, f"{said} {cited}", self.tolerances.unit)
 
     def judge_conversation(self, spec: Spec, exchanges: list[tuple[str, str]], references: list[str] | None = None) -> Judgement:
         """Grade the whole (question, answer) transcript against the spec's Given/When/Then, on what its turns

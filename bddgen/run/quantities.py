@@ -7,8 +7,11 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-RELATIVE_TOLERANCE = 0.005
-"""How far two values of one dimension written in different units may differ (rounding of a conversion)."""
+from bddgen.config import RunSettings, default_of
+
+RELATIVE_TOLERANCE = default_of(RunSettings, "unit_tolerance")
+"""[run] unit_tolerance unless given: how far two values of one dimension written in different units may differ
+(rounding of a conversion)."""
 
 _ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen"
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
@@ -54,10 +57,11 @@ class Quantity:
     dimension: str = ""
     unscaled: float | None = None  # the value before its scale word ("9,254 thousand": 9254); None without one
 
-    def matches(self, other: Quantity) -> bool:
+    def matches(self, other: Quantity, tolerance: float = RELATIVE_TOLERANCE) -> bool:
         """Same value; a bare number matches the same number in any unit, two units of one dimension match
-        within the rounding of a conversion; a number written without a scale word matches the same number
-        with one ("9,254" of a table in thousands and "$9,254 thousand"), never two different scale words."""
+        within the rounding of a conversion (`tolerance`, a share of the larger); a number written without a
+        scale word matches the same number with one ("9,254" of a table in thousands and "$9,254 thousand"),
+        never two different scale words."""
         if (self.unscaled is None) != (other.unscaled is None):
             scaled, plain = (self, other) if self.unscaled is not None else (other, self)
             if scaled.unscaled == plain.value:
@@ -66,7 +70,7 @@ class Quantity:
             if self.dimension != other.dimension:
                 return False
             scale = max(abs(self.value), abs(other.value), 1e-9)
-            return abs(self.value - other.value) / scale <= RELATIVE_TOLERANCE
+            return abs(self.value - other.value) / scale <= tolerance
         return self.value == other.value
 
 
@@ -115,6 +119,6 @@ def quantities(text: str) -> list[Quantity]:
     return [w.quantity for w in written_quantities(text)]
 
 
-def states(answer: str, quantity: Quantity) -> bool:
-    """True when `answer` states `quantity` in any unit or format."""
-    return any(q.matches(quantity) for q in quantities(answer))
+def states(answer: str, quantity: Quantity, tolerance: float = RELATIVE_TOLERANCE) -> bool:
+    """True when `answer` states `quantity` in any unit or format (units converted within `tolerance`)."""
+    return any(q.matches(quantity, tolerance) for q in quantities(answer))

@@ -7,14 +7,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bddgen.config import RunSettings, default_of
 from bddgen.normalise import STOPWORDS
-from bddgen.run.quantities import NUMBER_WORDS, UNITS, Quantity, quantities, states, written_quantities
+from bddgen.run.quantities import NUMBER_WORDS, RELATIVE_TOLERANCE, UNITS, Quantity, quantities, states, written_quantities
 from bddgen.specs import QueryType
 
-PART_MAX_WORDS = 8
-"""A part longer than this is a sentence, not a fact: the model judges it."""
-OTHER_WORDS_MAX = 2
-"""Words of a part besides its names, numbers, units and function words ('spectators', 'minute')."""
+PART_MAX_WORDS = default_of(RunSettings, "part_max_words")
+"""[run] part_max_words unless given: a part longer than this is a sentence, not a fact: the model judges it."""
+OTHER_WORDS_MAX = default_of(RunSettings, "part_other_words")
+"""[run] part_other_words unless given: words of a part besides its names, numbers, units and function words
+('spectators', 'minute')."""
 
 NAME = re.compile(r"[A-Z][\w'’.-]*(?:\s+(?:(?:of|de|del|da|van|von|der|le|la|the)\s+)?[A-Z][\w'’.-]*)*")
 """A capitalised run: a name ('Harbour City FC', 'Bank of Veloria')."""
@@ -27,6 +29,22 @@ _LEADING = frozenset("a an the in on at by yes no he she it they his her its the
 
 
 @dataclass(frozen=True)
+class Tolerances:
+    """How the deterministic checks read a reference: [run] unit_tolerance, part_max_words and part_other_words."""
+
+    unit: float = RELATIVE_TOLERANCE
+    part_max_words: int = PART_MAX_WORDS
+    other_words_max: int = OTHER_WORDS_MAX
+
+    @classmethod
+    def of(cls, run: RunSettings) -> Tolerances:
+        return cls(run.unit_tolerance, run.part_max_words, run.part_other_words)
+
+
+DEFAULT_TOLERANCES = Tolerances()
+
+
+@dataclass(frozen=True)
 class Part:
     """One fact of a reference: the names and numbers an answer must state."""
 
@@ -36,19 +54,19 @@ class Part:
     other_words: int
     bare: bool = False  # nothing but names and numbers: an item of a list
 
-    @property
-    def checkable(self) -> bool:
-        return bool(self.names or self.numbers) and len(self.text.split()) <= PART_MAX_WORDS
+    def checkable(self, max_words: int = PART_MAX_WORDS) -> bool:
+        """A fact the checks decide: a name or a number, in at most `max_words` words."""
+        return bool(self.names or self.numbers) and len(self.text.split()) <= max_words
 
-    def stated_in(self, answer: str, words: set[str]) -> bool:
+    def stated_in(self, answer: str, words: set[str], tolerance: float = RELATIVE_TOLERANCE) -> bool:
         """Every name (a surname alone stands for the whole) and every number is in the answer."""
-        return all(_names_whole(name, words) for name in self.names) and all(states(answer, n) for n in self.numbers)
+        return all(_names_whole(name, words) for name in self.names) and all(states(answer, n, tolerance) for n in self.numbers)
 
-    def touched_by(self, answer: str, words: set[str]) -> bool:
+    def touched_by(self, answer: str, words: set[str], tolerance: float = RELATIVE_TOLERANCE) -> bool:
         """Some word of a name is in the answer; for a part without names, some number."""
         if self.names:
             return any(w in words for name in self.names for w in name)
-        return any(states(answer, n) for n in self.numbers)
+        return any(states(answer, n, tolerance) for n in self.numbers)
 
 
 def _names_whole(name: tuple[str, ...], words: set[str]) -> bool:
@@ -83,13 +101,13 @@ def part_of(text: str) -> Part:
     return Part(text.strip(), names, numbers, len(other), bare=all(w == "the" or w.isdigit() for w in rest_words))
 
 
-def reference_parts(reference: str, query_type: QueryType | None) -> list[Part]:
-    """A SYNTHESIS reference's '; '-separated parts; a list of names or numbers ('A, B and C') item by item;
-    otherwise the reference as one part."""
+def reference_parts(reference: str, query_type: QueryType | None, max_words: int = PART_MAX_WORDS) -> list[Part]:
+    """A SYNTHESIS reference's '; '-separated parts; a list of names or numbers ('A, B and C') item by item
+    (each item checkable in `max_words`); otherwise the reference as one part."""
     if query_type is QueryType.SYNTHESIS and ";" in reference:
         return [part_of(p) for p in reference.split(";") if p.strip()]
     items = [part_of(p) for p in _LIST_SPLIT.split(reference.strip().rstrip(".")) if p.strip()]
-    if len(items) > 1 and all(i.checkable and i.bare for i in items):
+    if len(items) > 1 and all(i.checkable(max_words) and i.bare for i in items):
         return items
     return [part_of(reference)]
 
@@ -102,12 +120,12 @@ class Match:
     reason: str
 
 
-def adds_claims(answer: str, reference: str, context: str) -> bool:
+def adds_claims(answer: str, reference: str, context: str, tolerance: float = RELATIVE_TOLERANCE) -> bool:
     """The answer negates more than the reference does, or states a number neither the reference nor `context` does."""
     if len(_NEGATION.findall(answer)) > len(_NEGATION.findall(reference)):
         return True
     known = quantities(f"{reference} {context}")
-    return any(not any(q.matches(k) for k in known) for q in quantities(answer))
+    return any(not any(q.matches(k, tolerance) for k in known) for q in quantities(answer))
 
 
 def _counted(text: str) -> list[tuple[Quantity, str, str]]:
@@ -125,15 +143,15 @@ def _counted(text: str) -> list[tuple[Quantity, str, str]]:
     return found
 
 
-def contradicted_number(answer: str, reference: str) -> str:
+def contradicted_number(answer: str, reference: str, tolerance: float = RELATIVE_TOLERANCE) -> str:
     """A number of the reference the answer replaces by another of the same kind ('35 EUR' for '70 EUR', '74 points'
     for '72 points'), as 'X where the reference says Y'; '' when there is none."""
     expected = _counted(reference)
     for quantity, word, shown in expected:
-        if states(answer, quantity):
+        if states(answer, quantity, tolerance):
             continue
         for other, other_word, other_shown in _counted(answer):
-            if any(other.matches(q) for q, _, _ in expected):
+            if any(other.matches(q, tolerance) for q, _, _ in expected):
                 continue
             same_unit = bool(quantity.dimension) and other.dimension == quantity.dimension
             same_noun = not quantity.dimension and not other.dimension and bool(word) and word == other_word
@@ -191,20 +209,23 @@ def states_names(answer: str, reference: str) -> bool:
     return all(_names_whole(name, words) for name in names_in(reference))
 
 
-def match_reference(answer: str, reference: str, query_type: QueryType | None, context: str) -> Match | None:
+def match_reference(
+    answer: str, reference: str, query_type: QueryType | None, context: str, tolerances: Tolerances = DEFAULT_TOLERANCES
+) -> Match | None:
     """PASS when every part is stated, the answer negates nothing the reference does not and states no number
     beyond the reference and `context` (the question and conversation so far; a new number may be a wrong
     claim, so the model reads it); FAIL when a checkable part is not touched at all; None otherwise."""
-    parts = reference_parts(reference, query_type)
+    parts = reference_parts(reference, query_type, tolerances.part_max_words)
     words = words_of(answer)
-    missing = [p for p in parts if p.checkable and not p.touched_by(answer, words)]
+    unit = tolerances.unit
+    missing = [p for p in parts if p.checkable(tolerances.part_max_words) and not p.touched_by(answer, words, unit)]
     if missing:
         return Match(False, f"the answer states nothing of {', '.join(repr(p.text) for p in missing)} (reference: {reference})")
-    if not all(p.checkable and p.other_words <= OTHER_WORDS_MAX for p in parts):
+    if not all(p.checkable(tolerances.part_max_words) and p.other_words <= tolerances.other_words_max for p in parts):
         return None
-    if not all(p.stated_in(answer, words) for p in parts):
+    if not all(p.stated_in(answer, words, unit) for p in parts):
         return None
-    if adds_claims(answer, reference, context):
+    if adds_claims(answer, reference, context, unit):
         return None
     shown = " and ".join(repr(p.text) for p in parts)
     return Match(True, f"the answer states {shown}" + (" (every part of the reference)" if len(parts) > 1 else ""))

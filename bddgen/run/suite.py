@@ -25,6 +25,7 @@ from bddgen.run.assistants.factory import REFERENCE_KINDS, assistant_settings, b
 from bddgen.run.cucumber import write_cucumber
 from bddgen.corpus import load_project_corpus
 from bddgen.run.judge import TOOL_KINDS, CitedPassages, Judge
+from bddgen.run.reference_match import Tolerances
 from bddgen.run.metadata import code_revision, new_run_dir, now, public_settings
 from bddgen.run.runner import SampleRunner
 from bddgen.lm.pool import ModelPool
@@ -106,7 +107,7 @@ class SuiteRun:
         self._judge_lm = lambda: judge_lm or self.models.get(project.settings.judge_lm, "[judge]")
         self.judge = Judge(self._judge_lm, tools=manifest is not None or self.assistant_settings.kind in TOOL_KINDS,
                            cited=CitedPassages(lambda: load_project_corpus(project).documents if project.corpus_path.is_dir() else []),
-                           passing_score=project.settings.run.passing_score)
+                           passing_score=project.settings.run.passing_score, tolerances=Tolerances.of(project.settings.run))
         self.tasks = TaskRuntime(user_lm=self._judge_lm, state_reader=self.state_reader)
         self._state_reader: StateReader | None = None
         self.judge_model = judge_lm.model_name if judge_lm is not None else project.settings.judge_lm.model
