@@ -258,7 +258,7 @@ class RunSettings(_Section):
     """`bddgen run`: executing the suites against an assistant."""
 
     assistant: str = Field(default="dense-rag", description="Name of an entry in [assistants] or a built-in.")
-    jobs: int = Field(default=1, ge=1, description="Feature files run in parallel.")
+    jobs: int = Field(default=1, ge=1, description="Conversations run at once (threads).")
     timeout: float = Field(default=120.0, gt=0, description="Seconds per assistant reply.")
     retries: int = Field(default=1, ge=0, description="Extra attempts when the assistant errors or times out.")
     results_dir: str = Field(default="runs", description="Folder of run results, relative to the project root.")
