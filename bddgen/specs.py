@@ -114,6 +114,7 @@ class QueryType(str, Enum):
     FILLER = "FILLER"
     SYNTHESIS = "SYNTHESIS"
     UNANSWERABLE = "UNANSWERABLE"
+    OFF_LIMITS = "OFF-LIMITS"  # a request the assistant's rules make it decline, whatever its documents hold
 
 
 CANNOT_ANSWER = "CANNOTANSWER"

@@ -76,6 +76,20 @@ def singular(word: str) -> str:
     return word
 
 
+def plural(noun: str) -> str:
+    """An English noun phrase's plural by the ending of its last word ("track" -> "tracks", "media type" ->
+    "media types", "country" -> "countries", "fare class" -> "fare classes")."""
+    head, _, last = noun.rpartition(" ")
+    lowered = last.lower()
+    if lowered.endswith("y") and len(last) > 2 and lowered[-2] not in "aeiou":
+        word = last[:-1] + "ies"
+    elif lowered.endswith(("s", "sh", "ch", "x", "z")):
+        word = last + "es"
+    else:
+        word = last + "s"
+    return f"{head} {word}" if head else word
+
+
 # words that end a title's head noun phrase: "Car rental offers | at destination airports", "Airports | served by …"
 _HEAD_ENDS = frozenset("at of by for and in on with from to per or via under over".split())
 

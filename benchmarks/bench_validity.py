@@ -11,13 +11,17 @@ project holds (selection, `.feature` files, provenance, LM log):
 - `contradicting_specs`: selected specs with a Then fact (a number or a name) that the documents found
   for that line do not state (`bddgen.implement.spec_facts`);
 - `on_spec_share`: conversations with at least one answerable turn whose evidence holds the spec's
-  subject (a name the spec gives, else one of the documents its title and Then are about);
+  subject (a name the spec gives, else one of the documents its title and Then are about); for a spec that
+  says the assistant must decline, conversations with an OFF-LIMITS turn;
 - `max_copied_words`: the longest run of words any question shares with its own evidence;
 - `glued_syntheses`: SYNTHESIS questions that are two questions glued ("?;", "; ", two question marks);
 - `code_worded_share`: turns whose question code worded;
 - `table_turns`, `table_recomputed_agree`: table turns, and how many references an independent path
   (SQL over the original CSV or SQLite file, not the code that chose them) gives again;
 - `arithmetic_turns`: turns whose reference is computed (change, percentage change, average, ratio…);
+- `count_turns`: turns whose reference is a count of rows (how many tracks of one media type), recomputed like a cell;
+- `off_limits_turns`: requests the assistant's rules make it decline, written for specs that say it must
+  (such a spec's conversation is on-spec when it has one);
 - `turns`, `drops` (by reason), `seconds_per_written`, `tokens_per_turn`.
 
 `--ablate NAME` (a boolean setting such as `select.near_duplicates`) measures each corpus a second time
@@ -164,9 +168,11 @@ class Recomputer:
         if column is None or any(i is None for i, _ in conditions):
             return None
         rows = _in_section(headers, rows, str(evidence.get("section", "")))
+        selected = [row for row in rows if all(i is not None and i < len(row) and _norm(row[i]) == v for i, v in conditions)]
+        if evidence.get("op") == "count":
+            return _norm(reference) == str(len(selected))
         if evidence.get("op", "lookup") != "lookup":
             return _computed_agrees(evidence, reference, rows, position)
-        selected = [row for row in rows if all(i is not None and i < len(row) and _norm(row[i]) == v for i, v in conditions)]
         values = {_norm(row[column]) for row in selected if column < len(row)}
         return len(values) == 1 and _norm(reference) in values
 
@@ -258,6 +264,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
     """Every figure of one corpus's project."""
     from bddgen.features.reader import read_feature
     from bddgen.implement.checks import glued_questions, longest_copied_run
+    from bddgen.implement.declined import declined_rule
     from bddgen.implement.subject import spec_subject
 
     models = project_models(project)
@@ -278,6 +285,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
             continue
         provenance = json.loads(sidecar.read_text(encoding="utf-8"))
         subject = spec_subject(document.spec, corpus, models.index)
+        declines = bool(declined_rule(document.spec, corpus.system.off_limits))
         for rejected in provenance.get("rejected", []):
             drops[re.sub(r"\d+", "N", str(rejected.get("reason", "?")))[:140]] += 1
         for conversation in provenance.get("conversations", []):
@@ -292,7 +300,9 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
                 if kind == "SYNTHESIS":
                     figures["syntheses"] += 1
                     figures["glued_syntheses"] += glued_questions(question)
-                if kind in ("UNANSWERABLE", "SYNTHESIS"):
+                if kind == "OFF-LIMITS":
+                    figures["off_limits_turns"] += 1
+                if kind in ("UNANSWERABLE", "OFF-LIMITS", "SYNTHESIS"):
                     continue
                 text = _evidence_text(evidence, documents)
                 copied.append((longest_copied_run(question, text), question))
@@ -307,9 +317,12 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
                     figures["table_not_recomputable"] += verdict is None
                 if str(evidence.get("op", "")) in ARITHMETIC or evidence.get("kind") == "computed":
                     figures["arithmetic_turns"] += 1
+                figures["count_turns"] += evidence.get("op") == "count"
                 if len(audit) < 10 * max(1, len(specs)):
                     audit.append({"spec": document.spec.title, "type": kind, "question": question, "answer": turn.get("answer"),
                                   "evidence": text[:300], "document": _evidence_document(evidence)})
+            if declines:  # a spec that says the assistant must decline is tested by a request its rule forbids
+                on_spec = any(t.get("outcome") == "kept" and t.get("query_type") == "OFF-LIMITS" for t in conversation.get("turns", []))
             conversations_on_spec.append((document.spec.title, on_spec))
     written = figures["written"]
     tokens = lm_tokens(project)
@@ -325,6 +338,8 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
         "table_recomputed_agree": figures["table_recomputed_agree"],
         "table_not_recomputable": figures["table_not_recomputable"],
         "arithmetic_turns": figures["arithmetic_turns"],
+        "count_turns": figures["count_turns"],
+        "off_limits_turns": figures["off_limits_turns"],
         "written": written,
         "turns": figures["turns"],
         "drops": dict(drops.most_common()),
@@ -348,7 +363,7 @@ def ablation_env(name: str) -> dict[str, str]:
 
 
 SHOWN = ("selected", "focuses", "near_duplicate_pairs", "contradicting_specs", "on_spec_share", "max_copied_words", "glued_syntheses",
-         "code_worded_share", "table_turns", "table_recomputed_agree", "arithmetic_turns", "written", "turns", "seconds_per_written",
+         "code_worded_share", "table_turns", "table_recomputed_agree", "arithmetic_turns", "count_turns", "off_limits_turns", "written", "turns", "seconds_per_written",
          "tokens_per_turn")
 
 

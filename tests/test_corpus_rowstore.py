@@ -16,7 +16,7 @@ from bddgen.corpus import TableLimits, load_corpus
 from bddgen.corpus.readers import MAX_ROW_PROBLEMS, csv_table
 from bddgen.errors import InputError
 from bddgen.implement.evidence import table_candidates, unique_filter
-from bddgen.implement.tables import TableQuery, TableQueryError, evaluate_table_query, matching_count
+from bddgen.implement.tables import TableQuery, TableQueryError, evaluate_table_query, group_counts, matching_count
 from bddgen.models import TableDocument
 
 SYSTEM_YAML = "name: Bookings\npurpose: Answers questions about bookings.\n"
@@ -145,6 +145,8 @@ def test_sql_over_the_store_answers_every_query_as_memory_does(tmp_path_factory:
         assert _answer(query, sql) == _answer(query, memory)
         conditions = {where_column or "a": where_value, **also}
         assert matching_count(sql, conditions) == matching_count(memory, conditions)
+    for column in ("a", "b", "c"):  # the counts per value a count turn's round trip shows
+        assert group_counts(sql, column) == group_counts(memory, column)
 
 
 def test_implement_writes_exact_turns_over_a_stored_table(tmp_path: Path) -> None:

@@ -605,6 +605,9 @@ def test_a_synthesis_asks_for_a_column_in_the_words_its_turn_used() -> None:
     assert dropped_relations("To sum up, what is the fee for the Standard fare class?", [part])  # "change" is left out
     league = ("How many league meetings have they had?", "league_meetings", "")
     assert dropped_relations("How many league titles have they won?", [league])
+    artist = ("What is the artist ID of the artist named AC/DC?", "ArtistId", "AC/DC")  # a column named in camel case, asked in words
+    assert dropped_relations("To sum up, what is the artist ID of the artist named AC/DC?", [artist]) == []
+    assert dropped_relations("To sum up, what is the name of the artist AC/DC?", [artist])
 
 
 def test_a_synthesis_that_leaves_out_a_name_a_combined_turn_named_is_rewritten() -> None:

@@ -172,6 +172,17 @@ def count_rows(store: RowStore, conditions: Sequence[tuple[int, str]]) -> int:
         return int(connection.execute(f"SELECT COUNT(*) FROM cells{where}", values).fetchone()[0])
 
 
+def count_groups(store: RowStore, column: int, conditions: Sequence[tuple[int, str]] = ()) -> list[tuple[str, int]]:
+    """Per value of column `column` among the rows meeting every condition, how many rows hold it: one entry per
+    normalised value (none for a blank one), as its first row writes it; most rows first, then first written first."""
+    where, values = _where(conditions)
+    blank = f"{' AND' if where else ' WHERE'} n{column} != ''"
+    with closing(_connect(store.path)) as connection:
+        # with one min() aggregate, SQLite reads the bare c{column} from the row holding that minimum: the group's first row
+        query = f"SELECT c{column}, COUNT(*), MIN(rowid) FROM cells{where}{blank} GROUP BY n{column} ORDER BY COUNT(*) DESC, MIN(rowid)"
+        return [(str(value), int(count)) for value, count, _ in connection.execute(query, values)]
+
+
 def select_rows(store: RowStore, width: int, conditions: Sequence[tuple[int, str]]) -> Iterator[list[str]]:
     """The rows of the whole table meeting every condition, in table order, one at a time."""
     where, values = _where(conditions)

@@ -13,6 +13,7 @@ from bddgen.features.wellformed import text_problems
 from bddgen.numbers import read_quantity, states_quantity
 from bddgen.ner.base import CAPITALISED_RUN, EntityRecognizer
 from bddgen.retrieval.lexical import tokenize
+from bddgen.text import spoken_name
 
 COPIED_WORDS = 7  # a question sharing this many words in a row with its evidence copies the document (6 may be names and a verb)
 REPEATED_SHARE = 0.8  # a question sharing this share of its words with an earlier one repeats it
@@ -218,10 +219,10 @@ def dropped_relations(question: str, parts: Sequence[tuple[str, str, str]]) -> l
     problems = []
     for part_question, column, names in parts:
         if column:
-            wanted = set(tokenize(column.replace("_", " ")))
+            wanted = set(tokenize(spoken_name(column)))  # "MediaTypeId" is asked as "media type id"
             wanted = (wanted & set(tokenize(part_question))) or wanted  # in the part's own words ("fee in euros" for change_fee_eur)
             if not wanted <= asked:
-                problems.append(f'the question must ask for the {column.replace("_", " ")} again, as "{part_question}" did')
+                problems.append(f'the question must ask for the {spoken_name(column)} again, as "{part_question}" did')
             continue
         relation = set(tokenize(" ".join(content_words(part_question) - _ASKING_WORDS))) - set(tokenize(names))
         if relation and 2 * len(relation & asked) < len(relation):

@@ -43,8 +43,10 @@ class TableEvidence(BaseModel):
     referred: str = Field(default="", description="FILLER: the filter column the question refers to through the earlier turn.")
     value: str = Field(default="", description="The computed reference value.")
     section: str = Field(default="", description="The section row the row sits under, when its label repeats in another section.")
-    op: Literal["lookup", "change", "percent_change", "average", "ratio"] = Field(
-        default="lookup", description="lookup: the cell itself; else computed from the cells of `columns` in the row, or of `values` in the column."
+    op: Literal["lookup", "count", "change", "percent_change", "average", "ratio"] = Field(
+        default="lookup",
+        description="lookup: the cell itself; count: how many rows of the whole table the filter selects (`row` is one of them); "
+        "else computed from the cells of `columns` in the row, or of `values` in the column.",
     )
     columns: list[str] = Field(default_factory=list, description="A computation over one row: the columns of its cells, in order.")
     values: list[str] = Field(default_factory=list, description="A computation over one column: the label of each row, in order.")

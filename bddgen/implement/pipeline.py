@@ -23,6 +23,7 @@ from bddgen.features.writer import write_feature
 from bddgen.implement.chains import Chain, find_chains, rank_chains, shortfall_note
 from bddgen.implement.entities import EntityCache
 from bddgen.implement.graph import build_document_graph
+from bddgen.implement.declined import declined_rule
 from bddgen.implement.grounding import DocumentTexts
 from bddgen.normalise import content_words
 from bddgen.implement.plan import chain_length_for_turns, plan_turns
@@ -216,7 +217,7 @@ def _implement(
         spec=doc.spec, documents=known, texts=DocumentTexts(known), lm=lm, recognizer=recognizer, retriever=retriever,
         focus=frozenset(content_words(doc.spec.as_text())), attempts=settings.turn_attempts, alternatives=settings.turn_evidence,
         min_turns=settings.min_turns, seed=seed, avoid=review.rejected_evidence() if review else {}, system_name=corpus.system.name,
-        unanswerable=settings.unanswerable_attributes,
+        unanswerable=settings.unanswerable_attributes, declined_rule=declined_rule(doc.spec, corpus.system.off_limits),
     )
     if not doc.conversations:  # a spec's first conversations are written in the corpus language
         doc.language = writing_language(corpus.language)
@@ -245,7 +246,9 @@ def _write_conversations(
             break
         started = time.perf_counter()
         titles = {d: stage.documents[d].title for d in chain.documents}
-        plan = plan_turns(chain, settings.turns, set(stage.focus), titles, lambda name: entity_kind(name, stage.recognizer, stage.texts))
+        plan = plan_turns(
+            chain, settings.turns, set(stage.focus), titles, lambda name: entity_kind(name, stage.recognizer, stage.texts), declines=bool(stage.declined_rule)
+        )
         try:
             outcome = _conversation(plan.chain, ConversationWriter(replace(stage, seed=stage.seed + len(provenance.rejected) + report.written), plan))
         except LMOutputError as exc:

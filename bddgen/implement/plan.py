@@ -2,8 +2,8 @@
 
 For a chain D1..Dk and L turns: SINGLE-DOC on D1; a PRE-FILLER (its answer names the bridging
 entity) and a FILLER (refers to that entity implicitly) across every bridge; further SINGLE-DOC
-turns on the chain's documents if turns are left over; one UNANSWERABLE turn; a SYNTHESIS turn
-last. Each turn's evidence (a table cell or a sentence) is chosen when the turn is written.
+turns on the chain's documents if turns are left over; one UNANSWERABLE turn (an OFF-LIMITS one for a
+spec that says the assistant must decline); a SYNTHESIS turn last. Each turn's evidence (a table cell or a sentence) is chosen when the turn is written.
 """
 
 from __future__ import annotations
@@ -91,10 +91,13 @@ def _proxy(bridge: Bridge, target: str, kind: str) -> str:
     return _KIND_PROXIES.get(kind) or _LABEL_PROXIES.get(bridge.label, "it")
 
 
-def plan_turns(chain: Chain, turns: int, focus: set[str], titles: Mapping[str, str], kind_of: Callable[[str], str]) -> TurnPlan:
+def plan_turns(
+    chain: Chain, turns: int, focus: set[str], titles: Mapping[str, str], kind_of: Callable[[str], str], *, declines: bool = False
+) -> TurnPlan:
     """The turn plan for `chain` in `turns` turns, using as many chain documents as fit; `focus`
     holds the spec's content words (to pick bridging values that serve its theme), `titles` the
-    documents' titles by id, `kind_of` a name's kind (person, organisation, place or other)."""
+    documents' titles by id, `kind_of` a name's kind (person, organisation, place or other); `declines`: the
+    spec says the assistant must decline a request (see `implement/declined.py`)."""
     docs = chain.documents[: chain_length_for_turns(turns)]
     hops = chain.hops[: len(docs) - 1]
     crossings: list[tuple[str, str, dict[str, str]]] = []
@@ -109,6 +112,8 @@ def plan_turns(chain: Chain, turns: int, focus: set[str], titles: Mapping[str, s
         planned.append(PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[docs[(extra + 1) % len(docs)]]))
     subject = bridges[0] if bridges else ""  # none: the writer takes a name the conversation used
     position = 3 if hops else len(planned)  # after the first FILLER, else before SYNTHESIS
-    planned.insert(position, PlannedTurn(query_type=QueryType.UNANSWERABLE, subject=subject))
+    # a spec that says the assistant must decline gets a request its rules forbid where others get an unanswerable one
+    refused = QueryType.OFF_LIMITS if declines else QueryType.UNANSWERABLE
+    planned.insert(position, PlannedTurn(query_type=refused, subject=subject))
     synthesis = PlannedTurn(query_type=QueryType.SYNTHESIS, documents=list(docs))
     return TurnPlan(chain=Chain(documents=list(docs), hops=list(hops)), turns=[*planned, synthesis])

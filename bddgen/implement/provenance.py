@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.files import atomic_write, read_json_file
 from bddgen.implement.chains import Hop
+from bddgen.implement.declined import DeclinedRequest
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence
 from bddgen.implement.unanswerable import AbsentSubject
 from bddgen.specs import QueryType
@@ -29,9 +30,9 @@ class EarlierTurns(BaseModel):
     answers: list[str] = Field(default_factory=list)
 
 
-Evidence = Annotated[Union[TableEvidence, SentenceEvidence, AbsentSubject, EarlierTurns], Field(discriminator="kind")]
+Evidence = Annotated[Union[TableEvidence, SentenceEvidence, AbsentSubject, DeclinedRequest, EarlierTurns], Field(discriminator="kind")]
 
-CheckName = Literal["well-formed", "question", "names", "grounding", "exact", "roundtrip", "unanswerable", "combines"]
+CheckName = Literal["well-formed", "question", "names", "grounding", "exact", "roundtrip", "unanswerable", "declines", "combines"]
 
 
 class TurnCheck(BaseModel):

@@ -31,6 +31,10 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
     if task.startswith("Ask for the") and "No document says it" in task:
         subject = re.match(r"Ask for (.+?)\. No document", task)
         return {"question": f"What is {subject.group(1) if subject else 'it'}?", "answer": CANNOT_ANSWER}
+    if task.startswith("The assistant must decline this:"):  # an OFF-LIMITS turn: a request for what the rule forbids
+        rule = quoted[0] if quoted else "it"
+        asked = [w for w in re.findall(r"[A-Za-z']+", rule) if len(w) > 3][:4]
+        return {"question": f"Could you help me with {' '.join(asked).lower()} for {quoted[1] if len(quoted) > 2 else 'someone'}?", "answer": CANNOT_ANSWER}
     if task.startswith("Ask one question"):  # a SYNTHESIS: the earlier questions again, with their answers
         asked = [q.rstrip(" ?") for q in quoted]
         answers = [line.strip().removeprefix("- ").strip() for line in evidence.splitlines() if line.strip()]
@@ -42,6 +46,12 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
     asked = re.match(r'Ask for (.+?), from "', task)
     if answer and asked:  # a wide table's cell or a value computed from its cells, named in words
         return {"question": f"What was {asked.group(1)}?", "answer": answer.group(1)}
+    counted = re.match(r'(?:The previous answer named "[^"]+"\. )?Ask how many (.+?) there are (for|whose) (.+?)[,.] ', task)
+    if answer and counted:  # a count of rows: for the value an earlier answer named, or whose column holds a value
+        things, relation, which = counted.groups()
+        proxy = re.search(r'say "([^"]+)"', task)
+        subject = f"for {proxy.group(1)}" if proxy else f"{relation} {which.replace(chr(34), '')}"
+        return {"question": f"How many {things} are there {subject}?", "answer": answer.group(1)}
     if answer:  # a table cell
         column = re.match(r"(?:The previous answer named \"[^\"]+\"\. )?Ask for the (.+?) (?:in|of) ", task)
         what = column.group(1) if column else "value"

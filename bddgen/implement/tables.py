@@ -9,7 +9,7 @@ from typing import Iterable, Iterator, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bddgen.corpus.rowstore import count_rows, select_rows
+from bddgen.corpus.rowstore import count_groups, count_rows, select_rows
 from bddgen.normalise import normalise
 from bddgen.implement.wide import cell_unit, is_percent, sections
 from bddgen.numbers import PERCENT, format_number, parse_number, read_quantity
@@ -91,6 +91,19 @@ def row_meets(table: TableDocument, row: list[str], conditions: dict[str, str]) 
 def matching_count(table: TableDocument, conditions: dict[str, str]) -> int:
     """How many rows of the whole table meet every column -> value condition."""
     return _count_where(table, list(conditions.items()), "condition")
+
+
+def group_counts(table: TableDocument, column: str) -> list[tuple[str, int]]:
+    """Per value of `column` over the whole table, how many rows hold it: one entry per normalised value (none for
+    a blank one), as its first row writes it; most rows first, then first written first."""
+    index = _column_index(table, column, "column")
+    if table.store is not None:
+        return count_groups(table.store, index)
+    counts: dict[str, list] = {}
+    for row in table.rows:
+        if index < len(row) and (key := normalise(row[index])):
+            counts.setdefault(key, [row[index], 0])[1] += 1
+    return sorted(((written, count) for written, count in counts.values()), key=lambda pair: -pair[1])
 
 
 def _count_where(table: TableDocument, conditions: list[tuple[str, str]], role: str) -> int:

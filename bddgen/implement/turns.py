@@ -17,6 +17,8 @@ from bddgen.implement.checks import (
     title_names, unnamed_subject, unstated_names, unsupported_words, well_formed,
 )
 from bddgen.implement.context import Document, sentences
+from bddgen.implement.counts import count_candidates, count_question, counted_things, counts_rows_of, counts_shown
+from bddgen.implement.declined import DeclinedRequest, declined_problems
 from bddgen.implement.computed import asked_phrase, asks_for_arithmetic, computed_agrees, computed_candidates, rows_read
 from bddgen.implement.evidence import (
     SentenceEvidence, TableEvidence, answer_spans, askable_facts, exact_expectation, sentence_candidates, table_candidates,
@@ -36,7 +38,7 @@ from bddgen.ner.base import EntityRecognizer
 from bddgen.numbers import is_year
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Spec, Turn
-from bddgen.text import key_of, row_noun, spoken_name
+from bddgen.text import key_of, plural, row_noun, spoken_name
 
 RETRY_HEAT = 0.3  # a rewrite runs a little hotter, so it is not the same reply again
 HISTORY_TURNS = 3  # earlier turns shown to the LM
@@ -62,6 +64,7 @@ class WriterContext:
     avoid: Mapping[str, Sequence[object]] = field(default_factory=dict)  # per document: evidence a reviewer rejected
     system_name: str = ""  # the assistant's name ("Aurelian Skyways Customer Assistant"): any question may name it
     unanswerable: Mapping[str, Sequence[str]] = field(default_factory=dict)  # per kind of entity: attributes an UNANSWERABLE turn asks
+    declined_rule: str = ""  # the off-limits line an OFF-LIMITS turn's request falls under ('' for a spec that declines nothing)
 
     def table(self, doc_id: str) -> TableDocument:
         """The table that table evidence cites (its id came from a table, so anything else is a bug)."""
@@ -180,9 +183,13 @@ class ConversationWriter:
             if kind is QueryType.FILLER and not self._bridge_carried(planned):
                 kind = QueryType.SINGLE_DOC  # its PRE-FILLER was dropped: name the entity instead of referring to it
             record = self._write_turn(number, planned, kind)
+            if record.outcome == "dropped" and kind is QueryType.OFF_LIMITS:  # no request the rule forbids: an unanswerable one
+                self.records.append(record)
+                kind = QueryType.UNANSWERABLE
+                record = self._write_turn(number, planned.model_copy(update={"query_type": kind}), kind)
             self.records.append(record)
             if record.outcome == "dropped":
-                if planned.query_type in (QueryType.UNANSWERABLE, QueryType.SYNTHESIS):
+                if planned.query_type in (QueryType.UNANSWERABLE, QueryType.OFF_LIMITS, QueryType.SYNTHESIS):
                     return self._drop(f"turn {number} ({planned.query_type.value}): {record.dropped}")
                 if kind is QueryType.FILLER:
                     self._unpair_pre_filler()
@@ -194,7 +201,7 @@ class ConversationWriter:
         """Adapt the plan before SYNTHESIS when fewer than two answerable turns were kept: one more
         SINGLE-DOC turn per chain document (documents without a kept turn first) until two are, within the
         planned length. Returns the number of the last turn written."""
-        covered = {d for k in self.kept if k.turn.query_type is not QueryType.UNANSWERABLE for d in k.turn.doc_ids}
+        covered = {d for k in self.kept if _answerable(k) for d in k.turn.doc_ids}
         documents = sorted(self.plan.chain.documents, key=lambda d: d in covered)
         for doc_id in documents:
             if self._answerable_kept() >= 2 or len(self.kept) + 1 >= len(self.plan.turns):  # the conversation keeps its length
@@ -206,7 +213,7 @@ class ConversationWriter:
         return number
 
     def _answerable_kept(self) -> int:
-        return sum(k.turn.query_type is not QueryType.UNANSWERABLE for k in self.kept)
+        return sum(_answerable(k) for k in self.kept)
 
     def _drop(self, reason: str) -> WrittenConversation:
         return WrittenConversation(turns=[], records=self.records, dropped=reason)
@@ -260,8 +267,9 @@ class ConversationWriter:
                 continue
             usable = True
             draft = self._checked(planned, kind, evidence, written)
-            if not draft.problems and not isinstance(evidence, AbsentSubject):  # absence is proven by the corpus search, not by an LM
-                reply = self._round_trip(evidence, draft.turn.question)
+            # absence is proven by the corpus search, a refusal by the assistant's rule: neither by an LM
+            if not draft.problems and not isinstance(evidence, (AbsentSubject, DeclinedRequest)):
+                reply = self._round_trip(evidence, draft.turn.question, kind)
                 record.roundtrip_answer = reply
                 agreed = self._agrees(evidence, draft, reply)
                 if not agreed and isinstance(evidence, SentenceEvidence) and (asked := self._other_fact_asked(planned, kind, evidence, written, reply)):
@@ -326,6 +334,8 @@ class ConversationWriter:
             written = WrittenTurn.model_construct(question=self._plain_question(planned, evidence), answer=evidence.value)
         elif isinstance(evidence, AbsentSubject):
             written = WrittenTurn.model_construct(question=f"What is the {evidence.attribute} of {evidence.entity}?", answer=CANNOT_ANSWER)
+        elif isinstance(evidence, DeclinedRequest):
+            return None  # a rule is no request: only the LM words one
         else:
             asked = [_standalone(self.kept[p - 1]).split("?")[0].strip() for p in evidence.turns]  # each question proper, one "?" at the end
             question = "To sum up, " + ", and ".join(_lower_first_word(a) for a in asked) + "?"
@@ -333,7 +343,7 @@ class ConversationWriter:
         draft = self._checked(planned, kind, evidence, written, by_code=True)
         # the round trip of a table, sentence or synthesis turn; absence is proven by the corpus search
         if not draft.problems and not isinstance(evidence, AbsentSubject):
-            reply = self._round_trip(evidence, draft.turn.question)
+            reply = self._round_trip(evidence, draft.turn.question, kind)
             record.roundtrip_answer = reply
             agreed = self._agrees(evidence, draft, reply)
             draft.checks.append(TurnCheck(name="roundtrip", passed=agreed, detail=f"answered from the documents: {reply}"))
@@ -364,6 +374,9 @@ class ConversationWriter:
     # --- evidence ----------------------------------------------------------------------------------
 
     def _evidence(self, planned: PlannedTurn, kind: QueryType) -> Iterator[Evidence]:
+        if kind is QueryType.OFF_LIMITS:
+            yield DeclinedRequest(rule=self.context.declined_rule, entity=self._entity(planned)[0])
+            return
         if kind is QueryType.UNANSWERABLE:
             entity, entity_is = self._entity(planned)
             yield from absent_subjects(
@@ -383,6 +396,8 @@ class ConversationWriter:
             if isinstance(doc, TableDocument):
                 if kind is QueryType.SINGLE_DOC and self._computes(doc_id):
                     yield from computed_candidates(doc, focus, avoid=self._avoid(kind, doc_id))
+                if kind in (QueryType.SINGLE_DOC, QueryType.FILLER) and counts_rows_of(doc, self._counted()):
+                    yield from count_candidates(doc, focus, about=about, holder=planned.columns.get(doc_id, ""), avoid=self._avoid(kind, doc_id))
                 yield from table_candidates(doc, focus, names=names, about=about, avoid=self._avoid(kind, doc_id), holder=planned.columns.get(doc_id, ""))
             else:
                 yield from sentence_candidates(
@@ -397,6 +412,12 @@ class ConversationWriter:
         spec = self.context.spec
         read = any(k.turn.exact is not None and k.turn.exact.operation == "lookup" and k.turn.doc_ids == [doc_id] for k in self.kept)
         return read or asks_for_arithmetic(" ".join([spec.title, *spec.when, *spec.then]))
+
+    def _counted(self) -> set[str]:
+        """What the spec asks to count (see `counted_things`): a SINGLE-DOC or FILLER turn on a table whose rows are
+        those things asks for a count of rows first (see `count_candidates`)."""
+        spec = self.context.spec
+        return counted_things(" ".join([spec.title, *spec.when, *spec.then]))
 
     def _entity(self, planned: PlannedTurn) -> tuple[str, str]:
         """What the UNANSWERABLE turn asks about, and its kind: a person, organisation or place the
@@ -423,12 +444,12 @@ class ConversationWriter:
         """One verified answer per chain document (at least two), in conversation order."""
         chosen: dict[str, int] = {}
         for position, kept in enumerate(self.kept, start=1):
-            if kept.turn.query_type is QueryType.UNANSWERABLE:
+            if not _answerable(kept):
                 continue
             chosen.setdefault(kept.turn.doc_ids[0] if kept.turn.doc_ids else "", position)
         turns = sorted(chosen.values())
         if len(turns) < 2:
-            answerable = [p for p, k in enumerate(self.kept, start=1) if k.turn.query_type is not QueryType.UNANSWERABLE]
+            answerable = [p for p, k in enumerate(self.kept, start=1) if _answerable(k)]
             turns = answerable[:2]
         if len(turns) < 2:
             return None
@@ -451,12 +472,23 @@ class ConversationWriter:
     def _task(self, planned: PlannedTurn, kind: QueryType, evidence: Evidence) -> str:
         if isinstance(evidence, AbsentSubject):
             return f'Ask for {evidence.subject}. No document says it: the answer is "{CANNOT_ANSWER}".'
+        if isinstance(evidence, DeclinedRequest):
+            about = f' It may be about "{evidence.entity}" or anyone or anything the documents name.' if evidence.entity else ""
+            return (f'The assistant must decline this: "{evidence.rule}". Write the request a user of this assistant would make that '
+                    f'this rule makes it decline, in the user\'s own words, not the rule\'s.{about} The answer is "{CANNOT_ANSWER}".')
         if isinstance(evidence, EarlierTurns):
             asked = "; ".join(f'"{_standalone(self.kept[p - 1])}"' for p in evidence.turns)  # names, not "that club"
             return f"Ask one question that asks again, together, for what these earlier questions found: {asked}. Answer with all of their answers."
         if isinstance(evidence, TableEvidence):
             title = self.context.documents[evidence.table].title
             plainly = f" Plainly: {self._plain_question(planned, evidence)}"
+            if evidence.op == "count":
+                things = plural(row_noun(title) or f'row of "{title}"')
+                column, value = next(iter(evidence.filter.items()))
+                if evidence.referred:
+                    return (f'The previous answer named "{planned.bridge}". Ask how many {things} there are for {planned.proxy}, '
+                            f'without writing "{planned.bridge}": say "{planned.proxy}". The answer is "{evidence.value}".{plainly}')
+                return f'Ask how many {things} there are whose {_humane(column)} is "{value}". The answer is "{evidence.value}".{plainly}'
             if phrase := asked_phrase(self.context.table(evidence.table), evidence):
                 named = ", ".join(repr(v) for v in evidence.named().values())
                 source = _source_name(title)
@@ -549,6 +581,8 @@ class ConversationWriter:
         """The table turn's question worded by code: it names every filter value (or refers back through
         the proxy) and asks for the column, so it has exactly one answer; used when the LM's wordings fail."""
         title = self.context.documents[evidence.table].title
+        if evidence.op == "count":
+            return count_question(row_noun(title), evidence, planned.proxy)
         if phrase := asked_phrase(self.context.table(evidence.table), evidence):
             source = _source_name(title)
             where = source if source != title else f'"{title}"'
@@ -564,6 +598,8 @@ class ConversationWriter:
     def _evidence_text(self, evidence: Evidence) -> str:
         if isinstance(evidence, TableEvidence):
             picked = "; ".join(f"{_humane(c)} = {v}" for c, v in evidence.filter.items())
+            if evidence.op == "count":
+                return f"rows where {picked}: {evidence.value}"
             return f"{picked} -> {_humane(evidence.column)} = {evidence.value}"
         if isinstance(evidence, SentenceEvidence):
             return evidence.text
@@ -595,6 +631,8 @@ class ConversationWriter:
             return self._check_sentence(planned, kind, evidence, question, written.answer, by_code=by_code)
         if isinstance(evidence, AbsentSubject):
             return self._check_unanswerable(evidence, question)
+        if isinstance(evidence, DeclinedRequest):
+            return self._check_declined(evidence, question)
         return self._check_synthesis(evidence, question, written.answer)
 
     @staticmethod
@@ -696,6 +734,13 @@ class ConversationWriter:
         turn = Turn(question=question, answer=CANNOT_ANSWER, query_type=QueryType.UNANSWERABLE, doc_ids=[])
         return _Draft(turn=turn, checks=checks, problems=problems)
 
+    def _check_declined(self, request: DeclinedRequest, question: str) -> _Draft:
+        checks: list[TurnCheck] = []
+        problems = self._record(checks, "well-formed", well_formed("question", question))
+        problems += self._record(checks, "declines", declined_problems(question, request.rule), f'asks what this rule forbids: "{request.rule}"')
+        turn = Turn(question=question, answer=CANNOT_ANSWER, query_type=QueryType.OFF_LIMITS, doc_ids=[])
+        return _Draft(turn=turn, checks=checks, problems=problems)
+
     def _check_synthesis(self, combined: EarlierTurns, question: str, answer: str) -> _Draft:
         checks: list[TurnCheck] = []
         problems = self._record(checks, "well-formed", well_formed("question", question))
@@ -730,10 +775,14 @@ class ConversationWriter:
 
     # --- round trip --------------------------------------------------------------------------------
 
-    def _round_trip(self, evidence: TableEvidence | SentenceEvidence | EarlierTurns, question: str) -> str:
-        """The LM's answer to `question` from the cited documents alone (never the reference)."""
+    def _round_trip(self, evidence: TableEvidence | SentenceEvidence | EarlierTurns, question: str, kind: QueryType) -> str:
+        """The LM's answer to `question` from the cited documents alone (never the reference). A FILLER's "that
+        media type" is the one the turn just before it named, as people read it: its round trip sees that
+        exchange only (the embedded 1.5B otherwise takes the first media type the conversation named)."""
         context = f"{question} {self.kept[-1].turn.answer if self.kept else ''}"
-        if isinstance(evidence, TableEvidence):
+        if isinstance(evidence, TableEvidence) and evidence.op == "count":
+            docs = [counts_shown(self.context.table(evidence.table), evidence, question)]
+        elif isinstance(evidence, TableEvidence):
             docs = [self._render(evidence.table, context)]
         elif isinstance(evidence, SentenceEvidence):
             docs = [self._render(evidence.document, context)]
@@ -743,7 +792,8 @@ class ConversationWriter:
             # the documents before the question: the embedded 1.5B answers far more often right so (docs/reference-answers.md)
             reply = self.context.lm.run(
                 ANSWER_FROM_DOCUMENTS, stage=STAGE, documents="\n\n".join(dict.fromkeys(docs)) or "(none)",
-                conversation_so_far=_history(self.kept, whole=isinstance(evidence, EarlierTurns)), question=question,
+                conversation_so_far=_history(self.kept[-1:] if kind is QueryType.FILLER else self.kept, whole=isinstance(evidence, EarlierTurns)),
+                question=question,
             )
         except LMOutputError as exc:
             return f"(no usable answer: {exc.reason})"
@@ -785,7 +835,8 @@ def _asked(kept: _Kept) -> tuple[str, str, str]:
     """What a kept turn asked, for a SYNTHESIS that combines it: its question (a FILLER's proxy replaced by the
     name it stands for), the table column it asked for, and the names it is about."""
     evidence = kept.record.evidence
-    column = evidence.column if isinstance(evidence, TableEvidence) else ""
+    # a count asks for no column: its question's own words say what it counts ("how many tracks")
+    column = evidence.column if isinstance(evidence, TableEvidence) and evidence.op != "count" else ""
     names = " ".join([*kept.facts.entities, *(evidence.filter.values() if isinstance(evidence, TableEvidence) else ()), kept.refers[1]])
     return _standalone(kept), column, names
 
@@ -803,6 +854,11 @@ def _standalone(kept: _Kept) -> str:
 
 
 _QUESTION_OPENERS = frozenset("what which who whom whose when where why how in for is are was were do does did can could has have had".split())
+
+
+def _answerable(kept: _Kept) -> bool:
+    """A turn the documents answer: not an UNANSWERABLE or OFF-LIMITS one."""
+    return kept.turn.query_type not in (QueryType.UNANSWERABLE, QueryType.OFF_LIMITS)
 
 
 def _lower_first_word(question: str) -> str:

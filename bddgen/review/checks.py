@@ -12,6 +12,7 @@ from bddgen.implement.evidence import SentenceEvidence, TableEvidence, exact_exp
 from bddgen.implement.grounding import DocumentTexts, answer_facts, mentions, missing_facts
 from bddgen.normalise import normalise
 from bddgen.implement.provenance import EarlierTurns, TurnCheck, TurnProvenance
+from bddgen.implement.declined import DeclinedRequest, declined_problems
 from bddgen.implement.unanswerable import AbsentSubject
 from bddgen.models import TableDocument
 from bddgen.ner.base import EntityRecognizer
@@ -43,6 +44,9 @@ def recheck(
         checks += _sentence(turn, evidence, recognizer)
     elif isinstance(evidence, AbsentSubject):
         checks += _absent(turn, evidence, documents)
+    elif isinstance(evidence, DeclinedRequest):
+        refused = [] if turn.answer == CANNOT_ANSWER else ["an off-limits turn's reference is that the assistant declines"]
+        checks.append(_check("declines", refused + declined_problems(turn.question, evidence.rule), f'asks what this rule forbids: "{evidence.rule}"'))
     elif isinstance(evidence, EarlierTurns):
         checks += _combined(turn, evidence, earlier, recognizer)
     elif evidence is not None:

@@ -16,6 +16,7 @@ from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence
 from bddgen.implement.grounding import answer_facts
 from bddgen.implement.provenance import ConversationProvenance, EarlierTurns, TurnCheck, TurnProvenance, provenance_path, read_provenance
+from bddgen.implement.declined import DeclinedRequest
 from bddgen.implement.unanswerable import AbsentSubject
 from bddgen.models import TableDocument
 from bddgen.ner.base import EntityRecognizer
@@ -33,7 +34,7 @@ class _View(BaseModel):
 class EvidenceView(_View):
     """A turn's evidence as the page draws it."""
 
-    kind: str = Field(description="table, sentence, absent, turns or missing.")
+    kind: str = Field(description="table, sentence, absent, declined, turns or missing.")
     document: str = ""
     title: str = ""
     headers: list[str] = Field(default_factory=list)
@@ -47,6 +48,7 @@ class EvidenceView(_View):
     attribute: str = ""
     entity: str = ""
     retrieved: list[str] = Field(default_factory=list)
+    rule: str = Field(default="", description="declined: the off-limits rule the request falls under.")
     turns: list[int] = Field(default_factory=list)
     located: bool = Field(default=False, description="Found by searching the turn's documents; the turn has no recorded evidence.")
     note: str = ""
@@ -123,6 +125,8 @@ def evidence_view(
         return EvidenceView(kind="sentence", document=doc.id, title=doc.title, sentences=sentences(doc.passage), sentence=evidence.sentence)
     if isinstance(evidence, AbsentSubject):
         return EvidenceView(kind="absent", attribute=evidence.attribute, entity=evidence.entity, retrieved=evidence.retrieved)
+    if isinstance(evidence, DeclinedRequest):
+        return EvidenceView(kind="declined", rule=evidence.rule, entity=evidence.entity)
     assert isinstance(evidence, EarlierTurns)
     return EvidenceView(kind="turns", turns=evidence.turns)
 

@@ -77,6 +77,12 @@
         h("p", { class: "note" }, `Retrieved for the question, none mentioning it: ${ev.retrieved.join(", ") || "none"}`),
       );
     }
+    if (ev.kind === "declined") {
+      return h("div", { class: "evidence absent-evidence" },
+        h("div", { class: "label" }, "Evidence: the assistant's rule"),
+        h("p", {}, `Off limits: "${ev.rule}"; the assistant should decline.`),
+      );
+    }
     if (ev.kind === "turns") {
       return h("div", { class: "evidence turns-evidence" },
         h("div", { class: "label" }, "Evidence: earlier answers"),
