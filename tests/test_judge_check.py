@@ -178,3 +178,57 @@ def test_the_command_writes_the_check_and_the_report_shows_it(tmp_path: Path, mo
 def test_a_swapped_name_replaces_a_name_never_a_word_that_starts_a_sentence() -> None:
     text = "No. Strikes by air traffic control staff are extraordinary; Aurelian Skyways flies to Reykjavik (KEF). Once it lands"
     assert [text[start:end] for start, end in name_spans(text)] == ["Aurelian Skyways", "Reykjavik", "KEF"]
+
+
+CLUB_FEATURE = '''@spec @hand-written
+Feature: Orlanmouth Wanderers
+
+  Rule: Orlanmouth Wanderers
+    Given a fan of Orlanmouth Wanderers
+    When the fan asks about the club's history
+    Then the assistant answers from the club's history
+
+    @conversation @conv:history
+    Scenario: The club's history
+      When the user asks "Who coached them in 1995?"
+      Then the answer should agree with "Piet Varley coached the team during the 1995 cup run"
+      When the user asks "How many people watched the 1995 final?"
+      Then the answer should agree with "61,811 paying spectators"
+      When the user asks "How long is the walk from the station to the ground?"
+      Then the answer should agree with "The walk from the station is 5 km long"
+'''
+
+
+@pytest.mark.parametrize("run_settings", [{}, {"unit_tolerance": 0.7}, {"part_max_words": 30, "part_other_words": 0}])
+def test_judge_check_grades_with_the_judge_and_tolerances_of_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_settings: dict[str, object]
+) -> None:
+    """`bddgen judge check` qualifies the judge `bddgen run` grades with: the project's [run] tolerances included, so
+    every candidate gets the verdict the run's judge gives it (a changed setting changes both the same way)."""
+    from bddgen.config import load_settings
+    from bddgen.judging.qualify import candidates_of, verified_turns
+    from bddgen.pipeline import Models, stages
+    from bddgen.project import Project
+    from bddgen.run.suite import RunOptions, SuiteRun
+
+    (tmp_path / "features").mkdir()
+    (tmp_path / "features" / "club.feature").write_text(CLUB_FEATURE)
+    (tmp_path / "judge_ci.py").write_text(JUDGE_FACTORY)  # the model passes every answer it grades
+    (tmp_path / "fake.yaml").write_text("replies: []\n")
+    (tmp_path / "bddgen.toml").write_text(
+        '[judge]\nbackend = "scripted"\nmodel = "judge_ci:judge"\n\n[run]\nassistant = "fake"\n\n'
+        '[assistants.fake]\nkind = "fake"\nscript = "fake.yaml"\n'
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    project = Project(root=tmp_path, settings=load_settings(tmp_path, overrides={"run": run_settings}, environ={}))
+    check = stages.judge_check(Models(project), 100)
+
+    run_judge = SuiteRun(project, RunOptions(assistant="fake", run_dir=tmp_path / "runs" / "r1")).judge
+    sample, candidates = candidates_of(verified_turns([project.features_path], project.root, lambda table_id: None), 100, project.settings.seed)
+    by_run = summarise(grade(run_judge, candidates), turns=len(sample), judge_model=check.judge_model, seed=check.seed)
+    assert check.model_dump(exclude={"created"}) == by_run.model_dump(exclude={"created"})
+    changed_number = check.per_kind["changed-number"]
+    if run_settings.get("unit_tolerance"):  # '8 km' for '5 km' is within 70%: the checks let the model grade it, which passes it
+        assert changed_number.false_pass_rate == pytest.approx(1 / 3) and changed_number.by_model == 1
+    else:
+        assert changed_number.false_pass_rate == 0.0 and changed_number.by_model == 0

@@ -209,18 +209,18 @@ def run(
 
 def judge_check(models: Models, n: int, on_progress: StageProgress = no_progress) -> "JudgeCheck":
     """Grade candidate answers of known verdict, made from at most `n` verified turns, with the judge the run
-    uses ([judge], told whether [run] assistant calls tools); write the figures to .bddgen/judge-check.json."""
+    uses ([judge], [run] passing_score and tolerances, told whether [run] assistant calls tools); write the figures
+    to .bddgen/judge-check.json."""
     from bddgen.manifest.project import project_manifest
     from bddgen.judging.qualify import judge_check as qualify
     from bddgen.run.judge_check import write_check
     from bddgen.run.assistants.factory import assistant_settings
-    from bddgen.run.judge import TOOL_KINDS, CitedPassages, Judge
+    from bddgen.run.judge import TOOL_KINDS, run_judge
 
     project, settings = models.project, models.project.settings
     assistant = assistant_settings(settings.run.assistant, project)
-    judge = Judge(lambda: models.judge_lm, tools=assistant.kind in TOOL_KINDS or project_manifest(project, assistant) is not None,
-                  cited=CitedPassages(lambda: models.corpus.documents if project.corpus_path.is_dir() else []),
-                  passing_score=settings.run.passing_score)
+    judge = run_judge(settings.run, lambda: models.judge_lm, tools=assistant.kind in TOOL_KINDS or project_manifest(project, assistant) is not None,
+                      documents=lambda: models.corpus.documents if project.corpus_path.is_dir() else [])
 
     tables: dict[str, TableDocument] = {}
 

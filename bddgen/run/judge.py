@@ -206,3 +206,12 @@ class Judge:
         passed = grade.score >= self.passing_score
         category = "" if passed or grade.error_category == "none" or (grade.error_category == TOOL_CATEGORY and not self.tools) else grade.error_category
         return Judgement(Verdict.PASS if passed else Verdict.FAIL, grade.feedback, grade.score, category, checks)
+
+
+def run_judge(
+    settings: RunSettings, lm_provider: Callable[[], LanguageModel], *, tools: bool, documents: Callable[[], Sequence[Document]]
+) -> Judge:
+    """The judge `bddgen run` grades with and `bddgen judge check` qualifies: the project's [run] passing_score and
+    tolerances, the passages of `documents` (read on first need) for a turn's cited documents."""
+    return Judge(lm_provider, tools=tools, cited=CitedPassages(documents), passing_score=settings.passing_score,
+                 tolerances=Tolerances.of(settings))

@@ -24,8 +24,7 @@ from bddgen.run.assistants.base import Assistant
 from bddgen.run.assistants.factory import REFERENCE_KINDS, assistant_settings, build_assistant, reference_lm_settings
 from bddgen.run.cucumber import write_cucumber
 from bddgen.corpus import load_project_corpus
-from bddgen.run.judge import TOOL_KINDS, CitedPassages, Judge
-from bddgen.run.reference_match import Tolerances
+from bddgen.run.judge import TOOL_KINDS, run_judge
 from bddgen.run.metadata import code_revision, new_run_dir, now, public_settings
 from bddgen.run.runner import SampleRunner
 from bddgen.lm.pool import ModelPool
@@ -105,9 +104,8 @@ class SuiteRun:
         manifest = project_manifest(project, self.assistant_settings)
         self.restricted = restricted_edges(manifest)
         self._judge_lm = lambda: judge_lm or self.models.get(project.settings.judge_lm, "[judge]")
-        self.judge = Judge(self._judge_lm, tools=manifest is not None or self.assistant_settings.kind in TOOL_KINDS,
-                           cited=CitedPassages(lambda: load_project_corpus(project).documents if project.corpus_path.is_dir() else []),
-                           passing_score=project.settings.run.passing_score, tolerances=Tolerances.of(project.settings.run))
+        self.judge = run_judge(project.settings.run, self._judge_lm, tools=manifest is not None or self.assistant_settings.kind in TOOL_KINDS,
+                               documents=lambda: load_project_corpus(project).documents if project.corpus_path.is_dir() else [])
         self.tasks = TaskRuntime(user_lm=self._judge_lm, state_reader=self.state_reader)
         self._state_reader: StateReader | None = None
         self.judge_model = judge_lm.model_name if judge_lm is not None else project.settings.judge_lm.model
