@@ -38,6 +38,7 @@ from bddgen.report.model import Report
 from bddgen.report.project_report import project_report
 from bddgen.report.suite import suite_coverage
 from bddgen.results import TurnResult
+from bddgen.run.runner import SampleRunner
 from bddgen.run.suite import RunOptions, RunSummary, SuiteRun
 from bddgen.select import SpecPool, WriteReport, build_pool, scan_suite, select_specs, write_selected
 from bddgen.specs import CandidateSet, Selection
@@ -276,15 +277,14 @@ def structural_scenarios(
         facts=FactChooser(tables, f"{models.project.settings.seed}", date.today()) if tables else None,
         rewrite_temperature=settings.rewrite_temperature, fit_rewrites=settings.fit_rewrites, on_attempt=on_attempt,
     )
-    realizations = []
     chosen = [o for o in witness_objectives(manifest) if not only or any(o.key.startswith(prefix.strip()) for prefix in only)]
     if not chosen:
         keys = ", ".join(o.key for o in witness_objectives(manifest))
         raise InputError(Problem(str(manifest_file), f"no objective matches {', '.join(only or [])!r}; objectives: {keys}"))
-    for objective in chosen:
-        realization = realizer.realize(objective)
-        conversation = scenario_of(realization)
-        realizations.append(realization.model_copy(update={"conversation": conversation.id if conversation else ""}))
+    realizations = [  # one objective at a time, in order, on this thread (the evaluation core's runner with one job)
+        realization.model_copy(update={"conversation": conversation.id if (conversation := scenario_of(realization)) else ""})
+        for realization in SampleRunner(realizer.realize).run(chosen)
+    ]
     conversations = [c for r in realizations if (c := scenario_of(r)) is not None]
     write_feature(out, structural_document(manifest_file.name, conversations), force=force)
     log = RealizationLog(manifest=str(manifest_file), assistant=assistant, feature=str(out), realizations=realizations)

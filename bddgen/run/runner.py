@@ -1,7 +1,8 @@
 """The one resumable threaded runner of the evaluation core: samples through a solver on worker threads.
 
 A sample is whatever one unit of an evaluation is: a conversation of `bddgen run` (its session, one per repeat), a
-thread of `bddgen probe` (an assistant on a weakness), a seed task of `bddgen intents search` under one method. The
+thread of `bddgen probe` (an assistant on a weakness), a seed task of `bddgen intents search` under one method, an
+objective `bddgen manifest scenarios` realises against the assistant. The
 caller says how to solve one (`solve`), which already have a stored result (`stored`, so a resumed run skips them) and
 what to do as they finish; the runner keeps the results in the samples' order.
 """
