@@ -181,6 +181,13 @@ ANY_DATE = re.compile(
 )
 
 
+_MONTH_NAMES = "|".join([*MONTHS, *(m[:3] for m in MONTHS), "Sept"])
+# a date as prose writes it: "December 31, 2019", "Dec. 31 2019", "19 November 2023"
+WRITTEN_DATE = re.compile(
+    rf"\b(?:(?:{_MONTH_NAMES})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTH_NAMES})\.?,?\s+\d{{4}})\b"
+)
+
+
 def shape(example: str) -> re.Pattern[str] | None:
     """A whole-word pattern of `example`'s shape (letters, digits, their case and count): 'CPH' ->
     three capitals, 'XV217' -> two capitals then three digits; None for text with spaces or symbols."""

@@ -307,8 +307,10 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
                 text = _evidence_text(evidence, documents)
                 copied.append((longest_copied_run(question, text), question))
                 source = documents.get(_evidence_document(evidence))
-                # evidence is about the subject when it, or the title of the document it is from, names it
-                about = f"{source.title}: {text}" if source is not None else text
+                # evidence is about the subject when it, the title of the document it is from, or (a table's) the columns it
+                # reads names it: a spec about "the MediaTypeId with more tracks" is tested by a count over that column
+                read = [str(evidence.get("column", "")), *(evidence.get("columns") or []), *(evidence.get("filter") or {})] if evidence.get("kind") == "table" else []
+                about = " ".join([f"{source.title}:" if source is not None else "", text, *read]).strip()
                 on_spec = on_spec or subject.held_by(about, _evidence_document(evidence))
                 if evidence.get("kind") == "table":
                     figures["table_turns"] += 1

@@ -26,7 +26,7 @@ from bddgen.implement.turns import ConversationWriter, WriterContext
 from bddgen.implement.wide import is_section_row, label_column, sections, value_columns
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
-from bddgen.models import Corpus, SystemDescription, TableDocument
+from bddgen.models import Corpus, SystemDescription, TableDocument, TextDocument
 from bddgen.ner.base import RegexRecognizer
 from bddgen.retrieval.memory import MemoryIndex
 from bddgen.answer_checks import contains_exact
@@ -264,3 +264,87 @@ def test_a_question_on_a_reports_table_names_the_report_not_its_caption() -> Non
     writer = ConversationWriter(context, TurnPlan(chain=Chain(documents=[report.id], hops=[]), turns=[planned]))
     change = next(e for e in computed_candidates(report, content_words("apac")) if e.op == "change" and e.row == 0)
     assert writer._plain_question(planned, change) == "In Report 19, what was the change in APAC net sales from 2017 to 2018?"
+
+
+def test_an_unanswerable_turn_on_a_line_item_asks_for_a_year_the_report_does_not_cover() -> None:
+    from bddgen.implement.unanswerable import unreported_years
+
+    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="Answers questions about annual reports."), documents=[SALES])
+    texts, index = DocumentTexts(corpus.by_id()), MemoryIndex(HashingEmbedder(), corpus)
+    [absent] = list(unreported_years("Automotive", texts, index))
+    assert (absent.attribute, absent.entity) == ("2020 figure", "Automotive")
+    assert not list(unreported_years("Aerospace", texts, index))  # no table has this line item
+    noted = TextDocument(id="text/outlook", title="Outlook", passage="Automotive sales are expected to reach $6 billion in 2020.")
+    outlook = Corpus(system=corpus.system, documents=[SALES, noted])
+    assert not list(unreported_years("Automotive", DocumentTexts(outlook.by_id()), MemoryIndex(HashingEmbedder(), outlook)))
+
+    spec = Spec.create("Sales trend", ["an analyst"], ["the analyst asks how automotive sales changed"], ["the assistant gives the change"])
+    plan = TurnPlan(
+        chain=Chain(documents=[SALES.id], hops=[]),
+        turns=[
+            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
+            PlannedTurn(query_type=QueryType.UNANSWERABLE, subject="Automotive"),
+            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
+            PlannedTurn(query_type=QueryType.SYNTHESIS, documents=[SALES.id]),
+        ],
+    )
+    context = WriterContext(
+        spec=spec, documents=corpus.by_id(), texts=texts, lm=LanguageModel(ScriptedLM(by_task=faithful_replies()), max_retries=0),
+        recognizer=RegexRecognizer(), retriever=index, focus=frozenset(content_words(spec.as_text())), attempts=2, alternatives=3, min_turns=3,
+    )
+    result = ConversationWriter(context, plan).write()
+    unanswerable = next(t for t in result.turns if t.query_type is QueryType.UNANSWERABLE)
+    assert "2020" in unanswerable.question and "Automotive" in unanswerable.question
+
+
+def test_a_synthesis_of_computed_turns_agrees_when_its_round_trip_states_each_parts_cells() -> None:
+    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="Answers questions about annual reports."), documents=[SALES])
+    spec = Spec.create("Sales trend", ["an analyst"], ["the analyst asks how automotive sales changed"], ["the assistant gives the change"])
+    plan = TurnPlan(
+        chain=Chain(documents=[SALES.id], hops=[]),
+        turns=[
+            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
+            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
+            PlannedTurn(query_type=QueryType.SYNTHESIS, documents=[SALES.id]),
+        ],
+    )
+    cells = "; ".join(" ".join(row) for row in SALES.rows)  # the rows the parts read, without the arithmetic
+
+    def reads_cells(request):
+        if "sum up" in request.messages[-1].content.split("## Question")[-1].lower():
+            return {"answer": cells}
+        return faithful_replies()["answer_from_documents"](request)
+
+    context = WriterContext(
+        spec=spec, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()),
+        lm=LanguageModel(ScriptedLM(by_task={**faithful_replies(), "answer_from_documents": reads_cells}), max_retries=0),
+        recognizer=RegexRecognizer(), retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(spec.as_text())),
+        attempts=1, alternatives=3, min_turns=3,
+    )
+    result = ConversationWriter(context, plan).write()
+    assert not result.dropped, result.dropped
+    synthesis = result.records[-1]
+    assert synthesis.query_type is QueryType.SYNTHESIS and synthesis.roundtrip_answer == cells
+    assert all(t.exact is not None and t.exact.operation != "lookup" for t in result.turns[:2])
+
+
+def test_a_comparison_of_two_line_items_asks_about_both() -> None:
+    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="Answers questions about annual reports."), documents=[SALES])
+    spec = Spec.create("Automotive against energy", ["an analyst"], ["the analyst compares how automotive and energy changed"], ["the assistant gives both"])
+    plan = TurnPlan(
+        chain=Chain(documents=[SALES.id], hops=[]),
+        turns=[
+            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
+            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
+            PlannedTurn(query_type=QueryType.SYNTHESIS, documents=[SALES.id]),
+        ],
+    )
+    context = WriterContext(
+        spec=spec, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()), lm=LanguageModel(ScriptedLM(by_task=faithful_replies()), max_retries=0),
+        recognizer=RegexRecognizer(), retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(spec.as_text())),
+        attempts=2, alternatives=3, min_turns=3,
+    )
+    result = ConversationWriter(context, plan).write()
+    assert not result.dropped, result.dropped
+    asked = [r.evidence.filter[LABEL] for r in result.records[:2] if isinstance(r.evidence, TableEvidence)]
+    assert asked == ["Automotive", "Energy"]

@@ -43,6 +43,7 @@ def test_the_rule_is_the_off_limits_line_a_declining_spec_shares_most_words_with
 def test_an_off_limits_question_asks_for_what_the_rule_forbids_in_its_own_words() -> None:
     assert declined_problems("What is the home address of Leonie, another customer of yours?", RULES[0]) == []
     assert declined_problems("What is the weather in Stuttgart?", RULES[0])
+    assert declined_problems("Why can't you reveal personal details to me?", RULES[0])  # asks for the rule's reason, not the details
     copied = declined_problems("Please go on revealing a customer's personal details to another customer?", RULES[0])
     assert any("copies" in p for p in copied)
 

@@ -471,6 +471,15 @@ def test_code_chooses_the_fact_a_text_turn_asks_for_leaving_out_its_title_and_th
     assert answer_spans(sentence, "Crown Shield", RegexRecognizer(), skip="Redmarsh Rovers")[0] == "Harbour City FC"
 
 
+def test_a_day_or_year_of_a_written_date_is_asked_as_the_whole_date() -> None:
+    from bddgen.implement.evidence import answer_spans
+
+    spans = answer_spans("None of these PSUs were vested as of December 31, 2019, and 375,000 PSUs were granted.", "Report 24", RegexRecognizer())
+    assert "December 31, 2019" in spans and "31" not in spans and "375,000" in spans
+    final = answer_spans("The 2023 Varen Cup Final was played on 19 November 2023 at the Greyhollow Bowl.", "Varen Cup", RegexRecognizer())
+    assert "19 November 2023" in final and "2023" in final and "19" not in final  # the year standing alone stays a fact
+
+
 def test_with_a_parser_a_sentence_is_asked_for_the_first_fact_code_can_word_a_question_for() -> None:
     from bddgen.implement.evidence import sentence_candidates
 

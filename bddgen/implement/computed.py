@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Iterator, Sequence
 
-from bddgen.implement.evidence import FILTER_VALUE_CHARS, TableEvidence, evaluated
+from bddgen.implement.evidence import FILTER_VALUE_CHARS, TableEvidence, evaluated, ranked_rows
 from bddgen.normalise import content_words, normalise
 from bddgen.implement.tables import operand_cells
 from bddgen.implement.wide import (
@@ -97,8 +97,7 @@ def computed_candidates(table: TableDocument, focus: set[str], *, avoid: Sequenc
     each with its change, percentage change, average and ratio to its total. None for other tables."""
     if not label_column(table):
         return
-    ranked = sorted(range(len(table.rows)), key=lambda n: (-len(content_words(" ".join(table.rows[n])) & focus), n))
-    for row in ranked:
+    for row in ranked_rows(table, focus, avoid=avoid):
         yield from _row_evidence(table, row, avoid)
         yield from _ratio_evidence(table, row, avoid)
 

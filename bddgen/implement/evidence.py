@@ -23,6 +23,7 @@ from bddgen.models import PolicyDocument, TableDocument, TextDocument
 from bddgen.numbers import year_of
 from bddgen.ner.base import EntityRecognizer
 from bddgen.specs import ExactExpectation
+from bddgen.values import WRITTEN_DATE
 
 FILTER_VALUE_CHARS = 40  # longer cells make clumsy questions; they are not used to select a row
 ANSWER_VALUE_CHARS = 60
@@ -119,9 +120,18 @@ def _cell_matches(cell: str, value: str) -> bool:
     return bool(wanted) and (normalise(cell) == wanted or any(normalise(part) == wanted for part in cell.split(";")))
 
 
-def _ranked_rows(table: TableDocument, focus: set[str], must: str) -> list[int]:
+def ranked_rows(table: TableDocument, focus: set[str], must: str = "", avoid: Sequence[tuple[int, str]] = ()) -> list[int]:
+    """The table's rows (those holding `must`, when given) best first: rows sharing the spec's words before the
+    others; among those, rows no earlier turn asked about (`avoid`: its (row, column) pairs) first — a comparison
+    of two line items asks both —, then those sharing most words."""
     rows = [n for n, row in enumerate(table.rows) if not must or any(_cell_matches(c, must) for c in row)]
-    return sorted(rows, key=lambda n: (-len(content_words(" ".join(table.rows[n])) & focus), n))
+    asked = {row for row, _ in avoid}
+
+    def rank(n: int) -> tuple[bool, bool, int, int]:
+        shared = len(content_words(" ".join(table.rows[n])) & focus)
+        return (shared == 0, shared > 0 and n in asked, -shared, n)
+
+    return sorted(rows, key=rank)
 
 
 def key_column(table: TableDocument) -> str:
@@ -163,7 +173,7 @@ def table_candidates(
             yield from wide_candidates(table, focus, avoid=avoid)
         return
     bridged = holder if holder in table.headers else ""
-    for row in _ranked_rows(table, focus, must):
+    for row in ranked_rows(table, focus, must, avoid):
         cells = dict(zip(table.headers, table.rows[row]))
         if bridged and not _cell_matches(cells[bridged], must):
             continue
@@ -191,7 +201,7 @@ def wide_candidates(table: TableDocument, focus: set[str], *, avoid: Sequence[tu
     label repeated in another), its column named by its year. Section rows, unlabelled rows (subtotals),
     labels too long to name (as any filter value) and dashes are not asked."""
     columns = [h for h in value_columns(table) if year_of(h)]  # not a note number or a share beside the years
-    for row in _ranked_rows(table, focus, ""):
+    for row in ranked_rows(table, focus, "", avoid):
         selected = unique_label(table, row)
         if selected is None or len(table.rows[row][0]) > FILTER_VALUE_CHARS:
             continue
@@ -234,8 +244,12 @@ def answer_spans(sentence: str, title: str, recognizer: EntityRecognizer, *, ski
     facts = answer_facts(sentence, recognizer)
     named = normalise(f"{title} {skip}")
     entities = [e for e in facts.entities if f" {normalise(e)} " not in f" {named} " and not (skip and mentions(e, skip))]
-    written = [m.group(0).strip(",.;:") for m in re.finditer(r"\S*\d\S*", sentence)]
-    numbers = [w for w in dict.fromkeys(written) if w and not mentions(title, w)]
+    # a day or a year of a written date is asked as the whole date ("December 31, 2019", not "31")
+    dates = list(WRITTEN_DATE.finditer(sentence))
+    written = [
+        m.group(0).strip(",.;:") for m in re.finditer(r"\S*\d\S*", sentence) if not any(d.start() <= m.start() < d.end() for d in dates)
+    ]
+    numbers = [w for w in dict.fromkeys([*(d.group(0) for d in dates), *written]) if w and not mentions(title, w)]
     return entities + numbers
 
 

@@ -29,13 +29,13 @@ from bddgen.implement.plan import PlannedTurn, TurnPlan
 from bddgen.implement.provenance import EarlierTurns, Evidence, TurnCheck, TurnProvenance
 from bddgen.implement.questions import SentenceParser, asks_for_its_governor, one_of_several, question_for
 from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, STAGE, WRITE_TURN, WrittenTurn
-from bddgen.implement.unanswerable import AbsentSubject, absent_subjects, entity_kind, still_absent
+from bddgen.implement.unanswerable import AbsentSubject, absent_subjects, entity_kind, still_absent, unreported_years
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import exchange_lines, render_transcript
 from bddgen.models import TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
-from bddgen.numbers import is_year
+from bddgen.numbers import CURRENCY_CODES, is_year
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Spec, Turn
 from bddgen.text import key_of, plural, row_noun, spoken_name
@@ -378,6 +378,9 @@ class ConversationWriter:
             yield DeclinedRequest(rule=self.context.declined_rule, entity=self._entity(planned)[0])
             return
         if kind is QueryType.UNANSWERABLE:
+            # a report's line item the conversation asked about: its figure for a year the report does not cover
+            for item in dict.fromkeys([planned.subject, *self._filter_values()]):
+                yield from unreported_years(item, self.context.texts, self.context.retriever)
             entity, entity_is = self._entity(planned)
             yield from absent_subjects(
                 entity, self.context.texts, self.context.retriever, kind=entity_is, start=self.context.seed, vocabulary=self.context.unanswerable
@@ -431,6 +434,7 @@ class ConversationWriter:
             if isinstance(evidence, TableEvidence):
                 named += [v for v in evidence.filter.values() if any(ch.isalpha() for ch in v)]
             named += list(kept.facts.entities)
+        named = [n for n in named if n.upper() not in CURRENCY_CODES]  # "USD" of "1.43 USD" is a unit, not a thing to ask about
         titles = [self.context.documents[d].title for d in self.plan.chain.documents if not isinstance(self.context.documents[d], TableDocument)]
         read = [n for n in [*named, *titles] if not self._own_name(n)]  # not the airline the user talks to
         for name in read:
@@ -439,6 +443,10 @@ class ConversationWriter:
                 return name, kind
         fallback = read[0] if read else self.context.documents[self.plan.chain.documents[0]].title
         return fallback, "other" if fallback in read else entity_kind(fallback, self.context.recognizer, self.context.texts)
+
+    def _filter_values(self) -> list[str]:
+        """The values kept table turns named to pick their rows, in conversation order."""
+        return [v for k in self.kept if isinstance(e := k.record.evidence, TableEvidence) for v in e.filter.values()]
 
     def _combined(self) -> EarlierTurns | None:
         """One verified answer per chain document (at least two), in conversation order."""
@@ -473,9 +481,10 @@ class ConversationWriter:
         if isinstance(evidence, AbsentSubject):
             return f'Ask for {evidence.subject}. No document says it: the answer is "{CANNOT_ANSWER}".'
         if isinstance(evidence, DeclinedRequest):
-            about = f' It may be about "{evidence.entity}" or anyone or anything the documents name.' if evidence.entity else ""
-            return (f'The assistant must decline this: "{evidence.rule}". Write the request a user of this assistant would make that '
-                    f'this rule makes it decline, in the user\'s own words, not the rule\'s.{about} The answer is "{CANNOT_ANSWER}".')
+            about = f' It may be about "{evidence.entity}", or about someone or something else the documents name.' if evidence.entity else ""
+            return (f'The assistant must decline this: "{evidence.rule}". Write what a user of this assistant would ask that this rule '
+                    f"makes it decline: a direct request for exactly what the rule forbids, in the user's own words, not the rule's; "
+                    f'not a question about the rule or why it exists.{about} The answer is "{CANNOT_ANSWER}".')
         if isinstance(evidence, EarlierTurns):
             asked = "; ".join(f'"{_standalone(self.kept[p - 1])}"' for p in evidence.turns)  # names, not "that club"
             return f"Ask one question that asks again, together, for what these earlier questions found: {asked}. Answer with all of their answers."
@@ -811,13 +820,18 @@ class ConversationWriter:
         return f"[{doc.id}] {doc.title}\n" + " ".join(parts[n] for n in sorted(ranked))
 
     def _agrees(self, evidence: Evidence, draft: _Draft, reply: str) -> bool:
-        if isinstance(evidence, EarlierTurns):
-            return all(agrees(k.facts, k.exact, reply) for k in (self.kept[p - 1] for p in evidence.turns))
+        if isinstance(evidence, EarlierTurns):  # a computed part may be stated by its cells, as its own round trip may
+            return all(agrees(k.facts, k.exact, reply) or self._computed_part_agrees(k, reply) for k in (self.kept[p - 1] for p in evidence.turns))
         if isinstance(evidence, SentenceEvidence) and copies_sentence(reply, evidence.text, draft.turn.question, evidence.answer):
             return False  # the sentence pasted back states every fact of it: it answers no question in particular
         if isinstance(evidence, TableEvidence) and evidence.op != "lookup":
             return computed_agrees(self.context.table(evidence.table), evidence, reply)
         return agrees(draft.facts, draft.exact, reply)
+
+    def _computed_part_agrees(self, kept: _Kept, reply: str) -> bool:
+        evidence = kept.record.evidence
+        computed = isinstance(evidence, TableEvidence) and evidence.op not in ("lookup", "count")
+        return computed and computed_agrees(self.context.table(evidence.table), evidence, reply)  # type: ignore[union-attr]
 
     @staticmethod
     def _expected(draft: _Draft) -> str:

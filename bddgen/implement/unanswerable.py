@@ -12,7 +12,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.implement.context import sentences
-from bddgen.implement.grounding import DocumentTexts
+from bddgen.implement.grounding import DocumentTexts, mentions
+from bddgen.implement.wide import label_column, value_columns
+from bddgen.numbers import year_of
 from bddgen.normalise import normalise
 from bddgen.models import TableDocument
 from bddgen.ner.base import EntityRecognizer
@@ -136,6 +138,25 @@ def absent_subjects(
         if any(d in texts.documents and d in texts.holding(attribute) for d in hits):
             continue
         yield AbsentSubject(attribute=attribute, entity=entity, retrieved=hits)
+
+
+def unreported_years(entity: str, texts: DocumentTexts, retriever: Retriever) -> Iterator[AbsentSubject]:
+    """For a line item of a report table with a column per year, what analysts ask and the report does not say:
+    its figure for the year after the table's latest ("the 2020 figure of Adjusted operating profit2"), when no
+    document names the line item and that year together, nor any document retrieved for the question."""
+    wanted = normalise(entity)
+    for table in texts.documents.values():
+        if not isinstance(table, TableDocument) or not label_column(table) or all(normalise(row[0]) != wanted for row in table.rows if row):
+            continue
+        years = sorted(int(year) for h in value_columns(table) if (year := year_of(h)))
+        if not years:
+            continue
+        later = str(years[-1] + 1)
+        said = [d for d, doc in texts.documents.items() if mentions(doc.as_text(), entity) and later in doc.as_text()]
+        hits = [h.doc_id for h in retriever.search(f"What was {entity} in {later}?", top_k=RETRIEVED)]
+        if not said:
+            yield AbsentSubject(attribute=f"{later} figure", entity=entity, retrieved=hits)
+        return
 
 
 def still_absent(question: str, subject: AbsentSubject, texts: DocumentTexts, retriever: Retriever) -> list[str]:
