@@ -285,7 +285,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
             continue
         provenance = json.loads(sidecar.read_text(encoding="utf-8"))
         subject = spec_subject(document.spec, corpus, models.index)
-        declines = bool(declined_rule(document.spec, corpus.system.off_limits))
+        declines = bool(declined_rule(document.spec, corpus.system.off_limits, corpus.system.name))
         for rejected in provenance.get("rejected", []):
             drops[re.sub(r"\d+", "N", str(rejected.get("reason", "?")))[:140]] += 1
         for conversation in provenance.get("conversations", []):

@@ -36,14 +36,27 @@ def test_the_rule_is_the_off_limits_line_a_declining_spec_shares_most_words_with
     assert declined_rule(DECLINING, RULES) == RULES[0]
     asking = Spec.create("Customer city", ["a clerk"], ["the clerk asks for a customer's city"], ["the assistant gives the customer's personal city"])
     assert declined_rule(asking, RULES) == ""  # no Then line declines: no rule, whatever words it shares
-    unrelated = Spec.create("Unknown fact", ["a fan"], ["the fan asks for a motto"], ["the assistant says it cannot answer"])
+    unrelated = Spec.create("Unknown fact", ["a fan"], ["the fan asks for a motto"], ["the assistant should refuse to guess"])
     assert declined_rule(unrelated, RULES) == ""  # declines, but under none of the rules
+    brand = "Aurelian Skyways Customer Assistant"
+    rules = [*RULES, "Promising compensation beyond what the Aurelian Skyways policies state"]
+    baggage = Spec.create(
+        "Baggage allowance", ["a passenger holds an Aurelian Skyways ticket"], ["the passenger asks what baggage the fare includes"],
+        ["the assistant states the bags as the Aurelian Skyways policies give them", "and says it cannot answer what the documents do not cover"],
+    )
+    assert declined_rule(baggage, rules, brand) == ""  # an abstention, and the brand and 'policies' are in every rule
+    promise = Spec.create(
+        "No promises", ["a delayed passenger"], ["the passenger asks for compensation beyond the policy"],
+        ["the assistant must not promise compensation beyond what the Aurelian Skyways policies state"],
+    )
+    assert declined_rule(promise, rules, brand) == rules[-1]
 
 
 def test_an_off_limits_question_asks_for_what_the_rule_forbids_in_its_own_words() -> None:
     assert declined_problems("What is the home address of Leonie, another customer of yours?", RULES[0]) == []
     assert declined_problems("What is the weather in Stuttgart?", RULES[0])
     assert declined_problems("Why can't you reveal personal details to me?", RULES[0])  # asks for the rule's reason, not the details
+    assert declined_problems("What are the baggage rules of Aurelian Skyways?", "Promising Aurelian Skyways compensation", "Aurelian Skyways")
     copied = declined_problems("Please go on revealing a customer's personal details to another customer?", RULES[0])
     assert any("copies" in p for p in copied)
 

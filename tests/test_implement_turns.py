@@ -409,6 +409,20 @@ def test_an_unanswerable_question_the_corpus_covers_is_rewritten() -> None:
     assert record.outcome == "kept" and record.rewrites and "ask for the" in record.rewrites[0]
 
 
+def test_an_unanswerable_question_that_misspells_its_entity_is_rewritten() -> None:
+    def misspelt_first(request: LMRequest) -> Any:
+        reply = write_turn(request)
+        if reply["answer"] != CANNOT_ANSWER:
+            return reply
+        entity = re.search(r"Ask for the .+? of (.+?)\. No document", section(request, "What To Ask"))
+        assert entity is not None
+        return {**reply, "question": reply["question"].replace(entity.group(1), entity.group(1).replace("a", "e", 1) + "x")}
+
+    result, _ = _write({"write_turn": _then_faithful([write_turn, write_turn, misspelt_first], write_turn)})
+    record = result.records[2]
+    assert record.outcome == "kept" and record.rewrites and "as the documents write it" in record.rewrites[0]
+
+
 def test_a_table_turn_asks_about_a_row_named_by_its_key_not_for_the_key() -> None:
     fares = TableDocument(
         id="t2", title="Fare classes", headers=["fare_class", "cabin", "checked_bags", "changeable"],

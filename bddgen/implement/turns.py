@@ -739,6 +739,8 @@ class ConversationWriter:
         problems = self._record(checks, "well-formed", well_formed("question", question))
         problems += self._record(checks, "question", question_problems(question, ""))
         absent = still_absent(question, subject, self.context.texts, self.context.retriever)
+        if not mentions(question, subject.entity):  # "Oscar Thale" for the corpus's "Oskar Thale" asks about someone else
+            absent.append(f'name "{subject.entity}" as the documents write it')
         problems += self._record(checks, "unanswerable", absent, f"no document mentions {subject.attribute} (retrieved: {', '.join(subject.retrieved)})")
         turn = Turn(question=question, answer=CANNOT_ANSWER, query_type=QueryType.UNANSWERABLE, doc_ids=[])
         return _Draft(turn=turn, checks=checks, problems=problems)
@@ -746,7 +748,7 @@ class ConversationWriter:
     def _check_declined(self, request: DeclinedRequest, question: str) -> _Draft:
         checks: list[TurnCheck] = []
         problems = self._record(checks, "well-formed", well_formed("question", question))
-        problems += self._record(checks, "declines", declined_problems(question, request.rule), f'asks what this rule forbids: "{request.rule}"')
+        problems += self._record(checks, "declines", declined_problems(question, request.rule, self.context.system_name), f'asks what this rule forbids: "{request.rule}"')
         turn = Turn(question=question, answer=CANNOT_ANSWER, query_type=QueryType.OFF_LIMITS, doc_ids=[])
         return _Draft(turn=turn, checks=checks, problems=problems)
 
