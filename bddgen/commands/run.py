@@ -18,6 +18,7 @@ from bddgen.results import RunMetadata, Verdict
 from bddgen.review.state import NOT_REJECTED, REVIEWED_TAG
 from bddgen.run.assistants import assistant_settings
 from bddgen.run.cucumber import CUCUMBER_JSON, MESSAGES_FILE
+from bddgen.run.feature_cache import FeatureCache
 from bddgen.run.launcher import BEHAVE_JSON, JUNIT_DIR
 from bddgen.run.metadata import latest_run_dir, new_run_dir
 from bddgen.run.store import RunStore
@@ -73,6 +74,7 @@ def run(
             "outside one; run `bddgen init DIR --corpus PATH`, then run from DIR"
         )
     acquire_project_lock(project, "run")
+    parsed = FeatureCache()  # the lint's parse of each file, which the run reads again
     if resume is not None:
         options, feature_paths = _resumed(project, resume, jobs)
         tag_list = [options.tags] if options.tags else []
@@ -81,7 +83,7 @@ def run(
         feature_paths = [p.resolve() for p in paths] or [project.features_path]
         name = assistant or project.settings.run.assistant
         assistant_settings(name, project)
-        for warning in stages.check_features(feature_paths):
+        for warning in stages.check_features(feature_paths, parsed):
             console.print(f"warning: {warning}", style="yellow", markup=False, soft_wrap=True)
         output_folder(project.runs_path, "the run's folder", "--results-dir or [run] results_dir")
         options = RunOptions(
@@ -94,7 +96,10 @@ def run(
         )
     try:
         with progress_bar("conversations") as on_progress:
-            outcome = stages.run(Models(project), options, feature_paths, tags=[*tag_list, NOT_REJECTED], behave_format=behave_format, on_progress=on_progress)
+            outcome = stages.run(
+                Models(project), options, feature_paths, tags=[*tag_list, NOT_REJECTED], behave_format=behave_format,
+                on_progress=on_progress, parsed=parsed,
+            )
     except BaseException:
         if resume is None:
             RunStore(options.run_dir).remove_if_unused()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Callable
 
 from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
@@ -21,16 +22,19 @@ from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, Conversation
 _TEMPLATE_PLACEHOLDER = re.compile(r"\{[^{}]*\}|<[^<>]*>")
 
 
-def lint_features(paths: list[Path], warnings: list[Problem] | None = None) -> tuple[int, list[Problem]]:
+def lint_features(
+    paths: list[Path], warnings: list[Problem] | None = None, read: Callable[[Path], FeatureDocument] = read_feature
+) -> tuple[int, list[Problem]]:
     """(files checked, problems): Gherkin syntax, specs missing a part, unknown conversation steps,
     spec ids used by more than one file, and ill-formed questions and answers. Glitches in
-    hand-written or locked turns are appended to `warnings` instead (left out when it is None)."""
+    hand-written or locked turns are appended to `warnings` instead (left out when it is None).
+    `read` reads one file (`read_feature`; a run passes its `FeatureCache`, which parses a file once)."""
     problems = [Problem(str(path), "no such file or folder") for path in paths if not path.exists()]
     files = feature_files([path for path in paths if path.exists()])
     first_file: dict[str, Path] = {}
     for path in files:
         try:
-            document = read_feature(path)
+            document = read(path)
         except InputError as exc:
             problems += exc.problems
             continue

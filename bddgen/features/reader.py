@@ -259,9 +259,10 @@ def _is_conversation(scenario: dict[str, Any]) -> bool:
     return "@conversation" in tags or any(ASK.match(s["text"].strip()) or _is_task_step(s["text"].strip()) for s in scenario.get("steps", []))
 
 
-def read_feature_text(text: str, source: str) -> FeatureDocument:
-    """Parse one feature file's text. Raises InputError naming `source` and lines."""
-    ast = parse_gherkin(text, source)
+def read_feature_text(text: str, source: str, ast: dict[str, Any] | None = None) -> FeatureDocument:
+    """Parse one feature file's text. Raises InputError naming `source` and lines. `ast`: the text's gherkin-official
+    AST when the caller has parsed it already (`parse_gherkin`; it is read, not changed), so it is not parsed again."""
+    ast = parse_gherkin(text, source) if ast is None else ast
     feature = ast.get("feature")
     if not feature:
         raise InputError(Problem(f"{source}:1", "no Feature: line; a spec file needs one Feature"), title="invalid spec")
@@ -341,15 +342,19 @@ def read_feature_text(text: str, source: str) -> FeatureDocument:
     )
 
 
-def read_feature(path: Path) -> FeatureDocument:
-    """Parse one .feature file; non-UTF-8 content is reported as an InputError."""
+def feature_text(path: Path) -> str:
+    """One .feature file's text; InputError when it cannot be read or is not UTF-8."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(Problem(str(path), f"not UTF-8 (byte {exc.start}); re-save the file as UTF-8")) from exc
     except OSError as exc:
         raise InputError(Problem(str(path), f"cannot read the file: {exc.strerror or exc}")) from exc
-    return read_feature_text(text, str(path))
+
+
+def read_feature(path: Path) -> FeatureDocument:
+    """Parse one .feature file; non-UTF-8 content is reported as an InputError."""
+    return read_feature_text(feature_text(path), str(path))
 
 
 def feature_files(paths: Iterable[Path]) -> list[Path]:

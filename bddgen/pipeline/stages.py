@@ -38,6 +38,7 @@ from bddgen.report.model import Report
 from bddgen.report.project_report import project_report
 from bddgen.report.suite import suite_coverage
 from bddgen.results import TurnResult
+from bddgen.run.feature_cache import FeatureCache
 from bddgen.run.runner import SampleRunner
 from bddgen.run.suite import RunOptions, RunSummary, SuiteRun
 from bddgen.select import SpecPool, WriteReport, build_pool, scan_suite, select_specs, write_selected
@@ -165,13 +166,14 @@ class _RunProgress:
         self.update(None, self.done)
 
 
-def check_features(paths: list[Path]) -> list[Problem]:
+def check_features(paths: list[Path], parsed: FeatureCache | None = None) -> list[Problem]:
     """The warnings of `bddgen validate` on the feature files; InputError listing its errors (by
-    file:line), or when there is no feature file: run refuses what validate refuses."""
+    file:line), or when there is no feature file: run refuses what validate refuses. `parsed`: the run's
+    parsed files, which the lint parses into (and reads from when it has them)."""
     if not feature_files(paths):
         raise InputError(Problem(", ".join(map(str, paths)), "no .feature files here; write specs or run `bddgen implement`"))
     warnings: list[Problem] = []
-    _, problems = lint_features(paths, warnings)
+    _, problems = lint_features(paths, warnings, read=(parsed or FeatureCache()).document)
     if problems:
         raise InputError(problems, title="feature files with problems (see `bddgen validate`)")
     return warnings
@@ -185,18 +187,21 @@ def run(
     tags: list[str] | None = None,
     behave_format: str | None = None,
     on_progress: StageProgress = no_progress,
+    parsed: FeatureCache | None = None,
 ) -> RunOutcome:
     """Run the .feature files (default: the features folder) against `options.assistant` through
-    behave, judged by the judge LM; results go to `options.run_dir`."""
+    behave, judged by the judge LM; results go to `options.run_dir`. `parsed`: the files as the caller's
+    `check_features` parsed them (bddgen parses each file once per run; behave parses it once more)."""
     from bddgen.run.launcher import behave_arguments, combine_junit, run_suite
 
     project = models.project
     paths = features or [project.features_path]
-    check_features(paths)
+    parsed = parsed or FeatureCache()
+    check_features(paths, parsed)
     suite = SuiteRun(
         project, options, language_models=models.language_models,
         assistant_builder=lambda: models.assistant(options.assistant),
-        listener=_RunProgress(on_progress, options.assistant),
+        listener=_RunProgress(on_progress, options.assistant), parsed=parsed,
     )
     behave_passed = run_suite(suite, behave_arguments(paths, options.run_dir, tags or [], behave_format))
     if suite.startup_error is not None:

@@ -37,7 +37,7 @@ def before_all(context: Any) -> None:
         features = announced_features()
         if features is None:
             raise ConfigError(f"behave runs without bddgen's runner: add `{RUNNER_SETTING}` under [behave] in behave.ini")
-        plans = plan_features(features, context.config, suite.project.root, suite.options.limit)
+        plans = plan_features(features, context.config, suite.project.root, suite.options.limit, read=suite.parsed.document)
         suite.start(plans)
     except BaseException as exc:
         if suite is not None:

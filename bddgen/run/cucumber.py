@@ -19,17 +19,15 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from cucumber_messages import Envelope, message_converter
-from gherkin.ast_builder import AstBuilder
-from gherkin.parser import Parser
 from gherkin.pickles.compiler import Compiler
 from gherkin.stream.id_generator import IdGenerator
-from gherkin.token_scanner import TokenScanner
 
 from bddgen import __version__
 from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, SATISFY, decode_tag_value
 from bddgen.files import atomic_write
 from bddgen.results import RunMetadata, TurnResult, Verdict
 from bddgen.answer_checks import contains_exact
+from bddgen.run.feature_cache import FeatureCache
 
 MESSAGES_FILE = "messages.ndjson"
 CUCUMBER_JSON = "cucumber.json"
@@ -49,25 +47,29 @@ class StepOutcome:
     seconds: float = 0.0
 
 
-def write_cucumber(run_dir: Path, root: Path, metadata: RunMetadata, records: list[TurnResult]) -> list[Path]:
-    """Write both files for the recorded conversations; nothing when none was recorded."""
+def write_cucumber(
+    run_dir: Path, root: Path, metadata: RunMetadata, records: list[TurnResult], parsed: FeatureCache | None = None
+) -> list[Path]:
+    """Write both files for the recorded conversations; nothing when none was recorded. `parsed`: the run's parsed
+    .feature files (a file it has not parsed yet is parsed into it)."""
     if not records:
         return []
+    parsed = parsed or FeatureCache()
     recorded: dict[str, dict[tuple[str, int], dict[int, TurnResult]]] = {}
     for record in records:
         recorded.setdefault(record.feature, {}).setdefault((record.conversation_id, record.repeat), {})[record.turn] = record
     started = _time(metadata.started)
     messages = _Messages(started)
-    features = []
+    json_features = []
     for feature, conversations in recorded.items():
         path = root / feature
         if path.is_file():
-            features.append(messages.feature(feature, path.read_text(encoding="utf-8"), conversations))
+            json_features.append(messages.feature(feature, *parsed.gherkin(path), conversations))
     messages.finish(all(r.verdict == Verdict.PASS for r in records))
     ndjson = run_dir / MESSAGES_FILE
     atomic_write(ndjson, "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages.envelopes))
     cucumber = run_dir / CUCUMBER_JSON
-    atomic_write(cucumber, json.dumps(features, indent=2, ensure_ascii=False) + "\n")
+    atomic_write(cucumber, json.dumps(json_features, indent=2, ensure_ascii=False) + "\n")
     return [ndjson, cucumber]
 
 
@@ -111,9 +113,12 @@ class _Messages:
         envelope = message_converter.to_dict(message_converter.from_dict(message, Envelope))
         self.envelopes.append(envelope)
 
-    def feature(self, uri: str, text: str, conversations: dict[tuple[str, int], dict[int, TurnResult]]) -> dict[str, Any]:
-        """The feature's source, document, pickles and test cases; its Cucumber JSON element."""
-        document = Parser(AstBuilder(self.ids)).parse(TokenScanner(text))
+    def feature(
+        self, uri: str, text: str, ast: dict[str, Any], conversations: dict[tuple[str, int], dict[int, TurnResult]]
+    ) -> dict[str, Any]:
+        """The feature's source, document, pickles and test cases; its Cucumber JSON element. `ast`: the text parsed on
+        its own (`FeatureCache.gherkin`), given this run's ids here."""
+        document = _with_ids(ast, self.ids)
         document["uri"] = uri
         self._emit(source={"uri": uri, "data": text, "mediaType": "text/x.cucumber.gherkin+plain"})
         self._emit(gherkinDocument=document)
@@ -167,6 +172,33 @@ class _Messages:
 
     def finish(self, success: bool) -> None:
         self._emit(testRunFinished={"testRunStartedId": self.run_id, "success": success, "timestamp": _timestamp(self.clock)})
+
+
+def _with_ids(ast: dict[str, Any], ids: IdGenerator) -> dict[str, Any]:
+    """A copy of a gherkin AST parsed on its own, its ids ("0", "1", ...: one per node, in the order the parser made
+    them) drawn from `ids` in that order instead: the document a parse with `ids` gives, without parsing again."""
+    found: list[int] = []
+
+    def collect(node: Any) -> None:
+        if isinstance(node, dict):
+            found.extend([int(node["id"])] if "id" in node else [])
+            for value in node.values():
+                collect(value)
+        elif isinstance(node, list):
+            for value in node:
+                collect(value)
+
+    collect(ast)
+    drawn = [ids.get_next_id() for _ in range(max(found, default=-1) + 1)]
+
+    def copy(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {key: drawn[int(value)] if key == "id" else copy(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [copy(value) for value in node]
+        return node
+
+    return copy(ast)
 
 
 def _scenarios(node: dict[str, Any]) -> Iterator[dict[str, Any]]:

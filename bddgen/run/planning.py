@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from bddgen.outcomes import TALKS, TASK_TAG_PREFIX
 from bddgen.errors import InputError, Problem
@@ -38,9 +38,12 @@ def is_conversation(scenario: Any) -> bool:
     return any(ASK.match(step.name.strip()) or TALKS.match(step.name.strip()) for step in scenario.steps)
 
 
-def plan_features(features: Iterable[Any], config: Any, root: Path, limit: int | None) -> list[ConversationPlan]:
+def plan_features(
+    features: Iterable[Any], config: Any, root: Path, limit: int | None, read: Callable[[Path], FeatureDocument] = read_feature
+) -> list[ConversationPlan]:
     """Plans for the conversations behave will run, in file order, at most `limit`; every other
-    scenario (spec scenarios, conversations past the limit) is marked skipped so behave passes over it."""
+    scenario (spec scenarios, conversations past the limit) is marked skipped so behave passes over it.
+    `read` reads a file's conversations (the run's `FeatureCache`: a file the lint parsed is not parsed again)."""
     plans: list[ConversationPlan] = []
     problems: list[Problem] = []
     for feature in features:
@@ -52,7 +55,7 @@ def plan_features(features: Iterable[Any], config: Any, root: Path, limit: int |
                 scenario.mark_skipped()
                 continue
             if document is None:
-                document = read_feature(Path(feature.filename))
+                document = read(Path(feature.filename))
             identifier = conversation_id(scenario)
             conversation = document.conversation(identifier)
             location = f"{feature.filename}:{scenario.line}"

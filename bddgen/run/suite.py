@@ -23,6 +23,7 @@ from bddgen.results import RunMetadata, TurnResult, Verdict
 from bddgen.run.assistants.base import Assistant
 from bddgen.run.assistants.factory import REFERENCE_KINDS, assistant_settings, build_assistant, reference_lm_settings
 from bddgen.run.cucumber import write_cucumber
+from bddgen.run.feature_cache import FeatureCache
 from bddgen.corpus import load_project_corpus
 from bddgen.run.judge import TOOL_KINDS, run_judge
 from bddgen.run.metadata import code_revision, new_run_dir, now, public_settings
@@ -92,11 +93,15 @@ class SuiteRun:
         listener: RunListener | None = None,
         language_models: ModelPool | None = None,
         assistant_builder: Callable[[], Assistant] | None = None,
+        parsed: FeatureCache | None = None,
     ) -> None:
         """`assistant` and `judge_lm` replace the configured ones; otherwise they are built on first
-        use, by `assistant_builder` when given, from `language_models` (shared with the caller) or a pool of their own."""
+        use, by `assistant_builder` when given, from `language_models` (shared with the caller) or a pool of their own.
+        `parsed`: the .feature files the caller parsed already (its lint's), which the planning and the Cucumber
+        Messages read without parsing them again."""
         self.project = project
         self.options = options
+        self.parsed = parsed or FeatureCache()
         self.listener = listener
         self.store = RunStore(options.run_dir)
         self.models = language_models or ModelPool(project)
@@ -235,7 +240,7 @@ class SuiteRun:
         self._write_metadata(self._plans, finished=summary.complete)
         metadata = self.store.read_metadata()
         if metadata is not None:  # the standard outputs of the conversations recorded so far
-            write_cucumber(self.run_dir, self.project.root, metadata, [r for s in self._sessions if s.written for r in s.records])
+            write_cucumber(self.run_dir, self.project.root, metadata, [r for s in self._sessions if s.written for r in s.records], self.parsed)
         return summary
 
     def _write(self, records: list[TurnResult]) -> None:
