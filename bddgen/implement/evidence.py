@@ -122,8 +122,8 @@ def _cell_matches(cell: str, value: str) -> bool:
 
 def ranked_rows(table: TableDocument, focus: set[str], must: str = "", avoid: Sequence[tuple[int, str]] = ()) -> list[int]:
     """The table's rows (those holding `must`, when given) best first: rows sharing the spec's words before the
-    others; among those, rows no earlier turn asked about (`avoid`: its (row, column) pairs) first — a comparison
-    of two line items asks both —, then those sharing most words."""
+    others; among those, rows no earlier turn asked about (`avoid`: its (row, column) pairs; given for a report
+    table's line items) first — a comparison of two line items asks both —, then those sharing most words."""
     rows = [n for n, row in enumerate(table.rows) if not must or any(_cell_matches(c, must) for c in row)]
     asked = {row for row, _ in avoid}
 
@@ -173,7 +173,7 @@ def table_candidates(
             yield from wide_candidates(table, focus, avoid=avoid)
         return
     bridged = holder if holder in table.headers else ""
-    for row in ranked_rows(table, focus, must, avoid):
+    for row in ranked_rows(table, focus, must):
         cells = dict(zip(table.headers, table.rows[row]))
         if bridged and not _cell_matches(cells[bridged], must):
             continue
