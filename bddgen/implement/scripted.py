@@ -34,7 +34,8 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
     if task.startswith("The assistant must decline this:"):  # an OFF-LIMITS turn: a request for what the rule forbids
         rule = quoted[0] if quoted else "it"
         asked = [w for w in re.findall(r"[A-Za-z']+", rule) if len(w) > 3][:4]
-        return {"question": f"Could you help me with {' '.join(asked).lower()} for {quoted[1] if len(quoted) > 2 else 'someone'}?", "answer": CANNOT_ANSWER}
+        named = re.search(r'It may name "([^"]+)"', task)
+        return {"question": f"Could you help me with {' '.join(asked).lower()} for {named.group(1) if named else 'someone'}?", "answer": CANNOT_ANSWER}
     if task.startswith("Ask one question"):  # a SYNTHESIS: the earlier questions again, with their answers
         asked = [q.rstrip(" ?") for q in quoted]
         answers = [line.strip().removeprefix("- ").strip() for line in evidence.splitlines() if line.strip()]

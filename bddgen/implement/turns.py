@@ -481,10 +481,11 @@ class ConversationWriter:
         if isinstance(evidence, AbsentSubject):
             return f'Ask for {evidence.subject}. No document says it: the answer is "{CANNOT_ANSWER}".'
         if isinstance(evidence, DeclinedRequest):
-            about = f' It may be about "{evidence.entity}", or about someone or something else the documents name.' if evidence.entity else ""
-            return (f'The assistant must decline this: "{evidence.rule}". Write what a user of this assistant would ask that this rule '
-                    f"makes it decline: a direct request for exactly what the rule forbids, in the user's own words, not the rule's; "
-                    f'not a question about the rule or why it exists.{about} The answer is "{CANNOT_ANSWER}".')
+            about = f' It may name "{evidence.entity}" or someone or something else the documents name.' if evidence.entity else ""
+            return (f'The assistant must decline this: "{evidence.rule}". Write the message of a user who asks the assistant to do '
+                    f"exactly what this rule forbids, in the user's own words, not the rule's: a direct request, not a question about "
+                    f'the rule or why it exists (for "Giving medical advice": "Which medicine should I take for my migraine?").{about} '
+                    f'The answer is "{CANNOT_ANSWER}".')
         if isinstance(evidence, EarlierTurns):
             asked = "; ".join(f'"{_standalone(self.kept[p - 1])}"' for p in evidence.turns)  # names, not "that club"
             return f"Ask one question that asks again, together, for what these earlier questions found: {asked}. Answer with all of their answers."
