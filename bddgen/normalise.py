@@ -9,7 +9,8 @@ Each normaliser, stopword list and content-word reader here has its own users, a
 - `STOPWORDS`: function and question words (content words, names, reference answers); `SPEC_STOPWORDS`: those
   and the vocabulary every spec uses (a draft's key terms); `INTERVIEW_STOPWORDS`: a shorter list
   (`content_words_as_written`, the probe's interview and plan); `FUNCTION_WORDS`: words a capitalised word may
-  be without naming anything (an answer's guessed names).
+  be without naming anything (an answer's guessed names); `PRONOUNS` and `POSSESSIVES`: words standing for
+  something said before (a question referring back, a sentence leaning on the one before it, a clause question).
 - `content_words`: normalised words of three letters or more; `content_words_as_written`: lower-cased words
   as written, identifiers and apostrophes kept (`max_turns`, "don't").
 """
@@ -63,6 +64,10 @@ INTERVIEW_STOPWORDS = frozenset(
     "that the their them then there these they this to was we were what when where which who will with would "
     "you your yes should must may".split()
 )
+
+# Words that stand for something said before ("it", "they", "there", "then") and the possessives ("its", "their").
+PRONOUNS = frozenset("it he she they him them this these those there then".split())
+POSSESSIVES = frozenset("its his her their".split())
 
 # Words a capitalised word may be without naming anything ("She", "The", "Yes").
 FUNCTION_WORDS = frozenset(

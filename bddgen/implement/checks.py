@@ -7,7 +7,7 @@ import re
 from typing import Any, Sequence
 
 from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_facts
-from bddgen.normalise import contains_phrase, content_words, normalise
+from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_words, normalise
 from bddgen.implement.questions import SentenceParser
 from bddgen.features.wellformed import text_problems
 from bddgen.numbers import read_quantity, states_quantity
@@ -23,7 +23,7 @@ _REQUEST = re.compile(
     r"tell|give|list|name|show|find|please)\b",
     re.IGNORECASE,
 )
-_REFERENCES = frozenset("it its they them their he him his she her that this those these there same".split())
+_REFERENCES = (PRONOUNS - {"then"}) | POSSESSIVES | {"that", "same"}  # words a question refers back with
 
 
 def well_formed(kind: str, text: str) -> list[str]:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bddgen.implement.context import sentences
 from bddgen.implement.grounding import answer_facts, mentions
 from bddgen.implement.names import is_counted, is_name_fragment
-from bddgen.normalise import contains_phrase, content_words, normalise
+from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_words, normalise
 from bddgen.implement.tables import TableQuery, evaluate_table_query, matching_count, row_meets
 from bddgen.implement.wide import column_year, label_column, unique_label, value_columns
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
@@ -227,7 +227,7 @@ def exact_expectation(table: TableDocument, evidence: TableEvidence) -> ExactExp
     return evaluate_table_query(evidence.query(), table)
 
 
-_CONTEXT_WORDS = frozenset("it its they their them he his him she her this these those such there then".split())
+_CONTEXT_WORDS = PRONOUNS | POSSESSIVES | {"such"}  # words a sentence leaning on the one before it opens with
 
 
 def _leans_on_context(sentence: str) -> bool:

@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from typing import Any, Protocol, runtime_checkable
 
+from bddgen.normalise import POSSESSIVES, PRONOUNS
+
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _OBJECTS = frozenset({"dobj", "attr", "oprd"})
 _PEOPLE = frozenset({"PERSON", "ORG", "NORP", "GPE"})  # GPE: a named side ("Veloria reached the quarter-finals")
@@ -29,8 +31,6 @@ _TIMES = frozenset({"DATE", "TIME"})
 _PLACES = frozenset({"GPE", "LOC", "FAC"})
 _DO = {"VBD": "did", "VBZ": "does", "VBP": "do"}
 _WH_TAGS = frozenset({"WDT", "WP", "WP$", "WRB"})
-_CONTEXT_WORDS = frozenset("it he she they him them there then this these those".split())
-_POSSESSIVES = frozenset("his her its their".split())
 
 
 @runtime_checkable
@@ -254,7 +254,7 @@ def _self_contained(verb: Any, answer: set[int], lean: bool = False) -> bool:
     for token in _clause(verb, lean):
         if token.i in answer:
             continue
-        if token.lower_ in _CONTEXT_WORDS or token.tag_ in _WH_TAGS or token.text in {"(", ")"}:
+        if token.lower_ in PRONOUNS or token.tag_ in _WH_TAGS or token.text in {"(", ")"}:
             return False
     return True
 
@@ -352,7 +352,7 @@ def _inverted(verb: Any, wh: str, *, skip: set[int], lean: bool = False, answer_
     else:
         return None
     taken = _subtree(subject)
-    if any(t.lower_ in _POSSESSIVES for t in subject.subtree):
+    if any(t.lower_ in POSSESSIVES for t in subject.subtree):
         return None  # "his side": whose, the question cannot say
     said = _join(list(subject.subtree), lower_first=True)
     clause = [t for t in _clause(verb, lean, answer_preposition) if t.i not in skip | taken]
