@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,6 +50,27 @@ SALES = TableDocument(
     ],
 )
 LABEL = "Transportation Solutions:"
+
+
+ANALYST = SystemDescription(name="Analyst", purpose="Answers questions about annual reports.")
+SALES_TREND = Spec.create("Sales trend", ["an analyst"], ["the analyst asks how automotive sales changed"], ["the assistant gives the change"])
+
+
+def _plan(*kinds: QueryType, subject: str = "") -> TurnPlan:
+    """A plan on the SALES table alone: one turn per kind (an UNANSWERABLE one about `subject`)."""
+    turns = [PlannedTurn(query_type=k, subject=subject) if k is QueryType.UNANSWERABLE else PlannedTurn(query_type=k, documents=[SALES.id]) for k in kinds]
+    return TurnPlan(chain=Chain(documents=[SALES.id], hops=[]), turns=turns)
+
+
+def _write_sales(spec: Spec, plan: TurnPlan, *, attempts: int = 2, **replies: Any):
+    """The conversation the scripted LM writes on the SALES table (`replies` replace its tasks' replies)."""
+    corpus = Corpus(system=ANALYST, documents=[SALES])
+    context = WriterContext(
+        spec=spec, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()),
+        lm=LanguageModel(ScriptedLM(by_task={**faithful_replies(), **replies}), max_retries=0), recognizer=RegexRecognizer(),
+        retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(spec.as_text())), attempts=attempts, alternatives=3, min_turns=3,
+    )
+    return ConversationWriter(context, plan).write()
 
 
 def _exact(**query: object):
@@ -138,23 +160,8 @@ def test_a_round_trip_agrees_when_it_states_the_value_or_every_cell_the_computat
 
 
 def test_a_conversation_on_a_wide_table_gets_computed_turns_with_exact_checks_in_the_feature() -> None:
-    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="Answers questions about annual reports."), documents=[SALES])
-    spec = Spec.create("Sales trend", ["an analyst"], ["the analyst asks how automotive sales changed"], ["the assistant gives the change"])
-    plan = TurnPlan(
-        chain=Chain(documents=[SALES.id], hops=[]),
-        turns=[
-            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
-            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
-            PlannedTurn(query_type=QueryType.UNANSWERABLE, subject="Automotive"),
-            PlannedTurn(query_type=QueryType.SYNTHESIS, documents=[SALES.id]),
-        ],
-    )
-    context = WriterContext(
-        spec=spec, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()), lm=LanguageModel(ScriptedLM(by_task=faithful_replies()), max_retries=0),
-        recognizer=RegexRecognizer(), retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(spec.as_text())),
-        attempts=2, alternatives=3, min_turns=3,
-    )
-    result = ConversationWriter(context, plan).write()
+    spec = SALES_TREND
+    result = _write_sales(spec, _plan(QueryType.SINGLE_DOC, QueryType.SINGLE_DOC, QueryType.UNANSWERABLE, QueryType.SYNTHESIS, subject="Automotive"))
     assert not result.dropped, result.dropped
     first, record = result.turns[0], result.records[0]
     assert first.question == "What was the change in the Automotive from 2018 to 2019?" and record.worded_by == "lm"
@@ -269,7 +276,7 @@ def test_a_question_on_a_reports_table_names_the_report_not_its_caption() -> Non
 def test_an_unanswerable_turn_on_a_line_item_asks_for_a_year_the_report_does_not_cover() -> None:
     from bddgen.implement.unanswerable import unreported_years
 
-    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="Answers questions about annual reports."), documents=[SALES])
+    corpus = Corpus(system=ANALYST, documents=[SALES])
     texts, index = DocumentTexts(corpus.by_id()), MemoryIndex(HashingEmbedder(), corpus)
     [absent] = list(unreported_years("Automotive", texts, index))
     assert (absent.attribute, absent.entity) == ("2020 figure", "Automotive")
@@ -278,36 +285,12 @@ def test_an_unanswerable_turn_on_a_line_item_asks_for_a_year_the_report_does_not
     outlook = Corpus(system=corpus.system, documents=[SALES, noted])
     assert not list(unreported_years("Automotive", DocumentTexts(outlook.by_id()), MemoryIndex(HashingEmbedder(), outlook)))
 
-    spec = Spec.create("Sales trend", ["an analyst"], ["the analyst asks how automotive sales changed"], ["the assistant gives the change"])
-    plan = TurnPlan(
-        chain=Chain(documents=[SALES.id], hops=[]),
-        turns=[
-            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
-            PlannedTurn(query_type=QueryType.UNANSWERABLE, subject="Automotive"),
-            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
-            PlannedTurn(query_type=QueryType.SYNTHESIS, documents=[SALES.id]),
-        ],
-    )
-    context = WriterContext(
-        spec=spec, documents=corpus.by_id(), texts=texts, lm=LanguageModel(ScriptedLM(by_task=faithful_replies()), max_retries=0),
-        recognizer=RegexRecognizer(), retriever=index, focus=frozenset(content_words(spec.as_text())), attempts=2, alternatives=3, min_turns=3,
-    )
-    result = ConversationWriter(context, plan).write()
+    result = _write_sales(SALES_TREND, _plan(QueryType.SINGLE_DOC, QueryType.UNANSWERABLE, QueryType.SINGLE_DOC, QueryType.SYNTHESIS, subject="Automotive"))
     unanswerable = next(t for t in result.turns if t.query_type is QueryType.UNANSWERABLE)
     assert "2020" in unanswerable.question and "Automotive" in unanswerable.question
 
 
 def test_a_synthesis_of_computed_turns_agrees_when_its_round_trip_states_each_parts_cells() -> None:
-    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="Answers questions about annual reports."), documents=[SALES])
-    spec = Spec.create("Sales trend", ["an analyst"], ["the analyst asks how automotive sales changed"], ["the assistant gives the change"])
-    plan = TurnPlan(
-        chain=Chain(documents=[SALES.id], hops=[]),
-        turns=[
-            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
-            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
-            PlannedTurn(query_type=QueryType.SYNTHESIS, documents=[SALES.id]),
-        ],
-    )
     cells = "; ".join(" ".join(row) for row in SALES.rows)  # the rows the parts read, without the arithmetic
 
     def reads_cells(request):
@@ -315,13 +298,7 @@ def test_a_synthesis_of_computed_turns_agrees_when_its_round_trip_states_each_pa
             return {"answer": cells}
         return faithful_replies()["answer_from_documents"](request)
 
-    context = WriterContext(
-        spec=spec, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()),
-        lm=LanguageModel(ScriptedLM(by_task={**faithful_replies(), "answer_from_documents": reads_cells}), max_retries=0),
-        recognizer=RegexRecognizer(), retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(spec.as_text())),
-        attempts=1, alternatives=3, min_turns=3,
-    )
-    result = ConversationWriter(context, plan).write()
+    result = _write_sales(SALES_TREND, _plan(QueryType.SINGLE_DOC, QueryType.SINGLE_DOC, QueryType.SYNTHESIS), attempts=1, answer_from_documents=reads_cells)
     assert not result.dropped, result.dropped
     synthesis = result.records[-1]
     assert synthesis.query_type is QueryType.SYNTHESIS and synthesis.roundtrip_answer == cells
@@ -329,22 +306,8 @@ def test_a_synthesis_of_computed_turns_agrees_when_its_round_trip_states_each_pa
 
 
 def test_a_comparison_of_two_line_items_asks_about_both() -> None:
-    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="Answers questions about annual reports."), documents=[SALES])
     spec = Spec.create("Automotive against energy", ["an analyst"], ["the analyst compares how automotive and energy changed"], ["the assistant gives both"])
-    plan = TurnPlan(
-        chain=Chain(documents=[SALES.id], hops=[]),
-        turns=[
-            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
-            PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[SALES.id]),
-            PlannedTurn(query_type=QueryType.SYNTHESIS, documents=[SALES.id]),
-        ],
-    )
-    context = WriterContext(
-        spec=spec, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()), lm=LanguageModel(ScriptedLM(by_task=faithful_replies()), max_retries=0),
-        recognizer=RegexRecognizer(), retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(spec.as_text())),
-        attempts=2, alternatives=3, min_turns=3,
-    )
-    result = ConversationWriter(context, plan).write()
+    result = _write_sales(spec, _plan(QueryType.SINGLE_DOC, QueryType.SINGLE_DOC, QueryType.SYNTHESIS))
     assert not result.dropped, result.dropped
     asked = [r.evidence.filter[LABEL] for r in result.records[:2] if isinstance(r.evidence, TableEvidence)]
     assert asked == ["Automotive", "Energy"]
