@@ -43,14 +43,24 @@ def pack(pieces: list[str], budget: int) -> list[list[str]]:
     return groups
 
 
+# a unit an identifier ends with, as a sentence says it: `price_per_day_eur` -> "price per day in EUR"
+_UNIT_SUFFIXES = {
+    **{code: code.upper() for code in "eur usd gbp jpy chf cad aud sek nok dkk".split()},
+    "km": "km", "kg": "kg", "pct": "percent", "min": "minutes", "mins": "minutes",
+}
+
+
 def spoken_name(identifier: str) -> str:
     """A column or field identifier as people say it: `checked_bags` -> "checked bags", `UnitPrice` -> "unit
-    price", `InvoiceDate` -> "invoice date", `CustomerId` -> "customer id"; acronyms ("ISBN", "IATA") and
-    names already in words ("Fee (EUR)", "2019") keep their letters."""
+    price", `InvoiceDate` -> "invoice date", `CustomerId` -> "customer id", `change_fee_eur` -> "change fee in
+    EUR"; acronyms ("ISBN", "IATA") and names already in words ("Fee (EUR)", "2019") keep their letters."""
     if " " in identifier.strip() and "_" not in identifier:
         return identifier.strip()
     parts = _CAMEL.sub(" ", identifier.replace("_", " ").replace("-", " ")).split()
-    return " ".join(part if part.isupper() and len(part) > 1 else part.lower() for part in parts)
+    words = [part if part.isupper() and len(part) > 1 else part.lower() for part in parts]
+    if len(words) > 1 and (unit := _UNIT_SUFFIXES.get(words[-1].lower())):
+        words[-1:] = ["in", unit]
+    return " ".join(words)
 
 
 def key_of(column: str) -> str | None:
@@ -91,7 +101,7 @@ def plural(noun: str) -> str:
 
 
 # words that end a title's head noun phrase: "Car rental offers | at destination airports", "Airports | served by …"
-_HEAD_ENDS = frozenset("at of by for and in on with from to per or via under over".split())
+_HEAD_ENDS = frozenset("at of by for and in on with from to per or via under over near around across within between during".split())
 
 
 def row_noun(title: str) -> str:

@@ -83,6 +83,9 @@ def test_column_identifiers_are_said_as_people_say_them() -> None:
     assert spoken_name("checked_bags") == "checked bags" and spoken_name("CustomerId") == "customer id"
     assert spoken_name("ISBN") == "ISBN" and spoken_name("HTTPStatus") == "HTTP status"
     assert spoken_name("Fee (EUR)") == "Fee (EUR)" and spoken_name("2019") == "2019"
+    # a unit the identifier ends with is said as a unit: "price per day in EUR", not "price per day eur"
+    assert spoken_name("price_per_day_eur") == "price per day in EUR" and spoken_name("distance_to_airport_km") == "distance to airport in km"
+    assert spoken_name("eur") == "eur" and spoken_name("Europe") == "europe"  # a unit alone, or a word that starts like one, is not
 
 
 def test_a_table_row_is_named_by_its_short_title_in_the_singular() -> None:
@@ -92,6 +95,7 @@ def test_a_table_row_is_named_by_its_short_title_in_the_singular() -> None:
     assert row_noun("Fare classes") == "fare class" and row_noun("Branch libraries") == "branch library" and row_noun("Flights") == "flight"
     assert row_noun("Fare classes and their conditions") == "fare class" and row_noun("Airports served by Aurelian Skyways") == "airport"
     assert row_noun("Car rental offers at destination airports") == "car rental offer"
+    assert row_noun("Partner hotels near Aurelian Skyways destinations") == "partner hotel"
     assert row_noun("Varen Cup finals, 1995-2024") == "Varen Cup final" and row_noun("Club honours in Velorian football") == "club honour"
     assert row_noun("Report 07: Deferred charges and other assets") == ""  # a caption names no row
     assert singular("status") == "status" and singular("bus") == "bus" and singular("boxes") == "box"
