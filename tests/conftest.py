@@ -52,3 +52,31 @@ def copy_corpus(tmp_path: Path):
         return target
 
     return _copy
+
+
+# A judge model for `[judge] backend = "scripted"` projects: it passes every answer it grades.
+SCRIPTED_JUDGE = '''
+from bddgen.lm.scripted import ScriptedLM
+
+
+def judge():
+    return ScriptedLM(default={"feedback": "accepted", "score": 5, "error_category": "none"})
+'''
+SCRIPTED_JUDGE_SETTINGS = '[judge]\nbackend = "scripted"\nmodel = "judge_ci:judge"\n'
+
+
+@pytest.fixture
+def judged_sports_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project made by `bddgen init` on the sports corpus, judged by SCRIPTED_JUDGE, as the working directory."""
+    from click.testing import CliRunner
+
+    from bddgen.cli import cli
+
+    project = tmp_path / "project"
+    assert CliRunner().invoke(cli, ["init", str(project), "--corpus", "sports"]).exit_code == 0
+    (project / "judge_ci.py").write_text(SCRIPTED_JUDGE)
+    with (project / "bddgen.toml").open("a") as settings_file:
+        settings_file.write("\n" + SCRIPTED_JUDGE_SETTINGS)
+    monkeypatch.chdir(project)
+    monkeypatch.syspath_prepend(str(project))
+    return project

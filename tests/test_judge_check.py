@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from bddgen.cli import cli
+from conftest import SCRIPTED_JUDGE, SCRIPTED_JUDGE_SETTINGS
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence
 from bddgen.implement.unanswerable import AbsentSubject
 from bddgen.judging.candidates import RIGHT_KINDS, WRONG_KINDS, Candidate, CandidateMaker, Kind, VerifiedTurn, name_spans
@@ -142,24 +143,11 @@ def test_run_warns_only_when_this_judge_fails_too_many_right_answers() -> None:
     assert false_fail_warning(None, "judge-a", 0.03) == ""
 
 
-JUDGE_FACTORY = '''
-from bddgen.lm.scripted import ScriptedLM
 
 
-def judge():
-    return ScriptedLM(default={"feedback": "accepted", "score": 5, "error_category": "none"})
-'''
-
-
-def test_the_command_writes_the_check_and_the_report_shows_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_command_writes_the_check_and_the_report_shows_it(judged_sports_project: Path) -> None:
     runner = CliRunner()
-    project = tmp_path / "project"
-    assert runner.invoke(cli, ["init", str(project), "--corpus", "sports"]).exit_code == 0
-    (project / "judge_ci.py").write_text(JUDGE_FACTORY)
-    with (project / "bddgen.toml").open("a") as settings:
-        settings.write('\n[judge]\nbackend = "scripted"\nmodel = "judge_ci:judge"\n')
-    monkeypatch.chdir(project)
-    monkeypatch.syspath_prepend(str(project))
+    project = judged_sports_project
     result = runner.invoke(cli, ["judge", "check", "--n", "6", "--json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     figures = json.loads(result.output)  # the JSON alone
@@ -213,11 +201,10 @@ def test_judge_check_grades_with_the_judge_and_tolerances_of_the_run(
 
     (tmp_path / "features").mkdir()
     (tmp_path / "features" / "club.feature").write_text(CLUB_FEATURE)
-    (tmp_path / "judge_ci.py").write_text(JUDGE_FACTORY)  # the model passes every answer it grades
+    (tmp_path / "judge_ci.py").write_text(SCRIPTED_JUDGE)  # the model passes every answer it grades
     (tmp_path / "fake.yaml").write_text("replies: []\n")
     (tmp_path / "bddgen.toml").write_text(
-        '[judge]\nbackend = "scripted"\nmodel = "judge_ci:judge"\n\n[run]\nassistant = "fake"\n\n'
-        '[assistants.fake]\nkind = "fake"\nscript = "fake.yaml"\n'
+        SCRIPTED_JUDGE_SETTINGS + '\n[run]\nassistant = "fake"\n\n[assistants.fake]\nkind = "fake"\nscript = "fake.yaml"\n'
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     project = Project(root=tmp_path, settings=load_settings(tmp_path, overrides={"run": run_settings}, environ={}))

@@ -148,24 +148,11 @@ def test_the_cucumber_json_loads_in_a_cucumber_json_consumer(written: Path) -> N
     assert "answer: Oslo." in base64.b64decode(step["embeddings"][0]["data"]).decode()
 
 
-JUDGE_FACTORY = '''
-from bddgen.lm.scripted import ScriptedLM
 
 
-def judge():
-    return ScriptedLM(default={"feedback": "accepted", "score": 5, "error_category": "none"})
-'''
-
-
-def test_bddgen_run_writes_both_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bddgen_run_writes_both_files(judged_sports_project: Path) -> None:
     runner = CliRunner()
-    project = tmp_path / "project"
-    assert runner.invoke(cli, ["init", str(project), "--corpus", "sports"]).exit_code == 0
-    (project / "judge_ci.py").write_text(JUDGE_FACTORY)
-    with (project / "bddgen.toml").open("a") as settings:
-        settings.write('\n[judge]\nbackend = "scripted"\nmodel = "judge_ci:judge"\n')
-    monkeypatch.chdir(project)
-    monkeypatch.syspath_prepend(str(project))
+    project = judged_sports_project
     result = runner.invoke(cli, ["run", "-a", "fake", "--run-id", "r1"], catch_exceptions=False)
     assert result.exit_code in (0, 1) and "messages.ndjson" in result.output, result.output
     run_dir = project / "runs" / "r1"

@@ -25,13 +25,6 @@ from bddgen.results import RunMetadata, TurnResult, Verdict
 from bddgen.run.cucumber import CUCUMBER_JSON, MESSAGES_FILE, _with_ids, write_cucumber
 from bddgen.run.feature_cache import FeatureCache
 
-JUDGE_FACTORY = '''
-from bddgen.lm.scripted import ScriptedLM
-
-
-def judge():
-    return ScriptedLM(default={"feedback": "accepted", "score": 5, "error_category": "none"})
-'''
 
 EVERY_NODE = '''# language: en
 @outer @team:core
@@ -224,17 +217,11 @@ def _nodes(node: Any) -> list[dict[str, Any]]:
     return []
 
 
-def test_a_run_parses_each_feature_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parses: Counter[str]) -> None:
+def test_a_run_parses_each_feature_file_once(judged_sports_project: Path, parses: Counter[str]) -> None:
     """`bddgen run` over a project: bddgen parses each .feature file once (the lint before the run and inside the run
     stage, the planning and the Cucumber Messages share that parse); behave parses each once with its own parser."""
     runner = CliRunner()
-    project = tmp_path / "project"
-    assert runner.invoke(cli, ["init", str(project), "--corpus", "sports"]).exit_code == 0
-    (project / "judge_ci.py").write_text(JUDGE_FACTORY)
-    with (project / "bddgen.toml").open("a") as settings:
-        settings.write('\n[judge]\nbackend = "scripted"\nmodel = "judge_ci:judge"\n')
-    monkeypatch.chdir(project)
-    monkeypatch.syspath_prepend(str(project))
+    project = judged_sports_project
     feature_count = len(list((project / "features").rglob("*.feature")))
     assert feature_count >= 2
     for arguments in (["run", "-a", "fake", "--run-id", "r1"], ["run", "-a", "fake", "--run-id", "r2", "--jobs", "2", "--repeat", "2"]):
