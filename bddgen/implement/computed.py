@@ -13,7 +13,7 @@ import re
 from typing import Iterator, Sequence
 
 from bddgen.implement.evidence import FILTER_VALUE_CHARS, TableEvidence, evaluated, ranked_rows
-from bddgen.normalise import content_words, normalise
+from bddgen.normalise import normalise
 from bddgen.implement.tables import operand_cells
 from bddgen.implement.wide import (
     column_measure, column_phrase, column_year, is_section_row, label_column, label_phrase, sections, unique_label, value_columns,

@@ -12,7 +12,7 @@ import re
 from typing import Iterator, Sequence
 
 from bddgen.implement.evidence import FILTER_VALUE_CHARS, TableEvidence, evaluated, key_column
-from bddgen.implement.tables import group_counts, matching_count
+from bddgen.implement.tables import group_counts, matching_count, matching_rows
 from bddgen.implement.wide import label_column
 from bddgen.models import TableDocument
 from bddgen.normalise import content_words, normalise
@@ -39,19 +39,15 @@ def counts_rows_of(table: TableDocument, counted: set[str]) -> bool:
     return bool(noun) and singular(noun.split()[-1].lower()) in counted
 
 
-def _first_row(table: TableDocument, column: str, value: str) -> int | None:
-    """A row of the table's rows holding `value` under `column` (the turn's row; a row store's rows are a sample)."""
-    position = table.headers.index(column)
-    wanted = normalise(value)
-    return next((n for n, row in enumerate(table.rows) if position < len(row) and normalise(row[position]) == wanted), None)
-
-
 def _count(table: TableDocument, column: str, value: str, referred: bool) -> TableEvidence | None:
-    row = _first_row(table, column, value)
-    if row is None or matching_count(table, {column: value}) < MIN_GROUP_ROWS:
+    """The count of the rows holding `value` under `column`; None when fewer than MIN_GROUP_ROWS do, or when none of
+    the table's rows in memory does (the turn's row is one of them; a row store's rows are a sample)."""
+    rows = matching_rows(table, {column: value})
+    if not rows:
         return None
-    evidence = TableEvidence(table=table.id, row=row, column=column, filter={column: value}, referred=column if referred else "", op="count")
-    return evaluated(table, evidence)
+    evidence = TableEvidence(table=table.id, row=rows[0], column=column, filter={column: value}, referred=column if referred else "", op="count")
+    found = evaluated(table, evidence)
+    return found if found is not None and int(found.value) >= MIN_GROUP_ROWS else None
 
 
 def count_candidates(

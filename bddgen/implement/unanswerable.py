@@ -153,8 +153,8 @@ def unreported_years(entity: str, texts: DocumentTexts, retriever: Retriever) ->
             continue
         later = str(years[-1] + 1)
         said = [d for d, doc in texts.documents.items() if mentions(doc.as_text(), entity) and later in doc.as_text()]
-        hits = [h.doc_id for h in retriever.search(f"What was {entity} in {later}?", top_k=RETRIEVED)]
         if not said:
+            hits = [h.doc_id for h in retriever.search(f"What was {entity} in {later}?", top_k=RETRIEVED)]
             yield AbsentSubject(attribute=f"{later} figure", entity=entity, retrieved=hits)
         return
 
