@@ -214,6 +214,59 @@ class SelectSettings(_Section):
     )
 
 
+CheckRule = Literal[
+    "well_formed", "question_form", "copied_words", "repeats", "asked_beyond_evidence", "left_out", "unstated_names", "governor",
+    "answer_kind", "names", "unnamed_subject", "leak", "roundtrip", "copied_reply", "absent", "declines", "asks_again",
+]
+
+
+class TurnCheckSettings(_Section):
+    """[implement.checks]: the checks a written turn must pass, each with a switch and its thresholds. A check
+    switched off still runs: what it would have refused is kept in the turn's provenance (`waived`), so
+    `bench_validity.py --ablate implement.checks.NAME` measures what the check stops. Switch checks off to
+    measure them, not to keep more turns: a reference answer is right because of how it was made."""
+
+    well_formed: bool = Field(default=True, description="Question and answer are whole text: no word written twice, no cut-off sentence.")
+    question_form: bool = Field(
+        default=True, description="The question is one request a user would type: not a pasted table row, not two questions glued with '?' or ';'."
+    )
+    copied_words: bool = Field(default=True, description="The question does not copy its evidence (see `max_copied_words`).")
+    max_copied_words: int = Field(default=6, ge=1, description="Most words in a row a question may share with its evidence sentence or row.")
+    repeats: bool = Field(default=True, description="The question is not an earlier question of the conversation again (see `repeated_share`).")
+    repeated_share: float = Field(
+        default=0.8, gt=0, le=1, description="Share of its words a question shares with an earlier one, naming nothing new, to repeat it."
+    )
+    asked_beyond_evidence: bool = Field(
+        default=True, description="A text question asks only relations its sentence states (its content words are the sentence's, as stems or lemmas)."
+    )
+    left_out: bool = Field(default=True, description="A text question keeps the names and numbers of its sentence's own clause, so that it has one answer.")
+    unstated_names: bool = Field(default=True, description="The question names nothing its evidence (row and table, or sentence and document) does not.")
+    governor: bool = Field(default=True, description="A text question asks for the fact, not the noun it completes ('the venue', not 'the final' of 'the final at the venue').")
+    answer_kind: bool = Field(default=True, description="A 'where' or 'who' question is not answered by a bare number.")
+    names: bool = Field(
+        default=True,
+        description="The question names every value that picks its row, or what its sentence is about; a follow-up refers back instead of naming.",
+    )
+    unnamed_subject: bool = Field(default=True, description="A question on an encyclopedic text names its subject (the title or a name of its sentence).")
+    leak: bool = Field(default=True, description="The question does not contain its own answer.")
+    roundtrip: bool = Field(default=True, description="Answered from the cited documents alone, the question gives the reference answer.")
+    copied_reply: bool = Field(
+        default=True, description="A round-trip reply that pastes its sentence (see `copied_reply_share`) agrees with no question in particular."
+    )
+    copied_reply_share: float = Field(
+        default=0.75, gt=0, le=1, description="Share of its sentence's other words a round-trip reply holds to paste the sentence."
+    )
+    absent: bool = Field(
+        default=True, description="An UNANSWERABLE question names its entity as the documents write it, and no document found for it holds what it asks."
+    )
+    declines: bool = Field(default=True, description="An OFF-LIMITS request asks what its rule forbids, in the user's words, not why the rule exists.")
+    asks_again: bool = Field(default=True, description="A SYNTHESIS asks again what each combined turn asked, about the same names.")
+
+    def on(self, rule: CheckRule) -> bool:
+        """Whether check `rule` refuses a turn (off: what it finds is only recorded)."""
+        return bool(getattr(self, rule))
+
+
 class ImplementSettings(_Section):
     """`bddgen implement`: document chains and conversations per spec."""
 
@@ -236,6 +289,7 @@ class ImplementSettings(_Section):
     )
     turn_attempts: int = Field(default=3, ge=1, description="Times a turn is written on one piece of evidence before other evidence is tried.")
     turn_evidence: int = Field(default=2, ge=1, description="Pieces of evidence (cells, sentences, unanswerable subjects) tried per turn before it is dropped.")
+    checks: TurnCheckSettings = Field(default_factory=TurnCheckSettings, description="The checks of a written turn: switches and thresholds.")
 
 
 class ExportSettings(_Section):

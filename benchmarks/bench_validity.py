@@ -22,10 +22,14 @@ project holds (selection, `.feature` files, provenance, LM log):
 - `count_turns`: turns whose reference is a count of rows (how many tracks of one media type), recomputed like a cell;
 - `off_limits_turns`: requests the assistant's rules make it decline, written for specs that say it must
   (such a spec's conversation is on-spec when it has one);
-- `turns`, `drops` (by reason), `seconds_per_written`, `tokens_per_turn`.
+- `turns`, `waived_turns` (per check switched off: kept turns it would have refused), `drops` (by reason),
+  `seconds_per_written`, `tokens_per_turn`.
 
 `--ablate NAME` (a boolean setting such as `select.near_duplicates`) measures each corpus a second time
-with that setting off and prints both. The hand audit is printed separately from these figures: the
+with that setting off and prints both. With `--measure PROJECT …`, a `select.*` switch reruns `select` and an
+`implement.*` switch (`implement.start_from_subject`, `implement.checks.roundtrip`, …) reruns `implement` on a
+copy of each project (its LM cache kept), and prints the figures with and without it; a check switched off
+still runs, so `waived_turns` counts the kept turns it would have refused. The hand audit is printed separately from these figures: the
 10 first answerable turns per corpus with their evidence, to read against the data (`--audit`).
 
     python benchmarks/bench_validity.py [--corpus sports airline tatqa chinook] [--devsets ../shared/devsets]
@@ -276,6 +280,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
     figures: Counter[str] = Counter()
     copied: list[tuple[int, str]] = []
     drops: Counter[str] = Counter()
+    waived: Counter[str] = Counter()
     conversations_on_spec: list[tuple[str, bool]] = []
     audit: list[dict[str, Any]] = []
     for document in specs:
@@ -293,6 +298,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
             on_spec = False
             for turn in (t for t in conversation.get("turns", []) if t.get("outcome") == "kept"):
                 figures["turns"] += 1
+                waived.update({str(w).partition(":")[0] for w in turn.get("waived", [])})  # a check switched off would have refused it
                 kind = turn.get("query_type")
                 evidence = turn.get("evidence") or {}
                 question = str(turn.get("question", ""))
@@ -344,6 +350,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
         "off_limits_turns": figures["off_limits_turns"],
         "written": written,
         "turns": figures["turns"],
+        "waived_turns": dict(waived.most_common()),
         "drops": dict(drops.most_common()),
         "seconds": {k: round(v, 1) for k, v in seconds.items()},
         "seconds_per_written": round(seconds["implement"] / written, 1) if written and "implement" in seconds else None,
@@ -357,16 +364,19 @@ def _evidence_document(evidence: dict[str, Any]) -> str:
 
 
 def ablation_env(name: str) -> dict[str, str]:
-    """BDDGEN_SECTION__KEY=false for a setting `section.key`."""
-    section, _, key = name.partition(".")
-    if not key:
+    """BDDGEN_SECTION__KEY=false for a setting `section.key` (`implement.checks.roundtrip`: BDDGEN_IMPLEMENT__CHECKS__ROUNDTRIP)."""
+    if "." not in name:
         raise SystemExit(f"--ablate takes a boolean setting as section.key (e.g. select.near_duplicates), not {name!r}")
-    return {f"BDDGEN_{section.upper()}__{key.upper()}": "false"}
+    return {"BDDGEN_" + name.upper().replace(".", "__"): "false"}
 
 
 SHOWN = ("selected", "focuses", "near_duplicate_pairs", "contradicting_specs", "on_spec_share", "max_copied_words", "glued_syntheses",
          "code_worded_share", "table_turns", "table_recomputed_agree", "arithmetic_turns", "count_turns", "off_limits_turns", "written", "turns", "seconds_per_written",
          "tokens_per_turn")
+
+
+def _shown(figures: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in figures.items() if k != "audit"}
 
 
 def print_table(results: dict[str, dict[str, Any]]) -> None:
@@ -413,6 +423,35 @@ def ablated_selection(project: Path, options: argparse.Namespace) -> tuple[dict[
         return selection_figures(project, project_models(project)), selection_figures(copy, project_models(copy))
 
 
+def ablated_implementation(project: Path, options: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The project's figures, and those of `implement` rerun on a copy (its conversations removed, its LM cache
+    kept) with the `--ablate` switch off: what an implement rule changes on the same selected specs. The copy's
+    turns record what a check switched off would have refused (`waived_turns`)."""
+    from bddgen.features.reader import read_feature
+    from bddgen.features.writer import write_feature
+
+    with tempfile.TemporaryDirectory(prefix="bench-ablate-") as folder:
+        copy = Path(folder) / project.name
+        shutil.copytree(project, copy, ignore=shutil.ignore_patterns("project.lock*", "*.provenance.json", "runs"))
+        for target in sorted((copy / "features").rglob("*.feature")):
+            document = read_feature(target)
+            document.conversations = []
+            write_feature(target, document, allow_edited=True)
+        env = {"BDDGEN_RETRIEVAL__MAX_INDEXED_ROWS": str(options.max_indexed_rows), **ablation_env(options.ablate)}
+        seconds = {"implement": bddgen(["implement", "--n", str(options.n), "--turns", str(options.turns)], copy, env)}
+        return measure(project, {}), measure(copy, seconds)
+
+
+ABLATED = ("written", "turns", "on_spec_share", "table_recomputed_agree", "max_copied_words", "glued_syntheses", "code_worded_share")
+
+
+def print_implementation_ablation(name: str, results: dict[str, tuple[dict[str, Any], dict[str, Any]]]) -> None:
+    print(f"{'':14}" + "".join(f"{k[:22]:>24}" for k in ABLATED) + f"   (with the check -> without {name})")
+    for corpus, (on, off) in results.items():
+        print(f"{corpus[:14]:14}" + "".join(f"{f'{on[k]} -> {off[k]}':>24}" for k in ABLATED))
+        print(f"{'':14}kept turns the check would have refused: {off['waived_turns'] or 'none'}")
+
+
 def print_selection_ablation(results: dict[str, tuple[dict[str, Any], dict[str, Any]]]) -> None:
     print(f"{'':14}{'near-duplicate pairs':>24}{'focuses':>10}{'contradicting':>15}   (with the rule -> without)")
     for name, (on, off) in results.items():
@@ -433,14 +472,22 @@ def main() -> None:
     parser.add_argument("--max-indexed-rows", type=int, default=300,
                         help="[retrieval] max_indexed_rows: rows of a table embedded for search (answers still use every row; "
                              "the Chinook database's 15,607 rows would take hours to embed on 2 cores)")
-    parser.add_argument("--ablate", default="", help="also measure with this boolean setting (section.key) off; with --measure, a "
-                        "selection switch only: select is rerun on a copy of each project and the selections compared")
+    parser.add_argument("--ablate", default="", help="also measure with this boolean setting (section.key) off; with --measure, "
+                        "select (a select.* switch) or implement (an implement.* switch, e.g. implement.checks.roundtrip) is rerun on a "
+                        "copy of each project and the two compared")
     parser.add_argument("--keep", type=Path, default=None, help="keep the projects in this folder")
     parser.add_argument("--audit", action="store_true", help="print 10 answerable turns per corpus with their evidence")
     parser.add_argument("--json", action="store_true", help="print one JSON object: corpus -> figures")
     parser.add_argument("--measure", type=Path, nargs="+", default=[], metavar="PROJECT",
                         help="only measure these existing projects (built by an earlier --keep run, or your own)")
     options = parser.parse_args()
+    if options.measure and options.ablate.startswith("implement."):
+        ablated = {project.name: ablated_implementation(project.resolve(), options) for project in options.measure}
+        if options.json:
+            print(json.dumps({n: {"with": _shown(on), "without": _shown(off)} for n, (on, off) in ablated.items()}, indent=1))
+        else:
+            print_implementation_ablation(options.ablate, ablated)
+        return
     if options.measure and options.ablate:
         print_selection_ablation({project.name: ablated_selection(project.resolve(), options) for project in options.measure})
         return

@@ -109,10 +109,12 @@ def test_the_configuration_page_documents_every_section_and_setting_with_its_def
         model = _section_of(field.annotation)
         if model is not None and name != "judge":  # [judge] has [lm]'s keys; the page says so
             sections["[assistants.NAME]" if name == "assistants" else f"[{name}]"] = model
+            # a section inside a section ([implement.checks]) has its own table
+            sections |= {f"[{name}.{key}]": inner for key, f in model.model_fields.items() if (inner := _section_of(f.annotation)) is not None}
     assert "[judge]" in documented
     for title, model in sections.items():
         assert title in documented, f"docs/configuration.md has no section {title}"
-        keys = {k: f for k, f in model.model_fields.items() if model is not Settings or _section_of(f.annotation) is None}
+        keys = {k: f for k, f in model.model_fields.items() if _section_of(f.annotation) is None}
         rows = documented[title]
         assert set(rows) == set(keys), f"{title}: missing {sorted(set(keys) - set(rows))}, not settings {sorted(set(rows) - set(keys))}"
         for key, field in keys.items():
@@ -120,3 +122,14 @@ def test_the_configuration_page_documents_every_section_and_setting_with_its_def
             expected = "required" if field.is_required() else f"`{toml_value(field.get_default(call_default_factory=True))}`"
             assert default == expected or (default.endswith("…`") and expected.startswith(default[:-2])), f"{title} {key}: {default} != {expected}"
             assert _MORE_LINK.sub("", meaning).rstrip(".") == (field.description or "").rstrip("."), f"{title} {key}: {meaning!r}"
+
+
+def test_a_section_inside_a_section_is_set_from_the_file_and_the_environment_and_checked(tmp_path: Path) -> None:
+    """[implement.checks]: a key from bddgen.toml, another from BDDGEN_IMPLEMENT__CHECKS__*, the rest default;
+    a misspelt key names the nearest one."""
+    (tmp_path / "bddgen.toml").write_text("[implement.checks]\nroundtrip = false\nmax_copied_words = 8\n", encoding="utf-8")
+    checks = load_settings(tmp_path, environ={"BDDGEN_IMPLEMENT__CHECKS__LEAK": "false"}).implement.checks
+    assert (checks.roundtrip, checks.leak, checks.max_copied_words, checks.names) == (False, False, 8, True)
+    (tmp_path / "bddgen.toml").write_text("[implement.checks]\ncopied_word = false\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="implement.checks.copied_word.*did you mean 'implement.checks.copied_words'"):
+        load_settings(tmp_path, environ={})

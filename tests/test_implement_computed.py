@@ -270,7 +270,7 @@ def test_a_question_on_a_reports_table_names_the_report_not_its_caption() -> Non
     planned = PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[report.id])
     writer = ConversationWriter(context, TurnPlan(chain=Chain(documents=[report.id], hops=[]), turns=[planned]))
     change = next(e for e in computed_candidates(report, content_words("apac")) if e.op == "change" and e.row == 0)
-    assert writer._plain_question(planned, change) == "In Report 19, what was the change in APAC net sales from 2017 to 2018?"
+    assert writer.kinds.computed.plain_question(planned, change) == "In Report 19, what was the change in APAC net sales from 2017 to 2018?"
 
 
 def test_an_unanswerable_turn_on_a_line_item_asks_for_a_year_the_report_does_not_cover() -> None:

@@ -4,9 +4,11 @@ and turn-level repair (scripted LM, no model)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bddgen.config import TurnCheckSettings
 from bddgen.embed.base import HashingEmbedder
 from bddgen.features.document import FeatureDocument
 from bddgen.features.lint import lint_features
@@ -120,6 +122,32 @@ def test_an_answer_taken_from_another_row_of_the_same_table_is_rejected() -> Non
     assert first.evidence is not None and first.evidence.kind == "table"
     assert result.turns[0].answer != "Orlanmouth Wanderers" and result.turns[0].exact is not None
     assert result.turns[0].exact.value == TRANSFERS.rows[first.evidence.row][TRANSFERS.headers.index(first.evidence.column)]
+
+
+def test_a_check_switched_off_lets_its_turn_through_and_records_what_it_would_have_refused() -> None:
+    """[implement.checks] roundtrip = false: the round trip still runs, its disagreement no longer refuses the
+    turn, and the kept turn's provenance says what the check found; every other check still refuses."""
+    other_rows_value = {"answer": "Orlanmouth Wanderers"}  # the first round trip reads another row
+    writer, _ = _writer({"answer_from_documents": _then_faithful([other_rows_value], answer_from_documents)})
+    unchecked = ConversationWriter(replace(writer.context, checks=TurnCheckSettings(roundtrip=False)), PLAN).write()
+    first = unchecked.records[0]
+    assert first.outcome == "kept" and first.roundtrip_first_try and first.rewrites == []
+    assert len(first.waived) == 1 and first.waived[0].startswith("roundtrip: ") and "Orlanmouth Wanderers" in first.waived[0]
+    assert all(not r.waived for r in unchecked.records[1:])  # the faithful turns after it: nothing waived
+
+    def copying(request: LMRequest) -> dict[str, Any]:  # the text turn's question pastes its sentence
+        reply = write_turn(request)
+        return {**reply, "question": "Who scored both goals as Brennick Town beat Korrin Sporting 2-1?"} if "2004 Varen Cup" in request.messages[-1].content else reply
+
+    def scorer(request: LMRequest) -> dict[str, Any]:  # the documents name the scorer
+        return {"answer": "Rasmus Kaldor"} if "scored both goals" in request.messages[-1].content else answer_from_documents(request)
+
+    copied, _ = _writer({"write_turn": copying, "answer_from_documents": scorer}, attempts=1, alternatives=1)
+    refused = ConversationWriter(copied.context, PLAN).write().records[1]
+    assert refused.outcome == "dropped" or refused.worded_by == "code"
+    let_through = ConversationWriter(replace(copied.context, checks=TurnCheckSettings(copied_words=False)), PLAN).write().records[1]
+    assert let_through.outcome == "kept" and let_through.worded_by == "lm" and let_through.question.startswith("Who scored both goals")
+    assert [w.partition(":")[0] for w in let_through.waived] == ["copied_words"]
 
 
 def test_the_lm_cannot_put_another_rows_value_into_a_table_turns_reference() -> None:
@@ -262,7 +290,7 @@ def test_only_the_names_and_numbers_of_the_clause_code_keeps_are_required() -> N
 
 
 def test_a_filler_says_its_proxy_in_place_of_the_name_and_the_words_that_introduce_it() -> None:
-    from bddgen.implement.turns import refer_to
+    from bddgen.implement.kinds import refer_to
 
     assert refer_to("What is the passenger name of the flight number XV104?", "XV104", "that flight number") == (
         "What is the passenger name of that flight number?"
@@ -514,7 +542,7 @@ def test_a_fact_that_is_one_of_several_coordinated_ones_is_never_an_answer() -> 
         "Pellham Forest won it in 2013 while rebuilding after relegation.",
     )
     writer, _ = _writer({}, recognizer=ParsingRecognizer())
-    rank = writer._fact_rank()
+    rank = writer.conversation.fact_rank()
     assert rank is not None
     assert one_of_several(both.passage, "Elias Marwood", ParsingRecognizer.parser)
     assert rank(sentences(both.passage)[0], "Elias Marwood") is None and rank(sentences(both.passage)[0], "Idris Calloway") is None
@@ -774,7 +802,6 @@ def test_any_question_may_name_the_assistant_itself() -> None:
             return {**reply, "question": reply["question"].rstrip("?") + ", says Velorian Football Desk?"}
         return reply
 
-    from dataclasses import replace
 
     writer, _ = _writer({"write_turn": branded})
     record = ConversationWriter(replace(writer.context, system_name="Velorian Football Desk"), PLAN).write().records[0]
@@ -964,7 +991,6 @@ def test_a_round_trip_states_a_negative_value_negative_or_as_a_fall() -> None:
 
 def test_the_assistants_own_name_is_never_the_answer_a_turn_asks_for() -> None:
     """'Who carries cats in the cabin?' -> the airline the user is talking to: a question nobody asks of it."""
-    from dataclasses import replace
 
     from bddgen.models import PolicyDocument
 
@@ -974,12 +1000,12 @@ def test_the_assistants_own_name_is_never_the_answer_a_turn_asks_for() -> None:
     plan = TurnPlan(chain=Chain(documents=["p1"], hops=[]), turns=[PlannedTurn(query_type=Q.SINGLE_DOC, documents=["p1"])])
     writer, _ = _writer({}, corpus=corpus)
     branded = ConversationWriter(replace(writer.context, system_name="Aurelian Skyways assistant"), plan)
-    asked = [e.answer for e in branded._evidence(plan.turns[0], Q.SINGLE_DOC)]
+    asked = [e.answer for e in branded.kinds.candidates(plan.turns[0], Q.SINGLE_DOC)]
     assert asked and all("Aurelian" not in a for a in asked), asked
     unbranded = ConversationWriter(replace(writer.context, system_name=""), plan)
-    assert any("Aurelian" in e.answer for e in unbranded._evidence(plan.turns[0], Q.SINGLE_DOC))  # the rule, not the sentence, removed it
+    assert any("Aurelian" in e.answer for e in unbranded.kinds.candidates(plan.turns[0], Q.SINGLE_DOC))  # the rule, not the sentence, removed it
     # nor the thing an UNANSWERABLE turn asks about ("What is the salary of Aurelian Skyways?")
-    asked_about, _ = branded._entity(PlannedTurn(query_type=Q.UNANSWERABLE, subject="Aurelian Skyways"))
+    asked_about, _ = branded.conversation.asked_about(PlannedTurn(query_type=Q.UNANSWERABLE, subject="Aurelian Skyways"))
     assert "Aurelian" not in asked_about
 
 
@@ -998,7 +1024,6 @@ def test_a_question_may_name_a_long_title_by_its_source() -> None:
 
 def test_a_question_worded_by_code_on_a_report_names_its_source() -> None:
     """'Who approved the plan?' has one answer per report in a corpus of many: code asks it in the report named."""
-    from dataclasses import replace
 
     from bddgen.implement.evidence import SentenceEvidence
 
@@ -1009,30 +1034,30 @@ def test_a_question_worded_by_code_on_a_report_names_its_source() -> None:
     writer, _ = _writer({}, corpus=corpus)
     writer = ConversationWriter(replace(writer.context, documents=corpus.by_id()), PLAN)
     on_note = SentenceEvidence(document="r25", sentence=0, text=note.passage, answer="the Board of Directors")
-    assert writer._with_source("Who approved the restructuring plan?", on_note) == "In Report 25, who approved the restructuring plan?"
-    assert writer._with_source("Who approved the plan in Report 25?", on_note) == "Who approved the plan in Report 25?"  # named already
+    assert writer.kinds.sentence.with_source("Who approved the restructuring plan?", on_note) == "In Report 25, who approved the restructuring plan?"
+    assert writer.kinds.sentence.with_source("Who approved the plan in Report 25?", on_note) == "Who approved the plan in Report 25?"  # named already
     on_club = SentenceEvidence(document="k", sentence=0, text=club.passage, answer="1931")
-    assert writer._with_source("When was the club founded?", on_club) == "When was the club founded?"  # a title without a source
+    assert writer.kinds.sentence.with_source("When was the club founded?", on_club) == "When was the club founded?"  # a title without a source
 
 
 def test_a_table_question_worded_by_code_names_the_row_entity_and_a_key_by_what_it_identifies() -> None:
-    from bddgen.implement.turns import _row_question
+    from bddgen.implement.kinds.table import row_question
 
     genre = TableEvidence(table="tables/genre", row=0, column="Name", filter={"GenreId": "1"}, value="Rock")
-    assert _row_question("genre", genre, "") == "What is the name of the genre with ID 1?"
+    assert row_question("genre", genre, "") == "What is the name of the genre with ID 1?"
     customer = TableEvidence(table="tables/customer", row=31, column="Address", filter={"Country": "Canada", "CustomerId": "32"}, referred="Country", value="696 Osborne Street")
     # the address is the customer's, not the country's
-    assert _row_question("customer", customer, "that country") == "For that country, what is the address of the customer with ID 32?"
+    assert row_question("customer", customer, "that country") == "For that country, what is the address of the customer with ID 32?"
     fare = TableEvidence(table="tables/fares", row=0, column="checked_bags", filter={"fare_class": "Saver"}, referred="fare_class", value="1")
-    assert _row_question("fare class", fare, "that fare class") == "What is the checked bags of that fare class?"
+    assert row_question("fare class", fare, "that fare class") == "What is the checked bags of that fare class?"
     rental = TableEvidence(table="tables/cars", row=12, column="company", filter={"city": "Amsterdam", "rental_id": "CR013"}, referred="city", value="Compass")
-    assert _row_question("car rental offer", rental, "that city") == "For that city, what is the company of the car rental offer with ID CR013?"
+    assert row_question("car rental offer", rental, "that city") == "For that city, what is the company of the car rental offer with ID CR013?"
     airport = TableEvidence(table="tables/airports", row=6, column="city", filter={"iata_code": "AMS"}, value="Amsterdam")
-    assert _row_question("airport", airport, "") == "What is the city of the airport whose iata code is AMS?"
+    assert row_question("airport", airport, "") == "What is the city of the airport whose iata code is AMS?"
     final = TableEvidence(table="tables/finals", row=4, column="winner", filter={"year": "1995"}, value="Orlanmouth Wanderers")
-    assert _row_question("Varen Cup final", final, "") == "What is the winner of the 1995 Varen Cup final?"  # a row a year picks
+    assert row_question("Varen Cup final", final, "") == "What is the winner of the 1995 Varen Cup final?"  # a row a year picks
     honours = TableEvidence(table="tables/honours", row=0, column="league_titles", filter={"club": "Harbour City FC"}, value="4")
-    assert _row_question("club honour", honours, "") == "What is the league titles of Harbour City FC?"  # the row a name picks is that thing
+    assert row_question("club honour", honours, "") == "What is the league titles of Harbour City FC?"  # the row a name picks is that thing
 
 
 def test_a_filler_across_a_key_column_refers_to_the_thing_the_key_identifies() -> None:
@@ -1060,7 +1085,7 @@ def test_a_question_may_call_a_texts_subject_what_its_first_sentence_calls_it_bu
     planned = PlannedTurn(query_type=Q.SINGLE_DOC, documents=["d2"])
 
     def question_check(question: str) -> list[str]:
-        draft = writer._check_sentence(planned, Q.SINGLE_DOC, evidence, question, "Redmarsh Rovers")
+        draft = writer.kinds.sentence.check(planned, Q.SINGLE_DOC, evidence, question, "Redmarsh Rovers", False)
         return [p for p in draft.problems if "asks about" in p or "names" in p]
 
     assert question_check("Which club has won the league cup of Veloria most often?") == []
@@ -1069,14 +1094,14 @@ def test_a_question_may_call_a_texts_subject_what_its_first_sentence_calls_it_bu
 
 
 def test_a_synthesis_names_a_number_bridged_by_its_proxys_noun() -> None:
-    from bddgen.implement.turns import _Kept, _standalone
+    from bddgen.implement.kinds import Kept, standalone
 
     filler = Turn(question="For that media type, what is the name of the track with ID 61?", answer="I Know Somethin", query_type=Q.FILLER, doc_ids=["t"])
-    kept = _Kept(turn=filler, record=None, facts=None, refers=("that media type", "1"))  # type: ignore[arg-type]
-    assert _standalone(kept) == "For media type 1, what is the name of the track with ID 61?"
-    named = _Kept(turn=Turn(question="How many points did that club get?", answer="71", query_type=Q.FILLER, doc_ids=["t"]),
+    kept = Kept(turn=filler, record=None, facts=None, refers=("that media type", "1"))  # type: ignore[arg-type]
+    assert standalone(kept) == "For media type 1, what is the name of the track with ID 61?"
+    named = Kept(turn=Turn(question="How many points did that club get?", answer="71", query_type=Q.FILLER, doc_ids=["t"]),
                   record=None, facts=None, refers=("that club", "Ashvale Rangers"))  # type: ignore[arg-type]
-    assert _standalone(named) == "How many points did Ashvale Rangers get?"
+    assert standalone(named) == "How many points did Ashvale Rangers get?"
 
 
 def test_a_question_naming_another_line_item_is_no_repeat_but_the_same_question_reworded_is() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
+from bddgen.config import TurnCheckSettings, default_of
 from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_facts
 from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_words, normalise
 from bddgen.implement.questions import SentenceParser
@@ -15,8 +16,9 @@ from bddgen.ner.base import CAPITALISED_RUN, EntityRecognizer
 from bddgen.retrieval.lexical import tokenize
 from bddgen.text import spoken_name
 
-COPIED_WORDS = 7  # a question sharing this many words in a row with its evidence copies the document (6 may be names and a verb)
-REPEATED_SHARE = 0.8  # a question sharing this share of its words with an earlier one repeats it
+MAX_COPIED_WORDS: int = default_of(TurnCheckSettings, "max_copied_words")  # 6 may be names and a verb
+COPIED_WORDS = MAX_COPIED_WORDS + 1  # a question sharing this many words in a row with its evidence copies the document
+REPEATED_SHARE: float = default_of(TurnCheckSettings, "repeated_share")  # a question sharing this share of its words with an earlier one repeats it
 _PAIR = re.compile(r"\b[A-Za-z_][\w]*(?: [A-Za-z_][\w]*)?:\s")
 _REQUEST = re.compile(
     r"^(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|"
@@ -60,6 +62,11 @@ def glued_questions(question: str) -> bool:
 
 def question_problems(question: str, evidence: str) -> list[str]:
     """A question is a natural-language request: not a pasted table row, not a copied document fragment."""
+    return form_problems(question) + copied_problems(question, evidence)
+
+
+def form_problems(question: str) -> list[str]:
+    """A question is well-formed, one question a user would ask, and not a pasted table row."""
     problems = well_formed("question", question)
     # two different keys: a title with a colon said twice ("Pets on board: Cabin … Pets on board: Hold") is no row
     if len({pair.lower() for pair in _PAIR.findall(question)}) >= 2 or (";" in question and ":" in question):
@@ -68,9 +75,12 @@ def question_problems(question: str, evidence: str) -> list[str]:
         problems.append("write a question a user would ask, ending with '?'")
     elif glued_questions(question):
         problems.append("ask one question: no second question after a '?' or a ';'")
-    if _longest_shared_run(question, evidence) >= COPIED_WORDS:
-        problems.append(f"{COPIED}; ask in your own words")
     return problems
+
+
+def copied_problems(question: str, evidence: str, most: int = MAX_COPIED_WORDS) -> list[str]:
+    """A question sharing more than `most` words in a row with its evidence copies it, which no person asking does."""
+    return [f"{COPIED}; ask in your own words"] if _longest_shared_run(question, evidence) > most else []
 
 
 def left_out_problems(question: str, clause_question: str | None, sentence: str, answer: str, recognizer: EntityRecognizer) -> list[str]:
@@ -83,14 +93,14 @@ def left_out_problems(question: str, clause_question: str | None, sentence: str,
     return [f'the question leaves out "{f}", which its sentence says, so other answers may fit; name "{f}"' for f in kept if not mentions(question, f)]
 
 
-def repeats_problems(question: str, earlier: Sequence[str]) -> list[str]:
+def repeats_problems(question: str, earlier: Sequence[str], share: float = REPEATED_SHARE) -> list[str]:
     """A question asks something new: it is not an earlier question of the conversation again. One that names
     something the earlier did not ("… EMEA net sales …" after "… APAC net sales …") asks something new."""
     words = set(normalise(question).split())
     for previous in earlier:
         other = set(normalise(previous).split())
         new_names = _specifics(question) - _specifics(previous)
-        if words and len(words & other) >= REPEATED_SHARE * len(words | other) and not new_names:
+        if words and len(words & other) >= share * len(words | other) and not new_names:
             return [f'the question repeats an earlier one ("{previous}"); ask what the evidence says instead']
     return []
 
@@ -248,15 +258,15 @@ def agrees(reference: Facts, exact: str, reply: str) -> bool:
     return bool(reference) and not missing_facts(reference, reply)
 
 
-COPIED_SHARE = 0.75  # a round-trip reply holding this share of its sentence's other words copies the sentence
+COPIED_SHARE: float = default_of(TurnCheckSettings, "copied_reply_share")  # a round-trip reply holding this share of its sentence's other words copies it
 
 
-def copies_sentence(reply: str, sentence: str, question: str, answer: str) -> bool:
+def copies_sentence(reply: str, sentence: str, question: str, answer: str, share: float = COPIED_SHARE) -> bool:
     """Whether a round-trip reply pastes its evidence sentence instead of answering: it holds most of the
     sentence's words that neither the question nor the answer says. Such a reply states every fact of the
     sentence, so it "agrees" with any of them, whatever the question asked."""
     others = content_words(sentence) - content_words(question) - content_words(answer)
-    return len(others) >= 3 and len(others & content_words(reply)) >= COPIED_SHARE * len(others)
+    return len(others) >= 3 and len(others & content_words(reply)) >= share * len(others)
 
 
 _ASKS_FOR_A_NAME = re.compile(r"^\W*(?:where|who|whom)\b", re.IGNORECASE)

@@ -218,6 +218,7 @@ def _implement(
         focus=frozenset(content_words(doc.spec.as_text())), attempts=settings.turn_attempts, alternatives=settings.turn_evidence,
         min_turns=settings.min_turns, seed=seed, avoid=review.rejected_evidence() if review else {}, system_name=corpus.system.name,
         unanswerable=settings.unanswerable_attributes, declined_rule=declined_rule(doc.spec, corpus.system.off_limits, corpus.system.name),
+        checks=settings.checks,
     )
     if not doc.conversations:  # a spec's first conversations are written in the corpus language
         doc.language = writing_language(corpus.language)

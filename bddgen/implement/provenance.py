@@ -59,6 +59,10 @@ class TurnProvenance(BaseModel):
     evidence: Evidence | None = None
     value: str = Field(default="", description="What code chose as the answer: the computed cell (table turns), the fact of the sentence (text turns).")
     checks: list[TurnCheck] = Field(default_factory=list, description="Checks of the final version (all passed when kept).")
+    waived: list[str] = Field(
+        default_factory=list,
+        description="What checks switched off in [implement.checks] found in the final version ('rule: problem'), which a default run would have refused.",
+    )
     attempts: int = Field(default=0, ge=0, description="LM calls that wrote this turn, over every piece of evidence tried.")
     rewrites: list[str] = Field(default_factory=list, description="Why each rewrite was asked for, in order.")
     evidence_tried: int = Field(default=0, ge=0, description="Pieces of evidence tried (more than one: the plan adapted).")

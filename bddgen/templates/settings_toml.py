@@ -105,9 +105,14 @@ def _setting(name: str, field: FieldInfo, active: bool = False, value: Any = Non
 
 def _section(header: str, model: type[BaseModel], about: str, commented: bool, with_help: bool = True) -> list[str]:
     lines = [""] + _help(about) + [f"# [{header}]" if commented else f"[{header}]"]
+    nested: list[str] = []  # a section inside a section ([implement.checks]) follows its parent's settings
     for name, field in model.model_fields.items():
-        lines += _setting(name, field, with_help=with_help)
-    return lines
+        inner = _section_of(field.annotation)
+        if inner is not None:
+            nested += _section(f"{header}.{name}", inner, " ".join((inner.__doc__ or "").split()), commented, with_help)
+        else:
+            lines += _setting(name, field, with_help=with_help)
+    return lines + nested
 
 
 def render_settings_toml(corpus: str) -> str:

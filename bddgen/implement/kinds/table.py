@@ -1,0 +1,236 @@
+"""Table evidence: one cell and the filter that picks its row alone (`CellKind`), the number of rows that hold
+a value (`CountKind`), and a change, average or ratio computed from a wide table's cells (`ComputedKind`).
+Code computes the value; the LM only phrases the question."""
+
+from __future__ import annotations
+
+from typing import Iterator, Mapping
+
+from bddgen.implement.checks import (
+    copied_problems, form_problems, grounding_problems, leak_problems, names_problems, question_problems, unstated_names, well_formed,
+)
+from bddgen.implement.computed import asked_phrase, asks_for_arithmetic, computed_agrees, computed_candidates, rows_read
+from bddgen.implement.counts import count_candidates, count_question, counted_things, counts_rows_of, counts_shown
+from bddgen.implement.evidence import TableEvidence, exact_expectation, table_candidates
+from bddgen.implement.context import Document
+from bddgen.implement.grounding import answer_facts, mentions, missing_facts
+from bddgen.implement.kinds.base import Draft, EvidenceKind, recorded, source_name
+from bddgen.implement.provenance import TurnCheck
+from bddgen.implement.plan import PlannedTurn
+from bddgen.implement.tasks import WrittenTurn
+from bddgen.models import TableDocument
+from bddgen.ner.base import EntityRecognizer
+from bddgen.numbers import is_year
+from bddgen.specs import ExactExpectation, QueryType, Turn
+from bddgen.text import key_of, plural, row_noun, spoken_name
+
+
+def _is_name(value: str) -> bool:
+    """A cell that names a thing in words ("Harbour City FC", "Saver"), not a code ("AMS"), number or date."""
+    return value[:1].isupper() and any(ch.islower() for ch in value) and all(ch.isalpha() or ch in " '’.&-" for ch in value)
+
+
+def _own_key(noun: str, column: str) -> bool:
+    """Whether a column is the key of the rows' own entity: "id", "GenreId" of genres, "rental_id" of car rental offers."""
+    identified = key_of(column)
+    return identified is not None and set(identified.split()) <= set(noun.split())
+
+
+def row_question(noun: str, evidence: TableEvidence, proxy: str) -> str:
+    """A table turn's question as a person asks it of a table whose rows are `noun`s: "What is the name of the
+    genre with ID 1?", "For that country, what is the address of the customer with ID 32?" (the row's own
+    entity, never the one a referred column names), "What is the fee of that fare class?", and of a row a
+    name picks, that name: "What is the league titles of Harbour City FC?"."""
+    asked = f"the {spoken_name(evidence.column)}"
+    if evidence.referred and not evidence.named():
+        return f"What is {asked} of {proxy}?"
+    question = f"what is {asked} of {row_named(noun, evidence)}?"
+    return f"For {proxy}, {question}" if evidence.referred else question[0].upper() + question[1:]
+
+
+def row_named(noun: str, evidence: TableEvidence) -> str:
+    """The row a table turn reads, as a question names it: "Harbour City FC" (a row a name picks is that thing),
+    "the genre with ID 1", "the 1999 Varen Cup final" (a row a year picks), "the fare class whose cabin is business"."""
+    named = evidence.named()
+    if len(named) == 1 and _is_name(value := next(iter(named.values()))) and not _own_key(noun, next(iter(named))):
+        return value
+    if len(named) == 1 and is_year(value := next(iter(named.values()))):
+        return f"the {value} {noun}"  # "the 1995 Varen Cup final", not "the Varen Cup final whose year is 1995"
+    return f"the {noun} " + " and ".join(
+        f"with ID {value}" if _own_key(noun, column) else f"whose {spoken_name(column)} is {value}" for column, value in named.items()
+    )
+
+
+def _conditions(filters: Mapping[str, str]) -> str:
+    return " and ".join(f'{spoken_name(c)} is "{v}"' for c, v in filters.items())
+
+
+class CellKind(EvidenceKind[TableEvidence]):
+    """One cell of a table, its row picked by values the question names (or an earlier answer refers to)."""
+
+    def candidates(self, planned: PlannedTurn, kind: QueryType, doc_id: str) -> Iterator[TableEvidence]:
+        names = planned.bridge if kind is QueryType.PRE_FILLER else ""
+        about = planned.bridge if kind is QueryType.FILLER else ""
+        yield from table_candidates(
+            self.context.table(doc_id), set(self.context.focus), names=names, about=about, avoid=self._avoid(kind, doc_id),
+            holder=planned.columns.get(doc_id, ""),
+        )
+
+    def _avoid(self, kind: QueryType, doc_id: str) -> list:
+        return self.conversation.avoided(kind, doc_id)
+
+    def task(self, planned: PlannedTurn, kind: QueryType, evidence: TableEvidence) -> str:
+        title = self.context.documents[evidence.table].title
+        plainly = f" Plainly: {self.plain_question(planned, evidence)}"
+        if phrase := asked_phrase(self.context.table(evidence.table), evidence):
+            named = ", ".join(repr(v) for v in evidence.named().values())
+            source = source_name(title)
+            called = f' (call it "{source}")' if source != title else ""
+            return f'Ask for {phrase}, from "{title}"{called}; the question names {named}. The answer is "{evidence.value}".{plainly}'
+        # a row named by what it is ("the Varen Cup final"), else by the table it is in
+        noun = row_noun(title)
+        in_title = "" if noun else f' in "{title}"'
+        if evidence.referred:
+            other = evidence.named()
+            rest = f", for the row where {_conditions(other)} (name {', '.join(repr(v) for v in other.values())})" if other else ""
+            return (f'The previous answer named "{planned.bridge}". Ask for the {spoken_name(evidence.column)} of {planned.proxy}'
+                    f'{in_title}{rest}, without writing "{planned.bridge}": say "{planned.proxy}". '
+                    f'The answer is "{evidence.value}".{plainly}')
+        row = row_named(noun, evidence) if noun else f'the row of "{title}" where {_conditions(evidence.filter)}'
+        return (f'Ask for the {spoken_name(evidence.column)} of {row}; the question names '
+                f'{", ".join(repr(v) for v in evidence.filter.values())}. The answer is "{evidence.value}".{plainly}')
+
+    def evidence_text(self, evidence: TableEvidence) -> str:
+        picked = "; ".join(f"{spoken_name(c)} = {v}" for c, v in evidence.filter.items())
+        return f"{picked} -> {spoken_name(evidence.column)} = {evidence.value}"
+
+    def plain(self, planned: PlannedTurn, kind: QueryType, evidence: TableEvidence) -> WrittenTurn:
+        # model_construct: the length limits of WrittenTurn bound an LM's reply, not a question code composed
+        return WrittenTurn.model_construct(question=self.plain_question(planned, evidence), answer=evidence.value)
+
+    def plain_question(self, planned: PlannedTurn, evidence: TableEvidence) -> str:
+        """The question worded by code: it names every filter value (or refers back through the proxy) and asks
+        for the column, so it has exactly one answer."""
+        title = self.context.documents[evidence.table].title
+        if phrase := asked_phrase(self.context.table(evidence.table), evidence):
+            source = source_name(title)
+            where = source if source != title else f'"{title}"'
+            return f"In {where}, what was {phrase}?"
+        if noun := row_noun(title):
+            return row_question(noun, evidence, planned.proxy)
+        conditions = " and ".join(f"the {spoken_name(c)} is {v}" for c, v in evidence.named().items())
+        if evidence.referred:
+            where = f", where {conditions}" if conditions else ""
+            return f'In "{title}", what is the {spoken_name(evidence.column)} of {planned.proxy}{where}?'
+        return f'In "{title}", what is the {spoken_name(evidence.column)} where {conditions}?'
+
+    def check(self, planned: PlannedTurn, kind: QueryType, evidence: TableEvidence, question: str, answer: str, by_code: bool) -> Draft:
+        table = self.context.table(evidence.table)
+        exact: ExactExpectation = exact_expectation(table, evidence)
+        row = rows_read(table, evidence)
+        log = self.log()
+        log.check("well-formed", {"well_formed": well_formed("question", question)})
+        described = f"{row}; {table.title}; {' '.join(f'{h} {spoken_name(h)}' for h in table.headers)}; {self.context.system_name}"
+        switches = self.context.checks
+        log.check("question", {
+            "question_form": form_problems(question),
+            "copied_words": copied_problems(question, row, switches.max_copied_words),
+            "unstated_names": unstated_names(question, described),
+        })
+        refers = planned.bridge if evidence.referred else ""
+        log.check("names", {
+            "names": names_problems(question, evidence.named(), refers_to=refers, proxy=planned.proxy),
+            "leak": leak_problems(question, exact.value, list(evidence.filter.values())),
+        }, "names " + _conditions(evidence.named()))
+        # the reference answer is the computed value, in the LM's words only when they say exactly that and nothing else
+        recognizer = self.context.recognizer
+        fluent = mentions(answer, exact.value) and not well_formed("answer", answer) and not grounding_problems(answer, row, recognizer)[1]
+        reference = answer if fluent else exact.value
+        log.note("exact", f"{exact.operation} {exact.detail} = {exact.value}")
+        log.note("grounding", f"in row {evidence.row} of {evidence.table}: {', '.join(answer_facts(reference, recognizer).all()) or exact.value}")
+        turn = Turn(question=question, answer=reference, query_type=kind, doc_ids=[evidence.table], exact=exact)
+        return Draft(turn, log, answer_facts(reference, recognizer), exact.value)
+
+    def round_trip_documents(self, evidence: TableEvidence, question: str) -> list[str]:
+        return [self.conversation.render(evidence.table, self.conversation.round_trip_context(question))]
+
+    @classmethod
+    def recheck(
+        cls, turn: Turn, evidence: TableEvidence, documents: Mapping[str, Document], recognizer: EntityRecognizer, earlier: Mapping[int, Turn]
+    ) -> list[TurnCheck]:
+        table = documents.get(evidence.table)
+        if not isinstance(table, TableDocument):
+            return [recorded("grounding", [f"the evidence names a document the corpus no longer has ({evidence.table})"])]
+        try:
+            exact = exact_expectation(table, evidence)
+        except (ValueError, IndexError) as exc:
+            return [recorded("exact", [f"the filter no longer selects one row of {table.id} ({exc})"])]
+        row = table.row_text(evidence.row)
+        names = names_problems(turn.question, evidence.named()) + leak_problems(turn.question, exact.value, list(evidence.filter.values()))
+        stated = [] if mentions(turn.answer, exact.value) else [f'the answer does not state the value the table gives, "{exact.value}"']
+        # names and numbers the answer adds that its row does not hold (a bare value is checked by `exact`)
+        added = {fact.lower(): fact for fact in reversed(missing_facts(answer_facts(turn.answer, recognizer), row))}
+        return [
+            recorded("question", question_problems(turn.question, row)),
+            recorded("names", names, "names " + ", ".join(f"{c} = {v}" for c, v in evidence.named().items())),
+            recorded("exact", stated, f"{exact.operation} {exact.detail} = {exact.value}"),
+            recorded("grounding", [f"the row does not say {', '.join(reversed(added.values()))}"] if added else [], f"in row {evidence.row} of {evidence.table}"),
+        ]
+
+    def used(self, evidence: TableEvidence) -> tuple[str, object]:
+        return evidence.table, (evidence.row, evidence.column)
+
+
+class CountKind(CellKind):
+    """The number of a table's rows that hold a value, when the spec counts what the table's rows are."""
+
+    def candidates(self, planned: PlannedTurn, kind: QueryType, doc_id: str) -> Iterator[TableEvidence]:
+        table = self.context.table(doc_id)
+        if kind not in (QueryType.SINGLE_DOC, QueryType.FILLER) or not counts_rows_of(table, counted_things(self.context.spec_text())):
+            return
+        about = planned.bridge if kind is QueryType.FILLER else ""
+        yield from count_candidates(
+            table, set(self.context.focus), about=about, holder=planned.columns.get(doc_id, ""), avoid=self._avoid(kind, doc_id)
+        )
+
+    def task(self, planned: PlannedTurn, kind: QueryType, evidence: TableEvidence) -> str:
+        title = self.context.documents[evidence.table].title
+        plainly = f" Plainly: {self.plain_question(planned, evidence)}"
+        things = plural(row_noun(title) or f'row of "{title}"')
+        column, value = next(iter(evidence.filter.items()))
+        if evidence.referred:
+            return (f'The previous answer named "{planned.bridge}". Ask how many {things} there are for {planned.proxy}, '
+                    f'without writing "{planned.bridge}": say "{planned.proxy}". The answer is "{evidence.value}".{plainly}')
+        return f'Ask how many {things} there are whose {spoken_name(column)} is "{value}". The answer is "{evidence.value}".{plainly}'
+
+    def evidence_text(self, evidence: TableEvidence) -> str:
+        picked = "; ".join(f"{spoken_name(c)} = {v}" for c, v in evidence.filter.items())
+        return f"rows where {picked}: {evidence.value}"
+
+    def plain_question(self, planned: PlannedTurn, evidence: TableEvidence) -> str:
+        return count_question(row_noun(self.context.documents[evidence.table].title), evidence, planned.proxy)
+
+    def round_trip_documents(self, evidence: TableEvidence, question: str) -> list[str]:
+        return [counts_shown(self.context.table(evidence.table), evidence, question)]
+
+    def agrees(self, evidence: TableEvidence, draft: Draft, reply: str) -> bool:
+        return computed_agrees(self.context.table(evidence.table), evidence, reply)
+
+
+class ComputedKind(CellKind):
+    """A change, percentage change, average or ratio of a wide table's cells (a report's line items by year), asked
+    when the spec asks for one or once a turn has read a cell of that table."""
+
+    def candidates(self, planned: PlannedTurn, kind: QueryType, doc_id: str) -> Iterator[TableEvidence]:
+        if kind is QueryType.SINGLE_DOC and self._computes(doc_id):
+            yield from computed_candidates(self.context.table(doc_id), set(self.context.focus), avoid=self._avoid(kind, doc_id))
+
+    def _computes(self, doc_id: str) -> bool:
+        read = any(
+            k.turn.exact is not None and k.turn.exact.operation == "lookup" and k.turn.doc_ids == [doc_id] for k in self.conversation.kept
+        )
+        return read or asks_for_arithmetic(self.context.spec_text())
+
+    def agrees(self, evidence: TableEvidence, draft: Draft, reply: str) -> bool:
+        return computed_agrees(self.context.table(evidence.table), evidence, reply)
+
