@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,11 +15,13 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus, PolicyDocument, SystemDescription, TableDocument, TextDocument
 from bddgen.retrieval.memory import MemoryIndex
+from bddgen.run.assistants.base import AssistantReplyError
+from bddgen.run.reference.base import previous_question, retrieval_query
 from bddgen.run.reference.budget import cut_to_tokens, fit_to_budget
 from bddgen.run.reference.chunks import ChunkIndex, chunk_document
 from bddgen.run.reference.dense_rag import DenseRagAssistant
 from bddgen.run.reference.react_rag import PASSAGE_WORDS, ReactRagAssistant, best_passage
-from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY
+from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY, RagAnswer
 
 PETS = PolicyDocument(
     id="policies/pets",
@@ -271,3 +274,30 @@ def test_fitted_pieces_are_prefixes_in_order_and_never_exceed_the_budget(pieces:
     assert all(original.startswith(piece) for piece, original in zip(kept, pieces))
     assert all(piece == original for piece, original in zip(kept[:-1], pieces))
     assert cut_to_tokens(" ".join(pieces), budget, count) == " ".join(pieces)[: len(cut_to_tokens(" ".join(pieces), budget, count))]
+
+
+def test_a_follow_up_is_retrieved_with_the_previous_question() -> None:
+    history = [Message("user", "Can my cat fly?"), Message("assistant", "Yes.")]
+    assert previous_question(history) == "Can my cat fly?"
+    assert previous_question([], "(none)") == "(none)"
+    assert retrieval_query("And its fee?", history) == "Can my cat fly?\nAnd its fee?"
+    assert retrieval_query("What is the pet fee?", []) == "What is the pet fee?"
+
+
+def test_a_rag_answer_is_given_only_when_found_and_not_empty() -> None:
+    assert RagAnswer(answer=" 55 EUR. ", found=True).found_answer() == "55 EUR."
+    assert RagAnswer(answer="It is probably salmon.", found=False).found_answer() == ""
+    assert RagAnswer(answer="  ", found=True).found_answer() == ""
+
+
+@pytest.mark.parametrize("kind", ["dense-rag", "react-rag"])
+def test_an_unusable_lm_reply_is_an_unusable_reply_of_the_assistant(kind: str, tmp_path: Path) -> None:
+    backend = ScriptedLM(by_task={"rag-answer": "not json at all", "react-rag-step": "not json at all"})
+    lm = LanguageModel(backend)
+    assistant = (
+        DenseRagAssistant(lm, ChunkIndex.build(CORPUS, HashingEmbedder(128), tmp_path), name="careful")
+        if kind == "dense-rag"
+        else ReactRagAssistant(lm, MemoryIndex(HashingEmbedder(128), CORPUS), CORPUS, name="careful")
+    )
+    with pytest.raises(AssistantReplyError, match="assistant 'careful'"):
+        assistant.respond([Message("user", "What is the pet fee?")])

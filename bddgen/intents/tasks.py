@@ -5,26 +5,61 @@ from __future__ import annotations
 
 from typing import Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from bddgen.lm.tasks import PromptTask
+from bddgen.tasks.replies import StrictReply
 
 Scalar = Union[str, int, float, bool, None]
 
 
-class ProposedClass(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class ProposedClass(StrictReply):
     intent: Literal["VALID", "INVALID", "UNDERSPEC"]
     name: str = Field(description="Short kebab-case name, e.g. 'relative-weekday'.")
     description: str = Field(description="What kind of user wording or value the class stands for.")
     value: Scalar = Field(description="Canonical representative value in the schema's own form (ISO dates); null for UNDERSPEC.")
 
 
-class SemanticClasses(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class SemanticClasses(StrictReply):
     classes: list[ProposedClass] = Field(max_length=6)
+
+
+class SeedRequest(StrictReply):
+    request: str = Field(description="The user's message, one to three sentences, in the first person.")
+
+
+class StatedValue(StrictReply):
+    stated: bool = Field(description="Whether the message states exactly this value (possibly paraphrased).")
+    quote: str = Field(description="The words of the message that state it, copied exactly; empty when not stated.")
+
+
+class Variant(StrictReply):
+    strategy: str = Field(description="The strategy applied, from the list given.")
+    note: str = Field(description="One sentence: how the strategy was applied, reusable for other requests.")
+    request: str = Field(description="The rewritten user message.")
+
+
+class Reflection(StrictReply):
+    analysis: str = Field(description="Why the agent coped with the previous attempts, in one or two sentences.")
+    variant: Variant
+
+
+class Variants(StrictReply):
+    variants: list[Variant] = Field(max_length=8)
+
+
+class IntentVerdict(StrictReply):
+    """The reason comes first, so a small model decides after writing it (and not against it)."""
+
+    reason: str
+    keeps_intent: bool = Field(description="True when a careful human reading the variant would expect the same agent behaviour as stated.")
+
+
+class ProseVerdict(StrictReply):
+    """The reason comes first, so a small model decides after writing it (and not against it)."""
+
+    reason: str
+    satisfied: bool = Field(description="True when the answer does what is expected, as the reason says.")
 
 
 SEMANTIC_CLASSES = PromptTask(
@@ -42,13 +77,6 @@ SEMANTIC_CLASSES = PromptTask(
     max_tokens=700,
 )
 
-
-class SeedRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    request: str = Field(description="The user's message, one to three sentences, in the first person.")
-
-
 SEED_TASK = PromptTask(
     name="intents-seed",
     instruction=(
@@ -63,14 +91,6 @@ SEED_TASK = PromptTask(
     max_tokens=200,
 )
 
-
-class StatedValue(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    stated: bool = Field(description="Whether the message states exactly this value (possibly paraphrased).")
-    quote: str = Field(description="The words of the message that state it, copied exactly; empty when not stated.")
-
-
 VALUE_STATED = PromptTask(
     name="intents-value-stated",
     instruction=(
@@ -81,21 +101,6 @@ VALUE_STATED = PromptTask(
     output=StatedValue,
     max_tokens=150,
 )
-
-
-class Variant(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    strategy: str = Field(description="The strategy applied, from the list given.")
-    note: str = Field(description="One sentence: how the strategy was applied, reusable for other requests.")
-    request: str = Field(description="The rewritten user message.")
-
-
-class Variants(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    variants: list[Variant] = Field(max_length=8)
-
 
 MUTATE = PromptTask(
     name="intents-mutate",
@@ -110,14 +115,6 @@ MUTATE = PromptTask(
     max_tokens=900,
 )
 
-
-class Reflection(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    analysis: str = Field(description="Why the agent coped with the previous attempts, in one or two sentences.")
-    variant: Variant
-
-
 REFLECT = PromptTask(
     name="intents-reflect",
     instruction=(
@@ -131,16 +128,6 @@ REFLECT = PromptTask(
     max_tokens=500,
 )
 
-
-class IntentVerdict(BaseModel):
-    """The reason comes first, so a small model decides after writing it (and not against it)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    reason: str
-    keeps_intent: bool = Field(description="True when a careful human reading the variant would expect the same agent behaviour as stated.")
-
-
 KEEPS_INTENT = PromptTask(
     name="intents-keeps-intent",
     instruction=(
@@ -152,16 +139,6 @@ KEEPS_INTENT = PromptTask(
     output=IntentVerdict,
     max_tokens=200,
 )
-
-
-class ProseVerdict(BaseModel):
-    """The reason comes first, so a small model decides after writing it (and not against it)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    reason: str
-    satisfied: bool = Field(description="True when the answer does what is expected, as the reason says.")
-
 
 JUDGE_PROSE = PromptTask(
     name="intents-judge-prose",

@@ -5,18 +5,36 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from bddgen.lm.tasks import PromptTask
+from bddgen.tasks.replies import StrictReply
 
 
-class PolicyChoice(BaseModel):
+class PolicyChoice(StrictReply):
     """The candidate sentence that states the rule, and its exact words."""
-
-    model_config = ConfigDict(extra="forbid")
 
     candidate: int = Field(ge=0, description="Number of the chosen candidate sentence; 0 when none states the rule.")
     quote: str = Field(min_length=1, description="The chosen sentence copied exactly, word for word.")
+
+
+class UserInstruction(StrictReply):
+    """The instruction a simulated user follows."""
+
+    instruction: str = Field(min_length=1, description="The instruction, in the second person ('You are ...').")
+
+
+class PlannedCall(StrictReply):
+    """One tool call."""
+
+    tool: str = Field(description="The tool's name.")
+    arguments: dict[str, Any] = Field(description="The tool's arguments, as its parameter schema names them.")
+
+
+class CallPlan(StrictReply):
+    """The data-changing calls that do what a customer asks, in order."""
+
+    calls: list[PlannedCall] = Field(description="The calls, in the order they are made; empty when nothing should change.")
 
 
 POLICY_EVIDENCE = PromptTask(
@@ -31,15 +49,6 @@ POLICY_EVIDENCE = PromptTask(
     output=PolicyChoice,
     max_tokens=200,
 )
-
-
-class UserInstruction(BaseModel):
-    """The instruction a simulated user follows."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    instruction: str = Field(min_length=1, description="The instruction, in the second person ('You are ...').")
-
 
 USER_INSTRUCTION = PromptTask(
     name="task-user-instruction",
@@ -59,24 +68,6 @@ USER_INSTRUCTION = PromptTask(
     output=UserInstruction,
     max_tokens=320,
 )
-
-
-class PlannedCall(BaseModel):
-    """One tool call."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    tool: str = Field(description="The tool's name.")
-    arguments: dict[str, Any] = Field(description="The tool's arguments, as its parameter schema names them.")
-
-
-class CallPlan(BaseModel):
-    """The data-changing calls that do what a customer asks, in order."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    calls: list[PlannedCall] = Field(description="The calls, in the order they are made; empty when nothing should change.")
-
 
 TASK_PLAN = PromptTask(
     name="task-call-plan",

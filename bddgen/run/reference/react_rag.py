@@ -4,21 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import render_history
 from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDocument
 from bddgen.retrieval.base import Hit, Retriever
-from bddgen.run.assistants.base import AssistantReply, AssistantReplyError, ToolCall
+from bddgen.run.assistants.base import AssistantReply, ToolCall
 from bddgen.config import REFERENCE_CONTEXT_TOKENS, AssistantSettings, default_of
-from bddgen.run.messages import last_user_message
+from bddgen.run.reference.base import STAGE, ReferenceAssistant
 from bddgen.run.reference.budget import fit_to_budget
 from bddgen.run.reference.chunks import chunk_document
 from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY, RAG_ANSWER, REACT_STEP
 from bddgen.text import words
 
-STAGE = "run"
 TEXT_KINDS = (DocKind.TEXT, DocKind.POLICY)
 TABLE_KINDS = (DocKind.TABLE,)
 # Every finding stays in the prompt for the rest of the question, so findings are kept short: the
@@ -65,7 +63,7 @@ def render_hit(hit: Hit, corpus: Corpus, query: str, passage_words: int = PASSAG
     return best_passage(document, query, passage_words)
 
 
-class ReactRagAssistant:
+class ReactRagAssistant(ReferenceAssistant):
     """Loops REACT_STEP: each search adds a finding; at the step limit, when it repeats a search, or when its
     findings fill `context_tokens` tokens (the model's tokenizer counts), it must answer from its findings."""
 
@@ -81,57 +79,46 @@ class ReactRagAssistant:
         passage_words: int = PASSAGE_WORDS,
         table_rows: int = TABLE_ROWS,
     ) -> None:
-        self.lm = lm
+        super().__init__(lm, name, context_tokens)
         self.retriever = retriever
         self.corpus = corpus
         self.max_steps = max_steps
         self.top_k = top_k
-        self.context_tokens = context_tokens
         self.passage_words = passage_words
         self.table_rows = table_rows
-        self._name = name
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    def respond(self, messages: list[Message]) -> AssistantReply:
-        question, history = last_user_message(messages)
+    def _answer(self, question: str, history: list[Message]) -> AssistantReply:
         conversation = render_history(history)
         findings: list[Finding] = []
         tool_calls: list[ToolCall] = []
         contexts: list[str] = []
-        try:
-            for step in range(self.max_steps):
-                action = self.lm.run(
-                    REACT_STEP,
-                    stage=STAGE,
-                    conversation=conversation,
-                    question=question,
-                    findings=self._render(findings) or "(no searches yet)",
-                    steps_left=self.max_steps - step,
-                )
-                if action.action == "answer":
-                    answer = action.answer.strip() or CANNOT_ANSWER_REPLY
-                    return AssistantReply(answer=answer, contexts=contexts, tool_calls=tool_calls)
-                query = action.query.strip() or question
-                if any(f.action == action.action and f.query.lower() == query.lower() for f in findings):
-                    break  # a repeated search finds nothing new: answer from what was found
-                kinds = TEXT_KINDS if action.action == "search_text" else TABLE_KINDS
-                hits = self.retriever.search(query, kinds=kinds, top_k=self.top_k)
-                left = self.context_tokens - self.lm.count_tokens(self._render(findings))
-                kept = fit_to_budget([render_hit(h, self.corpus, query, self.passage_words, self.table_rows) for h in hits], left, self.lm.count_tokens)
-                if hits and not kept:
-                    break  # the findings fill the context budget: answer from them
-                hits = hits[: len(kept)]
-                findings.append(Finding(action.action, query, "\n\n".join(kept) or "(nothing found)"))
-                tool_calls.append(ToolCall(name=action.action, arguments={"query": query}, result=", ".join(h.doc_id for h in hits)))
-                contexts += [h.doc_id for h in hits if h.doc_id not in contexts]
-            final = self.lm.run(RAG_ANSWER, stage=STAGE, passages=self._render(findings), conversation=conversation, question=question)
-        except LMOutputError as exc:
-            raise AssistantReplyError(f"assistant {self._name!r}: {exc}") from exc
-        answer = final.answer.strip() if final.found and final.answer.strip() else CANNOT_ANSWER_REPLY
-        return AssistantReply(answer=answer, contexts=contexts, tool_calls=tool_calls)
+        for step in range(self.max_steps):
+            action = self.lm.run(
+                REACT_STEP,
+                stage=STAGE,
+                conversation=conversation,
+                question=question,
+                findings=self._render(findings) or "(no searches yet)",
+                steps_left=self.max_steps - step,
+            )
+            if action.action == "answer":
+                answer = action.answer.strip() or CANNOT_ANSWER_REPLY
+                return AssistantReply(answer=answer, contexts=contexts, tool_calls=tool_calls)
+            query = action.query.strip() or question
+            if any(f.action == action.action and f.query.lower() == query.lower() for f in findings):
+                break  # a repeated search finds nothing new: answer from what was found
+            kinds = TEXT_KINDS if action.action == "search_text" else TABLE_KINDS
+            hits = self.retriever.search(query, kinds=kinds, top_k=self.top_k)
+            left = self.context_tokens - self.lm.count_tokens(self._render(findings))
+            kept = fit_to_budget([render_hit(h, self.corpus, query, self.passage_words, self.table_rows) for h in hits], left, self.lm.count_tokens)
+            if hits and not kept:
+                break  # the findings fill the context budget: answer from them
+            hits = hits[: len(kept)]
+            findings.append(Finding(action.action, query, "\n\n".join(kept) or "(nothing found)"))
+            tool_calls.append(ToolCall(name=action.action, arguments={"query": query}, result=", ".join(h.doc_id for h in hits)))
+            contexts += [h.doc_id for h in hits if h.doc_id not in contexts]
+        final = self.lm.run(RAG_ANSWER, stage=STAGE, passages=self._render(findings), conversation=conversation, question=question)
+        return AssistantReply(answer=final.found_answer() or CANNOT_ANSWER_REPLY, contexts=contexts, tool_calls=tool_calls)
 
     @staticmethod
     def _render(findings: list[Finding]) -> str:

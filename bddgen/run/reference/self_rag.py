@@ -13,15 +13,13 @@ from dataclasses import dataclass, field
 
 from bddgen.traces import ToolCall
 from bddgen.config import REFERENCE_CONTEXT_TOKENS
-from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import render_history
-from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
-from bddgen.run.messages import last_user_message
-from bddgen.run.reference.budget import cut_to_tokens, fit_to_budget
+from bddgen.run.assistants.base import AssistantReply
+from bddgen.run.reference.base import STAGE, ReferenceAssistant, previous_question, retrieval_query
+from bddgen.run.reference.budget import cut_to_tokens
 from bddgen.run.reference.chunks import Chunk, ChunkIndex
-from bddgen.run.reference.dense_rag import retrieval_query
 from bddgen.run.reference.tasks import (
     CANNOT_ANSWER_REPLY,
     RAG_ANSWER,
@@ -33,7 +31,6 @@ from bddgen.run.reference.tasks import (
 )
 from bddgen.text import words
 
-STAGE = "run"
 SUPPORTED = "fully"  # the only support grade an answer is given with; anything less is retried, then abstained
 
 
@@ -53,7 +50,7 @@ def _holds(text: str, quote: str) -> bool:
     return bool(wanted) and f" {' '.join(wanted)} " in f" {' '.join(words(text))} "
 
 
-class SelfRagAssistant:
+class SelfRagAssistant(ReferenceAssistant):
     """Answers a question in up to `max_attempts` retrieval rounds after an optional answer without retrieval.
 
     1. *retrieve?* — on a follow-up the LM quotes the words of an earlier answer that answer the question;
@@ -76,25 +73,12 @@ class SelfRagAssistant:
         name: str = "self-rag",
         context_tokens: int = REFERENCE_CONTEXT_TOKENS,
     ) -> None:
-        self.lm = lm
+        super().__init__(lm, name, context_tokens)
         self.index = index
         self.top_k = top_k
         self.max_attempts = max_attempts
-        self.context_tokens = context_tokens
-        self._name = name
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    def respond(self, messages: list[Message]) -> AssistantReply:
-        question, history = last_user_message(messages)
-        try:
-            return self._respond(question, history)
-        except LMOutputError as exc:
-            raise AssistantReplyError(f"assistant {self._name!r}: {exc}") from exc
-
-    def _respond(self, question: str, history: list[Message]) -> AssistantReply:
+    def _answer(self, question: str, history: list[Message]) -> AssistantReply:
         conversation = render_history(history)
         trace = _Reflections()
         if not self._retrieve(history, question, trace):
@@ -103,20 +87,18 @@ class SelfRagAssistant:
             if answer is not None:
                 return AssistantReply(answer=answer, tool_calls=trace.calls)
         ranking = [chunk for chunk, _ in self.index.search(retrieval_query(question, history), self.top_k * self.max_attempts)]
-        earlier = next((m.content for m in reversed(history) if m.role == "user"), "(none)")
+        earlier = previous_question(history, "(none)")
         relevant: list[Chunk] = []
         answered_from: list[str] = []
         rounds = 0
         for start in range(0, len(ranking), self.top_k):
             rounds += 1
             relevant += self._relevant(ranking[start : start + self.top_k], earlier, question, trace, rounds)
-            numbered = [f"[{n}] {chunk.text}" for n, chunk in enumerate(relevant, start=1)]
-            kept = fit_to_budget(numbered, self.context_tokens, self.lm.count_tokens)
-            used = [chunk.id for chunk in relevant[: len(kept)]]
+            fitting, context = self._passages(relevant)
+            used = [chunk.id for chunk in fitting]
             if used == answered_from:
                 continue  # no new relevant passage fits: the next round's passages, or abstain
             answered_from = used
-            context = "\n\n".join(kept)
             draft = self.lm.run(RAG_ANSWER, stage=STAGE, passages=context, conversation=conversation, question=question)
             answer = self._graded(draft, context, question, trace, attempt=rounds, passages=used)
             if answer is not None:
@@ -157,8 +139,8 @@ class SelfRagAssistant:
         self, draft: RagAnswer, context: str, question: str, trace: _Reflections, *, attempt: int, passages: list[str]
     ) -> str | None:
         """The draft's answer when the LM grades it fully supported by `context`; None (and the reason traced) otherwise."""
-        answer = draft.answer.strip()
-        if not (draft.found and answer):
+        answer = draft.found_answer()
+        if not answer:
             trace.add("answer", "not found", attempt=attempt, passages=passages)
             return None
         trace.add("answer", answer, attempt=attempt, passages=passages)

@@ -35,6 +35,10 @@ class RagAnswer(BaseModel):
     answer: str = Field(description="The answer, short and with exact figures; empty when the passages do not contain it.")
     found: bool = Field(description="true when the answer above is stated in the passages")
 
+    def found_answer(self) -> str:
+        """The answer, stripped, when it was found; "" otherwise."""
+        return self.answer.strip() if self.found else ""
+
 
 class ReactAction(BaseModel):
     """The next step of the react-rag loop."""

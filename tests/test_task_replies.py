@@ -1,0 +1,25 @@
+"""Every reply model of the intent and outcome-task prompts forbids fields it does not declare."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from bddgen.intents import tasks as intent_tasks
+from bddgen.lm.tasks import PromptTask
+from bddgen.tasks import tasks as outcome_tasks
+from bddgen.tasks.replies import StrictReply
+
+TASKS = [value for module in (intent_tasks, outcome_tasks) for value in vars(module).values() if isinstance(value, PromptTask)]
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda task: task.name)
+def test_a_reply_with_an_undeclared_field_is_refused(task: PromptTask) -> None:
+    assert issubclass(task.output, StrictReply)
+    assert task.schema["additionalProperties"] is False
+    with pytest.raises(ValidationError, match="extra_forbidden|Extra inputs"):
+        task.output.model_validate({"undeclared": 1})
+
+
+def test_both_modules_have_their_tasks() -> None:
+    assert {task.name for task in TASKS} >= {"intents-seed", "intents-judge-prose", "task-policy-evidence", "task-call-plan"}
