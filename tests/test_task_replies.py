@@ -8,7 +8,7 @@ from pydantic import ValidationError
 from bddgen.intents import tasks as intent_tasks
 from bddgen.lm.tasks import PromptTask
 from bddgen.tasks import tasks as outcome_tasks
-from bddgen.tasks.replies import StrictReply
+from bddgen.lm.tasks import StrictReply
 
 TASKS = [value for module in (intent_tasks, outcome_tasks) for value in vars(module).values() if isinstance(value, PromptTask)]
 

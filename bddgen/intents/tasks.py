@@ -8,7 +8,7 @@ from typing import Literal, Union
 from pydantic import Field
 
 from bddgen.lm.tasks import PromptTask
-from bddgen.tasks.replies import StrictReply
+from bddgen.lm.tasks import StrictReply
 
 Scalar = Union[str, int, float, bool, None]
 

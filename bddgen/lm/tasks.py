@@ -6,12 +6,18 @@ import json
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from bddgen.lm.base import Message
 
 Output = TypeVar("Output", bound=BaseModel)
 
+
+
+class StrictReply(BaseModel):
+    """The base of an LM task's reply model: no field beyond those declared (its schema forbids others, so the backend does too)."""
+
+    model_config = ConfigDict(extra="forbid")
 
 def _render_value(value: Any) -> str:
     if isinstance(value, BaseModel):

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import Field
 
 from bddgen.lm.tasks import PromptTask
-from bddgen.tasks.replies import StrictReply
+from bddgen.lm.tasks import StrictReply
 
 
 class PolicyChoice(StrictReply):
