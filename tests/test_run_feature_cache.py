@@ -1,5 +1,6 @@
-"""A run parses each .feature file once (bddgen's parse; behave's own parser reads it once more), and what the lint,
-the planning and the Cucumber Messages read from that one parse is what each read from its own parse before."""
+"""A run parses each .feature file once (bddgen's gherkin-official parse, from which behave's features are built too),
+and what the lint, the planning, behave and the Cucumber Messages read from that one parse is what each read from its
+own parse before."""
 
 from __future__ import annotations
 
@@ -218,8 +219,8 @@ def _nodes(node: Any) -> list[dict[str, Any]]:
 
 
 def test_a_run_parses_each_feature_file_once(judged_sports_project: Path, parses: Counter[str]) -> None:
-    """`bddgen run` over a project: bddgen parses each .feature file once (the lint before the run and inside the run
-    stage, the planning and the Cucumber Messages share that parse); behave parses each once with its own parser."""
+    """`bddgen run` over a project: each .feature file is parsed once (the lint before the run and inside the run
+    stage, behave's features, the planning and the Cucumber Messages share that parse); behave's parser never runs."""
     runner = CliRunner()
     project = judged_sports_project
     feature_count = len(list((project / "features").rglob("*.feature")))
@@ -228,10 +229,84 @@ def test_a_run_parses_each_feature_file_once(judged_sports_project: Path, parses
         parses.clear()
         result = runner.invoke(cli, arguments, catch_exceptions=False)
         assert result.exit_code in (0, 1) and "messages.ndjson" in result.output, result.output
-        assert parses == Counter(gherkin=feature_count, behave=feature_count), arguments
+        assert parses == Counter(gherkin=feature_count), arguments
     messages = [json.loads(line) for line in (project / "runs" / "r2" / MESSAGES_FILE).read_text().splitlines()]
     assert sum(1 for m in messages if "gherkinDocument" in m) == feature_count
     assert sum(1 for m in messages if "testCaseStarted" in m) == 2 * sum(1 for m in messages if "testCase" in m) > 0
     parses.clear()
     assert runner.invoke(cli, ["run", "--resume", "r2"], catch_exceptions=False).exit_code in (0, 1)
-    assert parses == Counter(gherkin=feature_count, behave=feature_count)
+    assert parses == Counter(gherkin=feature_count)
+
+
+def _behave_signature(feature: Any) -> Any:
+    """What behave runs of a feature: its statements' keywords, names, lines, tags, descriptions, steps and tables."""
+    def step(s: Any) -> Any:
+        table = (list(s.table.headings), [list(r.cells) for r in s.table.rows], s.table.line) if s.table is not None else None
+        text = (str(s.text), s.text.content_type, s.text.line) if s.text is not None else None
+        return (s.keyword, s.step_type, s.name, s.line, text, table)
+
+    def background(b: Any) -> Any:
+        return None if b is None else (b.keyword, b.name, b.line, [step(s) for s in b.steps])
+
+    def scenario(sc: Any) -> Any:
+        examples = [(e.keyword, e.name, e.line, list(e.tags), list(e.table.headings), [list(r.cells) for r in e.table.rows])
+                    for e in getattr(sc, "examples", [])]
+        return (type(sc).__name__, sc.keyword, sc.name, sc.line, list(sc.tags), list(sc.description), [step(s) for s in sc.steps], examples)
+
+    if feature is None:
+        return None
+    rules = [(r.keyword, r.name, r.line, list(r.tags), list(r.description), background(r.background), [scenario(s) for s in r.scenarios])
+             for r in feature.rules]
+    return (feature.keyword, feature.name, feature.line, list(feature.tags), list(feature.description), feature.language,
+            background(feature.background), [scenario(s) for s in feature.scenarios], rules,
+            [(type(i).__name__, i.name) for i in feature.run_items], [(type(s).__name__, s.name) for s in feature.walk_scenarios()])
+
+
+FRENCH = """# language: fr
+Fonctionnalité: Essai
+  Scénario: un
+    Soit une chose
+    Et une autre
+    Quand on demande
+    Alors ça marche
+"""
+
+
+def test_behave_runs_from_the_one_parse_the_features_its_own_parser_gives(judged_sports_project: Path, tmp_path: Path) -> None:
+    """Every node kind (rules, backgrounds, outlines, tags, doc strings, tables, And/But/* steps), another language,
+    a file of comments only, and every file of a generated project: built from the gherkin-official parse, behave's
+    features are the ones behave's own parser makes."""
+    from bddgen.run.behave_model import behave_feature
+
+    (tmp_path / "every.feature").write_text(EVERY_NODE)
+    (tmp_path / "french.feature").write_text(FRENCH)
+    (tmp_path / "comments.feature").write_text("# only a comment\n")
+    files = [*sorted(tmp_path.glob("*.feature")), *sorted((judged_sports_project / "features").rglob("*.feature"))]
+    for path in files:
+        built = behave_feature(parse_gherkin(path.read_text(), str(path)), str(path))
+        assert _behave_signature(built) == _behave_signature(behave.parser.parse_file(str(path))), path
+
+
+def test_the_runner_selects_scenarios_by_file_and_line_and_reports_invalid_gherkin_as_behave_does(
+    tmp_path: Path, parses: Counter[str]
+) -> None:
+    from behave.runner_util import FileLocationParser
+    from behave.runner_util import parse_features as behave_parse_features
+
+    from bddgen.run.behave_runner import parse_features
+
+    path = tmp_path / "every.feature"
+    path.write_text(EVERY_NODE)
+    line = EVERY_NODE.splitlines().index("  Scenario: A conversation") + 1
+    for locations in ([str(path)], [FileLocationParser.parse(f"{path}:{line}")]):  # as behave's command line gives them
+        cache = FeatureCache()
+        ours = parse_features(locations, cache)
+        assert parses == Counter(gherkin=1) and cache.gherkin(path)[0] == EVERY_NODE  # read once, into the run's parse
+        theirs = behave_parse_features(locations)
+        assert [[s.name for s in f.walk_scenarios() if not getattr(s, "should_skip", False)] for f in ours] == [
+            [s.name for s in f.walk_scenarios() if not getattr(s, "should_skip", False)] for f in theirs
+        ]
+        parses.clear()
+    (tmp_path / "broken.feature").write_text("Feature: broken\n  Scenario: x\n    Given y\n  Feature: a second one\n")
+    with pytest.raises(behave.parser.ParserError, match="broken.feature"):
+        parse_features([str(tmp_path / "broken.feature")], FeatureCache())

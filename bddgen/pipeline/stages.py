@@ -191,7 +191,7 @@ def run(
 ) -> RunOutcome:
     """Run the .feature files (default: the features folder) against `options.assistant` through
     behave, judged by the judge LM; results go to `options.run_dir`. `parsed`: the files as the caller's
-    `check_features` parsed them (bddgen parses each file once per run; behave parses it once more)."""
+    `check_features` parsed them (a run parses each file once: behave's features are built from that parse)."""
     from bddgen.run.launcher import behave_arguments, combine_junit, run_suite
 
     project = models.project

@@ -12,7 +12,7 @@ from typing import Any
 from bddgen.errors import ConfigError
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
-from bddgen.run.behave_runner import RUNNER_SETTING, announced_features
+from bddgen.run.behave_runner import RUNNER_SETTING, announced_features, announced_files
 from bddgen.run.planning import conversation_id, feature_key, plan_features
 from bddgen.run.suite import SuiteRun, active_suite, options_from_userdata
 
@@ -30,7 +30,7 @@ def before_all(context: Any) -> None:
             project = Project.discover(Path(context.config.base_dir), require_corpus=False)
             acquire_project_lock(project, "behave")
             tags = str(context.config.tag_expression) if context.config.tags else ""
-            suite = SuiteRun(project, options_from_userdata(project, context.config.userdata, tags))
+            suite = SuiteRun(project, options_from_userdata(project, context.config.userdata, tags), parsed=announced_files())
         context.bddgen = suite
         # behave has parsed every feature and applies its own selection (tags, names, file:line) to
         # the scenarios; its runner announces them all before this hook.

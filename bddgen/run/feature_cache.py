@@ -1,9 +1,8 @@
 """The .feature files of one run, each parsed once: its text, its gherkin-official AST and its FeatureDocument.
 
-`bddgen run` reads a file in three places: the lint before the run (`bddgen validate`'s checks), the planning that maps
-behave's scenarios to conversations, and the Cucumber Messages written at the end. They share one `FeatureCache`, so
-bddgen parses each file once per run. behave parses the files once more with its own parser, whose model drops the
-comments bddgen reads (the spec id, each turn's query type and documents): that parse stays behave's.
+`bddgen run` reads a file in four places: the lint before the run (`bddgen validate`'s checks), behave's features
+(built from the AST, `bddgen.run.behave_model`), the planning that maps behave's scenarios to conversations, and the
+Cucumber Messages written at the end. They share one `FeatureCache`, so a run parses each file once.
 
 A file is read again at each use (reading is cheap, parsing is not) and parsed again only when its text changed
 since, so a file edited during a run is read as it is then, as it was before the cache.

@@ -56,7 +56,9 @@ def run_suite(suite: SuiteRun, arguments: list[str]) -> bool:
     with activated(suite), _working_directory(suite.project.root):
         try:
             reset_runtime()
-            return not FeatureRunner(Configuration(arguments)).run()
+            runner = FeatureRunner(Configuration(arguments))
+            runner.parsed = suite.parsed  # behave runs the files as the lint before the run parsed them
+            return not runner.run()
         except BehaveConfigError as exc:
             raise ConfigError(
                 f"behave: {exc} (a bddgen project has steps/bddgen_steps.py and environment.py; `bddgen init` writes them)"
