@@ -1,9 +1,10 @@
 """A workflow manifest from an OpenAI Agents SDK app (the `openai-agents` package, `pip install bddgen[agents]`).
 
-Starting from the entry agent, every agent reached by handoffs is listed with its tools (each an
-allowed edge) and its handoffs (delegations). The SDK has no notion of a forbidden tool, so
-`restricted` edges are added by hand in the YAML; `with_restrictions` keeps the ones of an earlier
-file whose agent and tool still exist.
+Starting from the entry agent, every agent reached by handoffs (an `Agent`, or a `Handoff` made by
+`handoff(agent=...)`, which keeps its agent) is listed with its tools (each an allowed edge; a hosted
+tool under its SDK name, `web_search`), its handoffs (delegations) and its input and output
+guardrails. The SDK has no notion of a forbidden tool, so `restricted` edges are added by hand in the
+YAML; `with_restrictions` keeps every one of an earlier file and says which no longer match the app.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from typing import Any
 
 import yaml
 
-from bddgen.manifest.workflow import Agent, Delegation, Tool, ToolEdge, WorkflowManifest, semantic_problems
+from bddgen.manifest.workflow import Agent, Delegation, Guardrail, Tool, ToolEdge, WorkflowManifest, semantic_problems
 from bddgen.errors import ConfigError, InputError
+from bddgen.run.assistants.agents_sdk import HOSTED_TOOLS
 
 INSTALL_HINT = "install the OpenAI Agents SDK: pip install 'bddgen[agents]'"
+UNSEEN_AGENT = "(reached through a Handoff that does not hold its agent; its tools are not listed)"
 
 
 def sdk_agent_class() -> type:
@@ -35,9 +38,27 @@ def _purpose(agent: Any) -> str:
 
 
 def _tool(tool: Any) -> Tool:
+    hosted = next((h for h in HOSTED_TOOLS.values() if h.name == tool.name), None)
     schema = getattr(tool, "params_json_schema", None)
-    description = getattr(tool, "description", "") or type(tool).__name__
-    return Tool(name=tool.name, description=description, parameters=schema if isinstance(schema, dict) else {"type": "object"})
+    if not isinstance(schema, dict):
+        schema = hosted.parameters if hosted is not None else {"type": "object"}
+    description = getattr(tool, "description", "") or (hosted.description if hosted is not None else type(tool).__name__)
+    return Tool(name=tool.name, description=description, parameters=schema)
+
+
+def _target(handoff: Any, sdk_agent: type) -> tuple[str, Any]:
+    """The name of the agent a handoff goes to, and that agent when the handoff holds it (else None)."""
+    if isinstance(handoff, sdk_agent):
+        return handoff.name, handoff
+    reference = getattr(handoff, "_agent_ref", None)  # set by handoff(agent=...)
+    agent = reference() if callable(reference) else None
+    return handoff.agent_name, agent if isinstance(agent, sdk_agent) else None
+
+
+def _guardrails(agent: Any) -> list[Guardrail]:
+    return [Guardrail(name=g.get_name(), kind="input", agent=agent.name) for g in agent.input_guardrails] + [
+        Guardrail(name=g.get_name(), kind="output", agent=agent.name) for g in agent.output_guardrails
+    ]
 
 
 def manifest_from_sdk(entry: Any) -> WorkflowManifest:
@@ -49,44 +70,63 @@ def manifest_from_sdk(entry: Any) -> WorkflowManifest:
     tools: dict[str, Tool] = {}
     allowed: list[ToolEdge] = []
     delegations: list[Delegation] = []
+    guardrails: list[Guardrail] = []
     queue: deque[Any] = deque([entry])
     while queue:
         agent = queue.popleft()
         if agent.name in agents:
             continue
         agents[agent.name] = Agent(name=agent.name, purpose=_purpose(agent))
+        guardrails += _guardrails(agent)
         for tool in agent.tools:
             tools.setdefault(tool.name, _tool(tool))
             allowed.append(ToolEdge(agent=agent.name, tool=tool.name))
         for handoff in agent.handoffs:
-            target = handoff.name if isinstance(handoff, sdk_agent) else handoff.agent_name
-            delegations.append(Delegation(source=agent.name, target=target))
-            if isinstance(handoff, sdk_agent):
-                queue.append(handoff)
-    for delegation in delegations:  # a Handoff object names its agent but does not hold it
-        agents.setdefault(delegation.target, Agent(name=delegation.target, purpose="(reached through a Handoff object; its tools are not listed)"))
+            name, target = _target(handoff, sdk_agent)
+            delegations.append(Delegation(source=agent.name, target=name))
+            if target is not None:
+                queue.append(target)
+    for delegation in delegations:
+        agents.setdefault(delegation.target, Agent(name=delegation.target, purpose=UNSEEN_AGENT))
     return WorkflowManifest(
-        entry=entry.name, agents=list(agents.values()), tools=list(tools.values()), allowed=allowed, delegations=delegations
+        entry=entry.name, agents=list(agents.values()), tools=list(tools.values()), allowed=allowed,
+        delegations=delegations, guardrails=guardrails,
     )
 
 
-def with_restrictions(extracted: WorkflowManifest, earlier: WorkflowManifest | None) -> WorkflowManifest:
-    """`extracted` with the restricted edges of an earlier manifest whose agent and tool it still has.
+def with_restrictions(extracted: WorkflowManifest, earlier: WorkflowManifest | None) -> tuple[WorkflowManifest, list[str]]:
+    """`extracted` with every restricted edge of an earlier manifest, and a note per edge that no longer matches the app.
 
-    A kept restriction wins over the SDK giving the agent that tool: the pair leaves `allowed`, so a
-    call of it is a violation."""
+    A restriction whose agent or tool the app no longer has keeps the earlier definition of that agent or tool,
+    so the promise stays checked; a restriction the app now contradicts (it gives the agent that tool) wins:
+    the pair leaves `allowed`, so a call of it is a violation."""
     if earlier is None:
-        return extracted
-    agents = {a.name for a in extracted.agents}
-    tools = {t.name for t in extracted.tools}
-    kept = [e for e in earlier.restricted if e.agent in agents and e.tool in tools]
-    pairs = {(e.agent, e.tool) for e in kept}
-    allowed = [e for e in extracted.allowed if (e.agent, e.tool) not in pairs]
-    merged = extracted.model_copy(update={"allowed": allowed, "restricted": kept})
+        return extracted, []
+    agents = {a.name: a for a in extracted.agents}
+    tools = {t.name: t for t in extracted.tools}
+    given = {(e.agent, e.tool) for e in extracted.allowed}
+    notes: list[str] = []
+    for edge in earlier.restricted:
+        label = f"restricted edge {edge.agent} -> {edge.tool}"
+        if edge.agent not in agents:
+            agents[edge.agent] = next(a for a in earlier.agents if a.name == edge.agent)
+            notes.append(f"{label}: the app has no agent {edge.agent!r} now; kept, with the agent as the earlier file defines it")
+        if edge.tool not in tools:
+            tools[edge.tool] = next(t for t in earlier.tools if t.name == edge.tool)
+            notes.append(f"{label}: the app has no tool {edge.tool!r} now; kept, with the tool as the earlier file defines it")
+        elif (edge.agent, edge.tool) in given:
+            notes.append(f"{label}: the app gives {edge.agent!r} this tool; kept, so a call of it is a violation")
+    pairs = {(e.agent, e.tool) for e in earlier.restricted}
+    merged = extracted.model_copy(update={
+        "agents": list(agents.values()),
+        "tools": list(tools.values()),
+        "allowed": [e for e in extracted.allowed if (e.agent, e.tool) not in pairs],
+        "restricted": list(earlier.restricted),
+    })
     problems = semantic_problems(merged, "extracted manifest")
     if problems:
         raise InputError(problems, title="the extracted manifest is inconsistent")
-    return merged
+    return merged, notes
 
 
 def manifest_yaml(manifest: WorkflowManifest) -> str:

@@ -44,7 +44,8 @@ def validate(path: Path) -> None:
         )
     console.print(
         f"ok: {path}: {len(loaded.agents)} agents, {len(loaded.tools)} tools, {len(loaded.allowed)} allowed and "
-        f"{len(loaded.restricted)} restricted tool edges, {len(loaded.delegations)} delegations; entry {loaded.entry!r}",
+        f"{len(loaded.restricted)} restricted tool edges, {len(loaded.delegations)} delegations"
+        + (f", {len(loaded.guardrails)} guardrails" if loaded.guardrails else "") + f"; entry {loaded.entry!r}",
         markup=False,
         soft_wrap=True,
     )
@@ -94,13 +95,14 @@ def coverage(path: Path, run: str | None) -> None:
 def extract(reference: str, out: Path | None) -> None:
     """Build a manifest from an OpenAI Agents SDK app: MODULE:ATTRIBUTE names its entry Agent.
 
-    Every agent reached by handoffs is listed with its tools (allowed edges) and handoffs. Add
-    `restricted` edges to the YAML by hand; extracting again into the same --out keeps them.
+    Every agent reached by handoffs is listed with its tools (allowed edges), handoffs and guardrails.
+    Add `restricted` edges to the YAML by hand; extracting again into the same --out keeps them and
+    warns about each that no longer matches the app.
     """
     entry = import_attribute(reference, Path.cwd(), "bddgen manifest extract")
     extracted = manifest_from_sdk(entry)
     earlier = read_manifest(out) if out is not None and out.is_file() else None
-    merged = with_restrictions(extracted, earlier)
+    merged, notes = with_restrictions(extracted, earlier)
     text = manifest_yaml(merged)
     parse_manifest(yaml.safe_load(text), reference)  # what is written always validates
     if out is None:
@@ -109,11 +111,13 @@ def extract(reference: str, out: Path | None) -> None:
     atomic_write(out, text)
     kept = f", {len(merged.restricted)} restricted edges kept" if merged.restricted else ""
     console.print(
-        f"wrote {out}: {len(merged.agents)} agents, {len(merged.tools)} tools, {len(merged.delegations)} delegations{kept}; "
-        "add restricted edges by hand",
+        f"wrote {out}: {len(merged.agents)} agents, {len(merged.tools)} tools, {len(merged.delegations)} delegations, "
+        f"{len(merged.guardrails)} guardrails{kept}; add restricted edges by hand",
         markup=False,
         soft_wrap=True,
     )
+    for note in notes:
+        console.print(f"warning: {out}: {note}", markup=False, soft_wrap=True)
 
 
 @manifest.command()

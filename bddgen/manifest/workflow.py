@@ -1,4 +1,4 @@
-"""The workflow manifest of a tool-using assistant: its agents, tools, permissions and handoffs.
+"""The workflow manifest of a tool-using assistant: its agents, tools, permissions, handoffs and guardrails.
 
 Closed world: an agent may use a tool only through an `allowed` edge; a `restricted` edge is an
 explicit promise that the agent never calls that tool. `read_manifest` reports every problem of a
@@ -8,7 +8,7 @@ file at once, each naming the file and the YAML path of the offending value.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import networkx as nx
 from jsonschema import Draft202012Validator
@@ -59,8 +59,18 @@ class Delegation(BaseModel):
     target: str = Field(alias="to", min_length=1)
 
 
+class Guardrail(BaseModel):
+    """A check the app runs on an agent's input (before it answers) or its output (before the user sees it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    kind: Literal["input", "output"] = Field(description="input: checks the request; output: checks the answer.")
+    agent: str = Field(min_length=1, description="The agent it guards.")
+
+
 class WorkflowManifest(BaseModel):
-    """agents.yaml: the agents, tools, tool permissions and handoffs of an assistant."""
+    """agents.yaml: the agents, tools, tool permissions, handoffs and guardrails of an assistant."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -70,6 +80,7 @@ class WorkflowManifest(BaseModel):
     allowed: list[ToolEdge] = Field(default_factory=list, description="Agent–tool pairs the agent may call.")
     restricted: list[ToolEdge] = Field(default_factory=list, description="Agent–tool pairs the agent must never call.")
     delegations: list[Delegation] = Field(default_factory=list)
+    guardrails: list[Guardrail] = Field(default_factory=list, description="Input and output guardrails, each with the agent it guards.")
 
     def allowed_tools(self, agent: str) -> list[str]:
         """The tools `agent` may call (closed world: nothing outside the allowed edges)."""
@@ -125,6 +136,9 @@ def semantic_problems(manifest: WorkflowManifest, location: str) -> list[Problem
             name = delegation.source if field == "from" else delegation.target
             if name not in agents:
                 found.append(_unknown("agent", name, agents, json_pointer(["delegations", index, field]), location))
+    for index, guardrail in enumerate(manifest.guardrails):
+        if guardrail.agent not in agents:
+            found.append(_unknown("agent", guardrail.agent, agents, json_pointer(["guardrails", index, "agent"]), location))
     return found
 
 

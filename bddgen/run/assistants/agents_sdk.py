@@ -12,13 +12,69 @@ output guardrail is a refusal with an empty answer.
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from bddgen.traces import Handoff, ToolCall
 from bddgen.lm.base import Message
 from bddgen.run.assistants.base import AssistantCallError, AssistantReply
 
 RESULT_CHARS = 200  # not a setting: a tool result's length in the trace
+
+
+def _plain(value: Any) -> Any:
+    """A pydantic value of the SDK as plain data, its unset fields left out."""
+    return value.model_dump(exclude_none=True) if hasattr(value, "model_dump") else value
+
+
+def _field(raw: Any, name: str) -> Any:
+    return raw.get(name) if isinstance(raw, dict) else getattr(raw, name, None)
+
+
+def _web_search(raw: Any) -> dict[str, Any]:
+    action = dict(_plain(_field(raw, "action")) or {})
+    kind = action.pop("type", "search")
+    return {"action": kind, **{k: v for k, v in action.items() if k in ("query", "queries", "url", "pattern")}}
+
+
+@dataclass(frozen=True)
+class HostedTool:
+    """A tool the model provider runs: its name in the manifest (the SDK tool's `name`), and its call's arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    arguments: Callable[[Any], dict[str, Any]]
+
+
+_STRING = {"type": "string"}
+_STRINGS = {"type": "array", "items": _STRING}
+HOSTED_TOOLS: dict[str, HostedTool] = {
+    "web_search_call": HostedTool(
+        "web_search", "Search the web (hosted).",
+        {"type": "object", "properties": {"action": {"enum": ["search", "open_page", "find_in_page"]}, "query": _STRING,
+                                          "queries": _STRINGS, "url": _STRING, "pattern": _STRING}},
+        _web_search,
+    ),
+    "file_search_call": HostedTool(
+        "file_search", "Search the app's vector stores (hosted).", {"type": "object", "properties": {"queries": _STRINGS}},
+        lambda raw: {"queries": list(_field(raw, "queries") or [])},
+    ),
+    "code_interpreter_call": HostedTool(
+        "code_interpreter", "Run code in a sandbox (hosted).", {"type": "object", "properties": {"code": _STRING}},
+        lambda raw: {"code": _field(raw, "code") or ""},
+    ),
+    "image_generation_call": HostedTool("image_generation", "Generate an image (hosted).", {"type": "object"}, lambda raw: {}),
+    "computer_call": HostedTool(
+        "computer_use_preview", "Act on a computer: click, type, scroll.", {"type": "object", "properties": {"action": {"type": "object"}}},
+        lambda raw: {"action": _plain(_field(raw, "action")) or {}},
+    ),
+    "local_shell_call": HostedTool(
+        "local_shell", "Run a shell command.", {"type": "object", "properties": {"command": _STRINGS}},
+        lambda raw: {"command": list(_field(_field(raw, "action"), "command") or [])},
+    ),
+}
+"""Raw call item type -> the hosted tool it calls."""
 
 
 class AgentsSdkAssistant:
@@ -58,10 +114,6 @@ def _arguments(raw: Any) -> dict[str, Any]:
     except json.JSONDecodeError:
         return {"raw": text}
     return parsed if isinstance(parsed, dict) else {"value": parsed}
-
-
-def _field(raw: Any, name: str) -> Any:
-    return raw.get(name) if isinstance(raw, dict) else getattr(raw, name, None)
 
 
 def trajectory_reply(result: Any) -> AssistantReply:
