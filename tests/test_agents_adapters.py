@@ -7,9 +7,11 @@ import pytest
 
 from bddgen.config import AssistantSettings
 from bddgen.lm.base import Message
-from bddgen.run.assistants.base import AssistantReplyError
+from bddgen.run.assistants.base import AssistantCallError, AssistantFailedError, AssistantReply, AssistantReplyError, error_category
+from bddgen.run.assistants.guard import GuardedAssistant
 from bddgen.run.assistants.http_json import HttpJsonAssistant
 from bddgen.run.assistants.openai_chat import OpenAIChatAssistant
+from bddgen.traces import ToolCall
 from tests.test_run_assistants import serve  # noqa: F401  (the local server fixture)
 
 QUESTION = [Message("user", "Cancel ABC123, please.")]
@@ -58,5 +60,54 @@ def test_openai_adapter_records_tool_calls_even_without_content(serve) -> None: 
     }
     server = serve(lambda path, body, headers: (200, completion))
     adapter = OpenAIChatAssistant.from_settings("bot", AssistantSettings(kind="openai", base_url=server.url + "/v1", model="bot"), timeout=5)
-    reply = adapter.respond(QUESTION)
+    reply = GuardedAssistant(adapter, timeout=5, retries=0).respond(QUESTION)
     assert reply.answer == "" and [(c.name, c.arguments, c.agent) for c in reply.tool_calls] == [("lookup_booking", {"reference": "ABC123"}, None)]
+
+
+class Scripted:
+    """An assistant that replies with `reply` or raises `error`, counting its calls."""
+
+    def __init__(self, reply: AssistantReply | None = None, error: Exception | None = None) -> None:
+        self.reply, self.error, self.calls = reply, error, 0
+
+    @property
+    def name(self) -> str:
+        return "bot"
+
+    def respond(self, messages: list[Message]) -> AssistantReply:
+        self.calls += 1
+        if self.error is not None:
+            raise self.error
+        assert self.reply is not None
+        return self.reply
+
+
+def test_a_reply_with_tool_calls_and_no_text_is_accepted_as_what_it_is() -> None:
+    reply = AssistantReply(answer="", tool_calls=[ToolCall(name="lookup_booking", arguments={"reference": "ABC123"})])
+    assert GuardedAssistant(Scripted(reply), timeout=None, retries=0).respond(QUESTION) == reply
+    refused = AssistantReply(answer="", refusal="input guardrail 'relevance' tripped")
+    assert GuardedAssistant(Scripted(refused), timeout=None, retries=0).respond(QUESTION) == refused
+    with pytest.raises(AssistantReplyError, match="no usable answer"):
+        GuardedAssistant(Scripted(AssistantReply(answer=" ")), timeout=None, retries=0).respond(QUESTION)
+
+
+def test_an_app_s_exception_is_its_own_failure_and_a_connection_error_is_retried() -> None:
+    app_bug = Scripted(error=AttributeError("'NoneType' object has no attribute 'flight_number'"))
+    with pytest.raises(AssistantFailedError, match="AttributeError") as caught:
+        GuardedAssistant(app_bug, timeout=None, retries=2, backoff=0).respond(QUESTION)
+    assert error_category(caught.value) == "assistant error" and app_bug.calls == 1
+    down = Scripted(error=ConnectionRefusedError("connection refused"))
+    with pytest.raises(AssistantCallError) as caught:
+        GuardedAssistant(down, timeout=None, retries=2, backoff=0).respond(QUESTION)
+    assert error_category(caught.value) == "transport" and down.calls == 3
+
+
+def test_http_adapter_accepts_an_empty_answer_with_a_trace(serve) -> None:  # noqa: F811
+    server = serve(lambda path, body, headers: (200, {"reply": {"text": "", "run": {"trace": TRACE}}}))
+    settings = AssistantSettings(kind="http", url=server.url, response_path="reply.text", trace_path="reply.run.trace")
+    reply = HttpJsonAssistant.from_settings("bot", settings, timeout=5).respond(QUESTION)
+    assert reply.answer == "" and [c.name for c in reply.tool_calls] == ["cancel_booking"]
+    bare = serve(lambda path, body, headers: (200, {"reply": {"text": ""}}))
+    settings = AssistantSettings(kind="http", url=bare.url, response_path="reply.text")
+    with pytest.raises(AssistantReplyError, match="answer is empty and it reports no tool call"):
+        HttpJsonAssistant.from_settings("bot", settings, timeout=5).respond(QUESTION)

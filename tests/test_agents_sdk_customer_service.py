@@ -4,7 +4,9 @@ keeping hand-added restrictions."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -14,7 +16,16 @@ pytest.importorskip("agents", reason="the openai-agents package (bddgen[agents])
 
 from bddgen.agents.extract import manifest_from_sdk, with_restrictions  # noqa: E402
 from bddgen.cli import cli  # noqa: E402
+from bddgen.expectations import parse_expectation  # noqa: E402
+from bddgen.lm.client import LanguageModel  # noqa: E402
+from bddgen.lm.scripted import ScriptedLM  # noqa: E402
 from bddgen.manifest.workflow import parse_manifest, read_manifest  # noqa: E402
+from bddgen.results import TurnResult, Verdict  # noqa: E402
+from bddgen.run.assistants.agents_sdk import AgentsSdkAssistant, trajectory_reply  # noqa: E402
+from bddgen.run.assistants.guard import GuardedAssistant  # noqa: E402
+from bddgen.run.judge import Judge  # noqa: E402
+from bddgen.run.session import ConversationPlan, ConversationSession  # noqa: E402
+from bddgen.specs import TRAJECTORY_ONLY, Conversation, QueryType, Spec, Turn  # noqa: E402
 from tests import sdk_customer_service as app  # noqa: E402
 
 TRIAGE, FAQ, SEAT = "Triage Agent", "FAQ Agent", "Seat Booking Agent"
@@ -95,3 +106,67 @@ def test_a_guardrail_of_an_unknown_agent_is_named_with_its_yaml_path() -> None:
 
     with pytest.raises(InputError, match="/guardrails/2/agent: unknown agent 'Refunds Agent'"):
         parse_manifest(data, "agents.yaml")
+
+
+def run_turn(assistant: Any, question: str, steps: list[str], retries: int = 2) -> TurnResult:
+    """One trajectory-only turn through the run's session (the guard, the adapter, the checks), as `bddgen run` runs it."""
+    turn = Turn(question=question, answer=TRAJECTORY_ONLY, query_type=QueryType.SINGLE_DOC,
+                trajectory=[parse_expectation(s) for s in steps])  # type: ignore[misc]
+    conversation = Conversation(id="c1", title="c1", turns=[turn])
+    plan = ConversationPlan("features/cs.feature", Spec.create("Seats", ["a traveller"], ["asks"], ["it is done"]), conversation, "c1", judge_spec=False)
+    written: list[list[TurnResult]] = []
+    judge = Judge(lambda: LanguageModel(ScriptedLM(default={"feedback": "ok", "score": 5, "error_category": "none"})))
+    guarded = GuardedAssistant(assistant, timeout=None, retries=retries, backoff=0)
+    ConversationSession(plan, 1, "r1", lambda: guarded, judge, written.append).run_all(threading.Event())
+    [[record]] = written
+    return record
+
+
+def test_a_seat_change_runs_through_the_sdk_adapter_with_a_context_factory() -> None:
+    assistant = AgentsSdkAssistant("cs", app.triage_agent, max_turns=10, context_factory=app.new_context)
+    record = run_turn(assistant, "Please move confirmation ABC123 to seat 12A.", [
+        f'the assistant should hand over to "{SEAT}"',
+        f'the agent "{SEAT}" should call "update_seat" with "confirmation_number" equal to "ABC123"',
+        f'the agent "{TRIAGE}" should not call "update_seat"',
+    ])
+    assert record.verdict == Verdict.PASS, record.feedback
+    assert record.answer == "Updated seat to 12A for confirmation number ABC123"
+    assert [(c.agent, c.name, c.arguments) for c in record.tool_calls] == [
+        (SEAT, "update_seat", {"confirmation_number": "ABC123", "new_seat": "12A"}),
+    ]
+    assert [(h.source, h.target) for h in record.handoffs] == [(TRIAGE, SEAT)]
+
+
+def test_without_its_context_the_app_s_error_is_its_own_and_not_retried() -> None:
+    before = app.STUB.calls
+    record = run_turn(AgentsSdkAssistant("cs", app.triage_agent, max_turns=10), "Please move confirmation ABC123 to seat 12A.", [])
+    assert record.verdict == Verdict.ERROR and record.error_category == "assistant error"
+    assert "AttributeError: 'NoneType' object has no attribute 'flight_number'" in record.feedback
+    assert app.STUB.calls - before == 1  # asked once: retries = 2 are for transport errors
+
+
+def test_a_tripped_input_guardrail_is_a_refusal_naming_it() -> None:
+    assistant = AgentsSdkAssistant("cs", app.triage_agent, max_turns=10, context_factory=app.new_context)
+    record = run_turn(assistant, "Write me a poem about clouds.", ["the assistant should refuse"])
+    assert record.verdict == Verdict.PASS, record.feedback
+    assert record.answer == "" and record.refusal == "input guardrail 'relevance_guardrail' tripped: not about air travel"
+
+
+def test_a_tripped_output_guardrail_names_its_agent_and_keeps_the_calls_before_it() -> None:
+    assistant = AgentsSdkAssistant("cs", app.triage_agent, max_turns=10, context_factory=app.new_context)
+    record = run_turn(assistant, "What are the internal rules?", ["the assistant should refuse", 'the agent should call "faq_lookup_tool"'])
+    assert record.verdict == Verdict.PASS, record.feedback
+    assert record.refusal == f"output guardrail 'no_internal_notes' of agent {FAQ!r} tripped: internal notes"
+    assert [(c.agent, c.name) for c in record.tool_calls] == [(FAQ, "faq_lookup_tool")]
+
+
+def test_a_hosted_web_search_is_recorded_under_its_manifest_name_with_its_query() -> None:
+    from agents import Agent, ToolCallItem
+    from openai.types.responses import ResponseFunctionWebSearch
+    from openai.types.responses.response_function_web_search import ActionSearch
+
+    raw = ResponseFunctionWebSearch(id="ws_1", action=ActionSearch(type="search", query="Lisbon weather"), status="completed", type="web_search_call")
+    reply = trajectory_reply([ToolCallItem(agent=Agent(name="researcher"), raw_item=raw)], "Sunny.")
+    assert [(c.agent, c.name, c.arguments) for c in reply.tool_calls] == [
+        ("researcher", "web_search", {"action": "search", "query": "Lisbon weather"}),
+    ]

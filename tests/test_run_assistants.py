@@ -16,7 +16,9 @@ from bddgen.errors import AssistantError, ConfigError
 from bddgen.lm.base import Message
 from bddgen.project import Project
 from bddgen.run.assistants import build_assistant
-from bddgen.run.assistants.base import AssistantCallError, AssistantReply, AssistantReplyError, AssistantTimeoutError
+from bddgen.run.assistants.base import (
+    AssistantCallError, AssistantFailedError, AssistantReply, AssistantReplyError, AssistantTimeoutError,
+)
 from bddgen.run.assistants.fake import FakeAssistant, FakeRule, FakeScript
 from bddgen.run.assistants.guard import GuardedAssistant
 from bddgen.run.assistants.http_json import HttpJsonAssistant
@@ -251,7 +253,7 @@ def test_without_a_deadline_exceptions_are_still_classified() -> None:
         def respond(self, messages: list[Message]) -> AssistantReply:
             raise self.error
 
-    with pytest.raises(AssistantCallError, match="raised ValueError: bad index"):
+    with pytest.raises(AssistantFailedError, match="raised ValueError: bad index"):  # the assistant's own error
         GuardedAssistant(Broken(ValueError("bad index")), timeout=None, retries=0).respond(CONVERSATION)
     with pytest.raises(ConfigError, match="model missing"):  # a setup problem is not a failed turn
         GuardedAssistant(Broken(ConfigError("model missing")), timeout=None, retries=2, backoff=0).respond(CONVERSATION)

@@ -2,24 +2,31 @@
 its tool calls, handoffs and refusals from the run's items.
 
 Each turn runs the entry agent on the whole conversation (`Runner.run_sync`), like every other
-adapter: the assistant under test keeps no state between turns. From `RunResult.new_items`:
-a `ToolCallItem` is a tool call by its item's agent (its output, from the matching
-`ToolCallOutputItem`, shortened), a `HandoffOutputItem` a handoff from `source_agent` to
-`target_agent`, a refusal part of a `MessageOutputItem` the reply's refusal. A tripped input or
-output guardrail is a refusal with an empty answer.
+adapter: the assistant under test keeps no state between turns, and a context factory (a function
+of no arguments) gives each run a new SDK run context. From `RunResult.new_items`: a `ToolCallItem`
+is a tool call by its item's agent (a hosted tool's under its SDK name, `web_search`, with what it
+was asked; its output, from the matching `ToolCallOutputItem`, shortened), a `HandoffOutputItem` a
+handoff from `source_agent` to `target_agent`, a refusal part of a `MessageOutputItem` the reply's
+refusal. A tripped input or output guardrail is a refusal naming the guardrail, with an empty answer
+and the calls made before it. The app's own exceptions are its failures (not retried); only the
+model client's connection and HTTP errors are transport errors.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
+from bddgen.config import AssistantSettings
+from bddgen.plugins import import_callable
 from bddgen.traces import Handoff, ToolCall
 from bddgen.lm.base import Message
-from bddgen.run.assistants.base import AssistantCallError, AssistantReply
+from bddgen.run.assistants.base import AssistantReply, failure
 
 RESULT_CHARS = 200  # not a setting: a tool result's length in the trace
+GUARDRAIL_INFO_CHARS = 200  # not a setting: what a tripped guardrail said, in the refusal
 
 
 def _plain(value: Any) -> Any:
@@ -77,13 +84,20 @@ HOSTED_TOOLS: dict[str, HostedTool] = {
 """Raw call item type -> the hosted tool it calls."""
 
 
-class AgentsSdkAssistant:
-    """Runs an SDK `Agent` per turn and reports its trajectory."""
+def context_factory(settings: AssistantSettings, root: Path, where: str) -> Callable[[], Any] | None:
+    """The app's run-context factory, `context_factory = "module:function"` of the assistant's settings; None without one."""
+    reference = getattr(settings, "context_factory", "")  # read this way until AssistantSettings has the field
+    return import_callable(reference, root, f"{where} context_factory") if reference else None
 
-    def __init__(self, name: str, agent: Any, max_turns: int) -> None:
+
+class AgentsSdkAssistant:
+    """Runs an SDK `Agent` per turn, with a new run context from `context_factory` when given, and reports its trajectory."""
+
+    def __init__(self, name: str, agent: Any, max_turns: int, context_factory: Callable[[], Any] | None = None) -> None:
         self._name = name
         self.agent = agent
         self.max_turns = max_turns
+        self.context_factory = context_factory
 
     @property
     def name(self) -> str:
@@ -91,22 +105,31 @@ class AgentsSdkAssistant:
 
     def respond(self, messages: list[Message]) -> AssistantReply:
         from agents import InputGuardrailTripwireTriggered, OutputGuardrailTripwireTriggered, Runner
-        from agents.exceptions import AgentsException
 
         conversation = [{"role": m.role, "content": m.content} for m in messages]
         try:
-            result = Runner.run_sync(self.agent, conversation, max_turns=self.max_turns)
-        except (InputGuardrailTripwireTriggered, OutputGuardrailTripwireTriggered) as exc:
-            return AssistantReply(answer="", refusal=f"guardrail tripped: {exc}")
-        except AgentsException as exc:
-            raise AssistantCallError(f"assistant {self._name!r}: the agent run failed: {type(exc).__name__}: {exc}") from exc
-        except Exception as exc:  # the SDK surfaces the model client's errors (connection, HTTP status) as they are
-            raise AssistantCallError(f"assistant {self._name!r}: {type(exc).__name__}: {exc}") from exc
-        return trajectory_reply(result)
+            context = self.context_factory() if self.context_factory is not None else None
+            result = Runner.run_sync(self.agent, conversation, max_turns=self.max_turns, context=context)
+        except InputGuardrailTripwireTriggered as exc:
+            return _tripped(exc, f"input guardrail {exc.guardrail_result.guardrail.get_name()!r}")
+        except OutputGuardrailTripwireTriggered as exc:
+            tripped = exc.guardrail_result
+            return _tripped(exc, f"output guardrail {tripped.guardrail.get_name()!r} of agent {tripped.agent.name!r}")
+        except Exception as exc:  # the app's, the SDK's or the model client's: `failure` tells them apart
+            raise failure(exc, f"assistant {self._name!r}") from exc
+        return trajectory_reply(result.new_items, result.final_output)
+
+
+def _tripped(exc: Any, guardrail: str) -> AssistantReply:
+    """A tripped guardrail as a refusal naming it, with the calls and handoffs of the run before it."""
+    info = exc.guardrail_result.output.output_info
+    said = f": {str(info)[:GUARDRAIL_INFO_CHARS]}" if info not in (None, "") else ""
+    items = exc.run_data.new_items if exc.run_data is not None else []
+    return trajectory_reply(items, None).model_copy(update={"refusal": f"{guardrail} tripped{said}"})
 
 
 def _arguments(raw: Any) -> dict[str, Any]:
-    text = getattr(raw, "arguments", None)
+    text = _field(raw, "arguments")
     if not isinstance(text, str):
         return {}
     try:
@@ -116,22 +139,29 @@ def _arguments(raw: Any) -> dict[str, Any]:
     return parsed if isinstance(parsed, dict) else {"value": parsed}
 
 
-def trajectory_reply(result: Any) -> AssistantReply:
-    """The reply of one SDK run: its final output, tool calls, handoffs and refusal."""
+def _call(raw: Any, agent: str) -> ToolCall:
+    """A call item as a trace's tool call: a hosted tool's under its manifest name, else the function's name."""
+    hosted = HOSTED_TOOLS.get(_field(raw, "type") or "")
+    if hosted is not None:
+        return ToolCall(name=hosted.name, arguments=hosted.arguments(raw), agent=agent)
+    name = _field(raw, "name") or _field(raw, "type") or type(raw).__name__
+    return ToolCall(name=name, arguments=_arguments(raw), agent=agent)
+
+
+def trajectory_reply(items: list[Any], output: Any) -> AssistantReply:
+    """The reply of one SDK run from its items and final output: the answer, tool calls, handoffs and refusal."""
     from agents import HandoffOutputItem, MessageOutputItem, ToolCallItem, ToolCallOutputItem
 
     calls: list[ToolCall] = []
     by_call_id: dict[str, int] = {}
     handoffs: list[Handoff] = []
     refusal = ""
-    for item in result.new_items:
+    for item in items:
         if isinstance(item, ToolCallItem):
-            raw = item.raw_item
-            name = _field(raw, "name") or type(raw).__name__
-            call_id = _field(raw, "call_id")
+            call_id = _field(item.raw_item, "call_id")
             if call_id:
                 by_call_id[call_id] = len(calls)
-            calls.append(ToolCall(name=name, arguments=_arguments(raw), agent=item.agent.name))
+            calls.append(_call(item.raw_item, item.agent.name))
         elif isinstance(item, ToolCallOutputItem):
             index = by_call_id.get(_field(item.raw_item, "call_id") or "")
             if index is not None:
@@ -142,6 +172,5 @@ def trajectory_reply(result: Any) -> AssistantReply:
             for part in item.raw_item.content:
                 if getattr(part, "type", "") == "refusal":
                     refusal = part.refusal
-    output = result.final_output
-    answer = output if isinstance(output, str) else json.dumps(output, default=str, ensure_ascii=False)
+    answer = output if isinstance(output, str) or output is None else json.dumps(output, default=str, ensure_ascii=False)
     return AssistantReply(answer=answer or "", tool_calls=calls, handoffs=handoffs, refusal=refusal)

@@ -23,6 +23,11 @@ class AssistantReply(BaseModel):
     blocked_calls: list[BlockedCall] = Field(default_factory=list, description="Tool calls refused or blocked before they ran.")
     refusal: str = Field(default="", description="A refusal the assistant reported (a model refusal, a tripped guardrail).")
 
+    @property
+    def usable(self) -> bool:
+        """An answer, or what the assistant did instead of answering: tool calls, handoffs, blocked calls or a refusal."""
+        return bool(self.answer.strip() or self.tool_calls or self.handoffs or self.blocked_calls or self.refusal)
+
 
 class Assistant(Protocol):
     """An assistant under test: given the whole conversation so far, answer its last user message."""
@@ -51,13 +56,35 @@ class AssistantReplyError(AssistantError):
     category = "unusable reply"
 
 
+class AssistantFailedError(AssistantError):
+    """The assistant's own code failed (an exception of the app, a run its framework ended): asking again does not help."""
+
+    category = "assistant error"
+
+
 def error_category(error: AssistantError) -> str:
-    """'transport', 'timeout' or 'unusable reply' for a failed call."""
+    """'transport', 'timeout', 'unusable reply' or 'assistant error' for a failed call."""
     return getattr(error, "category", "transport")
 
 
+def failure(exc: Exception, source: str) -> AssistantError:
+    """The error of an exception an assistant raised: a connection or HTTP error of the network is a transport
+    error (retried); any other is the assistant's own failure (not retried)."""
+    import httpx
+    import openai
+
+    if isinstance(exc, (OSError, httpx.HTTPError, openai.APIConnectionError, openai.APIStatusError)):
+        return AssistantCallError(f"{source}: {type(exc).__name__}: {exc}")
+    return AssistantFailedError(f"{source} raised {type(exc).__name__}: {exc} (the assistant's own error, not retried)")
+
+
 def reply_from_payload(payload: Any, source: str) -> AssistantReply:
-    """Read a reply from what an adapter received: a string, or a mapping with answer/contexts/tool_calls."""
+    """A usable reply from what an adapter received: a string, or a mapping with answer/contexts/tool_calls/..."""
+    return usable(parse_reply(payload, source), source)
+
+
+def parse_reply(payload: Any, source: str) -> AssistantReply:
+    """A reply read from a string or a mapping, its answer possibly empty; AssistantReplyError naming each bad field."""
     if isinstance(payload, str):
         payload = {"answer": payload}
     if not isinstance(payload, dict):
@@ -65,12 +92,16 @@ def reply_from_payload(payload: Any, source: str) -> AssistantReply:
             f"{source}: expected a string or an object with 'answer', got {type(payload).__name__}: {str(payload)[:200]!r}"
         )
     try:
-        reply = AssistantReply.model_validate(payload)
+        return AssistantReply.model_validate(payload)
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in exc.errors())
         raise AssistantReplyError(f"{source}: unusable reply ({problems}): {str(payload)[:200]!r}") from exc
-    if not reply.answer.strip():
-        raise AssistantReplyError(f"{source}: the reply's answer is empty")
+
+
+def usable(reply: AssistantReply, source: str) -> AssistantReply:
+    """`reply` when it has an answer or a trace; AssistantReplyError otherwise."""
+    if not reply.usable:
+        raise AssistantReplyError(f"{source}: the reply's answer is empty and it reports no tool call, handoff or refusal")
     return reply
 
 

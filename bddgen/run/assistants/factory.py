@@ -110,9 +110,10 @@ def _python_assistant(name: str, settings: AssistantSettings, project: Project) 
         raise ConfigError(f"[assistants.{name}] kind = 'python' needs callable = 'module:function' or 'module:agent'")
     target = import_attribute(settings.callable, project.root, where)
     if is_sdk_agent(target):
-        from bddgen.run.assistants.agents_sdk import AgentsSdkAssistant
+        from bddgen.run.assistants.agents_sdk import AgentsSdkAssistant, context_factory
 
-        return AgentsSdkAssistant(name, target, max_turns=settings.max_steps)
+        factory = context_factory(settings, project.root, f"[assistants.{name}]")
+        return AgentsSdkAssistant(name, target, max_turns=settings.max_steps, context_factory=factory)
     if not callable(target):
         raise ConfigError(f"{where}: {settings.callable!r} is neither a function nor an openai-agents Agent")
     return PythonCallableAssistant(name, target)

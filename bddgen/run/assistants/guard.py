@@ -12,9 +12,11 @@ from bddgen.lm.base import Message
 from bddgen.run.assistants.base import (
     Assistant,
     AssistantCallError,
+    AssistantFailedError,
     AssistantReply,
     AssistantReplyError,
     AssistantTimeoutError,
+    failure,
 )
 
 RETRY_BACKOFF_SECONDS = 0.5  # not a setting: the pause between [run] retries, timing only
@@ -37,9 +39,11 @@ class GuardedAssistant:
     """Calls `inner` on a daemon thread with a deadline (none when `timeout` is None); retries
     transport errors and timeouts.
 
-    An unusable reply is not retried (asking again rarely fixes a wrong format). Any exception
-    that is no bddgen error (a bug in a Python assistant, say) counts as a transport error; bddgen
-    errors other than `AssistantError` (a model that cannot load) propagate.
+    An unusable reply is not retried (asking again rarely fixes a wrong format), nor is the
+    assistant's own failure: an exception that is no bddgen error counts as a transport error only
+    when it is a connection or HTTP error (`failure`), else as the assistant's (a bug in a Python
+    assistant, say). A reply with no text but tool calls, handoffs or a refusal is accepted as what
+    it is. bddgen errors other than `AssistantError` (a model that cannot load) propagate.
     """
 
     def __init__(self, inner: Assistant, timeout: float | None, retries: int, backoff: float = RETRY_BACKOFF_SECONDS) -> None:
@@ -70,7 +74,7 @@ class GuardedAssistant:
                 time.sleep(self.backoff * attempt)
             try:
                 return self._call_once(call)
-            except AssistantReplyError:
+            except (AssistantReplyError, AssistantFailedError):
                 raise
             except AssistantError as exc:
                 errors.append(exc)
@@ -100,7 +104,7 @@ class GuardedAssistant:
         if isinstance(result, BddgenError):  # AssistantError, or a setup problem the user must fix
             raise result
         if isinstance(result, Exception):
-            raise AssistantCallError(f"assistant {self.name!r} raised {type(result).__name__}: {result}") from result
-        if not isinstance(result, AssistantReply) or not result.answer.strip():
+            raise failure(result, f"assistant {self.name!r}") from result
+        if not isinstance(result, AssistantReply) or not result.usable:
             raise AssistantReplyError(f"assistant {self.name!r} returned no usable answer: {str(result)[:200]!r}")
         return result

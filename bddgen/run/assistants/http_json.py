@@ -18,7 +18,8 @@ from bddgen.run.assistants.base import (
     AssistantReply,
     AssistantReplyError,
     AssistantTimeoutError,
-    reply_from_payload,
+    parse_reply,
+    usable,
     with_trace,
 )
 
@@ -134,13 +135,13 @@ class HttpJsonAssistant:
             raise AssistantReplyError(
                 f"{source}: no {self.response_path!r} in the reply (missing {exc.args[0]!r}): {response.text[:200]!r}"
             ) from exc
-        reply = reply_from_payload(value, source)
+        reply = parse_reply(value, source)
         if not self.trace_path:
-            return reply
+            return usable(reply, source)
         try:
             found = read_path(body, self.trace_path)
         except KeyError as exc:
             raise AssistantReplyError(
                 f"{source}: no trace at {self.trace_path!r} in the reply (missing {exc.args[0]!r}): {response.text[:200]!r}"
             ) from exc
-        return with_trace(reply, found, f"{source} trace at {self.trace_path!r}")
+        return usable(with_trace(reply, found, f"{source} trace at {self.trace_path!r}"), source)
