@@ -44,12 +44,13 @@ def test_unreachable_agents_bring_no_obligations() -> None:
     assert "baggage" not in found and "baggage -> baggage_allowance" not in found
 
 
-def test_nothing_recorded_witnesses_nothing_and_a_criterion_without_obligations_is_complete() -> None:
+def test_nothing_recorded_witnesses_nothing_and_a_criterion_without_obligations_has_no_coverage() -> None:
     coverage = structural_coverage(MANIFEST, [turn()])
     assert [coverage.ratio(c) for c in ("C1", "C2", "C3", "C4")] == [0.0, 0.0, 0.0, 0.0]
     data = yaml.safe_load(AIRLINE_MANIFEST)
     data["restricted"] = []
-    assert structural_coverage(parse_manifest(data, "agents.yaml"), []).ratio("C3") == 1.0
+    empty = structural_coverage(parse_manifest(data, "agents.yaml"), [])
+    assert empty.ratio("C3") is None and empty.line("C3") == "C3 restricted tool edges: 0/0 = none"
 
 
 def test_calls_and_handoffs_witness_their_edges_and_agents() -> None:

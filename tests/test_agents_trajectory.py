@@ -14,7 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bddgen.expectations import Trace, TrajectoryExpectation, check_expectation, parse_expectation, violations
-from bddgen.traces import BlockedCall
+import yaml
+
+from bddgen.manifest.workflow import parse_manifest
 from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.cli import cli
 from bddgen.features.reader import read_feature_text
@@ -93,9 +95,15 @@ def test_refusal_needs_an_observation_or_a_refusing_answer() -> None:
     assert check_expectation(refuse, Trace(answer="I have added a 35 kg bag to your booking.")) is not None
 
 
-def test_violations_name_agent_and_tool_of_restricted_calls_only() -> None:
-    assert violations(TRACE, {("triage", "cancel_booking")}) == []
-    assert violations(TRACE, {("booking", "cancel_booking")}) == ["VIOLATION: agent 'booking' called restricted tool 'cancel_booking'"]
+def test_violations_name_agent_and_tool_of_restricted_calls() -> None:
+    manifest = parse_manifest(yaml.safe_load(AIRLINE_MANIFEST), "agents.yaml")
+    assert violations(TRACE, manifest.permissions()) == []
+    assert violations(TRACE, None) == []
+    data = yaml.safe_load(AIRLINE_MANIFEST)
+    data["allowed"].remove({"agent": "booking", "tool": "cancel_booking"})
+    data["restricted"].append({"agent": "booking", "tool": "cancel_booking"})
+    found = violations(TRACE, parse_manifest(data, "agents.yaml").permissions())
+    assert [v.failure for v in found] == ["VIOLATION: agent 'booking' called restricted tool 'cancel_booking'"]
 
 
 def test_other_lines_are_no_trajectory_step() -> None:

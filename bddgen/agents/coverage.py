@@ -4,8 +4,9 @@ Obligations come from the part of the workflow reachable from the entry agent: C
 agents, C2 their allowed tool edges, C3 their restricted tool edges, C4 the delegations between
 them. A trajectory witnesses an obligation only by an observation: a tool call by agent A of tool
 T witnesses (A, T) and A; a handoff A→B witnesses (A, B) and both agents; a restricted edge is
-witnessed only by a recorded refused or blocked attempt (absence of a call is no evidence). A call
-of a restricted tool is a violation.
+witnessed only by a recorded refused or blocked attempt (absence of a call is no evidence). The
+manifest is a closed world: a call of a restricted tool, of a tool it does not have, by an agent it
+does not have or neither allowed nor restricted, and a handoff it does not delegate, is a violation.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Iterable
 
 from pydantic import BaseModel, Field
 
+from bddgen.expectations import ManifestViolation, Trace, violations as outside_manifest
 from bddgen.manifest.workflow import WorkflowManifest, reachable_agents
 from bddgen.results import TurnResult
 
@@ -48,11 +50,9 @@ class Obligation(BaseModel):
         return f"{self.criterion} {self.label}"
 
 
-class Violation(BaseModel):
-    """A recorded call of a restricted tool."""
+class Violation(ManifestViolation):
+    """A recorded call or handoff outside the manifest, and where it was recorded."""
 
-    agent: str
-    tool: str
     where: str
 
 
@@ -63,10 +63,20 @@ class StructuralCoverage(BaseModel):
     violations: list[Violation]
     unattributed_calls: int = Field(description="Tool calls that did not say which agent made them (they witness nothing).")
 
-    def ratio(self, criterion: str) -> float:
-        """Witnessed / obligations of one criterion; 1.0 when it has none."""
+    def ratio(self, criterion: str) -> float | None:
+        """Witnessed / obligations of one criterion; None when it has none (nothing to cover is no full coverage)."""
         chosen = [o for o in self.obligations if o.criterion == criterion]
-        return sum(o.witnessed for o in chosen) / len(chosen) if chosen else 1.0
+        return sum(o.witnessed for o in chosen) / len(chosen) if chosen else None
+
+    def shown(self, criterion: str) -> str:
+        """The coverage of one criterion as a report shows it: `0.67`, or `none` when it has no obligations."""
+        ratio = self.ratio(criterion)
+        return "none" if ratio is None else f"{ratio:.2f}"
+
+    def line(self, criterion: str) -> str:
+        """`C2 allowed tool edges: 1/4 = 0.25` (`0/0 = none` without obligations)."""
+        chosen = [o for o in self.obligations if o.criterion == criterion]
+        return f"{criterion} {CRITERIA[criterion]}: {sum(o.witnessed for o in chosen)}/{len(chosen)} = {self.shown(criterion)}"
 
 
 def obligations(manifest: WorkflowManifest) -> list[Obligation]:
@@ -87,11 +97,11 @@ def _place(record: TurnResult) -> str:
 
 
 def structural_coverage(manifest: WorkflowManifest, records: Iterable[TurnResult]) -> StructuralCoverage:
-    """Which obligations the recorded trajectories witness, and which restricted tools were called."""
+    """Which obligations the recorded trajectories witness, and which calls and handoffs were outside the manifest."""
     found = obligations(manifest)
     index = {(o.criterion, o.source, o.target): o for o in found}
-    restricted = {(e.agent, e.tool) for e in manifest.restricted}
-    violations: list[Violation] = []
+    permissions = manifest.permissions()
+    outside: list[Violation] = []
     unattributed = 0
 
     def witness(key: tuple[str, str, str], where: str) -> None:
@@ -100,14 +110,14 @@ def structural_coverage(manifest: WorkflowManifest, records: Iterable[TurnResult
 
     for record in records:
         where = _place(record)
+        trace = Trace(record.tool_calls, record.handoffs)
+        outside += [Violation(**v.model_dump(), where=where) for v in outside_manifest(trace, permissions)]
         for call in record.tool_calls:
             if call.agent is None:
                 unattributed += 1
                 continue
             witness(("C1", call.agent, ""), where)
             witness(("C2", call.agent, call.name), where)
-            if (call.agent, call.name) in restricted:
-                violations.append(Violation(agent=call.agent, tool=call.name, where=where))
         for handoff in record.handoffs:
             witness(("C1", handoff.source, ""), where)
             witness(("C1", handoff.target, ""), where)
@@ -115,4 +125,4 @@ def structural_coverage(manifest: WorkflowManifest, records: Iterable[TurnResult
         for blocked in record.blocked_calls:
             witness(("C1", blocked.agent, ""), where)
             witness(("C3", blocked.agent, blocked.tool), where)
-    return StructuralCoverage(obligations=found, violations=violations, unattributed_calls=unattributed)
+    return StructuralCoverage(obligations=found, violations=outside, unattributed_calls=unattributed)

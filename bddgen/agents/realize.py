@@ -411,7 +411,7 @@ class Realizer:
             answer=reply.answer,
             trace=trace,
             witnessed=[o.key for o in coverage.obligations if o.witnessed],
-            violations=[f"agent {v.agent!r} called restricted tool {v.tool!r}" for v in coverage.violations],
+            violations=[v.message for v in coverage.violations],
         ), True
 
 

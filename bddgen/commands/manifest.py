@@ -67,7 +67,8 @@ def coverage(path: Path, run: str | None) -> None:
     """Structural coverage (C1–C4) of the manifest at PATH by the trajectories of RUN.
 
     RUN is a run id under the project's runs/ or a run directory; without it the obligations are
-    listed, none witnessed. Exit 1 when a restricted tool was called.
+    listed, none witnessed. Exit 1 when a call or handoff was outside the manifest (a restricted tool called, a
+    tool or agent it does not have, a call it neither allows nor restricts, a handoff it does not delegate).
     """
     found = structural_coverage(read_manifest(path), _records(run))
     table = Table(title=f"structural coverage of {path}" + (f" by {run}" if run else ""))
@@ -77,14 +78,12 @@ def coverage(path: Path, run: str | None) -> None:
         first = obligation.witnesses[0] if obligation.witnesses else ""
         table.add_row(obligation.criterion, obligation.label, "yes" if obligation.witnessed else "no", first)
     console.print(table)
-    for criterion, meaning in CRITERIA.items():
-        chosen = [o for o in found.obligations if o.criterion == criterion]
-        witnessed = sum(o.witnessed for o in chosen)
-        console.print(f"{criterion} {meaning}: {witnessed}/{len(chosen)} = {found.ratio(criterion):.2f}", markup=False)
+    for criterion in CRITERIA:
+        console.print(found.line(criterion), markup=False)
     if found.unattributed_calls:
         console.print(f"{found.unattributed_calls} tool calls did not name their agent and witness nothing", markup=False)
     for violation in found.violations:
-        console.print(f"VIOLATION: agent {violation.agent!r} called restricted tool {violation.tool!r} ({violation.where})", markup=False)
+        console.print(f"{violation.failure} ({violation.where})", markup=False, soft_wrap=True)
     if found.violations:
         raise SystemExit(1)
 

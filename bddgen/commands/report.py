@@ -70,7 +70,7 @@ def coverage(out: Path | None, structural: bool, manifest_file: Path | None, run
 
     With --structural: which obligations of the workflow manifest (C1 reached agents, C2 allowed and
     C3 restricted tool edges, C4 handoffs) a run's trajectories witness, the attempts spent realising
-    each, and every call of a restricted tool (exit 1)."""
+    each, and every call or handoff outside the manifest, a restricted tool called above all (exit 1)."""
     if structural:
         _structural_coverage(out, manifest_file, run)
         return
@@ -104,6 +104,6 @@ def _structural_coverage(out: Path | None, manifest_file: Path | None, run: str 
         atomic_write(out, found.coverage.model_dump_json(indent=2) + "\n")
         console.print(f"structural coverage written: {out}", markup=False)
     for violation in found.coverage.violations:
-        console.print(f"VIOLATION: agent {violation.agent!r} called restricted tool {violation.tool!r} ({violation.where})", markup=False)
+        console.print(f"{violation.failure} ({violation.where})", markup=False, soft_wrap=True)
     if found.coverage.violations:
         raise SystemExit(1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bddgen.expectations import Permissions
 from bddgen.manifest.workflow import WorkflowManifest, read_manifest
 from bddgen.config import AssistantSettings
 from bddgen.project import Project
@@ -29,6 +30,6 @@ def project_manifest(project: Project, settings: AssistantSettings | None = None
     return read_manifest(path) if path is not None else None
 
 
-def restricted_edges(manifest: WorkflowManifest | None) -> frozenset[tuple[str, str]]:
-    """The (agent, tool) pairs a run fails on when called."""
-    return frozenset((e.agent, e.tool) for e in manifest.restricted) if manifest is not None else frozenset()
+def closed_world(manifest: WorkflowManifest | None) -> Permissions | None:
+    """What a run checks every call and handoff against (None without a manifest: nothing is checked)."""
+    return manifest.permissions() if manifest is not None else None

@@ -15,6 +15,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bddgen.expectations import Permissions
 from bddgen.corpus.readers import read_yaml
 from bddgen.corpus.validation import json_pointer, schema_problems
 from bddgen.errors import InputError, Problem
@@ -85,6 +86,16 @@ class WorkflowManifest(BaseModel):
     def allowed_tools(self, agent: str) -> list[str]:
         """The tools `agent` may call (closed world: nothing outside the allowed edges)."""
         return [edge.tool for edge in self.allowed if edge.agent == agent]
+
+    def permissions(self) -> Permissions:
+        """The closed world a run and the structural coverage check every call and handoff against."""
+        return Permissions(
+            agents=frozenset(a.name for a in self.agents),
+            tools=frozenset(t.name for t in self.tools),
+            allowed=frozenset((e.agent, e.tool) for e in self.allowed),
+            restricted=frozenset((e.agent, e.tool) for e in self.restricted),
+            delegations=frozenset((d.source, d.target) for d in self.delegations),
+        )
 
 
 def _names_problems(names: list[str], section: str, location: str) -> list[Problem]:

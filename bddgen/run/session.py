@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from bddgen.expectations import Trace, check_expectation, violations
+from bddgen.expectations import ManifestViolation, Permissions, Trace, check_expectation, violations
 from bddgen.outcomes import UserTask, check_outcome, has_unexpected_change
 from bddgen.state_diff import DatabaseState, DiffRow, StateDiff, diff
 from bddgen.config import RunSettings
@@ -27,6 +27,7 @@ from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, Conversation, Spec, Tur
 SPEC_TURN = 0  # an index, not a threshold
 TRAJECTORY_CATEGORY = "wrong tool or order"
 VIOLATION_CATEGORY = "restricted tool called"
+OUTSIDE_CATEGORY = "outside the manifest"
 OUTCOME_CATEGORY = "wrong end state"
 TASK_CHECK = "outcome"
 
@@ -78,13 +79,13 @@ class ConversationSession:
         judge: Judge,
         sink: Callable[[list[TurnResult]], None],
         finished: list[TurnResult] | None = None,
-        restricted: frozenset[tuple[str, str]] = frozenset(),
+        permissions: Permissions | None = None,
         tasks: TaskRuntime | None = None,
         max_answer_chars: int = RunSettings.model_fields["max_answer_chars"].default,
     ) -> None:
         """`finished`: the records of this conversation stored by an earlier attempt of the run; the
-        session then replays them and never calls the assistant or the judge. `restricted`: the
-        (agent, tool) pairs of the workflow manifest that must never be called; a call fails the turn.
+        session then replays them and never calls the assistant or the judge. `permissions`: the workflow
+        manifest's closed world; a call or handoff outside it (a restricted tool above all) fails the turn.
         A longer answer than `max_answer_chars` is cut before the judge and the records see it."""
         self.plan = plan
         self.repeat = repeat
@@ -96,7 +97,7 @@ class ConversationSession:
         self._history: list[Message] = []
         self._written = finished is not None
         self._lock = threading.RLock()
-        self._restricted = restricted
+        self._permissions = permissions
         self._tasks = tasks
         self._max_answer_chars = max_answer_chars
         self._whole_answers: dict[str, str] = {}  # a cut answer -> the whole answer
@@ -175,8 +176,8 @@ class ConversationSession:
             judgement = Judgement(Verdict.PASS, "the answer is not judged; the turn checks its trajectory", checks=("trajectory",))
         else:
             judgement = self._judge.judge_turn(turn, reply.answer, history)
-        failures = self._trajectory_failures(turn, reply)
-        judgement = _with_trajectory(judgement, failures)
+        failures, category = self._trajectory_failures(turn, reply)
+        judgement = _with_trajectory(judgement, failures, category)
         self._history += [Message("user", turn.question), Message("assistant", reply.answer)]
         return self._record(number, turn, judgement, latency, reply, failures)
 
@@ -229,7 +230,8 @@ class ConversationSession:
         failures = [f"{o.step} {why}" if o.step.endswith(":") else f"{o.step}: {why}" for o, why in outcome if why]
         trace = _whole_trace([e.reply for e in dialogue.exchanges if e.reply is not None])
         unmet = [(e, check_expectation(e, trace)) for e in task.trajectory]
-        trajectory = violations(trace, set(self._restricted)) + [f"{e.step}: {why}" for e, why in unmet if why]
+        outside = violations(trace, self._permissions)
+        trajectory = [v.failure for v in outside] + [f"{e.step}: {why}" for e, why in unmet if why]
         if not failures and not trajectory:
             return Judgement(Verdict.PASS, "the end state and the trajectory are as expected", checks=(TASK_CHECK,)), [], []
         if simulator_explains_failure(dialogue, task, change):
@@ -237,7 +239,7 @@ class ConversationSession:
         elif failures:
             category = OUTCOME_CATEGORY
         else:
-            category = VIOLATION_CATEGORY if trajectory[0].startswith("VIOLATION") else TRAJECTORY_CATEGORY
+            category = _category(outside)
         feedback = "\n".join(failures + trajectory)
         if dialogue.simulator_errors:
             feedback += "\nsimulated user: " + "; ".join(dialogue.simulator_errors)
@@ -279,10 +281,12 @@ class ConversationSession:
     def _record_exchange(self, number: int, question: str, judgement: Judgement, latency: float, reply: AssistantReply) -> TurnResult:
         return self._result(number, judgement, reply=reply, question=question, latency=round(latency, 4))
 
-    def _trajectory_failures(self, turn: Turn, reply: AssistantReply) -> list[str]:
+    def _trajectory_failures(self, turn: Turn, reply: AssistantReply) -> tuple[list[str], str]:
+        """The turn's violations of the manifest and unmet trajectory steps, and the error category they give."""
         trace = Trace(reply.tool_calls, reply.handoffs, reply.blocked_calls, reply.refusal, reply.answer)
         unmet = [(e, check_expectation(e, trace)) for e in turn.trajectory]
-        return violations(trace, set(self._restricted)) + [f"{e.step}: {why}" for e, why in unmet if why]
+        outside = violations(trace, self._permissions)
+        return [v.failure for v in outside] + [f"{e.step}: {why}" for e, why in unmet if why], _category(outside)
 
     def _check_spec(self) -> TurnResult:
         turns = self.plan.conversation.turns
@@ -373,10 +377,17 @@ def _whole_trace(replies: list[AssistantReply]) -> Trace:
     )
 
 
-def _with_trajectory(judgement: Judgement, failures: list[str]) -> Judgement:
-    """The judgement, failed when a trajectory step is unmet or a restricted tool was called."""
+def _category(outside: list[ManifestViolation]) -> str:
+    """The error category of a trajectory failure: a restricted call, another call or handoff outside the
+    manifest, else an unmet step."""
+    if not outside:
+        return TRAJECTORY_CATEGORY
+    return VIOLATION_CATEGORY if outside[0].kind == "restricted" else OUTSIDE_CATEGORY
+
+
+def _with_trajectory(judgement: Judgement, failures: list[str], category: str) -> Judgement:
+    """The judgement, failed when a trajectory step is unmet or a call or handoff is outside the manifest."""
     if not failures or judgement.verdict == Verdict.ERROR:
         return judgement
-    category = VIOLATION_CATEGORY if failures[0].startswith("VIOLATION") else TRAJECTORY_CATEGORY
     feedback = "; ".join(failures) + (f"; {judgement.feedback}" if judgement.verdict == Verdict.FAIL else "")
     return Judgement(Verdict.FAIL, feedback, judgement.score, category, (*judgement.checks, "trajectory"))

@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from bddgen import __version__
 from bddgen.console import console
-from bddgen.manifest.project import project_manifest, restricted_edges
+from bddgen.manifest.project import closed_world, project_manifest
 from bddgen.errors import AssistantError, ConfigError
 from bddgen.run.judge_check import false_fail_warning, read_check
 from bddgen.lm.client import LanguageModel
@@ -107,7 +107,7 @@ class SuiteRun:
         self.models = language_models or ModelPool(project)
         self.assistant_settings = assistant_settings(options.assistant, project)
         manifest = project_manifest(project, self.assistant_settings)
-        self.restricted = restricted_edges(manifest)
+        self.permissions = closed_world(manifest)
         self._judge_lm = lambda: judge_lm or self.models.get(project.settings.judge_lm, "[judge]")
         self.judge = run_judge(project.settings.run, self._judge_lm, tools=manifest is not None or self.assistant_settings.kind in TOOL_KINDS,
                                documents=lambda: load_project_corpus(project).documents if project.corpus_path.is_dir() else [])
@@ -183,7 +183,7 @@ class SuiteRun:
                     self.judge,
                     self._write,
                     finished=records if done else None,
-                    restricted=self.restricted,
+                    permissions=self.permissions,
                     tasks=self.tasks,
                     max_answer_chars=self.project.settings.run.max_answer_chars,
                 )

@@ -279,14 +279,14 @@ def structural_tables(coverage: StructuralCoverage, title: str, attempts: dict[s
         chosen = [o for o in coverage.obligations if o.criterion == criterion]
         missing = ", ".join(o.label for o in chosen if not o.witnessed)
         witnessed = sum(o.witnessed for o in chosen)
-        summary.append([criterion, meaning, f"{witnessed}/{len(chosen)}", f"{coverage.ratio(criterion):.2f}", missing or "—"])
+        summary.append([criterion, meaning, f"{witnessed}/{len(chosen)}", coverage.shown(criterion), missing or "—"])
     tried = attempts or {}
     obligations = [
         [o.criterion, o.label, "yes" if o.witnessed else "no", str(tried[o.key]) if o.key in tried else "—",
          o.witnesses[0] if o.witnesses else ""]
         for o in coverage.obligations
     ]
-    violations = [[v.agent, v.tool, v.where] for v in coverage.violations]
+    violations = [[v.message, v.where] for v in coverage.violations]
     note = f"{coverage.unattributed_calls} tool calls did not name their agent and witness nothing." if coverage.unattributed_calls else ""
     return [
         TextTable(title, ["criterion", "obligations", "witnessed", "Cov", "unwitnessed"], summary, note=note, right_aligned={2, 3}),
@@ -296,7 +296,7 @@ def structural_tables(coverage: StructuralCoverage, title: str, attempts: dict[s
             obligations,
             note="attempts: tries to realise the obligation as a scenario (`bddgen manifest scenarios`).",
         ),
-        TextTable("VIOLATIONS: restricted tools called", ["agent", "tool", "where"], violations),
+        TextTable("VIOLATIONS: calls and handoffs outside the manifest", ["violation", "where"], violations),
     ]
 
 
