@@ -5,6 +5,7 @@ Each kind has one step phrase (a regular expression behave, the reader and the w
 
     Then the agent should call "lookup_booking"
     Then the agent "booking" should call "cancel_booking" with "booking_id" equal to "ABC123"
+    Then the agent should call "update_seat" with "confirmation_number" equal to "ABC123" and "new_seat" equal to "12A"
     Then the agent should call "search_flights" with "destination" containing "Oslo"
     Then the agent should not call "cancel_booking"
     Then the agent should call the tools "lookup_booking, cancel_booking" in order
@@ -20,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.answer_checks import declines
@@ -29,10 +30,13 @@ ExpectationKind = Literal["calls", "not_calls", "order", "handoff", "refuses_too
 
 _NAME = r'"(?P<{0}>[^"]+)"'
 _AGENT = r'(?: "(?P<agent>[^"]+)")?'
+_RELATION = r"equal to|containing"
+_CONDITION = rf'"[^"]+" (?:{_RELATION}) ".*?"'
+CONDITION = re.compile(rf'"(?P<name>[^"]+)" (?P<relation>{_RELATION}) "(?P<value>.*?)"(?=(?: and {_CONDITION})*$)')
+"""One argument condition of a `should call ... with` step."""
 PATTERNS: dict[str, re.Pattern[str]] = {
     "calls": re.compile(
-        rf"^the agent{_AGENT} should call {_NAME.format('tool')}"
-        rf'(?: with {_NAME.format("argument")} (?P<relation>equal to|containing) "(?P<value>.*)")?$'
+        rf"^the agent{_AGENT} should call {_NAME.format('tool')}(?: with (?P<arguments>{_CONDITION}(?: and {_CONDITION})*))?$"
     ),
     "not_calls": re.compile(rf"^the agent{_AGENT} should not call {_NAME.format('tool')}$"),
     "order": re.compile(rf'^the agent{_AGENT} should call the tools "(?P<tools>[^"]+)" in order$'),
@@ -41,6 +45,54 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "refuses": re.compile(r"^the assistant should refuse$"),
 }
 """One anchored regex per expectation kind; behave registers the same patterns."""
+
+Relation = Literal["equal to", "containing"]
+
+
+class ArgumentMatch(BaseModel):
+    """One condition on an argument of a call: `"new_seat" equal to "12A"`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, description="The argument.")
+    relation: Relation
+    value: str = Field(description="What the argument should equal or contain.")
+
+    @property
+    def text(self) -> str:
+        """The condition as a step writes it."""
+        return f'"{self.name}" {self.relation} "{self.value}"'
+
+    def holds(self, arguments: dict[str, Any]) -> bool:
+        """Whether a call's arguments meet the condition, comparing values (not their JSON text)."""
+        if self.name not in arguments:
+            return False
+        actual = arguments[self.name]
+        return _equal(actual, self.value) if self.relation == "equal to" else _contains(actual, self.value)
+
+
+def _same_text(actual: str, expected: str) -> bool:
+    return " ".join(actual.split()).casefold() == " ".join(expected.split()).casefold()
+
+
+def _equal(actual: Any, expected: str) -> bool:
+    """A string equals the text, case and spacing ignored; any other value equals the JSON value the text states."""
+    if isinstance(actual, str):
+        return _same_text(actual, expected)
+    try:
+        return bool(json.loads(expected) == actual)
+    except json.JSONDecodeError:
+        return False
+
+
+def _contains(actual: Any, expected: str) -> bool:
+    """A string contains the text; a list or object contains it in one of its values (never in its keys)."""
+    if isinstance(actual, dict):
+        return any(_contains(value, expected) for value in actual.values())
+    if isinstance(actual, list):
+        return any(_contains(item, expected) for item in actual)
+    text = actual if isinstance(actual, str) else json.dumps(actual)
+    return " ".join(expected.split()).casefold() in " ".join(text.split()).casefold()
 
 
 class TrajectoryExpectation(BaseModel):
@@ -51,18 +103,28 @@ class TrajectoryExpectation(BaseModel):
     kind: ExpectationKind
     agent: str | None = Field(default=None, description="The agent that should (not) act; any agent when absent.")
     tool: str = Field(default="", description="calls, not_calls, refuses_tool: the tool.")
-    argument: str = Field(default="", description="calls: an argument of the call to check.")
-    relation: Literal["", "equal to", "containing"] = ""
-    value: str = Field(default="", description="calls: what the argument should equal or contain.")
+    arguments: list[ArgumentMatch] = Field(
+        default_factory=list, description="calls: conditions that one call of the tool meets together."
+    )
     tools: list[str] = Field(default_factory=list, description="order: tools that should be called in this order.")
     target: str = Field(default="", description="handoff: the agent the conversation should be handed over to.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_argument(cls, data: Any) -> Any:
+        """A results.jsonl written before several arguments (and a caller that states one) give it as argument/relation/value."""
+        if isinstance(data, dict) and "argument" in data:
+            data = dict(data)
+            name, relation, value = data.pop("argument"), data.pop("relation", ""), data.pop("value", "")
+            data["arguments"] = [{"name": name, "relation": relation, "value": value}] if name else []
+        return data
 
     @property
     def step(self) -> str:
         """The step text (without its Gherkin keyword)."""
         agent = f' "{self.agent}"' if self.agent else ""
         if self.kind == "calls":
-            condition = f' with "{self.argument}" {self.relation} "{self.value}"' if self.argument else ""
+            condition = " with " + " and ".join(a.text for a in self.arguments) if self.arguments else ""
             return f'the agent{agent} should call "{self.tool}"{condition}'
         if self.kind == "not_calls":
             return f'the agent{agent} should not call "{self.tool}"'
@@ -75,12 +137,10 @@ class TrajectoryExpectation(BaseModel):
             return f'the agent{agent} should refuse to call "{self.tool}"'
         return "the assistant should refuse"
 
-    @property
-    def expected_calls(self) -> list[str]:
-        """The tool calls this expectation asks for (empty for negative and handoff expectations)."""
-        if self.kind == "calls":
-            return [self.tool]
-        return list(self.tools) if self.kind == "order" else []
+    def matches(self, call: ToolCall) -> bool:
+        """calls: whether one call is of the tool (by the agent) and meets every argument condition together."""
+        agent_fits = self.agent is None or call.agent == self.agent
+        return agent_fits and call.name == self.tool and all(a.holds(call.arguments) for a in self.arguments)
 
 
 def expectation_from_groups(kind: str, groups: dict[str, str | None]) -> TrajectoryExpectation:
@@ -88,6 +148,8 @@ def expectation_from_groups(kind: str, groups: dict[str, str | None]) -> Traject
     found: dict[str, Any] = {key: value for key, value in groups.items() if value is not None}
     if "tools" in found:
         found["tools"] = [t.strip() for t in found["tools"].split(",") if t.strip()]
+    if "arguments" in found:
+        found["arguments"] = [m.groupdict() for m in CONDITION.finditer(found["arguments"])]
     return TrajectoryExpectation(kind=kind, **found)  # type: ignore[arg-type]
 
 
@@ -121,16 +183,6 @@ def describe_calls(calls: list[ToolCall]) -> str:
     )
 
 
-def _argument_matches(arguments: dict[str, Any], name: str, relation: str, value: str) -> bool:
-    if name not in arguments:
-        return False
-    actual = arguments[name]
-    text = actual if isinstance(actual, str) else json.dumps(actual, ensure_ascii=False)
-    if relation == "equal to":
-        return " ".join(text.split()).casefold() == " ".join(value.split()).casefold()
-    return " ".join(value.split()).casefold() in " ".join(text.split()).casefold()
-
-
 def is_subsequence(wanted: list[str], names: list[str]) -> bool:
     """True when `wanted` occurs in `names` in order, other items allowed between."""
     remaining = iter(names)
@@ -143,11 +195,10 @@ def check_expectation(expectation: TrajectoryExpectation, trace: Trace) -> str |
     by_agent = [c for c in trace.tool_calls if e.agent is None or c.agent == e.agent]
     actual = describe_calls(trace.tool_calls)
     if e.kind == "calls":
-        calls = [c for c in by_agent if c.name == e.tool]
-        if not calls:
+        if not any(c.name == e.tool for c in by_agent):
             return f"expected a call of {e.tool!r}{' by ' + repr(e.agent) if e.agent else ''}; actual: {actual}"
-        if e.argument and not any(_argument_matches(c.arguments, e.argument, e.relation, e.value) for c in calls):
-            return f"expected {e.tool!r} with {e.argument!r} {e.relation} {e.value!r}; actual: {actual}"
+        if not any(e.matches(c) for c in by_agent):
+            return f"expected one call of {e.tool!r} with {' and '.join(a.text for a in e.arguments)}; actual: {actual}"
         return None
     if e.kind == "not_calls":
         calls = [c for c in by_agent if c.name == e.tool]

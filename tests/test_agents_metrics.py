@@ -4,33 +4,41 @@ from __future__ import annotations
 
 import pytest
 
-from bddgen.expectations import parse_expectation
+from bddgen.expectations import TrajectoryExpectation, parse_expectation
 from bddgen.agents.metrics import expected_calls, pass_hat_k, run_reliability, run_trajectories, score_trajectory
 from bddgen.traces import ToolCall
 from bddgen.results import TurnResult, Verdict
 
 
+def calls(*tools: str) -> list[TrajectoryExpectation]:
+    return [TrajectoryExpectation(kind="calls", tool=tool) for tool in tools]
+
+
+def made(*tools: str) -> list[ToolCall]:
+    return [ToolCall(name=tool) for tool in tools]
+
+
 def test_extra_call_keeps_in_order_and_any_order_but_not_exact() -> None:
-    score = score_trajectory(["lookup", "cancel"], ["lookup", "search", "cancel"])
+    score = score_trajectory(calls("lookup", "cancel"), made("lookup", "search", "cancel"))
     assert (score.exact, score.in_order, score.any_order) == (False, True, True)
     assert score.precision == pytest.approx(2 / 3) and score.recall == 1.0
 
 
 def test_swapped_calls_match_in_any_order_only() -> None:
-    score = score_trajectory(["lookup", "cancel"], ["cancel", "lookup"])
+    score = score_trajectory(calls("lookup", "cancel"), made("cancel", "lookup"))
     assert (score.exact, score.in_order, score.any_order, score.precision, score.recall) == (False, False, True, 1.0, 1.0)
 
 
 def test_calls_count_as_multisets() -> None:
-    score = score_trajectory(["lookup", "lookup", "cancel"], ["lookup", "cancel"])
+    score = score_trajectory(calls("lookup", "lookup", "cancel"), made("lookup", "cancel"))
     assert (score.exact, score.in_order, score.any_order) == (False, False, True)
     assert score.precision == 1.0 and score.recall == pytest.approx(2 / 3)
 
 
 def test_no_call_has_no_precision_and_zero_recall() -> None:
-    score = score_trajectory(["lookup"], [])
+    score = score_trajectory(calls("lookup"), [])
     assert (score.exact, score.in_order, score.any_order, score.precision, score.recall) == (False, False, False, None, 0.0)
-    assert score_trajectory(["a"], ["a"]).exact
+    assert score_trajectory(calls("a"), made("a")).exact
 
 
 def test_expected_calls_of_a_turn_join_order_and_call_steps() -> None:
@@ -40,7 +48,30 @@ def test_expected_calls_of_a_turn_join_order_and_call_steps() -> None:
         'the agent should call "cancel" with "id" equal to "7"',
         'the agent should not call "delete"',
     ]
-    assert expected_calls([parse_expectation(s) for s in steps]) == ["lookup", "cancel", "refund"]  # type: ignore[misc]
+    expected = expected_calls([parse_expectation(s) for s in steps])  # type: ignore[misc]
+    assert [(e.tool, [a.text for a in e.arguments]) for e in expected] == [("lookup", []), ("cancel", ['"id" equal to "7"']), ("refund", [])]
+
+
+def test_a_call_with_the_wrong_arguments_is_no_match() -> None:
+    step = parse_expectation('the agent should call "cancel" with "reference" equal to "ABC123"')
+    wrong = [ToolCall(name="cancel", arguments={"reference": "XYZ789"})]
+    score = score_trajectory(expected_calls([step]), wrong)  # type: ignore[list-item]
+    assert (score.exact, score.in_order, score.any_order, score.precision, score.recall) == (False, False, False, 0.0, 0.0)
+    assert score.expected == ["cancel(reference equal to ABC123)"]
+    right = [ToolCall(name="cancel", arguments={"reference": "abc123"})]
+    assert score_trajectory(expected_calls([step]), right).exact  # type: ignore[list-item]
+
+
+def test_each_expected_call_is_matched_by_its_own_call() -> None:
+    seat = 'the agent should call "update_seat" with "confirmation_number" equal to "{}" and "new_seat" equal to "{}"'
+    expected = expected_calls([parse_expectation(seat.format("ABC123", "12A")), parse_expectation(seat.format("XYZ789", "1A"))])  # type: ignore[list-item]
+    crossed = [ToolCall(name="update_seat", arguments={"confirmation_number": "ABC123", "new_seat": "1A"}),
+               ToolCall(name="update_seat", arguments={"confirmation_number": "XYZ789", "new_seat": "12A"})]
+    assert score_trajectory(expected, crossed).recall == 0.0
+    both = [ToolCall(name="update_seat", arguments={"confirmation_number": "XYZ789", "new_seat": "1A"}),
+            ToolCall(name="update_seat", arguments={"confirmation_number": "ABC123", "new_seat": "12A"})]
+    score = score_trajectory(expected, both)
+    assert (score.exact, score.any_order, score.precision, score.recall) == (False, True, 1.0, 1.0)
 
 
 @pytest.mark.parametrize(

@@ -126,7 +126,7 @@ def test_a_seat_change_runs_through_the_sdk_adapter_with_a_context_factory() -> 
     assistant = AgentsSdkAssistant("cs", app.triage_agent, max_turns=10, context_factory=app.new_context)
     record = run_turn(assistant, "Please move confirmation ABC123 to seat 12A.", [
         f'the assistant should hand over to "{SEAT}"',
-        f'the agent "{SEAT}" should call "update_seat" with "confirmation_number" equal to "ABC123"',
+        f'the agent "{SEAT}" should call "update_seat" with "confirmation_number" equal to "ABC123" and "new_seat" equal to "12A"',
         f'the agent "{TRIAGE}" should not call "update_seat"',
     ])
     assert record.verdict == Verdict.PASS, record.feedback

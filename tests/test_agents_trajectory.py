@@ -106,6 +106,55 @@ def test_violations_name_agent_and_tool_of_restricted_calls() -> None:
     assert [v.failure for v in found] == ["VIOLATION: agent 'booking' called restricted tool 'cancel_booking'"]
 
 
+SEATS = Trace(tool_calls=[
+    ToolCall(name="update_seat", arguments={"confirmation_number": "ABC123", "new_seat": "1A"}, agent="seats"),
+    ToolCall(name="update_seat", arguments={"confirmation_number": "XYZ789", "new_seat": "12A"}, agent="seats"),
+])
+
+
+@pytest.mark.parametrize(
+    ("conditions", "passes"),
+    [
+        ('"confirmation_number" equal to "ABC123" and "new_seat" equal to "12A"', False),  # two calls, one each: no call did it
+        ('"confirmation_number" equal to "ABC123" and "new_seat" equal to "1A"', True),
+        ('"confirmation_number" equal to "XYZ789" and "new_seat" containing "12"', True),
+        ('"confirmation_number" equal to "ABC123"', True),
+    ],
+)
+def test_one_call_must_meet_every_argument_condition_together(conditions: str, passes: bool) -> None:
+    step = f'the agent "seats" should call "update_seat" with {conditions}'
+    expectation = parse_expectation(step)
+    assert expectation is not None and expectation.step == step
+    why = check_expectation(expectation, SEATS)
+    assert (why is None) == passes, why
+    if not passes:
+        assert why.startswith(f"expected one call of 'update_seat' with {conditions}; actual: seats:update_seat(")
+
+
+@pytest.mark.parametrize(
+    ("condition", "passes"),
+    [
+        ('"passenger" containing "Ana"', True),
+        ('"passenger" containing "name"', False),  # a key is no value
+        ('"seats" containing "12A"', True),  # an element of a list
+        ('"bags" equal to "2"', True),  # a number compared as a number
+        ('"bags" equal to "2.0"', True),
+        ('"bags" containing "2"', True),
+        ('"priority" equal to "true"', True),
+        ('"priority" equal to "yes"', False),
+    ],
+)
+def test_arguments_are_compared_as_values_not_as_json_text(condition: str, passes: bool) -> None:
+    call = ToolCall(name="book", arguments={"passenger": {"name": "Ana Lima"}, "seats": ["12A", "12B"], "bags": 2, "priority": True})
+    why = check_expectation(parse_expectation(f'the agent should call "book" with {condition}'), Trace(tool_calls=[call]))  # type: ignore[arg-type]
+    assert (why is None) == passes, why
+
+
+def test_a_step_written_with_one_argument_before_reads_as_one_condition() -> None:
+    old = {"kind": "calls", "tool": "cancel", "argument": "reference", "relation": "equal to", "value": "ABC123"}
+    assert TrajectoryExpectation.model_validate(old).step == 'the agent should call "cancel" with "reference" equal to "ABC123"'
+
+
 def test_other_lines_are_no_trajectory_step() -> None:
     for line in ('the user asks "x"', 'the agent should call ""', "the agent should call tools", 'the answer should contain "x"'):
         assert parse_expectation(line) is None
@@ -129,7 +178,8 @@ def test_rendered_steps_parse_back(kind: str, agent: str | None, tool: str, argu
     if kind in ("calls", "not_calls", "refuses_tool"):
         fields["tool"] = tool
     if kind == "calls" and argument:
-        fields.update(argument=argument, relation="containing", value=value)
+        fields["arguments"] = [{"name": argument, "relation": "containing", "value": value},
+                               {"name": argument, "relation": "equal to", "value": value}]
     if kind == "order":
         fields["tools"] = tools
     if kind == "handoff":

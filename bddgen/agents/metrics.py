@@ -1,14 +1,16 @@
 """Trajectory metrics of a run: how the tool calls compare with the expected trajectory, and pass^k.
 
-Expected trajectory of a turn: the tools its `in order` step lists, then the tools of its `should
-call` steps not already in that list. A scenario run's trajectories are its turns' trajectories
-joined in turn order, over the turns that have trajectory steps. Against the actual tool calls:
+Expected trajectory of a turn: the tools its `in order` step lists, then the calls of its `should
+call` steps (a step's argument conditions go to the first listed call of its tool without any, else
+it is a call of its own). A scenario run's trajectories are its turns' trajectories joined in turn
+order, over the turns that have trajectory steps. An actual call matches an expected one when it is
+of that tool and its arguments meet the expected call's conditions. Against the actual tool calls:
 
-- exact match: the actual sequence is the expected one;
-- in-order match: the expected sequence is a subsequence of the actual one (extra calls allowed);
-- any-order match: every expected tool is called (order and extra calls ignored);
-- precision: actual calls that match an expected call (counted as multisets) / actual calls;
-- recall: expected calls that were made / expected calls.
+- exact match: the actual calls match the expected ones one by one;
+- in-order match: the expected calls are matched in order by a subsequence of the actual ones (extra calls allowed);
+- any-order match: every expected call is matched by some actual call (order and extra calls ignored);
+- precision: actual calls matched one-to-one with an expected call / actual calls;
+- recall: expected calls matched one-to-one with an actual call / expected calls.
 
 pass^k of a scenario run n times with c passes is C(c, k) / C(n, k): the unbiased estimate of the
 chance that k independent trials all pass (pass^1 = pass@1 = c / n); pass@k = 1 - C(n - c, k) / C(n, k)
@@ -26,8 +28,9 @@ from typing import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bddgen.expectations import TrajectoryExpectation, is_subsequence
+from bddgen.expectations import ArgumentMatch, TrajectoryExpectation
 from bddgen.results import SIMULATOR_ERROR, TurnResult, Verdict
+from bddgen.traces import ToolCall
 
 
 class _Frozen(BaseModel):
@@ -100,26 +103,60 @@ class RunReliability(_Frozen):
     simulator_errors: int = Field(default=0, description="Trials left out as simulator errors, over all scenarios.")
 
 
-def expected_calls(expectations: Iterable[TrajectoryExpectation]) -> list[str]:
-    """The expected tool sequence of a turn (see the module docstring)."""
+def expected_calls(expectations: Iterable[TrajectoryExpectation]) -> list[TrajectoryExpectation]:
+    """The expected calls of a turn, in order, each a `calls` expectation (see the module docstring)."""
     chosen = list(expectations)
-    ordered = max((e.tools for e in chosen if e.kind == "order"), key=len, default=[])
-    sequence = list(ordered)
-    for expectation in chosen:
-        if expectation.kind == "calls" and expectation.tool not in sequence:
-            sequence.append(expectation.tool)
+    ordered = max((e for e in chosen if e.kind == "order"), key=lambda e: len(e.tools), default=None)
+    sequence = [TrajectoryExpectation(kind="calls", tool=tool) for tool in (ordered.tools if ordered else [])]
+    for expectation in (e for e in chosen if e.kind == "calls"):
+        bare = next((i for i, c in enumerate(sequence) if c.tool == expectation.tool and not c.arguments), None)
+        if bare is not None:
+            sequence[bare] = sequence[bare].model_copy(update={"arguments": list(expectation.arguments)})
+        elif not any(c.tool == expectation.tool and c.arguments == expectation.arguments for c in sequence):
+            sequence.append(TrajectoryExpectation(kind="calls", tool=expectation.tool, arguments=list(expectation.arguments)))
     return sequence
 
 
-def score_trajectory(expected: list[str], actual: list[str]) -> TrajectoryScore:
-    """Exact, in-order and any-order match, precision and recall of `actual` against `expected`."""
-    matched = sum((Counter(expected) & Counter(actual)).values())
+def _label(expected: TrajectoryExpectation) -> str:
+    """`update_seat` or `update_seat(new_seat equal to 12A)`."""
+    return expected.tool + (f"({', '.join(_condition(a) for a in expected.arguments)})" if expected.arguments else "")
+
+
+def _condition(match: ArgumentMatch) -> str:
+    return f"{match.name} {match.relation} {match.value}"
+
+
+def _in_order(expected: list[TrajectoryExpectation], actual: list[ToolCall]) -> bool:
+    """Whether the expected calls are matched in order by a subsequence of the actual ones (the earliest match is best)."""
+    remaining = iter(actual)
+    return all(any(wanted.matches(call) for call in remaining) for wanted in expected)
+
+
+def _matched(expected: list[TrajectoryExpectation], actual: list[ToolCall]) -> int:
+    """The most expected calls matched one-to-one with actual calls (a maximum bipartite matching)."""
+    owner: dict[int, int] = {}  # actual index -> expected index
+
+    def claim(wanted: int, seen: set[int]) -> bool:
+        for index, call in enumerate(actual):
+            if index not in seen and expected[wanted].matches(call):
+                seen.add(index)
+                if index not in owner or claim(owner[index], seen):
+                    owner[index] = wanted
+                    return True
+        return False
+
+    return sum(claim(wanted, set()) for wanted in range(len(expected)))
+
+
+def score_trajectory(expected: list[TrajectoryExpectation], actual: list[ToolCall]) -> TrajectoryScore:
+    """Exact, in-order and any-order match, precision and recall of the `actual` calls against the `expected` ones."""
+    matched = _matched(expected, actual)
     return TrajectoryScore(
-        expected=expected,
-        actual=actual,
-        exact=expected == actual,
-        in_order=is_subsequence(expected, actual),
-        any_order=set(expected) <= set(actual),
+        expected=[_label(e) for e in expected],
+        actual=[c.name for c in actual],
+        exact=len(expected) == len(actual) and all(e.matches(c) for e, c in zip(expected, actual)),
+        in_order=_in_order(expected, actual),
+        any_order=all(any(e.matches(c) for c in actual) for e in expected),
         precision=matched / len(actual) if actual else None,
         recall=matched / len(expected) if expected else None,
     )
@@ -150,15 +187,15 @@ def _scenario_runs(results: Iterable[TurnResult]) -> dict[tuple[str, str, int], 
     return {key: sorted(turns, key=lambda t: t.turn) for key, turns in grouped.items()}
 
 
-def _agent_trajectory(turns: list[TurnResult], agent: str) -> tuple[list[str], list[str]]:
+def _agent_trajectory(turns: list[TurnResult], agent: str) -> tuple[list[TrajectoryExpectation], list[ToolCall]]:
     """Expected and actual calls of one agent over the turns whose steps name it."""
-    expected: list[str] = []
-    actual: list[str] = []
+    expected: list[TrajectoryExpectation] = []
+    actual: list[ToolCall] = []
     for turn in turns:
         own = [e for e in turn.expected_trajectory if e.agent == agent]
         if own:
             expected += expected_calls(own)
-            actual += [c.name for c in turn.tool_calls if c.agent == agent]
+            actual += [c for c in turn.tool_calls if c.agent == agent]
     return expected, actual
 
 
@@ -168,10 +205,10 @@ def run_trajectories(run_id: str, results: Iterable[TurnResult]) -> RunTrajector
     per_agent: dict[str, list[TrajectoryScore]] = defaultdict(list)
     for (feature, conversation_id, repeat), turns in sorted(_scenario_runs(results).items()):
         checked = [t for t in turns if t.turn > 0 and t.expected_trajectory and t.verdict != Verdict.ERROR]
-        expected = [tool for t in checked for tool in expected_calls(t.expected_trajectory)]
+        expected = [call for t in checked for call in expected_calls(t.expected_trajectory)]
         if not expected:
             continue
-        actual = [c.name for t in checked for c in t.tool_calls]
+        actual = [c for t in checked for c in t.tool_calls]
         scored.append(ScenarioTrajectory(
             feature=feature, conversation_id=conversation_id, scenario=turns[0].scenario, repeat=repeat,
             score=score_trajectory(expected, actual),
