@@ -8,7 +8,9 @@ Each kind has one step phrase (a regular expression behave, the reader and the w
     Then the agent should call "update_seat" with "confirmation_number" equal to "ABC123" and "new_seat" equal to "12A"
     Then the agent should call "search_flights" with "destination" containing "Oslo"
     Then the agent should not call "cancel_booking"
+    Then the agent should call "lookup_booking" at most 2 times
     Then the agent should call the tools "lookup_booking, cancel_booking" in order
+    Then the agent should call exactly the tools "lookup_booking, cancel_booking" in order
     Then the assistant should hand over to "booking"
     Then the agent "triage" should refuse to call "cancel_booking"
     Then the assistant should refuse
@@ -26,7 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.answer_checks import declines
 
-ExpectationKind = Literal["calls", "not_calls", "order", "handoff", "refuses_tool", "refuses"]
+ExpectationKind = Literal["calls", "not_calls", "count", "order", "sequence", "handoff", "refuses_tool", "refuses"]
+Bound = Literal["at least", "at most", "exactly"]
 
 _NAME = r'"(?P<{0}>[^"]+)"'
 _AGENT = r'(?: "(?P<agent>[^"]+)")?'
@@ -39,7 +42,11 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         rf"^the agent{_AGENT} should call {_NAME.format('tool')}(?: with (?P<arguments>{_CONDITION}(?: and {_CONDITION})*))?$"
     ),
     "not_calls": re.compile(rf"^the agent{_AGENT} should not call {_NAME.format('tool')}$"),
+    "count": re.compile(
+        rf"^the agent{_AGENT} should call {_NAME.format('tool')} (?P<bound>at least|at most|exactly) (?P<count>\d+) times?$"
+    ),
     "order": re.compile(rf'^the agent{_AGENT} should call the tools "(?P<tools>[^"]+)" in order$'),
+    "sequence": re.compile(rf'^the agent{_AGENT} should call exactly the tools "(?P<tools>[^"]+)" in order$'),
     "handoff": re.compile(rf"^the (?:assistant|agent{_AGENT}) should hand over to {_NAME.format('target')}$"),
     "refuses_tool": re.compile(rf"^the agent{_AGENT} should refuse to call {_NAME.format('tool')}$"),
     "refuses": re.compile(r"^the assistant should refuse$"),
@@ -106,7 +113,9 @@ class TrajectoryExpectation(BaseModel):
     arguments: list[ArgumentMatch] = Field(
         default_factory=list, description="calls: conditions that one call of the tool meets together."
     )
-    tools: list[str] = Field(default_factory=list, description="order: tools that should be called in this order.")
+    bound: Bound | None = Field(default=None, description="count: how the number of calls compares with `count`.")
+    count: int = Field(default=0, ge=0, description="count: the number of calls of the tool.")
+    tools: list[str] = Field(default_factory=list, description="order, sequence: tools that should be called in this order.")
     target: str = Field(default="", description="handoff: the agent the conversation should be handed over to.")
 
     @model_validator(mode="before")
@@ -128,8 +137,11 @@ class TrajectoryExpectation(BaseModel):
             return f'the agent{agent} should call "{self.tool}"{condition}'
         if self.kind == "not_calls":
             return f'the agent{agent} should not call "{self.tool}"'
-        if self.kind == "order":
-            return f'the agent{agent} should call the tools "{", ".join(self.tools)}" in order'
+        if self.kind == "count":
+            return f'the agent{agent} should call "{self.tool}" {self.bound} {self.count} time{"" if self.count == 1 else "s"}'
+        if self.kind in ("order", "sequence"):
+            exactly = "exactly " if self.kind == "sequence" else ""
+            return f'the agent{agent} should call {exactly}the tools "{", ".join(self.tools)}" in order'
         if self.kind == "handoff":
             who = f"agent{agent}" if self.agent else "assistant"
             return f'the {who} should hand over to "{self.target}"'
@@ -203,10 +215,19 @@ def check_expectation(expectation: TrajectoryExpectation, trace: Trace) -> str |
     if e.kind == "not_calls":
         calls = [c for c in by_agent if c.name == e.tool]
         return f"expected no call of {e.tool!r}; actual: {actual}" if calls else None
+    if e.kind == "count":
+        made = sum(c.name == e.tool for c in by_agent)
+        fits = {"at least": made >= e.count, "at most": made <= e.count, "exactly": made == e.count}[e.bound or "exactly"]
+        by = f" by {e.agent!r}" if e.agent else ""
+        return None if fits else f"expected {e.tool!r} called {e.bound} {e.count} time(s){by}, not {made}; actual: {actual}"
     if e.kind == "order":
         if is_subsequence(e.tools, [c.name for c in by_agent]):
             return None
         return f"expected the tools {', '.join(e.tools)} in this order; actual: {actual}"
+    if e.kind == "sequence":
+        if [c.name for c in by_agent] == e.tools:
+            return None
+        return f"expected exactly the tools {', '.join(e.tools)} in this order, and no other call; actual: {actual}"
     if e.kind == "handoff":
         if any(h.target == e.target and (e.agent is None or h.source == e.agent) for h in trace.handoffs):
             return None

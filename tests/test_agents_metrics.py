@@ -142,3 +142,8 @@ def test_run_trajectories_overall_and_per_agent() -> None:
     (booking,) = metrics.agents
     assert (booking.key, booking.exact, booking.in_order, booking.any_order, booking.precision) == ("booking", 0.5, 0.5, 1.0, 1.0)
     assert run_trajectories("r", [records[2]]) is None
+
+
+def test_an_exact_sequence_step_gives_the_expected_calls_and_a_count_step_none() -> None:
+    steps = ['the agent should call exactly the tools "lookup, cancel" in order', 'the agent should call "lookup" at most 1 time']
+    assert [e.tool for e in expected_calls([parse_expectation(s) for s in steps])] == ["lookup", "cancel"]  # type: ignore[misc]

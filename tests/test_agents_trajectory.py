@@ -61,6 +61,14 @@ TRACE = Trace(
         ('the agent "booking" should refuse to call "refund"', False),
         ('the agent should refuse to call "cancel_booking"', False),
         ("the assistant should refuse", False),  # a blocked call, then the booking cancelled: no refusal
+        ('the agent should call "lookup_booking" at least 1 time', True),
+        ('the agent should call "lookup_booking" at most 0 times', False),
+        ('the agent "booking" should call "cancel_booking" exactly 1 time', True),
+        ('the agent should call "cancel_booking" exactly 2 times', False),
+        ('the agent "triage" should call "cancel_booking" at most 0 times', True),
+        ('the agent should call exactly the tools "lookup_booking, cancel_booking" in order', True),
+        ('the agent "booking" should call exactly the tools "cancel_booking" in order', True),
+        ('the agent should call exactly the tools "cancel_booking" in order', False),
     ],
 )
 def test_each_step_is_checked_on_the_trace(step: str, passes: bool) -> None:
@@ -164,23 +172,28 @@ _names = st.text(alphabet=st.characters(blacklist_characters='",', blacklist_cat
 
 
 @given(
-    kind=st.sampled_from(["calls", "not_calls", "order", "handoff", "refuses_tool", "refuses"]),
+    kind=st.sampled_from(["calls", "not_calls", "count", "order", "sequence", "handoff", "refuses_tool", "refuses"]),
     agent=st.none() | _names,
     tool=_names,
     argument=st.none() | _names,
     value=_names,
     tools=st.lists(_names, min_size=1, max_size=4),
+    count=st.integers(min_value=0, max_value=12),
 )
-def test_rendered_steps_parse_back(kind: str, agent: str | None, tool: str, argument: str | None, value: str, tools: list[str]) -> None:
+def test_rendered_steps_parse_back(
+    kind: str, agent: str | None, tool: str, argument: str | None, value: str, tools: list[str], count: int
+) -> None:
     fields: dict = {"kind": kind}
-    if kind in ("calls", "not_calls", "refuses_tool", "handoff", "order"):
+    if kind in ("calls", "not_calls", "count", "refuses_tool", "handoff", "order", "sequence"):
         fields["agent"] = agent
-    if kind in ("calls", "not_calls", "refuses_tool"):
+    if kind in ("calls", "not_calls", "count", "refuses_tool"):
         fields["tool"] = tool
+    if kind == "count":
+        fields.update(bound="at most", count=count)
     if kind == "calls" and argument:
         fields["arguments"] = [{"name": argument, "relation": "containing", "value": value},
                                {"name": argument, "relation": "equal to", "value": value}]
-    if kind == "order":
+    if kind in ("order", "sequence"):
         fields["tools"] = tools
     if kind == "handoff":
         fields["target"] = tool

@@ -1,8 +1,8 @@
 """Trajectory metrics of a run: how the tool calls compare with the expected trajectory, and pass^k.
 
-Expected trajectory of a turn: the tools its `in order` step lists, then the calls of its `should
-call` steps (a step's argument conditions go to the first listed call of its tool without any, else
-it is a call of its own). A scenario run's trajectories are its turns' trajectories joined in turn
+Expected trajectory of a turn: the tools its longest `in order` step lists (`exactly` or not), then
+the calls of its `should call` steps (a step's argument conditions go to the first listed call of
+its tool without any, else it is a call of its own). A scenario run's trajectories are its turns' trajectories joined in turn
 order, over the turns that have trajectory steps. An actual call matches an expected one when it is
 of that tool and its arguments meet the expected call's conditions. Against the actual tool calls:
 
@@ -106,7 +106,7 @@ class RunReliability(_Frozen):
 def expected_calls(expectations: Iterable[TrajectoryExpectation]) -> list[TrajectoryExpectation]:
     """The expected calls of a turn, in order, each a `calls` expectation (see the module docstring)."""
     chosen = list(expectations)
-    ordered = max((e for e in chosen if e.kind == "order"), key=lambda e: len(e.tools), default=None)
+    ordered = max((e for e in chosen if e.kind in ("order", "sequence")), key=lambda e: len(e.tools), default=None)
     sequence = [TrajectoryExpectation(kind="calls", tool=tool) for tool in (ordered.tools if ordered else [])]
     for expectation in (e for e in chosen if e.kind == "calls"):
         bare = next((i for i, c in enumerate(sequence) if c.tool == expectation.tool and not c.arguments), None)
