@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class ToolCall(BaseModel):
@@ -13,9 +14,23 @@ class ToolCall(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(min_length=1)
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] = Field(default_factory=dict, description="The arguments: an object, or JSON text of one (OpenAI's form).")
     result: str = Field(default="", description="What the tool returned, shortened.")
     agent: str | None = Field(default=None, description="The agent that made the call, when the assistant says.")
+
+    @field_validator("arguments", mode="before")
+    @classmethod
+    def _json_text(cls, value: Any) -> Any:
+        """OpenAI's tool calls give the arguments as JSON text (`"{\"reference\": \"ABC123\"}"`); read it as the object it holds."""
+        if not isinstance(value, str):
+            return value
+        try:
+            parsed = json.loads(value or "{}")
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"arguments given as text must be a JSON object ({exc.msg}): {value[:100]!r}") from exc
+        if not isinstance(parsed, dict):
+            raise ValueError(f"arguments given as text must be a JSON object, not {type(parsed).__name__}: {value[:100]!r}")
+        return parsed
 
 
 class Handoff(BaseModel):

@@ -111,3 +111,15 @@ def test_http_adapter_accepts_an_empty_answer_with_a_trace(serve) -> None:  # no
     settings = AssistantSettings(kind="http", url=bare.url, response_path="reply.text")
     with pytest.raises(AssistantReplyError, match="answer is empty and it reports no tool call"):
         HttpJsonAssistant.from_settings("bot", settings, timeout=5).respond(QUESTION)
+
+
+def test_openai_native_string_arguments_are_read_as_their_object(serve) -> None:  # noqa: F811
+    native = {"tool_calls": [{"name": "cancel_booking", "arguments": '{"reference": "ABC123", "passenger": {"name": "Ana"}}'}]}
+    server = serve(lambda path, body, headers: (200, {"reply": {"text": "Cancelled.", "trace": native}}))
+    settings = AssistantSettings(kind="http", url=server.url, response_path="reply.text", trace_path="reply.trace")
+    reply = HttpJsonAssistant.from_settings("bot", settings, timeout=5).respond(QUESTION)
+    assert reply.tool_calls[0].arguments == {"reference": "ABC123", "passenger": {"name": "Ana"}}
+    bad = serve(lambda path, body, headers: (200, {"reply": {"text": "x", "trace": {"tool_calls": [{"name": "t", "arguments": "[1]"}]}}}))
+    settings = AssistantSettings(kind="http", url=bad.url, response_path="reply.text", trace_path="reply.trace")
+    with pytest.raises(AssistantReplyError, match="tool_calls.0.arguments: Value error, arguments given as text must be a JSON object, not list"):
+        HttpJsonAssistant.from_settings("bot", settings, timeout=5).respond(QUESTION)
