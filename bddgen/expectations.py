@@ -7,6 +7,7 @@ Each kind has one step phrase (a regular expression behave, the reader and the w
     Then the agent "booking" should call "cancel_booking" with "booking_id" equal to "ABC123"
     Then the agent should call "update_seat" with "confirmation_number" equal to "ABC123" and "new_seat" equal to "12A"
     Then the agent should call "search_flights" with "destination" containing "Oslo"
+    Then the agent should call "book" with "passenger.name" matching "^Ana\b"
     Then the agent should not call "cancel_booking"
     Then the agent should call "lookup_booking" at most 2 times
     Then the agent should call the tools "lookup_booking, cancel_booking" in order
@@ -33,7 +34,7 @@ Bound = Literal["at least", "at most", "exactly"]
 
 _NAME = r'"(?P<{0}>[^"]+)"'
 _AGENT = r'(?: "(?P<agent>[^"]+)")?'
-_RELATION = r"equal to|containing"
+_RELATION = r"equal to|containing|matching"
 _CONDITION = rf'"[^"]+" (?:{_RELATION}) ".*?"'
 CONDITION = re.compile(rf'"(?P<name>[^"]+)" (?P<relation>{_RELATION}) "(?P<value>.*?)"(?=(?: and {_CONDITION})*$)')
 """One argument condition of a `should call ... with` step."""
@@ -53,17 +54,27 @@ PATTERNS: dict[str, re.Pattern[str]] = {
 }
 """One anchored regex per expectation kind; behave registers the same patterns."""
 
-Relation = Literal["equal to", "containing"]
+Relation = Literal["equal to", "containing", "matching"]
 
 
 class ArgumentMatch(BaseModel):
-    """One condition on an argument of a call: `"new_seat" equal to "12A"`."""
+    """One condition on an argument of a call: `"new_seat" equal to "12A"`; a dotted name reaches into nested
+    arguments (`"passenger.name"`, `"segments.0.origin"`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(min_length=1, description="The argument.")
+    name: str = Field(min_length=1, description="The argument, or a dotted path into it.")
     relation: Relation
-    value: str = Field(description="What the argument should equal or contain.")
+    value: str = Field(description="What the argument should equal or contain, or the regular expression it should match.")
+
+    @model_validator(mode="after")
+    def _pattern(self) -> ArgumentMatch:
+        if self.relation == "matching":
+            try:
+                re.compile(self.value)
+            except re.error as exc:
+                raise ValueError(f"{self.value!r} is not a regular expression ({exc}); escape its special characters") from exc
+        return self
 
     @property
     def text(self) -> str:
@@ -72,10 +83,27 @@ class ArgumentMatch(BaseModel):
 
     def holds(self, arguments: dict[str, Any]) -> bool:
         """Whether a call's arguments meet the condition, comparing values (not their JSON text)."""
-        if self.name not in arguments:
+        found, actual = _argument(arguments, self.name)
+        if not found:
             return False
-        actual = arguments[self.name]
+        if self.relation == "matching":
+            return re.search(self.value, actual if isinstance(actual, str) else json.dumps(actual, ensure_ascii=False)) is not None
         return _equal(actual, self.value) if self.relation == "equal to" else _contains(actual, self.value)
+
+
+def _argument(arguments: dict[str, Any], name: str) -> tuple[bool, Any]:
+    """Whether the arguments have `name` (itself, else a dotted path through objects and list indices), and its value."""
+    if name in arguments:
+        return True, arguments[name]
+    value: Any = arguments
+    for part in name.split("."):
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return False, None
+    return True, value
 
 
 def _same_text(actual: str, expected: str) -> bool:

@@ -150,12 +150,25 @@ def test_one_call_must_meet_every_argument_condition_together(conditions: str, p
         ('"bags" containing "2"', True),
         ('"priority" equal to "true"', True),
         ('"priority" equal to "yes"', False),
+        ('"passenger.name" equal to "ana lima"', True),  # a dotted path into nested arguments
+        ('"seats.1" equal to "12B"', True),
+        ('"seats.2" equal to "12B"', False),
+        ('"passenger.age" equal to "30"', False),
+        ('"passenger.name" matching "^Ana [A-Z]"', True),
+        ('"seats" matching "12[AB]"', True),
+        ('"bags" matching "^[0-9]$"', True),
+        ('"passenger.name" matching "^Lima"', False),
     ],
 )
 def test_arguments_are_compared_as_values_not_as_json_text(condition: str, passes: bool) -> None:
     call = ToolCall(name="book", arguments={"passenger": {"name": "Ana Lima"}, "seats": ["12A", "12B"], "bags": 2, "priority": True})
     why = check_expectation(parse_expectation(f'the agent should call "book" with {condition}'), Trace(tool_calls=[call]))  # type: ignore[arg-type]
     assert (why is None) == passes, why
+
+
+def test_a_bad_regular_expression_is_refused_with_the_fix() -> None:
+    with pytest.raises(ValueError, match=r"'12\[A' is not a regular expression .*escape its special characters"):
+        parse_expectation('the agent should call "book" with "seat" matching "12[A"')
 
 
 def test_a_step_written_with_one_argument_before_reads_as_one_condition() -> None:
