@@ -94,14 +94,22 @@ class LMSettings(_Section):
     )
     timeout: float = Field(default=300.0, gt=0, description="Seconds per request.")
     max_retries: int = Field(default=2, ge=0, description="Extra attempts when output fails its JSON Schema.")
+    transient_retries: int = Field(
+        default=3, ge=0,
+        description="OpenAI-compatible: extra attempts after a 429, 408, 409 or 5xx reply, a timeout or a lost connection, "
+        "after the server's Retry-After (every job waits it out) or else 1, 2, 4 ... s (at most 30).",
+    )
+    requests_per_minute: float = Field(
+        default=0.0, ge=0, description="OpenAI-compatible: most requests started per minute, over every job (0 = no limit)."
+    )
     context_size: int = Field(default=8192, ge=512, description="Embedded: context window in tokens.")
     threads: int = Field(default=0, ge=0, description="Embedded: CPU threads (0 = all cores).")
     parallel: int = Field(
-        default=1,
-        ge=1,
+        default=0,
+        ge=0,
         le=16,
         description="Embedded: slots, i.e. calls decoded together as one batch when made at the same time "
-        "(e.g. [run] jobs > 1); each slot holds context_size tokens.",
+        "(jobs > 1); 0 = as many as the most jobs of [generate], [implement] and [run] (at most 16); each slot holds context_size tokens.",
     )
     ngram_lookup: bool = Field(
         default=False,
@@ -156,6 +164,12 @@ class GenerateSettings(_Section):
     """`bddgen generate`: writing candidate specs."""
 
     m: int = Field(default=300, ge=1, description="Candidate specs to write.")
+    jobs: int = Field(default=1, ge=1, description="Candidates drafted at once (threads), at most `window`; the candidates are the same for any number.")
+    window: int = Field(
+        default=32, ge=1,
+        description="Drafts under way at once at most: a candidate is drafted seeing the titles accepted before the `window` drafts "
+        "before it, and checked against all of them when it is kept (1 = each sees every title before it).",
+    )
     focuses: list[str] = Field(
         default_factory=lambda: [
             "factual lookup",
@@ -271,6 +285,10 @@ class ImplementSettings(_Section):
     """`bddgen implement`: document chains and conversations per spec."""
 
     n: int = Field(default=10, ge=1, description="Conversations per spec.")
+    jobs: int = Field(
+        default=1, ge=1,
+        description="Conversations written at once (threads), over all specs; each one's turns stay in order, and the files are the same for any number.",
+    )
     turns: int = Field(default=7, ge=3, description="Turns per conversation (L).")
     chain_length: int = Field(default=5, ge=1, description="Documents per chain (d).")
     top_k_per_type: int = Field(default=8, ge=1, description="Documents retrieved per kind (text, table, policy) for a spec.")

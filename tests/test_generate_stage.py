@@ -75,7 +75,7 @@ def test_keywords_are_stripped_from_spec_lines(corpus: Corpus, tmp_path: Path) -
 
 def test_each_prompt_shows_the_focus_the_material_and_the_titles_already_written(corpus: Corpus, tmp_path: Path) -> None:
     lm, scripted = _lm()
-    result = _generate(corpus, lm, tmp_path / "candidates.json", m=3)
+    result = _generate(corpus, lm, tmp_path / "candidates.json", m=3, window=1)  # each draft sees every title before it
 
     prompts = [r.messages[-1].content for r in scripted.requests]
     assert "## Focus\nfactual lookup" in prompts[0] and "## Focus\ncomparison" in prompts[2]
@@ -130,7 +130,7 @@ BAGS = {"title": "Baggage allowance", "given": ["the user has a bag"], "when": [
 def test_bad_drafts_are_counted_by_reason_and_regenerated(corpus: Corpus, tmp_path: Path, bad_reply: object, reason: str) -> None:
     first = drafts_following_prompts()
     lm, scripted = _lm(first, (lambda request: draft_following_prompt(scripted.requests[0], 0)) if reason == "repeated title" else bad_reply)
-    result = _generate(corpus, lm, tmp_path / "candidates.json", m=2, focuses=["policy compliance"])
+    result = _generate(corpus, lm, tmp_path / "candidates.json", m=2, focuses=["policy compliance"], window=1)
 
     assert result.rejections == {reason: 1}
     assert len(result.candidates) == 2

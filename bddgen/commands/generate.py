@@ -13,13 +13,16 @@ from bddgen.project_lock import acquire_project_lock
 
 @click.command()
 @click.option("--m", "m", type=click.IntRange(min=1), default=None, help="Candidates to write [default: [generate] m, 300].")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Candidates drafted at once [default: [generate] jobs, 1].")
 @click.option("--restart", is_flag=True, help="Discard the candidates already written and start over.")
-def generate(m: int | None, restart: bool) -> None:
+def generate(m: int | None, jobs: int | None, restart: bool) -> None:
     """Write m candidate specs from the system description and a summary of the corpus.
 
-    An interrupted run resumes: run the same command again and it continues up to m.
+    An interrupted run resumes: run the same command again and it continues up to m. With
+    --jobs N, N drafts are written at once; the candidates are the same as with one.
     """
-    project = Project.discover(overrides={"generate": {"m": m}} if m else None)
+    section = {key: value for key, value in (("m", m), ("jobs", jobs)) if value is not None}
+    project = Project.discover(overrides={"generate": section} if section else None)
     acquire_project_lock(project, "generate")
     out = project.candidates_file
     if restart:

@@ -16,8 +16,8 @@ from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
 
 
-def _overrides(n: int | None, turns: int | None, chain_length: int | None, seed: int | None) -> dict[str, Any]:
-    section = {key: value for key, value in (("n", n), ("turns", turns), ("chain_length", chain_length)) if value is not None}
+def _overrides(n: int | None, turns: int | None, chain_length: int | None, jobs: int | None, seed: int | None) -> dict[str, Any]:
+    section = {key: value for key, value in (("n", n), ("turns", turns), ("chain_length", chain_length), ("jobs", jobs)) if value is not None}
     overrides: dict[str, Any] = {"implement": section} if section else {}
     if seed is not None:
         overrides["seed"] = seed
@@ -29,16 +29,20 @@ def _overrides(n: int | None, turns: int | None, chain_length: int | None, seed:
 @click.option("--n", "n", type=click.IntRange(min=1), default=None, help="Conversations per spec [default: [implement] n, 10].")
 @click.option("--turns", type=click.IntRange(min=3), default=None, help="Turns per conversation, L [default: [implement] turns, 7].")
 @click.option("--chain-length", type=click.IntRange(min=1), default=None, help="Documents per chain, d [default: [implement] chain_length, 5].")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Conversations written at once [default: [implement] jobs, 1].")
 @click.option("--redo", is_flag=True, help="Replace conversations that are not @locked.")
 @click.option("--seed", type=int, default=None, help="Seed of chain order and tie-breaking [default: seed, 0].")
-def implement(features: tuple[Path, ...], n: int | None, turns: int | None, chain_length: int | None, redo: bool, seed: int | None) -> None:
+def implement(
+    features: tuple[Path, ...], n: int | None, turns: int | None, chain_length: int | None, jobs: int | None, redo: bool, seed: int | None
+) -> None:
     """Turn each spec (FEATURE files or folders; default: the features folder) into conversations.
 
     Specs that already have conversations are skipped unless --redo, or their last run was
     interrupted (it continues). Each conversation is written as soon as it is verified;
-    provenance goes to <stem>.provenance.json next to each .feature file.
+    provenance goes to <stem>.provenance.json next to each .feature file. With --jobs N, N
+    conversations are written at once; the files are the same as with one.
     """
-    project = Project.discover(overrides=_overrides(n, turns, chain_length, seed))
+    project = Project.discover(overrides=_overrides(n, turns, chain_length, jobs, seed))
     acquire_project_lock(project, "implement")
     with progress_bar("implementing") as on_progress:
         report = stages.implement(Models(project), list(features), redo=redo, on_progress=on_progress)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Sequence
+from typing import AbstractSet, Sequence
 
 import numpy as np
 
@@ -92,7 +92,7 @@ def _has_words(outer: str, inner: str) -> bool:
 
 
 def check_text(
-    draft: CleanDraft, titles: set[str], assistant: str, focuses: set[str], names: Sequence[str] = ()
+    draft: CleanDraft, titles: AbstractSet[str], assistant: str, focuses: set[str], names: Sequence[str] = ()
 ) -> Rejection | None:
     """The first failed text check (parts, placeholders, first person, should, title, vague ask), or None.
 

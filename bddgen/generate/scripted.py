@@ -58,3 +58,9 @@ def drafts_following_prompts() -> Callable[[LMRequest], dict[str, object]]:
     """A reply function for the `write_spec` task that numbers its drafts 0, 1, 2, ..."""
     counter = itertools.count()
     return lambda request: draft_following_prompt(request, next(counter))
+
+
+def draft_by_prompt(request: LMRequest) -> dict[str, object]:
+    """The draft for the prompt, numbered by its hash: the same reply to the same prompt in whatever order calls come
+    (drafts written by concurrent jobs)."""
+    return draft_following_prompt(request, int(request.prompt_hash(), 16) % 1000)

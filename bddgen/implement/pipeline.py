@@ -1,5 +1,6 @@
 """The implement stage: spec → retrieved documents → graph → chains → conversations → verified
-scenarios in the spec's .feature file, each written as soon as it is done."""
+scenarios in the spec's .feature file, `[implement] jobs` conversations at a time, each written as soon
+as it and the ones before it are done."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ from bddgen.implement.subject import spec_subject, start_documents
 from bddgen.implement.turns import ConversationWriter, WriterContext
 from bddgen.implement.unanswerable import entity_kind
 from bddgen.lm.client import LanguageModel
+from bddgen.lm.jobs import InOrder
 from bddgen.models import Corpus
 from bddgen.ner.base import EntityRecognizer
 from bddgen.retrieval.base import Retriever
@@ -52,12 +54,13 @@ CHAINS_PER_CONVERSATION = 2  # chains tried per wanted conversation, so dropped 
 
 @dataclass(frozen=True)
 class ProgressEvent:
-    """Sent after every chain tried."""
+    """Sent as each spec is prepared, after every chain tried, and while conversations are under way: `done` of
+    `total` conversations are in the files (over every spec), the last news was `message` about `feature`."""
 
     feature: str
-    written: int
-    target: int
     message: str
+    done: int
+    total: int
 
 
 class FeatureReport(BaseModel):
@@ -121,12 +124,66 @@ def implement_feature(
     entity_cache: EntityCache | None = None,
     on_progress: Callable[[ProgressEvent], None] | None = None,
 ) -> ImplementReport:
-    """Add up to `settings.n` verified conversations to the spec in `path`.
+    """`implement_features` of one file."""
+    return implement_features([path], corpus, lm, recognizer, retriever, settings, seed, redo=redo, entity_cache=entity_cache, on_progress=on_progress)
+
+
+def implement_features(
+    paths: Sequence[Path],
+    corpus: Corpus,
+    lm: LanguageModel,
+    recognizer: EntityRecognizer,
+    retriever: Retriever,
+    settings: ImplementSettings,
+    seed: int,
+    *,
+    redo: bool = False,
+    entity_cache: EntityCache | None = None,
+    on_progress: Callable[[ProgressEvent], None] | None = None,
+) -> ImplementReport:
+    """Add up to `settings.n` verified conversations to the spec in each of `paths`.
 
     A spec that already has conversations is skipped unless its last run did not finish (then it
-    continues) or `redo` (non-locked conversations are replaced). Each conversation is written to
-    the .feature file and its provenance sidecar as soon as it is verified.
+    continues) or `redo` (non-locked conversations are replaced). Each spec's chains are found first, in
+    order; then its conversations are written `settings.jobs` at a time over all specs, each chain with a
+    seed of its own place, and kept in chain order: each is written to the .feature file and its
+    provenance sidecar as soon as it and the chains before it are done, so the files do not depend on
+    the number of jobs and an interrupted run continues from them.
     """
+    cache = entity_cache or EntityCache(recognizer)
+    reports: list[FeatureReport] = []
+    total = settings.n * len(paths)
+
+    def progress(feature: Path | str, message: str) -> None:
+        if on_progress is not None:
+            done = sum(min(r.target, r.existing + r.written) for r in reports)
+            on_progress(ProgressEvent(str(feature), message, done, total))
+
+    specs: list[_SpecRun] = []
+    for path in paths:
+        progress(path, "finding document chains")
+        prepared = _prepare(path, corpus, lm, recognizer, retriever, settings, seed, redo, cache)
+        if isinstance(prepared, _SpecRun):
+            specs.append(prepared)
+        reports.append(prepared.report if isinstance(prepared, _SpecRun) else prepared)
+    _write_conversations(specs, settings.jobs, progress)
+    for spec in specs:
+        spec.finish(settings.n)
+    return ImplementReport(features=reports)
+
+
+def _prepare(
+    path: Path,
+    corpus: Corpus,
+    lm: LanguageModel,
+    recognizer: EntityRecognizer,
+    retriever: Retriever,
+    settings: ImplementSettings,
+    seed: int,
+    redo: bool,
+    entity_cache: EntityCache,
+) -> _SpecRun | FeatureReport:
+    """The spec in `path` ready for its conversations, or its report when it has nothing to write."""
     doc = read_feature(path)
     sidecar = provenance_path(path)
     provenance = read_provenance(sidecar)
@@ -138,18 +195,16 @@ def implement_feature(
         old = provenance.conversations if provenance else []
         provenance = FeatureProvenance(spec_id=doc.spec.id, feature=path.name, conversations=[c for c in old if c.conversation_id in kept])
     elif doc.conversations and (provenance is None or provenance.finished):
-        report = FeatureReport(
+        return FeatureReport(
             feature=str(path), spec_id=doc.spec.id, status="skipped", existing=len(doc.conversations), target=settings.n,
             notes=[f"already has {len(doc.conversations)} conversation(s); --redo replaces those not @locked"],
         )
-        return ImplementReport(features=[report])
     provenance = provenance or FeatureProvenance(spec_id=doc.spec.id, feature=path.name)
     report = FeatureReport(feature=str(path), spec_id=doc.spec.id, status="unfinished", existing=len(doc.conversations), target=settings.n, provenance=str(sidecar))
-    _implement(path, doc, provenance, report, corpus, lm, recognizer, retriever, settings, seed, entity_cache or EntityCache(recognizer), on_progress)
-    return ImplementReport(features=[report])
+    return _plan(path, doc, provenance, report, corpus, lm, recognizer, retriever, settings, seed, entity_cache)
 
 
-def _implement(
+def _plan(
     path: Path,
     doc: FeatureDocument,
     provenance: FeatureProvenance,
@@ -161,23 +216,22 @@ def _implement(
     settings: ImplementSettings,
     seed: int,
     entity_cache: EntityCache,
-    on_progress: Callable[[ProgressEvent], None] | None,
-) -> None:
+) -> _SpecRun | FeatureReport:
+    """Retrieve the spec's documents, link them and rank their chains; its report (finished) when there is nothing to write."""
     sidecar = provenance_path(path)
     needed = settings.n - len(doc.conversations)
     length = min(settings.chain_length, chain_length_for_turns(settings.turns))
     provenance.finished, provenance.requested, provenance.chain_length = False, settings.n, length
-    if needed <= 0:
-        provenance.finished, report.status = True, "implemented"
-        write_provenance(sidecar, provenance)
-        return
-    write_provenance(sidecar, provenance)  # marks the run as under way, so an interrupted run continues
     notes = report.notes
     if length < settings.chain_length:
         notes.append(
             f"{settings.turns} turns fit chains of {length} documents (each move takes a PRE-FILLER and a FILLER turn); "
             f"--turns {2 * settings.chain_length + 1} uses chains of {settings.chain_length}"
         )
+    if needed <= 0:  # an interrupted run had written them all
+        _finish(sidecar, provenance, report, failed=False)
+        return report
+    write_provenance(sidecar, provenance)  # marks the run as under way, so an interrupted run continues
     sources = retrieve_sources(doc.spec, corpus, retriever, settings.top_k_per_type)
     subject = spec_subject(doc.spec, corpus, retriever, ranked=sources.overall) if settings.start_from_subject else None
     if subject is not None and subject.ungroundable:
@@ -187,7 +241,7 @@ def _implement(
         )
         report.ungroundable = True
         _finish(sidecar, provenance, report, failed=False)
-        return
+        return report
     known = corpus.by_id()
     starts = start_documents(subject, doc.spec, known) if subject is not None else []
     if subject is not None:
@@ -198,7 +252,7 @@ def _implement(
     if not texts and not tables:
         notes.append("the retriever found no text or table document for this spec; nothing to ground a conversation in")
         _finish(sidecar, provenance, report, failed=False)
-        return
+        return report
     entities = entity_cache.entities([t.as_text() for t in texts])
     graph = build_document_graph(texts, tables, {t.id: e for t, e in zip(texts, entities)})
     search = find_chains(
@@ -213,7 +267,7 @@ def _implement(
         names=subject.about if subject is not None else None,
     )
     notes += [n for n in [shortfall_note(search, chains)] if n]
-    stage = WriterContext(
+    context = WriterContext(
         spec=doc.spec, documents=known, texts=DocumentTexts(known), lm=lm, recognizer=recognizer, retriever=retriever,
         focus=frozenset(content_words(doc.spec.as_text())), attempts=settings.turn_attempts, alternatives=settings.turn_evidence,
         min_turns=settings.min_turns, seed=seed, avoid=review.rejected_evidence() if review else {}, system_name=corpus.system.name,
@@ -222,58 +276,89 @@ def _implement(
     )
     if not doc.conversations:  # a spec's first conversations are written in the corpus language
         doc.language = writing_language(corpus.language)
-    failed = _write_conversations(path, doc, provenance, report, chains, stage, settings, on_progress)
-    if report.written < needed and not failed:
-        notes.append(f"{len(doc.conversations)} of {settings.n} conversations: no untried chain left")
-    _finish(sidecar, provenance, report, failed=failed and report.written < needed)
+    # each chain's seed is its place among the chains tried for the spec, those of earlier runs first, whatever the
+    # order conversations finish in; a run continued after an interruption gives the seeds of one that was not
+    tried = len(provenance.rejected) + len(doc.conversations)
+    return _SpecRun(path, doc, provenance, report, chains, context, settings.turns, needed, seed + tried)
 
 
-def _write_conversations(
-    path: Path,
-    doc: FeatureDocument,
-    provenance: FeatureProvenance,
-    report: FeatureReport,
-    chains: list[Chain],
-    stage: WriterContext,
-    settings: ImplementSettings,
-    on_progress: Callable[[ProgressEvent], None] | None,
-) -> bool:
-    """Try chains until enough conversations are written, writing each at once; True when an LM reply failed."""
-    sidecar = provenance_path(path)
-    needed = settings.n - len(doc.conversations)
-    failed = False
-    for chain in chains:
-        if report.written >= needed:
-            break
-        started = time.perf_counter()
-        titles = {d: stage.documents[d].title for d in chain.documents}
-        plan = plan_turns(
-            chain, settings.turns, set(stage.focus), titles, lambda name: entity_kind(name, stage.recognizer, stage.texts), declines=bool(stage.declined_rule)
-        )
-        try:
-            outcome = _conversation(plan.chain, ConversationWriter(replace(stage, seed=stage.seed + len(provenance.rejected) + report.written), plan))
-        except LMOutputError as exc:
-            failed = True
-            report.failures.append(f"chain {' > '.join(plan.chain.documents)}: {exc.reason}")
-            message = "LM reply unusable"
+@dataclass
+class _SpecRun:
+    """One spec under way: its file, provenance and report, its chains in order and the context its conversations are written in."""
+
+    path: Path
+    doc: FeatureDocument
+    provenance: FeatureProvenance
+    report: FeatureReport
+    chains: list[Chain]
+    context: WriterContext
+    turns: int
+    needed: int
+    seed: int  # of the first chain; the chain at place i has seed + i
+    started: int = 0
+    under_way: int = 0
+    failed: bool = False
+
+    def wants(self) -> bool:
+        """Whether to start its next chain: one is left, and those under way may not give the conversations still needed."""
+        return self.started < len(self.chains) and self.report.written + self.under_way < self.needed
+
+    def next(self) -> Callable[[], tuple[_SpecRun, _Outcome]]:
+        """The call that writes a conversation over its next chain (on a worker thread)."""
+        chain, context = self.chains[self.started], replace(self.context, seed=self.seed + self.started)
+        self.started += 1
+        self.under_way += 1
+        return lambda: (self, _attempt(chain, context, self.turns))
+
+    def keep(self, outcome: _Outcome) -> str:
+        """Record one conversation's outcome (in chain order) and write the files; what happened, for progress."""
+        self.under_way -= 1
+        report, provenance = self.report, self.provenance
+        if isinstance(outcome, _Failed):
+            self.failed = True
+            report.failures.append(outcome.failure)
+            return "LM reply unusable"
+        _count(provenance, report, outcome.reasons)
+        if isinstance(outcome, _Rejected):
+            provenance.rejected.append(outcome.rejected)
+            report.dropped += 1
+            message = f"dropped: {outcome.rejected.reason}"
         else:
-            _count(provenance, report, outcome.reasons)
-            if isinstance(outcome, _Rejected):
-                provenance.rejected.append(outcome.rejected)
-                report.dropped += 1
-                message = f"dropped: {outcome.rejected.reason}"
-            else:
-                doc.conversations.append(outcome.conversation)
-                write_feature(path, doc, allow_edited=True)
-                provenance.conversations.append(outcome.provenance)
-                report.written += 1
-                report.turns += len(outcome.conversation.turns)
-                report.conversation_seconds.append(round(time.perf_counter() - started, 2))
-                message = f"wrote {outcome.conversation.id}"
-            write_provenance(sidecar, provenance)
-        if on_progress is not None:
-            on_progress(ProgressEvent(feature=str(path), written=report.written, target=needed, message=message))
-    return failed
+            self.doc.conversations.append(outcome.conversation)
+            write_feature(self.path, self.doc, allow_edited=True)
+            provenance.conversations.append(outcome.provenance)
+            report.written += 1
+            report.turns += len(outcome.conversation.turns)
+            report.conversation_seconds.append(outcome.seconds)
+            message = f"wrote {outcome.conversation.id}"
+        write_provenance(provenance_path(self.path), provenance)
+        return message
+
+    def finish(self, n: int) -> None:
+        if self.report.written < self.needed and not self.failed:
+            self.report.notes.append(f"{len(self.doc.conversations)} of {n} conversations: no untried chain left")
+        _finish(provenance_path(self.path), self.provenance, self.report, failed=self.failed and self.report.written < self.needed)
+
+
+def _write_conversations(specs: list[_SpecRun], jobs: int, progress: Callable[[Path | str, str], None]) -> None:
+    """Write the specs' conversations `jobs` at a time: chains start in order (the first spec that wants one first)
+    and are kept in the order they started."""
+    news: tuple[Path | str, str] = ("", "writing conversations")
+
+    def again() -> None:  # while waiting: the LM's calls move on
+        progress(*news)
+
+    pool: InOrder[tuple[_SpecRun, _Outcome]] = InOrder(jobs, "bddgen-implement")
+    with pool:
+        while True:
+            for spec in specs:
+                while len(pool) < 2 * jobs and spec.wants():  # more than run at once, so no worker waits for the oldest
+                    pool.start(spec.next())
+            if not len(pool):
+                return
+            spec, outcome = pool.take(on_wait=again)
+            news = (spec.path, spec.keep(outcome))
+            progress(*news)
 
 
 def _finish(sidecar: Path, provenance: FeatureProvenance, report: FeatureReport, *, failed: bool) -> None:
@@ -294,12 +379,35 @@ class _Written:
     conversation: Conversation
     provenance: ConversationProvenance
     reasons: Counter[str]
+    seconds: float = 0.0
 
 
 @dataclass(frozen=True)
 class _Rejected:
     rejected: RejectedChain
     reasons: Counter[str]
+
+
+@dataclass(frozen=True)
+class _Failed:
+    failure: str  # the chain and why the LM's replies stayed unusable
+
+
+_Outcome = _Written | _Rejected | _Failed
+
+
+def _attempt(chain: Chain, context: WriterContext, turns: int) -> _Outcome:
+    """Plan and write one conversation over `chain` (on a worker thread: it writes no file)."""
+    started = time.perf_counter()
+    titles = {d: context.documents[d].title for d in chain.documents}
+    plan = plan_turns(
+        chain, turns, set(context.focus), titles, lambda name: entity_kind(name, context.recognizer, context.texts), declines=bool(context.declined_rule)
+    )
+    try:
+        outcome = _conversation(plan.chain, ConversationWriter(context, plan))
+    except LMOutputError as exc:
+        return _Failed(f"chain {' > '.join(plan.chain.documents)}: {exc.reason}")
+    return replace(outcome, seconds=round(time.perf_counter() - started, 2)) if isinstance(outcome, _Written) else outcome
 
 
 def _reasons(records: list[TurnProvenance], dropped: str) -> Counter[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -12,6 +13,7 @@ import jsonschema
 from pydantic import BaseModel, ValidationError
 
 from bddgen.errors import LMOutputError
+from bddgen.lm.activity import CallActivity
 from bddgen.lm.base import LMBackend, LMRequest, LMResponse, Message, TokenCounter, TokenUsage
 from bddgen.lm.limits import estimate_tokens, reply_token_limit
 from bddgen.lm.records import CallRecord
@@ -90,6 +92,9 @@ class LanguageModel:
         self.max_tokens = max_tokens
         self.max_retries = max_retries
         self.seed = seed
+        self.activity = CallActivity()  # calls in flight, done and failed, and the backend's latency (progress bars show it)
+        self._claimed: dict[str, threading.Event] = {}  # cache keys of requests a job is sending now
+        self._lock = threading.Lock()
 
     @property
     def model_name(self) -> str:
@@ -116,6 +121,18 @@ class LanguageModel:
         The reply is limited to `max_tokens`, or to a limit sized to `schema` (`reply_token_limit`),
         never above the configured maximum. A reply cut at the limit is counted in `truncated`; with
         a schema it is retried, like any invalid reply, within `max_retries`."""
+        with self.activity.call():
+            return self._complete(messages, schema, task, stage, temperature, max_tokens)
+
+    def _complete(
+        self,
+        messages: list[Message] | tuple[Message, ...],
+        schema: dict[str, Any] | None,
+        task: str,
+        stage: str,
+        temperature: float | None,
+        max_tokens: int | None,
+    ) -> LMResponse:
         request = LMRequest(
             messages=tuple(messages),
             schema=schema,
@@ -127,16 +144,44 @@ class LanguageModel:
         )
         key = request.cache_key(self.model_name)
         started = time.perf_counter()
-        cached = self.store.get(key) if self.store else None
+        cached = self._cached_or_claimed(key)
         if cached is not None:
             self._log(request, cached, started, cache_hit=True, retries=0, failed=False)
             return cached
+        try:
+            return self._call(request, key, started)
+        finally:
+            self._release(key)
 
+    def _cached_or_claimed(self, key: str) -> LMResponse | None:
+        """The cached reply, else None once this thread has claimed the request. A request another job is sending
+        now waits for that job's reply (as one job would find it cached), and is sent only if that job got none."""
+        if self.store is None:
+            return None
+        while (cached := self.store.get(key)) is None:
+            with self._lock:
+                other = self._claimed.get(key)
+                if other is None:
+                    self._claimed[key] = threading.Event()
+                    return None
+            other.wait()
+        return cached
+
+    def _release(self, key: str) -> None:
+        with self._lock:
+            claimed = self._claimed.pop(key, None)
+        if claimed is not None:
+            claimed.set()
+
+    def _call(self, request: LMRequest, key: str, started: float) -> LMResponse:
+        """The backend's reply, validated against the request's schema with bounded retries; cached and logged."""
+        schema = request.schema
         attempt_request = request
         usage = TokenUsage()
         truncated = 0
         for attempt in range(self.max_retries + 1):
-            response = self.backend.complete(attempt_request)
+            with self.activity.request():
+                response = self.backend.complete(attempt_request)
             usage = TokenUsage(
                 usage.prompt_tokens + response.usage.prompt_tokens,
                 usage.completion_tokens + response.usage.completion_tokens,
@@ -153,7 +198,7 @@ class LanguageModel:
             if attempt == self.max_retries:
                 failed = replace(response, usage=usage, retries=attempt, truncated=truncated)
                 self._log(request, failed, started, cache_hit=False, retries=attempt, failed=True)
-                raise LMOutputError(task=task, raw_text=response.text, reason=problem, attempts=attempt + 1)
+                raise LMOutputError(task=request.task, raw_text=response.text, reason=problem, attempts=attempt + 1)
             attempt_request = replace(
                 attempt_request,
                 messages=attempt_request.messages

@@ -149,7 +149,7 @@ class EmbeddedLM:
         options = EngineOptions(
             context_size=settings.context_size,
             threads=settings.threads,
-            parallel=settings.parallel,
+            parallel=max(settings.parallel, 1),  # 0 (as many as jobs) is resolved by the factory; alone, one slot
             ngram_lookup=settings.ngram_lookup,
             draft_model=resolve_model_path(settings.draft_model) if settings.draft_model else None,
             draft_tokens=settings.draft_tokens,

@@ -10,12 +10,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bddgen.config import LMSettings
+from bddgen.config import LMSettings, Settings
 from bddgen.errors import ConfigError
 from bddgen.lm.base import LMBackend
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.store import CallStore
 from bddgen.project import Project
+
+MOST_SLOTS = 16  # the bound of [lm] parallel
+
+
+def engine_slots(settings: Settings) -> int:
+    """`[lm] parallel = 0`: as many embedded slots as calls the stages make at once (their most jobs), at most MOST_SLOTS."""
+    return min(MOST_SLOTS, max(settings.generate.jobs, settings.implement.jobs, settings.run.jobs))
 
 
 def build_backend(settings: LMSettings, project_root: Path, where: str = "[lm]") -> LMBackend:
@@ -51,6 +58,8 @@ def build_language_model(
 ) -> LanguageModel:
     """The project's LM (or another role's, when `settings` is e.g. [judge]) with its cache and call log."""
     lm_settings = settings or project.settings.lm
+    if lm_settings.parallel == 0:
+        lm_settings = lm_settings.model_copy(update={"parallel": engine_slots(project.settings)})
     return LanguageModel(
         backend or build_backend(lm_settings, project.root, where),
         CallStore(project.ensure_state() / "lm.sqlite"),

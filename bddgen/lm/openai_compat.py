@@ -1,7 +1,8 @@
 """The OpenAI-compatible backend: OpenAI, vLLM, Ollama, llama.cpp server, any /v1/chat/completions.
 
 Transient failures (429, 408, 409, 5xx, connection errors, timeouts) are retried a bounded number
-of times with exponential backoff (or the server's Retry-After). Structured output uses
+of times with exponential backoff, or after the server's Retry-After, which every job sharing the
+backend waits out; `[lm] requests_per_minute` spaces the requests of all jobs. Structured output uses
 ``response_format = json_schema``; a server that rejects it is asked for JSON mode instead
 (remembered per instance) and `LanguageModel` still validates the reply against the schema.
 The API key is sent to the server and nowhere else: it is redacted from every error message.
@@ -22,6 +23,7 @@ from openai.types.completion_usage import CompletionUsage
 from bddgen.config import LMSettings
 from bddgen.errors import BackendUnavailableError, ConfigError
 from bddgen.lm.base import LMRequest, LMResponse, TokenUsage
+from bddgen.lm.rate_limit import RateLimit
 
 OPENAI_URL = "https://api.openai.com/v1"
 NO_KEY = "no-key-needed"  # local servers (Ollama, vLLM, llama.cpp) accept any key
@@ -98,12 +100,14 @@ class OpenAICompatibleLM:
         retries: int = 3,
         backoff: float = 1.0,
         max_backoff: float = 30.0,
+        per_minute: float = 0,
     ) -> None:
         self.model = model
         self.base_url = base_url or OPENAI_URL
         self.retries = retries
         self.backoff = backoff
         self.max_backoff = max_backoff
+        self.pace = RateLimit(per_minute)  # shared by every thread that calls this backend
         self.json_mode_only = False  # set once the server rejected response_format json_schema
         self._secret = api_key if api_key != NO_KEY else ""
         self._client = openai.OpenAI(api_key=api_key, base_url=self.base_url, timeout=timeout, max_retries=0)
@@ -119,7 +123,10 @@ class OpenAICompatibleLM:
                 f"No key found - set {settings.api_key_env or 'OPENAI_API_KEY'} or [lm] api_key_env "
                 "(or point [lm] base_url at a local server such as Ollama, which needs no key)"
             )
-        return cls(model=settings.model, base_url=settings.base_url, api_key=key or NO_KEY, timeout=settings.timeout)
+        return cls(
+            model=settings.model, base_url=settings.base_url, api_key=key or NO_KEY, timeout=settings.timeout,
+            retries=settings.transient_retries, per_minute=settings.requests_per_minute,
+        )
 
     @property
     def model_name(self) -> str:
@@ -167,12 +174,14 @@ class OpenAICompatibleLM:
         return reply
 
     def _create(self, arguments: dict[str, Any], *, keep: tuple[type[Exception], ...] = ()) -> Any:
-        """One chat completion, retrying transient failures with bounded exponential backoff.
+        """One chat completion at the backend's pace, retrying transient failures with bounded exponential backoff
+        (or after the server's Retry-After, which holds every caller).
 
         Other HTTP errors become a `BackendUnavailableError`, except those of the `keep` types,
         which are re-raised for the caller to handle.
         """
         for attempt in range(self.retries + 1):
+            self.pace.wait()
             try:
                 reply = self._client.chat.completions.create(**arguments)
                 problem = _unusable_completion(reply)
@@ -182,7 +191,10 @@ class OpenAICompatibleLM:
                 if _retryable(exc):
                     if attempt < self.retries:
                         delay = _retry_after(exc)
-                        time.sleep(delay if delay is not None else min(self.backoff * 2**attempt, self.max_backoff))
+                        if delay is not None:
+                            self.pace.hold(delay)  # the server asked every caller to wait
+                        else:
+                            time.sleep(min(self.backoff * 2**attempt, self.max_backoff))
                         continue
                     raise BackendUnavailableError(
                         f"{self._where()} failed after {attempt + 1} attempts: {self._describe(exc)}. "

@@ -31,7 +31,8 @@ from bddgen.features.writer import write_feature
 from bddgen.files import atomic_write
 from bddgen.generate import generate_candidates, load_candidates
 from bddgen.models import TableDocument
-from bddgen.implement import ImplementReport, ProgressEvent, implement_feature
+from bddgen.implement import ImplementReport, ProgressEvent
+from bddgen.implement.pipeline import implement_features
 from bddgen.pipeline.models import Models
 from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.report.model import Report
@@ -64,12 +65,13 @@ def retriever(models: Models, on_progress: StageProgress = no_progress) -> "Hybr
 
 
 def generate(models: Models, on_progress: StageProgress = no_progress) -> CandidateSet:
-    """Write candidate specs up to [generate] m into the candidates file (resuming what is there)."""
+    """Write candidate specs up to [generate] m into the candidates file (resuming what is there), [generate] jobs at a time."""
     project, settings = models.project, models.project.settings
     index = retriever(models, on_progress)  # the checks confirm the corpus covers each draft's subject
+    lm = models.lm
     return generate_candidates(
-        models.corpus.system, models.corpus, models.lm, models.embedder, index, settings.generate, project.candidates_file, settings.seed,
-        on_progress=lambda done, total: on_progress("writing candidate specs", done, total),
+        models.corpus.system, models.corpus, lm, models.embedder, index, settings.generate, project.candidates_file, settings.seed,
+        on_progress=lambda done, total: on_progress(f"writing candidate specs; {lm.activity.now()}", done, total),
     )
 
 
@@ -112,7 +114,7 @@ def select(models: Models, *, force: bool = False, on_progress: StageProgress = 
 def implement(
     models: Models, features: list[Path] | None = None, *, redo: bool = False, on_progress: StageProgress = no_progress
 ) -> ImplementReport:
-    """Write verified conversations into each spec's .feature file (default: the features folder)."""
+    """Write verified conversations into each spec's .feature file (default: the features folder), [implement] jobs at a time."""
     from bddgen.implement.entities import EntityCache
     from bddgen.implement.linking import linking_path, record_linking
 
@@ -124,19 +126,15 @@ def implement(
     index = retriever(models, on_progress)
     cache = EntityCache(models.recognizer, project.ensure_state() / "implement")
     record_linking(models.corpus, cache, linking_path(project.state_path))  # what the report's coverage reads
-    report = ImplementReport()
-    per_feature = settings.implement.n
-    for number, path in enumerate(paths):
-        on_progress(path.name, number * per_feature, per_feature * len(paths))
+    lm = models.lm
 
-        def advance(event: ProgressEvent, base: int = number * per_feature, stem: str = path.stem) -> None:
-            on_progress(f"{stem[:40]}: {event.message[:50]}", base + event.written)
+    def advance(event: ProgressEvent) -> None:
+        where = f"{Path(event.feature).stem[:40]}: " if event.feature else ""
+        on_progress(f"{where}{event.message[:50]}; {lm.activity.now()}", event.done, event.total)
 
-        report.features += implement_feature(
-            path, models.corpus, models.lm, models.recognizer, index, settings.implement, settings.seed,
-            redo=redo, entity_cache=cache, on_progress=advance,
-        ).features
-    return report
+    return implement_features(
+        paths, models.corpus, lm, models.recognizer, index, settings.implement, settings.seed, redo=redo, entity_cache=cache, on_progress=advance,
+    )
 
 
 @dataclass(frozen=True)
