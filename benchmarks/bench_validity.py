@@ -13,6 +13,8 @@ project holds (selection, `.feature` files, provenance, LM log):
 - `on_spec_share`: conversations with at least one answerable turn whose evidence holds the spec's
   subject (a name the spec gives, else one of the documents its title and Then are about); for a spec that
   says the assistant must decline, conversations with an OFF-LIMITS turn;
+- `every_name_share`, `one_sided`: of the conversations of specs that name two things or more (a comparison
+  of two clubs), those whose answerable turns ask about every one of them, and the specs of the others;
 - `max_copied_words`: the longest run of words any question shares with its own evidence;
 - `glued_syntheses`: SYNTHESIS questions that are two questions glued ("?;", "; ", two question marks);
 - `code_worded_share`: turns whose question code worded;
@@ -269,6 +271,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
     from bddgen.features.reader import read_feature
     from bddgen.implement.checks import glued_questions, longest_copied_run
     from bddgen.implement.declined import declined_rule
+    from bddgen.implement.grounding import mentions
     from bddgen.implement.subject import spec_subject
 
     models = project_models(project)
@@ -281,6 +284,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
     copied: list[tuple[int, str]] = []
     drops: Counter[str] = Counter()
     waived: Counter[str] = Counter()
+    every_name: list[tuple[str, bool]] = []
     conversations_on_spec: list[tuple[str, bool]] = []
     audit: list[dict[str, Any]] = []
     for document in specs:
@@ -296,6 +300,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
         for conversation in provenance.get("conversations", []):
             figures["written"] += 1
             on_spec = False
+            named: set[str] = set()  # the spec's names its answerable turns ask about (both sides of a comparison)
             for turn in (t for t in conversation.get("turns", []) if t.get("outcome") == "kept"):
                 figures["turns"] += 1
                 waived.update({str(w).partition(":")[0] for w in turn.get("waived", [])})  # a check switched off would have refused it
@@ -318,6 +323,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
                 read = [str(evidence.get("column", "")), *(evidence.get("columns") or []), *(evidence.get("filter") or {})] if evidence.get("kind") == "table" else []
                 about = " ".join([f"{source.title}:" if source is not None else "", text, *read]).strip()
                 on_spec = on_spec or subject.held_by(about, _evidence_document(evidence))
+                named |= {name for name in subject.names if mentions(f"{about} {question}", name)}
                 if evidence.get("kind") == "table":
                     figures["table_turns"] += 1
                     verdict = recompute.agrees(evidence, str(turn.get("value") or turn.get("answer", "")))
@@ -332,12 +338,16 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
             if declines:  # a spec that says the assistant must decline is tested by a request its rule forbids
                 on_spec = any(t.get("outcome") == "kept" and t.get("query_type") == "OFF-LIMITS" for t in conversation.get("turns", []))
             conversations_on_spec.append((document.spec.title, on_spec))
+            if len(subject.names) >= 2:
+                every_name.append((document.spec.title, named == set(subject.names)))
     written = figures["written"]
     tokens = lm_tokens(project)
     return {
         **selection_figures(project, models),
         "on_spec_share": round(sum(ok for _, ok in conversations_on_spec) / len(conversations_on_spec), 3) if conversations_on_spec else None,
         "off_spec": [title for title, ok in conversations_on_spec if not ok],
+        "every_name_share": round(sum(ok for _, ok in every_name) / len(every_name), 3) if every_name else None,
+        "one_sided": [title for title, ok in every_name if not ok],
         "max_copied_words": max((n for n, _ in copied), default=0),
         "most_copied_question": max(copied, default=(0, ""))[1],
         "glued_syntheses": figures["glued_syntheses"],
@@ -370,7 +380,7 @@ def ablation_env(name: str) -> dict[str, str]:
     return {"BDDGEN_" + name.upper().replace(".", "__"): "false"}
 
 
-SHOWN = ("selected", "focuses", "near_duplicate_pairs", "contradicting_specs", "on_spec_share", "max_copied_words", "glued_syntheses",
+SHOWN = ("selected", "focuses", "near_duplicate_pairs", "contradicting_specs", "on_spec_share", "every_name_share", "max_copied_words", "glued_syntheses",
          "code_worded_share", "table_turns", "table_recomputed_agree", "arithmetic_turns", "count_turns", "off_limits_turns", "written", "turns", "seconds_per_written",
          "tokens_per_turn")
 
@@ -431,7 +441,8 @@ def ablated_implementation(project: Path, options: argparse.Namespace) -> tuple[
     from bddgen.features.writer import write_feature
 
     with tempfile.TemporaryDirectory(prefix="bench-ablate-") as folder:
-        copy = Path(folder) / project.name
+        copy = (options.keep or Path(folder)) / f"{project.name}-without-{options.ablate}"  # --keep: kept to read by hand
+        shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(project, copy, ignore=shutil.ignore_patterns("project.lock*", "*.provenance.json", "runs"))
         for target in sorted((copy / "features").rglob("*.feature")):
             document = read_feature(target)
@@ -475,7 +486,7 @@ def main() -> None:
     parser.add_argument("--ablate", default="", help="also measure with this boolean setting (section.key) off; with --measure, "
                         "select (a select.* switch) or implement (an implement.* switch, e.g. implement.checks.roundtrip) is rerun on a "
                         "copy of each project and the two compared")
-    parser.add_argument("--keep", type=Path, default=None, help="keep the projects in this folder")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the projects in this folder (with --measure and --ablate: the ablated copies)")
     parser.add_argument("--audit", action="store_true", help="print 10 answerable turns per corpus with their evidence")
     parser.add_argument("--json", action="store_true", help="print one JSON object: corpus -> figures")
     parser.add_argument("--measure", type=Path, nargs="+", default=[], metavar="PROJECT",
