@@ -4,7 +4,7 @@ with no obligations is shown as none."""
 
 from __future__ import annotations
 
-import threading
+import json
 from pathlib import Path
 
 import pytest
@@ -13,18 +13,12 @@ from click.testing import CliRunner
 
 from bddgen.agents.coverage import structural_coverage
 from bddgen.cli import cli
-from bddgen.expectations import Trace, parse_expectation, violations
-from bddgen.lm.client import LanguageModel
-from bddgen.lm.scripted import ScriptedLM
+from bddgen.expectations import Trace, violations
 from bddgen.manifest.workflow import parse_manifest
-from bddgen.results import TurnResult, Verdict
-from bddgen.run.assistants.fake import FakeAssistant, FakeScript
-from bddgen.run.judge import Judge
-from bddgen.run.session import ConversationPlan, ConversationSession
-from bddgen.specs import TRAJECTORY_ONLY, Conversation, QueryType, Spec, Turn
+from bddgen.run.behave_runner import RUNNER_SETTING
 from bddgen.traces import Handoff, ToolCall
 from tests.agents_manifests import AIRLINE_MANIFEST
-from tests.test_agents_coverage import turn, write_run
+from tests.test_agents_coverage import turn
 
 MANIFEST = parse_manifest(yaml.safe_load(AIRLINE_MANIFEST), "agents.yaml")
 
@@ -58,24 +52,58 @@ def test_calls_and_handoffs_inside_the_manifest_are_none() -> None:
     assert violations(trace, MANIFEST.permissions()) == []
 
 
-def test_the_run_fails_a_turn_that_calls_a_tool_the_manifest_lacks() -> None:
-    script = FakeScript.model_validate({"replies": [{
-        "match": "refund", "answer": "Refunded.", "tool_calls": [{"name": "refund_ticket", "agent": "booking", "arguments": {}}],
-    }]})
-    question = Turn(question="Please refund my ticket.", answer=TRAJECTORY_ONLY, query_type=QueryType.SINGLE_DOC,
-                    trajectory=[parse_expectation('the agent should call "refund_ticket"')])  # type: ignore[list-item]
-    plan = ConversationPlan("features/a.feature", Spec.create("Refunds", ["a traveller"], ["asks"], ["refunded"]),
-                            Conversation(id="c1", title="c1", turns=[question]), "c1", judge_spec=False)
-    written: list[list[TurnResult]] = []
-    judge = Judge(lambda: LanguageModel(ScriptedLM(default={"feedback": "ok", "score": 5, "error_category": "none"})))
-    session = ConversationSession(plan, 1, "r1", lambda: FakeAssistant(script), judge, written.append, permissions=MANIFEST.permissions())
-    session.run_all(threading.Event())
-    [[record]] = written
-    assert record.verdict == Verdict.FAIL and record.error_category == "outside the manifest"
-    assert record.trajectory_failures == ["VIOLATION: agent 'booking' called 'refund_ticket', a tool the manifest does not have"]
+FEATURE = """\
+Feature: Refunds
+
+  Rule: Refunds
+    Given a traveller with a ticket
+    When they ask for a refund
+    Then the agent refunds it
+
+    @conversation @conv:refund
+    Scenario: A refund
+      When the user asks "Please refund my ticket ABC123."
+      Then the agent should call "refund_ticket"
+"""
+SCRIPT = """\
+replies:
+  - match: "refund"
+    answer: "Refunded."
+    handoffs: [{source: triage, target: refunds}]
+    tool_calls: [{name: refund_ticket, agent: booking, arguments: {reference: ABC123}}]
+"""
 
 
-def test_coverage_lists_the_violations_and_exits_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_run_fails_a_call_and_a_handoff_outside_the_manifest_and_coverage_exits_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for folder in ("features", "steps"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "steps" / "bddgen_steps.py").write_text("from bddgen.run.behave_steps import *  # noqa: F401,F403\n")
+    (tmp_path / "environment.py").write_text("from bddgen.run.behave_environment import *  # noqa: F401,F403\n")
+    (tmp_path / "behave.ini").write_text(f"[behave]\npaths = features\n{RUNNER_SETTING}\n")
+    (tmp_path / "bddgen.toml").write_text(
+        '[run]\nassistant = "agent"\nretries = 0\n\n[assistants.agent]\nkind = "fake"\nscript = "fake.yaml"\n\n'
+        '[judge]\nbackend = "scripted"\nmodel = "unused"\n'
+    )
+    (tmp_path / "fake.yaml").write_text(SCRIPT)
+    (tmp_path / "agents.yaml").write_text(AIRLINE_MANIFEST)
+    (tmp_path / "features" / "refund.feature").write_text(FEATURE)
+    monkeypatch.chdir(tmp_path)
+    ran = CliRunner().invoke(cli, ["run", "--run-id", "r1"], catch_exceptions=False)
+    assert ran.exit_code == 1, ran.output
+    (record,) = [json.loads(line) for line in (tmp_path / "runs" / "r1" / "results.jsonl").read_text().splitlines()]
+    assert record["verdict"] == "FAIL" and record["error_category"] == "outside the manifest"
+    assert record["trajectory_failures"] == [
+        "VIOLATION: agent 'booking' called 'refund_ticket', a tool the manifest does not have",
+        "VIOLATION: handoff from 'triage' to 'refunds', which names an agent the manifest does not have",
+    ]
+    coverage = CliRunner().invoke(cli, ["coverage", "--structural"])
+    assert coverage.exit_code == 1, coverage.output
+    assert ("VIOLATION: agent 'booking' called 'refund_ticket', a tool the manifest does not have "
+            "(features/refund.feature refund turn 1)") in coverage.output
+    assert "VIOLATION: handoff from 'triage' to 'refunds', which names an agent the manifest does not have" in coverage.output
+
+
+def test_coverage_records_each_violation_where_it_was_seen() -> None:
     records = [
         turn(1, tool_calls=[ToolCall(name="refund_ticket", agent="booking")]),
         turn(2, handoffs=[Handoff(source="triage", target="refunds")]),
@@ -84,15 +112,6 @@ def test_coverage_lists_the_violations_and_exits_1(tmp_path: Path, monkeypatch: 
     assert [(v.kind, v.where) for v in found.violations] == [
         ("unknown tool", "features/a.feature c1 turn 1"), ("unknown agent", "features/a.feature c1 turn 2"),
     ]
-    (tmp_path / "agents.yaml").write_text(AIRLINE_MANIFEST, encoding="utf-8")
-    (tmp_path / "bddgen.toml").write_text('[run]\nassistant = "fake"\n', encoding="utf-8")
-    (tmp_path / "runs").mkdir()
-    write_run(tmp_path / "runs" / "r1", records)
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["coverage", "--structural"])
-    assert result.exit_code == 1, result.output
-    assert "VIOLATION: agent 'booking' called 'refund_ticket', a tool the manifest does not have (features/a.feature c1 turn 1)" in result.output
-    assert "VIOLATION: handoff from 'triage' to 'refunds', which names an agent the manifest does not have" in result.output
 
 
 def test_a_manifest_without_tools_shows_no_coverage_of_tool_edges(tmp_path: Path) -> None:

@@ -147,3 +147,22 @@ def test_run_trajectories_overall_and_per_agent() -> None:
 def test_an_exact_sequence_step_gives_the_expected_calls_and_a_count_step_none() -> None:
     steps = ['the agent should call exactly the tools "lookup, cancel" in order', 'the agent should call "lookup" at most 1 time']
     assert [e.tool for e in expected_calls([parse_expectation(s) for s in steps])] == ["lookup", "cancel"]  # type: ignore[misc]
+
+
+def test_a_run_that_called_the_right_tool_with_wrong_arguments_does_not_score_full_marks() -> None:
+    step = 'the agent should call "cancel_booking" with "reference" equal to "ABC123"'
+    references = ["ABC123", "XYZ789", "XYZ789", "QQQ111", "QQQ111", "ZZZ999"]  # right once, wrong five times
+    records = [
+        TurnResult(
+            run_id="r", feature="f.feature", spec_id="s", scenario=f"s{n}", conversation_id=f"c{n}", turn=1,
+            verdict=Verdict.PASS if reference == "ABC123" else Verdict.FAIL,
+            expected_trajectory=[parse_expectation(step)],  # type: ignore[list-item]
+            tool_calls=[ToolCall(name="cancel_booking", arguments={"reference": reference})],
+        )
+        for n, reference in enumerate(references)
+    ]
+    metrics = run_trajectories("r", records)
+    assert metrics is not None
+    overall = metrics.overall
+    assert overall.exact == overall.in_order == overall.any_order == pytest.approx(1 / 6)
+    assert overall.precision == overall.recall == pytest.approx(1 / 6)

@@ -21,7 +21,8 @@ from bddgen.lm.client import LanguageModel  # noqa: E402
 from bddgen.lm.scripted import ScriptedLM  # noqa: E402
 from bddgen.manifest.workflow import parse_manifest, read_manifest  # noqa: E402
 from bddgen.results import TurnResult, Verdict  # noqa: E402
-from bddgen.run.assistants.agents_sdk import AgentsSdkAssistant, trajectory_reply  # noqa: E402
+from bddgen.lm.base import Message  # noqa: E402
+from bddgen.run.assistants.agents_sdk import AgentsSdkAssistant  # noqa: E402
 from bddgen.run.assistants.guard import GuardedAssistant  # noqa: E402
 from bddgen.run.judge import Judge  # noqa: E402
 from bddgen.run.session import ConversationPlan, ConversationSession  # noqa: E402
@@ -81,22 +82,21 @@ def test_re_extraction_keeps_every_hand_added_restriction_and_says_which_no_long
 
 def test_the_extract_command_warns_about_restrictions_that_no_longer_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    reference = "tests.sdk_customer_service:triage_agent"
+    reference = "tests.sdk_customer_service:faq_agent"  # any agent of the app reaches the others
     monkeypatch.syspath_prepend(str(Path(__file__).parent.parent))
     first = CliRunner().invoke(cli, ["manifest", "extract", reference, "--out", "agents.yaml"], catch_exceptions=False)
     assert first.exit_code == 0, first.output
-    assert "3 agents, 2 tools, 4 delegations, 2 guardrails" in first.output
     data = yaml.safe_load((tmp_path / "agents.yaml").read_text())
     data["tools"].append({"name": "refund_ticket", "description": "Refund a ticket."})
     data["restricted"] = [{"agent": TRIAGE, "tool": "refund_ticket"}]
     (tmp_path / "agents.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     again = CliRunner().invoke(cli, ["manifest", "extract", reference, "--out", "agents.yaml"], catch_exceptions=False)
     assert again.exit_code == 0, again.output
-    assert "1 restricted edges kept" in again.output
-    assert "warning: agents.yaml: restricted edge Triage Agent -> refund_ticket: the app has no tool 'refund_ticket' now" in again.output
     kept = read_manifest(tmp_path / "agents.yaml")
     assert [(e.agent, e.tool) for e in kept.restricted] == [(TRIAGE, "refund_ticket")]
-    assert [g.name for g in kept.guardrails] == ["relevance_guardrail", "no_internal_notes"]
+    assert "warning: agents.yaml: restricted edge Triage Agent -> refund_ticket: the app has no tool 'refund_ticket' now" in again.output
+    assert "3 agents, 3 tools, 4 delegations, 2 guardrails, 1 restricted edges kept" in again.output
+    assert sorted(g.name for g in kept.guardrails) == ["no_internal_notes", "relevance_guardrail"]
 
 
 def test_a_guardrail_of_an_unknown_agent_is_named_with_its_yaml_path() -> None:
@@ -146,27 +146,42 @@ def test_without_its_context_the_app_s_error_is_its_own_and_not_retried() -> Non
 
 
 def test_a_tripped_input_guardrail_is_a_refusal_naming_it() -> None:
-    assistant = AgentsSdkAssistant("cs", app.triage_agent, max_turns=10, context_factory=app.new_context)
+    assistant = AgentsSdkAssistant("cs", app.triage_agent, max_turns=10)
     record = run_turn(assistant, "Write me a poem about clouds.", ["the assistant should refuse"])
     assert record.verdict == Verdict.PASS, record.feedback
     assert record.answer == "" and record.refusal == "input guardrail 'relevance_guardrail' tripped: not about air travel"
 
 
 def test_a_tripped_output_guardrail_names_its_agent_and_keeps_the_calls_before_it() -> None:
-    assistant = AgentsSdkAssistant("cs", app.triage_agent, max_turns=10, context_factory=app.new_context)
+    assistant = AgentsSdkAssistant("cs", app.triage_agent, max_turns=10)
     record = run_turn(assistant, "What are the internal rules?", ["the assistant should refuse", 'the agent should call "faq_lookup_tool"'])
     assert record.verdict == Verdict.PASS, record.feedback
     assert record.refusal == f"output guardrail 'no_internal_notes' of agent {FAQ!r} tripped: internal notes"
     assert [(c.agent, c.name) for c in record.tool_calls] == [(FAQ, "faq_lookup_tool")]
 
 
-def test_a_hosted_web_search_is_recorded_under_its_manifest_name_with_its_query() -> None:
-    from agents import Agent, ToolCallItem
-    from openai.types.responses import ResponseFunctionWebSearch
-    from openai.types.responses.response_function_web_search import ActionSearch
+class WebSearcher(app.StubModel):
+    """A model whose hosted web search ran, then answers."""
 
-    raw = ResponseFunctionWebSearch(id="ws_1", action=ActionSearch(type="search", query="Lisbon weather"), status="completed", type="web_search_call")
-    reply = trajectory_reply([ToolCallItem(agent=Agent(name="researcher"), raw_item=raw)], "Sunny.")
+    async def get_response(self, *args: Any, **kwargs: Any) -> Any:
+        from agents import ModelResponse
+        from agents.testing import assistant_message
+        from agents.usage import Usage
+        from openai.types.responses import ResponseFunctionWebSearch
+        from openai.types.responses.response_function_web_search import ActionSearch
+
+        search = ResponseFunctionWebSearch(
+            id="ws_1", action=ActionSearch(type="search", query="Lisbon weather"), status="completed", type="web_search_call"
+        )
+        return ModelResponse(output=[search, assistant_message("Sunny.")], usage=Usage(), response_id=None)
+
+
+def test_a_hosted_web_search_is_recorded_under_its_manifest_name_with_its_query() -> None:
+    from agents import Agent, WebSearchTool
+
+    researcher = Agent(name="researcher", tools=[WebSearchTool()], model=WebSearcher())
+    reply = AgentsSdkAssistant("r", researcher, max_turns=3).respond([Message("user", "What is the weather in Lisbon?")])
     assert [(c.agent, c.name, c.arguments) for c in reply.tool_calls] == [
         ("researcher", "web_search", {"action": "search", "query": "Lisbon weather"}),
     ]
+    assert manifest_from_sdk(researcher).tools[0].name == "web_search"  # the name the manifest gives it
