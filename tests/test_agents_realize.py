@@ -94,7 +94,9 @@ def test_a_request_is_rewritten_with_the_trace_as_feedback_until_witnessed() -> 
     assert "'Use cancel_booking on ABC123.' was not used: the message names 'cancel_booking'" in third_prompt
     assert "'Is it sunny in Oslo?' did not make the assistant do it. Its trace: tool calls no tool call" in third_prompt
     conversation = scenario_of(realization)
-    assert conversation is not None and [e.step for e in conversation.turns[0].trajectory] == ['the agent "booking" should call "cancel_booking"']
+    assert conversation is not None and [e.step for e in conversation.turns[0].trajectory] == [
+        'the agent "booking" should call "cancel_booking" with "reference" equal to "ABC123"'  # the value the request states
+    ]
 
 
 def test_an_objective_never_witnessed_stops_after_its_attempts_and_writes_no_scenario() -> None:

@@ -225,6 +225,9 @@ def test_a_request_that_leaves_out_the_name_is_completed_by_code_and_reaches_the
     assert attempt.problems == [] and attempt.answer == "Cancelled." and realization.witnessed
     conversation = scenario_of(realization)
     assert conversation is not None and conversation.turns[0].question == attempt.request
+    assert [e.step for e in conversation.turns[0].trajectory] == [  # one call with both values the request states
+        'the agent "booking" should call "cancel_booking" with "booking_reference" equal to "GX8X5J" and "last_name" equal to "Byrne"'
+    ]
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ Scenario with trajectory steps.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +28,10 @@ from typing import Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.agents.coverage import CRITERIA, Obligation, obligations, structural_coverage
-from bddgen.expectations import TrajectoryExpectation, describe_calls
+from bddgen.expectations import ArgumentMatch, TrajectoryExpectation, describe_calls
 from bddgen.manifest.workflow import WorkflowManifest
 from bddgen.agents.tasks import AGENT_REQUEST
-from bddgen.traces import AgentTrace
+from bddgen.traces import AgentTrace, ToolCall
 from bddgen.agents.witness_facts import Fact, FactChooser
 from bddgen.errors import AssistantError
 from bddgen.values import checked_schema, mentions, request_key
@@ -311,10 +312,22 @@ def completed(request: str, sentence: str) -> str:
     return " ".join([*parts[:-1], sentence, parts[-1]])
 
 
-def expected_steps(objective: WitnessObjective, trace: AgentTrace, violated: bool) -> list[TrajectoryExpectation]:
-    """The trajectory steps a scenario of the objective checks."""
+def stated_arguments(call: ToolCall, request: str) -> list[ArgumentMatch]:
+    """The arguments of a witnessing call whose values the request states: what the call must carry again."""
+    return [
+        ArgumentMatch(name=name, relation="equal to", value=value if isinstance(value, str) else json.dumps(value))
+        for name, value in call.arguments.items()
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool) and '"' not in str(value) and mentions(request, value, {})
+    ]
+
+
+def expected_steps(objective: WitnessObjective, trace: AgentTrace, violated: bool, request: str = "") -> list[TrajectoryExpectation]:
+    """The trajectory steps a scenario of the objective checks; a C2 call with the arguments the request states,
+    matched on that one call."""
     if objective.criterion == "C2":
-        return [TrajectoryExpectation(kind="calls", agent=objective.source, tool=objective.target)]
+        call = next((c for c in trace.tool_calls if c.agent == objective.source and c.name == objective.target), None)
+        stated = stated_arguments(call, request) if call is not None else []
+        return [TrajectoryExpectation(kind="calls", agent=objective.source, tool=objective.target, arguments=stated)]
     if objective.criterion == "C3":
         steps = [TrajectoryExpectation(kind="not_calls", agent=objective.source, tool=objective.target)]
         if not violated:
@@ -426,7 +439,7 @@ def scenario_of(realization: Realization) -> Conversation | None:
     if not (realization.witnessed or realization.violated):
         return None
     last = realization.attempts[-1]
-    steps = expected_steps(realization.objective, last.trace or AgentTrace(), realization.violated)
+    steps = expected_steps(realization.objective, last.trace or AgentTrace(), realization.violated, last.request)
     if not steps:
         return None
     objective = realization.objective
