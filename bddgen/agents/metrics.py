@@ -22,7 +22,7 @@ and left out of n and c.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from math import comb
 from typing import Iterable
 
