@@ -185,3 +185,19 @@ def test_a_hosted_web_search_is_recorded_under_its_manifest_name_with_its_query(
         ("researcher", "web_search", {"action": "search", "query": "Lisbon weather"}),
     ]
     assert manifest_from_sdk(researcher).tools[0].name == "web_search"  # the name the manifest gives it
+
+
+def test_the_context_factory_is_read_from_the_assistant_s_settings() -> None:
+    from types import SimpleNamespace
+
+    from bddgen.config import AssistantSettings
+    from bddgen.errors import ConfigError
+    from bddgen.run.assistants.agents_sdk import context_factory
+
+    root = Path(__file__).parent.parent
+    assert context_factory(AssistantSettings(kind="python", callable="app:agent"), root, "[assistants.cs]") is None
+    named = SimpleNamespace(context_factory="tests.sdk_customer_service:new_context")  # the field AssistantSettings is to gain
+    factory = context_factory(named, root, "[assistants.cs]")  # type: ignore[arg-type]
+    assert factory is not None and isinstance(factory(), app.AirlineAgentContext)
+    with pytest.raises(ConfigError, match=r"\[assistants.cs\] context_factory"):
+        context_factory(SimpleNamespace(context_factory="new_context"), root, "[assistants.cs]")  # type: ignore[arg-type]
