@@ -224,8 +224,14 @@ def test_keyword_matching_ignores_case_and_word_endings() -> None:
     units = [
         IndexUnit("a#p0", "a", DocKind.POLICY, Facet.PASSAGE, "Pets", "Cats and dogs may travel in the cabin."),
         IndexUnit("b#p0", "b", DocKind.POLICY, Facet.PASSAGE, "Minors", "Children may travel alone from age five."),
-        IndexUnit("c#p0", "c", DocKind.TABLE, Facet.SCHEMA, "Flights", "Columns: flight_number, origin"),
+        IndexUnit("c#schema", "c", DocKind.TABLE, Facet.SCHEMA, "Flights", "Columns: flight_number, origin"),
     ]
-    lexical = LexicalIndex(units)
-    assert set(lexical.scores("my DOG")) == {"a#p0"}
-    assert set(lexical.scores("flight numbers")) == {"c#p0"}
+    lexical = LexicalIndex()
+    lexical.reset("en")
+    for unit in units:
+        lexical.add(unit.doc_id, unit.kind, "v1", [unit])
+    every_kind = set(DocKind)
+    assert [unit.id for unit, _ in lexical.best("my DOG", every_kind)["schema"]] == ["a#p0"]
+    assert [unit.id for unit, _ in lexical.best("flight numbers", every_kind)["schema"]] == ["c#schema"]
+    assert lexical.best("flight numbers", every_kind)["content"] == []  # a schema is not in the rows' view
+    assert [unit.doc_id for unit, _ in lexical.best("travel", {DocKind.POLICY})["content"]] == ["b", "a"]  # the shorter first

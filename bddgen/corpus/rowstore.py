@@ -5,7 +5,8 @@ memory), each cell beside its normalised form and, for a cell listing values wit
 the table document then holds an evenly spaced sample. Exact answers select rows with SQL over all
 rows, matching a value exactly as `bddgen.implement.tables` does in memory (normalised cell, or
 one normalised ';'-part of it). A store is named by what it was made from, so an unchanged source
-is read again from its store instead of being ingested anew.
+is read again from its store instead of being ingested anew. The retrieval index reads every row of a
+store too, to search them by keyword (`bddgen.retrieval.rows`, below this layer, which opens stores).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Callable, Iterator, Sequence
 
 from bddgen.models import RowStore
 from bddgen.normalise import normalise
+from bddgen.retrieval.rows import cell_columns, open_read_only
 from bddgen.retrieval.units import sampled_rows
 
 #: Bump when the store's layout changes: stores of an older layout are then rebuilt.
@@ -126,16 +128,12 @@ class RowStoreWriter:
         self._partial.unlink(missing_ok=True)
 
 
-def _connect(path: str | Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
-
-
 def existing_store(path: Path) -> tuple[RowStore, list[str]] | None:
     """The finished store at `path` and its headers, or None (missing, unreadable, older layout)."""
     if not path.is_file():
         return None
     try:
-        with closing(_connect(path)) as connection:
+        with closing(open_read_only(path)) as connection:
             meta = dict(connection.execute("SELECT key, value FROM meta").fetchall())
     except sqlite3.DatabaseError:
         return None
@@ -147,8 +145,8 @@ def existing_store(path: Path) -> tuple[RowStore, list[str]] | None:
 def sample(store: RowStore, width: int, limit: int) -> list[list[str]]:
     """At most `limit` rows spread evenly over the table, in table order (the rows `units_of` indexes)."""
     chosen = sampled_rows(store.rows, limit)
-    columns = ", ".join(f"c{i}" for i in range(width))
-    with closing(_connect(store.path)) as connection:
+    columns = cell_columns(width)
+    with closing(open_read_only(store.path)) as connection:
         query = f"SELECT {columns} FROM cells WHERE rowid >= ? AND (rowid - ?) % ? = 0 ORDER BY rowid"
         return [list(row) for row in connection.execute(query, (chosen.start + 1, chosen.start + 1, chosen.step))]
 
@@ -168,7 +166,7 @@ def _where(conditions: Sequence[tuple[int, str]]) -> tuple[str, list[str]]:
 def count_rows(store: RowStore, conditions: Sequence[tuple[int, str]]) -> int:
     """How many rows of the whole table meet every (column index, value) condition."""
     where, values = _where(conditions)
-    with closing(_connect(store.path)) as connection:
+    with closing(open_read_only(store.path)) as connection:
         return int(connection.execute(f"SELECT COUNT(*) FROM cells{where}", values).fetchone()[0])
 
 
@@ -177,7 +175,7 @@ def count_groups(store: RowStore, column: int, conditions: Sequence[tuple[int, s
     normalised value (none for a blank one), as its first row writes it; most rows first, then first written first."""
     where, values = _where(conditions)
     blank = f"{' AND' if where else ' WHERE'} n{column} != ''"
-    with closing(_connect(store.path)) as connection:
+    with closing(open_read_only(store.path)) as connection:
         # with one min() aggregate, SQLite reads the bare c{column} from the row holding that minimum: the group's first row
         query = f"SELECT c{column}, COUNT(*), MIN(rowid) FROM cells{where}{blank} GROUP BY n{column} ORDER BY COUNT(*) DESC, MIN(rowid)"
         return [(str(value), int(count)) for value, count, _ in connection.execute(query, values)]
@@ -186,7 +184,7 @@ def count_groups(store: RowStore, column: int, conditions: Sequence[tuple[int, s
 def select_rows(store: RowStore, width: int, conditions: Sequence[tuple[int, str]]) -> Iterator[list[str]]:
     """The rows of the whole table meeting every condition, in table order, one at a time."""
     where, values = _where(conditions)
-    columns = ", ".join(f"c{i}" for i in range(width))
-    with closing(_connect(store.path)) as connection:
+    columns = cell_columns(width)
+    with closing(open_read_only(store.path)) as connection:
         for row in connection.execute(f"SELECT {columns} FROM cells{where} ORDER BY rowid", values):
             yield list(row)

@@ -1,4 +1,4 @@
-"""Retrieval over a corpus: hybrid dense + BM25 search per document kind."""
+"""Retrieval over a corpus: hybrid dense + BM25 search per document kind; tables by their schema and values."""
 
 from __future__ import annotations
 
@@ -16,6 +16,6 @@ def open_retriever(project: "Project", embedder: "Embedder", corpus: "Corpus") -
     from bddgen.retrieval.hybrid import HybridIndex
 
     settings = project.settings.retrieval
-    index = HybridIndex(project.index_path, embedder, rrf_k=settings.rrf_k, max_indexed_rows=settings.max_indexed_rows)
+    index = HybridIndex(project.index_path, embedder, rrf_k=settings.rrf_k)
     index.ingest(corpus)
     return index

@@ -1,4 +1,4 @@
-"""The persistent hybrid index: chromadb vectors + BM25, one collection per kind, ingested incrementally."""
+"""The persistent hybrid index: chromadb vectors (one collection per kind) + BM25 (SQLite FTS5), ingested incrementally."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ from bddgen.embed.base import Embedder
 from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDocument
 from bddgen.retrieval.base import Hit
 from bddgen.retrieval.chroma import open_client, open_collection
+from bddgen.retrieval.lexical import LexicalIndex
 from bddgen.retrieval.manifest import IndexedDocument, IndexManifest
 from bddgen.retrieval.ranking import Channel, HybridRanker
-from bddgen.retrieval.units import DEFAULT_MAX_INDEXED_ROWS, LAYOUT_VERSION, Facet, IndexUnit, units_of
+from bddgen.retrieval.units import LAYOUT_VERSION, Facet, IndexUnit, keyword_units, units_of
 
 COLLECTIONS: dict[DocKind, str] = {
     DocKind.TEXT: "bddgen-text",
@@ -26,6 +27,7 @@ COLLECTIONS: dict[DocKind, str] = {
 #: Units handed to chromadb per add (the embedder batches further by its own batch size).
 ADD_BATCH_UNITS = 64  # not a setting: speed only
 MANIFEST_FILE = "manifest.json"
+KEYWORDS_FILE = "keywords.sqlite"
 
 Document = TextDocument | TableDocument | PolicyDocument
 ProgressCallback = Callable[[int, int], None]
@@ -42,6 +44,7 @@ class IngestReport(BaseModel):
     unchanged: int
     seconds: float
     units_embedded: int = 0
+    keyword_units: int = 0
     rebuilt: bool = False
 
     @property
@@ -73,7 +76,7 @@ def stored_id(unit: IndexUnit, document_hash: str) -> str:
 
 
 class HybridIndex:
-    """An index folder (chromadb + manifest) for one corpus; implements `Retriever`.
+    """An index folder (chromadb, the keyword index and a manifest) for one corpus; implements `Retriever`.
 
     A manifest maps each document id to its content hash, so `ingest` re-embeds only new and
     changed documents and deletes removed ones. An index built by another embedder (or an older
@@ -82,19 +85,24 @@ class HybridIndex:
     Units are stored under ids that name their document's version, and the manifest moves to a
     new version only once all of its units are stored: a crash mid-ingest leaves every document
     as it was before (the new version's partial units are ignored, then deleted by the next ingest).
+    The keyword index (`keywords.sqlite`) records the version it holds of each document; on open it
+    drops versions the manifest does not list, and `ingest` adds the documents it lacks.
+
+    `max_indexed_rows` is accepted for callers written when a table's rows were embedded up to that
+    limit; it no longer changes the index (every row is searched by keyword, see `units`).
     """
 
-    def __init__(self, path: Path, embedder: Embedder, rrf_k: int = 60, max_indexed_rows: int = DEFAULT_MAX_INDEXED_ROWS) -> None:
+    def __init__(self, path: Path, embedder: Embedder, rrf_k: int = 60, max_indexed_rows: int | None = None) -> None:
         self.path = Path(path)
         self._embedder = embedder
         self._rrf_k = rrf_k
-        self._max_indexed_rows = max_indexed_rows
-        self._language = "en"
         self._client = open_client(self.path / "chroma")
+        self._keywords = LexicalIndex(self.path / KEYWORDS_FILE)
         saved = IndexManifest.load(self._manifest_path)
         self._rebuilding = saved is not None and not saved.matches(embedder.name, LAYOUT_VERSION)
         if saved is None or self._rebuilding:
             self._drop_collections()
+            self._keywords.reset("")
             saved = IndexManifest(embedder=embedder.name, layout=LAYOUT_VERSION)
         self._manifest = saved
         self._collections = {kind: open_collection(self._client, name, embedder) for kind, name in COLLECTIONS.items()}
@@ -102,6 +110,7 @@ class HybridIndex:
         self._units: dict[str, IndexUnit] = {}
         self._current: dict[str, str] = {}  # chromadb id of a unit the manifest lists -> unit id
         self._load_units()
+        self._drop_stale_keywords()
         self._ranker: HybridRanker | None = None
 
     @property
@@ -122,8 +131,8 @@ class HybridIndex:
     def ingest(self, corpus: Corpus, on_progress: ProgressCallback | None = None) -> IngestReport:
         """Bring the index in line with `corpus`; cheap (no embedding) when nothing changed."""
         started = time.perf_counter()
-        if (corpus.language or "en") != self._language:
-            self._language, self._ranker = corpus.language or "en", None  # keyword search stems in the corpus language
+        if (corpus.language or "en") != self._keywords.language:
+            self._keywords.reset(corpus.language or "en")  # keyword search stems in the corpus language
         wanted = corpus.by_id()
         known = self._manifest.documents
         removed = [doc_id for doc_id in known if doc_id not in wanted]
@@ -134,12 +143,17 @@ class HybridIndex:
         ]
         added = [doc_id for doc_id in wanted if doc_id not in known]
         self._delete_stale_units()
-        embedded = self._add_documents([wanted[doc_id] for doc_id in wanted if doc_id in set(added) | set(updated)], on_progress)
+        embedded, searched = self._add_documents([wanted[doc_id] for doc_id in wanted if doc_id in set(added) | set(updated)], on_progress)
         for doc_id in removed:
             del known[doc_id]
         if removed or not self._manifest_path.exists():
             self._manifest.save(self._manifest_path)
         self._delete_stale_units()
+        self._drop_stale_keywords()
+        held = self._keywords.versions()
+        for doc_id, document in wanted.items():  # after another language, or an ingest interrupted before its keywords
+            if held.get(doc_id) != known[doc_id].hash:
+                searched += self._keywords.add(doc_id, DocKind(document.kind), known[doc_id].hash, keyword_units(document))
         self._rebuilding, rebuilt = False, self._rebuilding
         return IngestReport(
             added=len(added),
@@ -148,6 +162,7 @@ class HybridIndex:
             unchanged=len(wanted) - len(added) - len(updated),
             seconds=time.perf_counter() - started,
             units_embedded=embedded,
+            keyword_units=searched,
             rebuilt=rebuilt,
         )
 
@@ -156,30 +171,33 @@ class HybridIndex:
             self._ranker = HybridRanker(
                 sorted(self._units.values(), key=lambda unit: unit.id),
                 _ChromaSearch(self._collections, self._current),
+                self._keywords,
                 self._embedder,
                 rrf_k=self._rrf_k,
-                language=self._language,
             )
         return self._ranker.search(query, kinds, top_k)
 
-    def _add_documents(self, documents: Sequence[Document], on_progress: ProgressCallback | None) -> int:
-        """Embed and store documents in batches, recording each batch in the manifest at once."""
-        total, done, embedded = len(documents), 0, 0
+    def _add_documents(self, documents: Sequence[Document], on_progress: ProgressCallback | None) -> tuple[int, int]:
+        """Embed and store documents in batches, recording each batch in the manifest at once; returns the
+        units embedded and the units indexed for keyword search."""
+        total, done, embedded, searched = len(documents), 0, 0, 0
         if on_progress is not None and total:
             on_progress(0, total)
         batch: list[tuple[Document, list[IndexUnit]]] = []
         for position, document in enumerate(documents, start=1):
-            batch.append((document, units_of(document, self._max_indexed_rows)))
+            batch.append((document, units_of(document)))
             if sum(len(units) for _, units in batch) >= ADD_BATCH_UNITS or position == total:
-                embedded += self._store(batch)
+                stored, indexed = self._store(batch)
+                embedded, searched = embedded + stored, searched + indexed
                 done += len(batch)
                 batch = []
                 if on_progress is not None:
                     on_progress(done, total)
-        return embedded
+        return embedded, searched
 
-    def _store(self, batch: list[tuple[Document, list[IndexUnit]]]) -> int:
-        """Store every unit of the batch's documents, then record their new versions in the manifest."""
+    def _store(self, batch: list[tuple[Document, list[IndexUnit]]]) -> tuple[int, int]:
+        """Store every unit of the batch's documents and their keyword units, then record their new versions
+        in the manifest; returns how many units were embedded and how many indexed for keyword search."""
         digests = [document.hash for document, _ in batch]  # computed from the whole document: once each
         by_kind: dict[DocKind, list[tuple[IndexUnit, str]]] = {}
         for (_, units), digest in zip(batch, digests):
@@ -194,6 +212,9 @@ class HybridIndex:
                 [{"doc_id": unit.doc_id, "facet": unit.facet.value, "title": unit.title, "hash": digest} for unit, digest in pairs],
             )
             self._stored.update((i, (kind, unit.doc_id, digest)) for i, (unit, digest) in zip(ids, pairs))
+        searched = sum(
+            self._keywords.add(document.id, DocKind(document.kind), digest, keyword_units(document)) for (document, _), digest in zip(batch, digests)
+        )
         for (document, _), digest in zip(batch, digests):
             self._manifest.documents[document.id] = IndexedDocument(hash=digest, kind=DocKind(document.kind))
         self._manifest.save(self._manifest_path)
@@ -202,7 +223,7 @@ class HybridIndex:
             self._current.update((stored_id(unit, digest), unit.id) for unit in units)
         self._ranker = None
         self._delete_stale_units()  # the versions these documents replaced
-        return sum(len(pairs) for pairs in by_kind.values())
+        return sum(len(pairs) for pairs in by_kind.values()), searched
 
     def _add(self, collection: ChromaCollection, ids: list[str], texts: list[str], metadatas: list[dict[str, str]]) -> None:
         """chromadb's add, in slices no larger than the largest batch the store accepts."""
@@ -231,6 +252,12 @@ class HybridIndex:
                 self._units.pop(unit_id, None)
         if stale:
             self._ranker = None
+
+    def _drop_stale_keywords(self) -> None:
+        """Keyword units of documents or versions the manifest does not list (removed, or left by an interrupted ingest)."""
+        stale = [doc_id for doc_id, version in self._keywords.versions().items() if not self._is_current(doc_id, version)]
+        if stale:
+            self._keywords.remove(stale)
 
     def _load_units(self) -> None:
         """Every stored unit; those of the versions the manifest lists are the ones searched."""

@@ -1,4 +1,4 @@
-"""An in-memory hybrid index for tests and small corpora: numpy vectors + BM25, nothing on disk."""
+"""An in-memory hybrid index for tests and small corpora: numpy vectors + BM25 (SQLite in memory), nothing on disk."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import numpy as np
 from bddgen.embed.base import Embedder
 from bddgen.models import Corpus, DocKind
 from bddgen.retrieval.base import Hit
+from bddgen.retrieval.lexical import LexicalIndex
 from bddgen.retrieval.ranking import Channel, HybridRanker
-from bddgen.retrieval.units import DEFAULT_MAX_INDEXED_ROWS, IndexUnit, units_of
+from bddgen.retrieval.units import IndexUnit, keyword_units, units_of
 
 
 class _MatrixSearch:
@@ -31,12 +32,19 @@ class _MatrixSearch:
 
 
 class MemoryIndex:
-    """Embeds every unit of `corpus` once at construction; implements `Retriever`."""
+    """Embeds every embedded unit of `corpus` and indexes every keyword unit once at construction; implements `Retriever`.
 
-    def __init__(self, embedder: Embedder, corpus: Corpus, rrf_k: int = 60, max_indexed_rows: int = DEFAULT_MAX_INDEXED_ROWS) -> None:
-        units = [unit for document in corpus.documents for unit in units_of(document, max_indexed_rows)]
+    `max_indexed_rows` is accepted for callers written when a table's rows were embedded up to that limit; it no
+    longer changes the index (every row is searched by keyword, see `units`)."""
+
+    def __init__(self, embedder: Embedder, corpus: Corpus, rrf_k: int = 60, max_indexed_rows: int | None = None) -> None:
+        units = [unit for document in corpus.documents for unit in units_of(document)]
         vectors = embedder.embed([unit.text for unit in units]) if units else np.zeros((0, 1), np.float32)
-        self._ranker = HybridRanker(units, _MatrixSearch(units, vectors), embedder, rrf_k=rrf_k, language=corpus.language or "en")
+        keywords = LexicalIndex()
+        keywords.reset(corpus.language or "en")
+        for document in corpus.documents:
+            keywords.add(document.id, DocKind(document.kind), document.hash, keyword_units(document))
+        self._ranker = HybridRanker(units, _MatrixSearch(units, vectors), keywords, embedder, rrf_k=rrf_k)
 
     def search(self, query: str, kinds: Collection[DocKind] | None = None, top_k: int = 5) -> list[Hit]:
         return self._ranker.search(query, kinds, top_k)
