@@ -6,6 +6,9 @@ started."""
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -123,6 +126,39 @@ def test_an_interrupted_implement_continues_to_the_files_of_an_uninterrupted_one
 
     _implement(paths, sports, jobs=4, replies=faithful)
     assert _files(tmp_path / "resumed") == _files(tmp_path / "whole")
+
+
+KILLED_RUN = """
+import sys, time
+sys.path.insert(0, sys.argv[2])
+from pathlib import Path
+import test_jobs as t
+from bddgen.corpus import load_corpus
+from bddgen.embed.base import HashingEmbedder
+from bddgen.retrieval.memory import MemoryIndex
+
+corpus = load_corpus(t.CORPORA / "sports")
+slow = {task: (lambda reply: lambda request: time.sleep(0.05) or reply(request))(reply) for task, reply in t.faithful_replies().items()}
+t._implement(sorted(Path(sys.argv[1]).glob("*.feature")), (corpus, MemoryIndex(HashingEmbedder(), corpus)), jobs=4, replies=slow)
+"""
+
+
+def test_implement_killed_with_sigkill_continues_to_the_files_of_an_uninterrupted_run(tmp_path: Path, sports: tuple[Corpus, MemoryIndex]) -> None:
+    _implement(_features(tmp_path / "whole"), sports, jobs=1, replies=dict(faithful_replies()))
+    paths = _features(tmp_path / "killed")
+    script = tmp_path / "run.py"
+    script.write_text(KILLED_RUN, encoding="utf-8")
+    process = subprocess.Popen([sys.executable, str(script), str(tmp_path / "killed"), str(Path(__file__).parent)])
+    deadline = time.monotonic() + 120
+    while sum(p.read_text().count("@conv:") for p in paths) < 2 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert process.returncode == -signal.SIGKILL  # killed before it finished
+    assert 2 <= sum(p.read_text().count("@conv:") for p in paths) < 9
+
+    _implement(paths, sports, jobs=4, replies=dict(faithful_replies()))
+    assert {p.name: p.read_bytes() for p in paths} == {p.name: p.read_bytes() for p in sorted((tmp_path / "whole").glob("*.feature"))}
 
 
 def _generate(out: Path, jobs: int, reply: Reply) -> None:
