@@ -311,3 +311,20 @@ def test_a_comparison_of_two_line_items_asks_about_both() -> None:
     assert not result.dropped, result.dropped
     asked = [r.evidence.filter[LABEL] for r in result.records[:2] if isinstance(r.evidence, TableEvidence)]
     assert asked == ["Automotive", "Energy"]
+
+
+def test_a_change_is_asked_as_the_absolute_change_when_the_table_has_its_own_percentage_change_column() -> None:
+    """A report table with a "Change (%)" column answers "what was the change in X?" with that percentage too, so
+    the computed difference is asked as the absolute change; a table without one keeps "the change"."""
+    from bddgen.implement.computed import asked_phrase
+
+    with_percentages = TableDocument(
+        id="tables/kpis", title="Report 22 table: Key figures", headers=["$ million", "2019", "2018", "Change (%)"],
+        rows=[["Adjusted operating profit", "92.9", "77.1", "20.5"], ["Revenue", "503.6", "476.9", "5.6"]],
+    )
+    without = with_percentages.model_copy(update={"headers": ["$ million", "2019", "2018"], "rows": [r[:3] for r in with_percentages.rows]})
+    for table, words in ((with_percentages, "the absolute change in"), (without, "the change in")):
+        change = next(e for e in computed_candidates(table, content_words("adjusted operating profit")) if e.op == "change")
+        assert asked_phrase(table, change).startswith(f"{words} the Adjusted operating profit"), asked_phrase(table, change)
+        percent = next(e for e in computed_candidates(table, content_words("adjusted operating profit")) if e.op == "percent_change")
+        assert asked_phrase(table, percent).startswith("the percentage change in")

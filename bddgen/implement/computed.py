@@ -16,7 +16,7 @@ from bddgen.implement.evidence import FILTER_VALUE_CHARS, TableEvidence, evaluat
 from bddgen.normalise import normalise
 from bddgen.implement.tables import operand_cells
 from bddgen.implement.wide import (
-    column_measure, column_phrase, column_year, is_section_row, label_column, label_phrase, sections, unique_label, value_columns,
+    column_measure, column_phrase, column_year, is_percent_column, is_section_row, label_column, label_phrase, sections, unique_label, value_columns,
 )
 from bddgen.models import TableDocument
 from bddgen.numbers import read_quantity
@@ -121,7 +121,10 @@ def asked_phrase(table: TableDocument, evidence: TableEvidence) -> str:
         return f"the ratio of the {first} to the {second}{' under ' + evidence.section if evidence.section else ''} {column_phrase(table, evidence.column)}"
     years = [column_year(table, c) for c in evidence.columns]
     when = f"from {years[0]} to {years[1]}" if evidence.op != "average" else "in " + ", ".join(years[:-1]) + f" and {years[-1]}"
-    return f"{_OPERATION_WORDS[evidence.op]} {label_phrase(label, evidence.section, column_measure(table, evidence.columns))} {when}"
+    operation = _OPERATION_WORDS[evidence.op]
+    if evidence.op == "change" and any(is_percent_column(h) and "chang" in h.lower() for h in table.headers):
+        operation = "the absolute change in"  # the table's own "Change (%)" column is another right answer to "the change"
+    return f"{operation} {label_phrase(label, evidence.section, column_measure(table, evidence.columns))} {when}"
 
 
 def rows_read(table: TableDocument, evidence: TableEvidence) -> str:
