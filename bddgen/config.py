@@ -472,6 +472,10 @@ class AssistantSettings(_Section):
     response_path: str = Field(default="answer", description="HTTP: dotted path of the answer in the reply.")
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers; ${VAR} is read from the environment.")
     callable: str = Field(default="", description="Python: module:function(messages).")
+    context_factory: str = Field(
+        default="",
+        description="Python with an openai-agents Agent: module:function returning a new SDK run context object for each run; empty: no context.",
+    )
     max_steps: int = Field(
         default=4, ge=1, description="react-rag: tool steps before it must answer; python with an openai-agents Agent: the run's max_turns."
     )

@@ -86,7 +86,7 @@ HOSTED_TOOLS: dict[str, HostedTool] = {
 
 def context_factory(settings: AssistantSettings, root: Path, where: str) -> Callable[[], Any] | None:
     """The app's run-context factory, `context_factory = "module:function"` of the assistant's settings; None without one."""
-    reference = getattr(settings, "context_factory", "")  # read this way until AssistantSettings has the field
+    reference = settings.context_factory
     return import_callable(reference, root, f"{where} context_factory") if reference else None
 
 
