@@ -24,7 +24,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bddgen.expectations import TrajectoryExpectation
-from bddgen.state_diff import DIFF_HEADER, DatabaseState, DiffRow, StateDiff, cell_text, render_diff_row
+from bddgen.state_diff import ADDED, ADDED_COLUMN, DIFF_HEADER, REMOVED, DatabaseState, DiffRow, StateDiff, cell_text, render_diff_row
 
 TASK_TAG_PREFIX = "@task-"
 """`@task-<id>` names a task scenario's conversation when it has no `@conv:<id>` tag."""
@@ -100,6 +100,74 @@ def has_unexpected_change(expectations: list[OutcomeExpectation], change: StateD
     return any(
         (e.kind == "unchanged" and bool(actual)) or (e.kind == "diff" and bool(actual - set(e.rows))) for e in expectations
     )
+
+
+class FieldCredit(BaseModel):
+    """Partial credit of an end state beside its all-or-nothing verdict: of the fields (a cell, or a whole row added or
+    removed) the outcome steps name or the dialogue changed, how many are as expected."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    matched: int = Field(ge=0)
+    fields: int = Field(ge=0)
+
+    @property
+    def share(self) -> float:
+        """matched / fields; 1.0 when there is no field (nothing was to change and nothing did)."""
+        return self.matched / self.fields if self.fields else 1.0
+
+
+def field_credit(expectations: list[OutcomeExpectation], change: StateDiff, after: DatabaseState) -> FieldCredit:
+    """Each field of a whole expected diff (unchanged, or differ exactly by) and of the actual change counts once, as
+    expected when both give it the same change; each cell step is one field more, as expected when it holds."""
+    actual = {(r.table, r.key, r.column): r for r in change.rows()}
+    matched = fields = 0
+    for expectation in expectations:
+        if expectation.kind == "cell":
+            fields += 1
+            matched += check_outcome(expectation, change, after) is None
+        else:
+            expected = {(r.table, r.key, r.column): r for r in expectation.rows}
+            names = expected.keys() | actual.keys()
+            fields += len(names)
+            matched += sum(expected.get(name) == actual.get(name) for name in names)
+    return FieldCredit(matched=matched, fields=fields)
+
+
+def unreachable(expectations: list[OutcomeExpectation], before: DatabaseState) -> list[str]:
+    """Why no actions can reach the expected end state from `before`: an expected change of a table, row or column the
+    state does not have, or from a value the cell does not hold; a row added that is there already or removed that is
+    not; a cell step on a table or column the state does not have."""
+    found: list[str] = []
+    for expectation in expectations:
+        cell = expectation.kind == "cell"
+        rows = [DiffRow(table=expectation.table, key=expectation.key, column=expectation.column, before="", after="")] if cell else expectation.rows
+        for row in rows:
+            why = _unreachable_row(row, before, cell)
+            if why:
+                found.append(f"{expectation.step} {why}" if expectation.step.endswith(":") else f"{expectation.step}: {why}")
+    return found
+
+
+def _unreachable_row(row: DiffRow, before: DatabaseState, cell: bool) -> str:
+    """Why one expected change (or, with `cell`, one cell step's cell) cannot follow from `before`, or ''."""
+    table = before.tables.get(row.table)
+    if table is None:
+        return f"the state has no table {row.table!r}"
+    if row.column == ADDED_COLUMN:
+        there = row.key in table
+        if row.after == ADDED and there:
+            return f"row {row.key!r} of table {row.table!r} is there before the dialogue, so it cannot be added"
+        return f"table {row.table!r} has no row {row.key!r} to remove" if row.after == REMOVED and not there else ""
+    columns = {column for cells in table.values() for column in cells}
+    if table and row.column not in columns:
+        return f"table {row.table!r} has no column {row.column!r}"
+    if cell:
+        return ""
+    if row.key not in table:
+        return f"table {row.table!r} has no row {row.key!r} to change"
+    held = cell_text(table[row.key].get(row.column))
+    return "" if held == row.before else f"{row.table} {row.key} {row.column} holds {held!r} before the dialogue, not {row.before!r}"
 
 
 def _indent(text: str) -> str:

@@ -4,37 +4,72 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
 from bddgen.expectations import TrajectoryExpectation
+from bddgen.outcomes import FieldCredit
 from bddgen.state_diff import DiffRow
 from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.specs import QueryType
 
+Party = Literal["assistant", "simulated user", "judge", "expected outcome", "harness"]
+"""Who a failure is put down to: the assistant under test, the simulated user, the judge, the expected outcome (the
+expected state is not reachable by the correct actions) or the harness (bddgen's adapter, transport, state reading)."""
+PARTIES: tuple[Party, ...] = get_args(Party)
+
 SIMULATOR_ERROR = "simulator error"
 """The error category of a task trial failed by its simulated user (see `bddgen.run.session`)."""
+JUDGE_ERROR = "judge"
+"""The error category of a verdict the judge could not give (its reply was unusable)."""
+UNREACHABLE_OUTCOME = "unreachable end state"
+"""The error category of a task trial whose expected end state the correct actions do not reach."""
+TRANSPORT_ERROR, TIMEOUT_ERROR, STATE_ERROR = "transport", "timeout", "state source"
+"""Error categories of the harness: the request got no reply, no reply in time, the agent's state could not be read."""
+HARNESS_CATEGORIES = frozenset({TRANSPORT_ERROR, TIMEOUT_ERROR, STATE_ERROR})
 
 
 class Verdict(str, Enum):
-    """PASS and FAIL are judged; ERROR means the assistant could not be asked (transport, timeout, garbage)."""
+    """PASS and FAIL are judged; ERROR means no verdict could be given (the assistant, the simulated user, the judge or
+    the harness failed first: see `failing_party`)."""
 
     PASS = "PASS"
     FAIL = "FAIL"
     ERROR = "ERROR"
 
 
+def failing_party(verdict: Verdict, error_category: str) -> Party | None:
+    """Who a verdict's failure is put down to when its scorer does not say: none for a pass; the simulated user, the
+    judge or the harness by the error category; else the assistant (a judged failure, an answer it could not give)."""
+    if verdict == Verdict.PASS:
+        return None
+    if error_category == SIMULATOR_ERROR:
+        return "simulated user"
+    if error_category == JUDGE_ERROR:
+        return "judge"
+    if error_category == UNREACHABLE_OUTCOME:
+        return "expected outcome"
+    return "harness" if error_category in HARNESS_CATEGORIES else "assistant"
+
+
 @dataclass(frozen=True)
 class Judgement:
     """A verdict with its reasons, as a scorer gives it (the run's judge, a task's outcome check); `checks` names
-    the deterministic checks that were applied. A `TurnResult` records it."""
+    the deterministic checks that were applied, `party` who failed (None for a pass; by default `failing_party`).
+    A `TurnResult` records it."""
 
     verdict: Verdict
     feedback: str
     score: int | None = None
     error_category: str = ""
     checks: tuple[str, ...] = field(default_factory=tuple)
+    party: Party | None = None
+
+    def __post_init__(self) -> None:
+        party = None if self.verdict == Verdict.PASS else self.party or failing_party(self.verdict, self.error_category)
+        object.__setattr__(self, "party", party)
 
 
 class TurnResult(BaseModel):
@@ -90,6 +125,22 @@ class TurnResult(BaseModel):
     simulator_errors: list[str] = Field(
         default_factory=list, description="Task outcome (turn 0): where the simulated user broke its instruction."
     )
+    failed_by: Party | None = Field(
+        default=None,
+        description="Who failed (None for a pass): the assistant, the simulated user, the judge, the expected outcome (not "
+        "reachable by the correct actions) or the harness (adapter, transport, state reading).",
+    )
+    outcome_credit: FieldCredit | None = Field(
+        default=None, description="Task outcome (turn 0): partial credit, the fields of the end state as expected (None: not read)."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _party(cls, data: Any) -> Any:
+        """A record that does not say who failed (written before the field was) is put down to `failing_party`."""
+        if isinstance(data, dict) and "failed_by" not in data and "verdict" in data:
+            data = {**data, "failed_by": failing_party(Verdict(data["verdict"]), data.get("error_category", ""))}
+        return data
 
 
 class RunMetadata(BaseModel):

@@ -234,14 +234,14 @@ def test_pass_hat_and_pass_at_k_against_hand_computed_values() -> None:
     reliability = run_reliability("r", results)
     assert reliability is not None
     a, b = reliability.scenarios
-    assert (a.trials, a.passes, a.simulator_errors) == (4, 3, 0)
+    assert (a.trials, a.passes, a.left_out) == (4, 3, {})
     assert a.pass_hat == pytest.approx({1: 3 / 4, 2: 3 / 6, 3: 1 / 4, 4: 0.0})
     assert a.pass_at == pytest.approx({1: 3 / 4, 2: 1.0, 3: 1.0, 4: 1.0})
-    assert (b.trials, b.passes, b.simulator_errors) == (3, 1, 1)
+    assert (b.trials, b.passes, b.left_out) == (3, 1, {"simulated user": 1})
     assert b.pass_hat == pytest.approx({1: 1 / 3, 2: 0.0, 3: 0.0})
     assert b.pass_at == pytest.approx({1: 1 / 3, 2: 2 / 3, 3: 1.0})
     assert reliability.pass_hat == pytest.approx({1: (3 / 4 + 1 / 3) / 2, 2: 0.25, 3: 0.125, 4: 0.0})
-    assert reliability.simulator_errors == 1
+    assert reliability.left_out == {"simulated user": 1}
     assert pass_hat_k(4, 3, 2) == pytest.approx(0.5) and pass_at_k(4, 1, 2) == pytest.approx(0.5)
 
 
@@ -310,12 +310,12 @@ def test_run_with_repeats_then_report_shows_pass_k_per_task_simulator_errors_and
     assert "pass^k per scenario" in shown.output and "Task outcomes: expected and actual change" in shown.output
     report = json.loads((root / "out" / "report.json").read_text())
     (reliability,) = report["reliability"]
-    per_task = {s["conversation_id"]: (s["passes"], s["trials"], s["simulator_errors"], s["pass_hat"]) for s in reliability["scenarios"]}
+    per_task = {s["conversation_id"]: (s["passes"], s["trials"], s["left_out"], s["pass_hat"]) for s in reliability["scenarios"]}
     assert per_task == {
-        "cancel-flex": (2, 2, 0, {"1": 1.0, "2": 1.0}),
-        "keep-saver": (0, 2, 0, {"1": 0.0, "2": 0.0}),
-        "leaked-reference": (0, 0, 2, {}),
+        "cancel-flex": (2, 2, {}, {"1": 1.0, "2": 1.0}),
+        "keep-saver": (0, 2, {}, {"1": 0.0, "2": 0.0}),
+        "leaked-reference": (0, 0, {"simulated user": 2}, {}),
     }
-    assert reliability["pass_hat"] == {"1": 0.5, "2": 0.5} and reliability["simulator_errors"] == 2
+    assert reliability["pass_hat"] == {"1": 0.5, "2": 0.5} and reliability["left_out"] == {"simulated user": 2}
     html = (root / "out" / "report.html").read_text()
     assert "bookings 2YD3ZS status: &#x27;confirmed&#x27; -&gt; &#x27;cancelled&#x27;" in html and "(no changes)" in html

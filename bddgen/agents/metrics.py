@@ -14,22 +14,22 @@ of that tool and its arguments meet the expected call's conditions. Against the 
 
 pass^k of a scenario run n times with c passes is C(c, k) / C(n, k): the unbiased estimate of the
 chance that k independent trials all pass (pass^1 = pass@1 = c / n); pass@k = 1 - C(n - c, k) / C(n, k)
-is the chance that at least one of k passes. A trial passes when every turn of it passes; an ERROR
-turn counts as not passing. A task trial that failed while its simulated user broke its instruction
-(error category "simulator error") is the simulator's failure, not the agent's: it is counted apart
-and left out of n and c.
+is the chance that at least one of k passes. A trial passes when every turn of it passes. pass^k is
+the assistant's: a failed trial counts when the assistant failed in it (a judged failure, its own
+error); a trial failed only by another party (the simulated user, the judge, the expected outcome, the
+harness: see `bddgen.results.Party`) is counted apart, by party, and left out of n and c.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from math import comb
 from typing import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.expectations import ArgumentMatch, TrajectoryExpectation
-from bddgen.results import SIMULATOR_ERROR, TurnResult, Verdict
+from bddgen.results import Party, TurnResult, Verdict
 from bddgen.traces import ToolCall
 
 
@@ -86,11 +86,13 @@ class ScenarioReliability(_Frozen):
     feature: str
     conversation_id: str
     scenario: str
-    trials: int = Field(description="Trials that count for the agent (simulator errors left out).")
+    trials: int = Field(description="Trials that count for the assistant (those failed by another party left out).")
     passes: int
     pass_hat: dict[int, float] = Field(description="k -> pass^k, for k = 1..trials.")
     pass_at: dict[int, float] = Field(default_factory=dict, description="k -> pass@k, for k = 1..trials.")
-    simulator_errors: int = Field(default=0, description="Trials that failed because the simulated user broke its instruction.")
+    left_out: dict[Party, int] = Field(
+        default_factory=dict, description="Trials failed by another party than the assistant, left out of trials and passes, by party."
+    )
 
 
 class RunReliability(_Frozen):
@@ -100,7 +102,7 @@ class RunReliability(_Frozen):
     scenarios: list[ScenarioReliability]
     pass_hat: dict[int, float] = Field(description="k -> mean pass^k over scenarios with at least k trials.")
     pass_at: dict[int, float] = Field(default_factory=dict, description="k -> mean pass@k over scenarios with at least k trials.")
-    simulator_errors: int = Field(default=0, description="Trials left out as simulator errors, over all scenarios.")
+    left_out: dict[Party, int] = Field(default_factory=dict, description="Trials left out, by the party that failed them, over all scenarios.")
 
 
 def expected_calls(expectations: Iterable[TrajectoryExpectation]) -> list[TrajectoryExpectation]:
@@ -242,37 +244,40 @@ def pass_at_k(trials: int, passes: int, k: int) -> float:
     return 1 - comb(trials - passes, k) / comb(trials, k)
 
 
+def trial_party(turns: Iterable[TurnResult]) -> Party | None:
+    """Who failed a trial (one scenario run): None when every record passed; the assistant when it failed any record;
+    else the party of the first record that failed (question turns in order, then the turn-0 check)."""
+    failed = sorted((t for t in turns if t.verdict != Verdict.PASS), key=lambda t: (t.turn == 0, t.turn))
+    if not failed:
+        return None
+    parties = [t.failed_by or "assistant" for t in failed]
+    return "assistant" if "assistant" in parties else parties[0]
+
+
 def run_reliability(run_id: str, results: Iterable[TurnResult]) -> RunReliability | None:
-    """pass^k and pass@k per scenario and their means per k; None when no scenario ran more than once."""
-    trials: dict[tuple[str, str], list[bool]] = defaultdict(list)
-    simulator: dict[tuple[str, str], int] = defaultdict(int)
+    """pass^k and pass@k per scenario and their means per k, over the trials the assistant passed or failed (those
+    failed by another party counted apart); None when no scenario ran more than once."""
+    parties: dict[tuple[str, str], list[Party | None]] = defaultdict(list)
     names: dict[tuple[str, str], str] = {}
     for (feature, conversation_id, _), turns in sorted(_scenario_runs(results).items()):
-        key = (feature, conversation_id)
-        names[key] = turns[0].scenario
-        if any(t.error_category == SIMULATOR_ERROR for t in turns):
-            simulator[key] += 1
-            trials.setdefault(key, [])
-        else:
-            trials[key].append(all(t.verdict == Verdict.PASS for t in turns))
-    if all(len(outcomes) + simulator[key] < 2 for key, outcomes in trials.items()):
+        names[(feature, conversation_id)] = turns[0].scenario
+        parties[(feature, conversation_id)].append(trial_party(turns))
+    if all(len(found) < 2 for found in parties.values()):
         return None
-    scenarios = [
-        ScenarioReliability(
-            feature=feature, conversation_id=conversation_id, scenario=names[(feature, conversation_id)],
-            trials=len(outcomes), passes=sum(outcomes),
-            pass_hat={k: pass_hat_k(len(outcomes), sum(outcomes), k) for k in range(1, len(outcomes) + 1)},
-            pass_at={k: pass_at_k(len(outcomes), sum(outcomes), k) for k in range(1, len(outcomes) + 1)},
-            simulator_errors=simulator[(feature, conversation_id)],
-        )
-        for (feature, conversation_id), outcomes in trials.items()
-    ]
+    scenarios = []
+    for (feature, conversation_id), found in parties.items():
+        counted = [party is None for party in found if party in (None, "assistant")]
+        n, c = len(counted), sum(counted)
+        scenarios.append(ScenarioReliability(
+            feature=feature, conversation_id=conversation_id, scenario=names[(feature, conversation_id)], trials=n, passes=c,
+            pass_hat={k: pass_hat_k(n, c, k) for k in range(1, n + 1)}, pass_at={k: pass_at_k(n, c, k) for k in range(1, n + 1)},
+            left_out=dict(Counter(party for party in found if party is not None and party != "assistant")),
+        ))
     most = max(s.trials for s in scenarios)
     hat, at = {}, {}
     for k in range(1, most + 1):
         counted = [s for s in scenarios if s.trials >= k]
         hat[k] = sum(s.pass_hat[k] for s in counted) / len(counted)
         at[k] = sum(s.pass_at[k] for s in counted) / len(counted)
-    return RunReliability(
-        run_id=run_id, scenarios=scenarios, pass_hat=hat, pass_at=at, simulator_errors=sum(s.simulator_errors for s in scenarios)
-    )
+    left_out = dict(sum((Counter(s.left_out) for s in scenarios), Counter[Party]()))
+    return RunReliability(run_id=run_id, scenarios=scenarios, pass_hat=hat, pass_at=at, left_out=left_out)

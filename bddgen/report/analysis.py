@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from typing import Callable, Iterable, Mapping
 
-from bddgen.agents.metrics import run_reliability, run_trajectories
+from bddgen.agents.metrics import run_reliability, run_trajectories, trial_party
 from bddgen.lm.records import Usage
 from bddgen.report.categories import categorise
 from bddgen.report.compare import compare_runs
@@ -16,6 +16,7 @@ from bddgen.report.model import (
     BreakdownRow,
     CategoryRow,
     ConversationCall,
+    PartyRow,
     Report,
     RunStructuralCoverage,
     RunSummary,
@@ -32,7 +33,7 @@ from bddgen.report.outcomes import (
 )
 from bddgen.report.runs import RunData
 from bddgen.report.stats import Rate
-from bddgen.results import TurnResult, Verdict
+from bddgen.results import PARTIES, TurnResult, Verdict
 from bddgen.run.judge import TOOL_KINDS
 from bddgen.specs import QueryType
 
@@ -55,6 +56,7 @@ def summarise_run(run: RunData, label: str) -> RunSummary:
     meta = run.metadata
     scenario_verdicts = [combined_verdict(r.verdict for r in turns) for turns in scenario_runs(run.results).values()]
     answered = [r.latency for r in question_turns(run.results) if r.verdict != Verdict.ERROR]
+    credits = [r.outcome_credit.share for r in run.results if r.outcome_credit is not None]
     return RunSummary(
         run_id=meta.run_id,
         label=label,
@@ -70,6 +72,7 @@ def summarise_run(run: RunData, label: str) -> RunSummary:
         conversation_checks=Rate.of(r.verdict for r in conversation_checks(run.results)),
         scenarios=Rate.of(scenario_verdicts),
         mean_latency=sum(answered) / len(answered) if answered else 0.0,
+        outcome_credit=sum(credits) / len(credits) if credits else None,
     )
 
 
@@ -146,6 +149,14 @@ def error_categories(runs: list[RunData]) -> list[CategoryRow]:
     return [CategoryRow(category=c, counts=dict(counts[c])) for c in ordered]
 
 
+def failure_parties(runs: list[RunData]) -> list[PartyRow]:
+    """Failed scenario runs counted per party that failed them (`trial_party`); every party, zeros too, when any failed."""
+    counts = {run.run_id: Counter(trial_party(turns) for turns in scenario_runs(run.results).values()) for run in runs}
+    if not any(party is not None for found in counts.values() for party in found):
+        return []
+    return [PartyRow(party=party, counts={run_id: found[party] for run_id, found in counts.items()}) for party in PARTIES]
+
+
 def stability(runs: Iterable[RunData]) -> list[ScenarioStability]:
     """Pass rate of every scenario over its repeats; only runs with a repeated scenario appear."""
     found: list[ScenarioStability] = []
@@ -203,6 +214,7 @@ def build_report(
         specs=spec_rows(runs, spec_titles or {}),
         breakdowns=breakdowns(runs),
         error_categories=error_categories(runs),
+        parties=failure_parties(runs),
         stability=stability(runs),
         comparisons=[compare_runs(runs[0], other, spec_titles or {}) for other in runs[1:]],
         costs=costs or [],

@@ -13,7 +13,7 @@ from bddgen.lm.base import Message
 from bddgen.lm.records import Usage
 from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.report.stats import Rate
-from bddgen.results import TurnResult
+from bddgen.results import Party, TurnResult
 
 
 class _Frozen(BaseModel):
@@ -37,6 +37,9 @@ class RunSummary(_Frozen):
     conversation_checks: Rate = Field(description="The whole-conversation 'should satisfy the spec' checks (turn 0).")
     scenarios: Rate = Field(description="Scenario runs (one per conversation and repeat) failing any turn.")
     mean_latency: float = Field(default=0.0, description="Mean seconds per assistant reply.")
+    outcome_credit: float | None = Field(
+        default=None, description="Mean partial credit of the task outcomes: share of end-state fields as expected (None: no task)."
+    )
 
 
 class SpecCell(_Frozen):
@@ -72,6 +75,13 @@ class CategoryRow(_Frozen):
     """How many failed turns a judge put in one error category, per run id."""
 
     category: str
+    counts: dict[str, int]
+
+
+class PartyRow(_Frozen):
+    """How many scenario runs failed by one party (see `bddgen.results.Party`), per run id."""
+
+    party: Party
     counts: dict[str, int]
 
 
@@ -174,6 +184,9 @@ class Report(_Frozen):
     specs: list[SpecRow]
     breakdowns: list[Breakdown]
     error_categories: list[CategoryRow]
+    parties: list[PartyRow] = Field(
+        default_factory=list, description="Failed scenario runs per party that failed them (every party, when any run failed)."
+    )
     stability: list[ScenarioStability] = Field(description="Per scenario over repeats; empty when nothing was repeated.")
     comparisons: list[Comparison]
     costs: list[Usage] = Field(description="LM calls and tokens per stage and task, from the project's call log.")

@@ -11,7 +11,7 @@ from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import ASSISTANT, USER, Line, render_history, render_transcript
 from bddgen.models import Document, PolicyDocument, TextDocument
-from bddgen.results import Judgement, Verdict
+from bddgen.results import JUDGE_ERROR, Judgement, Verdict
 from bddgen.normalise import content_words
 from bddgen.answer_checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
 from bddgen.run.reference_match import (
@@ -30,7 +30,6 @@ from bddgen.run.tasks import (
 from bddgen.specs import CANNOT_ANSWER, Spec, Turn
 
 STAGE = "run"
-JUDGE_ERROR = "judge"
 TOOL_KINDS = ("react-rag", "airline-agent")
 """Built-in assistants that call tools; another assistant has tools when a workflow manifest describes them."""
 

@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from bddgen.expectations import ManifestViolation, Permissions, Trace, check_expectation, violations
-from bddgen.outcomes import UserTask, check_outcome, has_unexpected_change
+from bddgen.outcomes import FieldCredit, UserTask, check_outcome, field_credit, has_unexpected_change, unreachable
 from bddgen.state_diff import DatabaseState, DiffRow, StateDiff, diff
 from bddgen.config import RunSettings
-from bddgen.errors import AssistantError
+from bddgen.errors import AssistantError, LMOutputError
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.base import Message
-from bddgen.results import SIMULATOR_ERROR, Judgement, TurnResult, Verdict
+from bddgen.results import SIMULATOR_ERROR, STATE_ERROR, UNREACHABLE_OUTCOME, Judgement, TurnResult, Verdict
 from bddgen.run.assistants.base import Assistant, AssistantReply, error_category
 from bddgen.run.answers import cut_answer
 from bddgen.run.assistants.guard import ask
@@ -101,6 +101,7 @@ class ConversationSession:
         self._tasks = tasks
         self._max_answer_chars = max_answer_chars
         self._whole_answers: dict[str, str] = {}  # a cut answer -> the whole answer
+        self._dialogue_error: AssistantError | None = None  # the assistant's error that ended a task's dialogue
 
     @property
     def complete(self) -> bool:
@@ -186,31 +187,39 @@ class ConversationSession:
         assert task is not None
         started = time.perf_counter()
         if self._tasks is None or (reader := self._tasks.state_reader()) is None:
-            self._task_error(task, "the assistant exposes no state; set state_url or state_callable in its [assistants] section")
+            self._task_error(task, "the assistant exposes no state; set state_url or state_callable in its [assistants] section", STATE_ERROR)
             return
         try:
             before = reader([])
         except AssistantError as exc:
-            self._task_error(task, f"reading the state before the dialogue: {exc}")
+            self._task_error(task, f"reading the state before the dialogue: {exc}", STATE_ERROR)
             return
-        dialogue = simulate(task, self._tasks.user_lm(), self._answer, trial=self.repeat)
+        try:
+            dialogue = simulate(task, self._tasks.user_lm(), self._answer, trial=self.repeat)
+        except LMOutputError as exc:
+            self._task_error(task, f"the simulated user's model gave no usable message: {exc.reason}", SIMULATOR_ERROR)
+            return
         if dialogue.failed:
-            self._task_records(task, dialogue, Judgement(Verdict.ERROR, dialogue.failed, error_category="assistant", checks=(TASK_CHECK,)), started)
+            category = error_category(self._dialogue_error) if self._dialogue_error is not None else ""
+            self._task_records(task, dialogue, Judgement(Verdict.ERROR, dialogue.failed, error_category=category, checks=(TASK_CHECK,)), started)
             return
         try:
             after = reader(dialogue.messages)
         except AssistantError as exc:
-            self._task_records(task, dialogue, Judgement(Verdict.ERROR, f"reading the state after the dialogue: {exc}", checks=(TASK_CHECK,)), started)
+            failed = Judgement(Verdict.ERROR, f"reading the state after the dialogue: {exc}", error_category=STATE_ERROR, checks=(TASK_CHECK,))
+            self._task_records(task, dialogue, failed, started)
             return
         change = diff(before, after)
-        judgement, outcome, trajectory = self._judge_task(task, dialogue, change, after)
-        self._task_records(task, dialogue, judgement, started, change.rows(), outcome, trajectory)
+        judgement, outcome, trajectory = self._judge_task(task, dialogue, change, before, after)
+        credit = field_credit(task.outcomes, change, after)
+        self._task_records(task, dialogue, judgement, started, change.rows(), outcome, trajectory, credit)
 
     def _answer(self, messages: list[Message]) -> tuple[AssistantReply | None, float, str]:
         started = time.perf_counter()
         try:
             reply = self._cut(ask(self._assistant(), messages, self.plan.conversation.faults))
         except AssistantError as exc:
+            self._dialogue_error = exc
             return None, time.perf_counter() - started, str(exc)
         return reply, time.perf_counter() - started, ""
 
@@ -223,9 +232,11 @@ class ConversationSession:
         return reply.model_copy(update={"answer": answer})
 
     def _judge_task(
-        self, task: UserTask, dialogue: Dialogue, change: StateDiff, after: DatabaseState
+        self, task: UserTask, dialogue: Dialogue, change: StateDiff, before: DatabaseState, after: DatabaseState
     ) -> tuple[Judgement, list[str], list[str]]:
-        """The task's verdict, its unmet outcome steps and its unmet trajectory steps (with restricted calls)."""
+        """The task's verdict, its unmet outcome steps and its unmet trajectory steps (with restricted calls). A failure
+        is the simulated user's when it explains it, the expected outcome's when no actions reach that end state from
+        the start or the agent made every call the task expects and nothing else failed, else the assistant's."""
         outcome = [(o, check_outcome(o, change, after)) for o in task.outcomes]
         failures = [f"{o.step} {why}" if o.step.endswith(":") else f"{o.step}: {why}" for o, why in outcome if why]
         trace = _whole_trace([e.reply for e in dialogue.exchanges if e.reply is not None])
@@ -234,19 +245,24 @@ class ConversationSession:
         trajectory = [v.failure for v in outside] + [f"{e.step}: {why}" for e, why in unmet if why]
         if not failures and not trajectory:
             return Judgement(Verdict.PASS, "the end state and the trajectory are as expected", checks=(TASK_CHECK,)), [], []
+        out_of_reach = unreachable(task.outcomes, before)
+        if failures and not out_of_reach and not trajectory and any(e.kind == "calls" for e in task.trajectory):
+            out_of_reach = ["the agent made every call the task expects, and the end state is still not the expected one"]
         if simulator_explains_failure(dialogue, task, change):
             category = SIMULATOR_ERROR
+        elif failures and out_of_reach:
+            category = UNREACHABLE_OUTCOME
         elif failures:
             category = OUTCOME_CATEGORY
         else:
             category = _category(outside)
-        feedback = "\n".join(failures + trajectory)
+        feedback = "\n".join(failures + trajectory + (out_of_reach if category == UNREACHABLE_OUTCOME else []))
         if dialogue.simulator_errors:
             feedback += "\nsimulated user: " + "; ".join(dialogue.simulator_errors)
         return Judgement(Verdict.FAIL, feedback, error_category=category, checks=(TASK_CHECK,)), failures, trajectory
 
-    def _task_error(self, task: UserTask, message: str) -> None:
-        self._task_records(task, Dialogue(), Judgement(Verdict.ERROR, message, error_category="assistant", checks=(TASK_CHECK,)), time.perf_counter())
+    def _task_error(self, task: UserTask, message: str, category: str) -> None:
+        self._task_records(task, Dialogue(), Judgement(Verdict.ERROR, message, error_category=category, checks=(TASK_CHECK,)), time.perf_counter())
 
     def _task_records(
         self,
@@ -257,12 +273,17 @@ class ConversationSession:
         change: list[DiffRow] | None = None,
         outcome_failures: list[str] | None = None,
         trajectory_failures: list[str] | None = None,
+        credit: FieldCredit | None = None,
     ) -> None:
-        """One record per exchange (each carrying the task's verdict: a task is judged as a whole), then the outcome record."""
+        """One record per exchange (each carrying the task's verdict and who failed: a task is judged as a whole; an
+        exchange the assistant could not answer is an ERROR of its own), then the outcome record."""
         for number, exchange in enumerate(dialogue.exchanges, start=1):
             reply = exchange.reply or AssistantReply(answer="")
-            verdict = Verdict.ERROR if exchange.error else judgement.verdict
-            turn_judgement = Judgement(verdict, exchange.error or f"judged by the task's outcome: {judgement.verdict.value}", checks=(TASK_CHECK,))
+            if exchange.error:
+                turn_judgement = Judgement(Verdict.ERROR, exchange.error, error_category=judgement.error_category, checks=(TASK_CHECK,))
+            else:
+                shared = f"judged by the task's outcome: {judgement.verdict.value}"
+                turn_judgement = Judgement(judgement.verdict, shared, error_category=judgement.error_category, checks=(TASK_CHECK,), party=judgement.party)
             self._results[number] = self._record_exchange(number, exchange.user, turn_judgement, exchange.latency, reply)
         self._results[SPEC_TURN] = self._result(
             SPEC_TURN,
@@ -276,6 +297,7 @@ class ConversationSession:
             expected_diff=task.expected_diff,
             outcome_failures=outcome_failures or [],
             simulator_errors=dialogue.simulator_errors,
+            outcome_credit=credit,
         )
 
     def _record_exchange(self, number: int, question: str, judgement: Judgement, latency: float, reply: AssistantReply) -> TurnResult:
@@ -290,10 +312,11 @@ class ConversationSession:
 
     def _check_spec(self) -> TurnResult:
         turns = self.plan.conversation.turns
-        failed = [n for n in range(1, len(turns) + 1) if self._results[n].verdict == Verdict.ERROR]
+        failed = [self._results[n] for n in range(1, len(turns) + 1) if self._results[n].verdict == Verdict.ERROR]
         if failed:
             judgement = Judgement(
-                Verdict.ERROR, f"not judged: the assistant failed on turn(s) {', '.join(map(str, failed))}", error_category="assistant"
+                Verdict.ERROR, f"not judged: turn(s) {', '.join(str(r.turn) for r in failed)} got no verdict",
+                error_category=failed[0].error_category, party=failed[0].failed_by,
             )
         else:
             exchanges = [(t.question, self._results[n].answer) for n, t in enumerate(turns, start=1)]
@@ -342,6 +365,7 @@ class ConversationSession:
             verdict=judgement.verdict,
             feedback=judgement.feedback,
             error_category=judgement.error_category,
+            failed_by=judgement.party,
             score=judgement.score,
             checks=list(judgement.checks),
             documents=self.plan.conversation.doc_ids,

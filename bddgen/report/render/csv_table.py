@@ -61,6 +61,9 @@ def render_csv(report: Report) -> str:
     for category in report.error_categories:
         for run_id, count in category.counts.items():
             writer.writerow(["error_category", category.category, category.category, run_id, labels[run_id], count, "", "", "", "", "", ""])
+    for party in report.parties:
+        for run_id, count in party.counts.items():
+            writer.writerow(["failed_by", party.party, party.party, run_id, labels[run_id], count, "", "", "", "", "", ""])
     for scenario in report.stability:
         rate = Rate.from_counts(scenario.failed, scenario.passed, scenario.undetermined)
         row("scenario_repeats", scenario.conversation_id, scenario.scenario, scenario.run_id, rate)

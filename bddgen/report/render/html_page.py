@@ -17,7 +17,7 @@ from bddgen.report.coverage_model import CoverageCertificate, CoverageItem
 from bddgen.report.model import Breakdown, Comparison, ConversationCall, Report, SpecRow
 from bddgen.report.outcomes import combined_verdict
 from bddgen.report.render.tables import (
-    TextTable, judge_table, outcome_table, reliability_table, structural_tables, task_reliability_table, trajectory_table,
+    TextTable, judge_table, outcome_table, parties_table, reliability_table, structural_tables, task_reliability_table, trajectory_table,
 )
 from bddgen.report.render.svg import Bar, BarGroup, coverage_bar, grouped_bar_chart, series_colour
 from bddgen.report.stats import Rate, percent
@@ -228,6 +228,7 @@ def _breakdowns_section(report: Report) -> str:
             '<p class="note">As the judge states them in its feedback; a failure can name several.</p>'
             f'<table><thead><tr><th>category</th>{_run_headers(report)}</tr></thead><tbody>{categories}</tbody></table>'
         )
+    parts.append(_text_tables([parties_table(report)]))
     return f'<section id="breakdowns"><h2>Breakdowns</h2>{"".join(parts)}</section>'
 
 

@@ -9,7 +9,7 @@ from bddgen.state_diff import render_diff_row
 from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.report.model import Comparison, Report
 from bddgen.report.stats import Rate, percent
-from bddgen.results import Verdict
+from bddgen.results import PARTIES, Verdict
 
 MAX_LISTED_TURN_CHANGES = 15  # not a setting: the length of a printed table, the rest are counted
 
@@ -83,6 +83,28 @@ def categories_table(report: Report) -> TextTable:
         rows,
         right_aligned=set(range(1, len(report.runs) + 1)),
     )
+
+
+OTHER_PARTIES = [party for party in PARTIES if party != "assistant"]
+
+
+def parties_table(report: Report) -> TextTable:
+    """Failed scenario runs per party that failed them, per run."""
+    rows = [[row.party] + [str(row.counts.get(r.run_id, 0)) for r in report.runs] for row in report.parties]
+    return TextTable(
+        "Who failed: failed scenario runs per party",
+        ["party"] + [r.label for r in report.runs],
+        rows,
+        note="A failed scenario run is the assistant's when the assistant failed any of its turns (a judged failure, its own "
+        "error); otherwise it is put down to the party that failed it: the simulated user (it broke its instruction), the "
+        "judge (no usable verdict), the expected outcome (the correct actions do not reach it) or the harness (transport, "
+        "timeout, reading the agent's state). pass^k counts only the assistant's failures.",
+        right_aligned=set(range(1, len(report.runs) + 1)),
+    )
+
+
+def _left_out(counts: dict[str, int]) -> str:
+    return ", ".join(f"{party} {counts[party]}" for party in OTHER_PARTIES if counts.get(party)) or "—"
 
 
 def stability_table(report: Report) -> TextTable:
@@ -215,36 +237,39 @@ def reliability_table(report: Report) -> TextTable:
     most = max((max(run.pass_hat, default=1) for run in report.reliability), default=1)
     rows = [
         [labels[run.run_id], str(len(run.scenarios))] + [_ratio(run.pass_hat.get(k)) for k in range(1, most + 1)]
+        + [str(run.left_out.get(party, 0)) for party in OTHER_PARTIES]
         for run in report.reliability
     ]
     return TextTable(
-        "Reliability over repeats: pass^k",
-        ["assistant", "scenarios"] + ["pass@1" if k == 1 else f"pass^{k}" for k in range(1, most + 1)],
+        "Reliability over repeats: pass^k on the assistant's failures",
+        ["assistant", "scenarios"] + ["pass@1" if k == 1 else f"pass^{k}" for k in range(1, most + 1)]
+        + [f"left out: {party}" for party in OTHER_PARTIES],
         rows,
         note="pass^k = C(c, k) / C(n, k) for a scenario passed c times in n repeats: the chance that k trials all pass "
-        "(mean over scenarios with at least k repeats). A repeat passes when every turn passes.",
-        right_aligned=set(range(1, most + 2)),
+        "(mean over scenarios with at least k repeats). A repeat passes when every turn passes; a repeat failed by another "
+        "party than the assistant is left out of n and c, and counted beside, by party.",
+        right_aligned=set(range(1, most + 2 + len(OTHER_PARTIES))),
     )
 
 
 def task_reliability_table(report: Report) -> TextTable:
-    """Per scenario (task): pass^1..k beside pass@k over its repeats, and the trials left out as simulator errors."""
+    """Per scenario (task): pass^1..k beside pass@k over its repeats, and the trials left out, by the party that failed them."""
     labels = {r.run_id: r.label for r in report.runs}
     most = max((s.trials for run in report.reliability for s in run.scenarios), default=1) or 1
     rows = [
         [labels[run.run_id], s.scenario, f"{s.passes}/{s.trials}"]
         + [_ratio(s.pass_hat.get(k)) for k in range(1, most + 1)]
-        + [_ratio(s.pass_at.get(s.trials)), str(s.simulator_errors)]
+        + [_ratio(s.pass_at.get(s.trials)), _left_out(s.left_out)]
         for run in report.reliability
         for s in run.scenarios
     ]
     return TextTable(
         "pass^k per scenario",
-        ["assistant", "scenario", "passed"] + [f"pass^{k}" for k in range(1, most + 1)] + ["pass@n", "simulator errors"],
+        ["assistant", "scenario", "passed"] + [f"pass^{k}" for k in range(1, most + 1)] + ["pass@n", "left out"],
         rows,
-        note="pass^k: the chance that k trials all pass; pass@n: that at least one of the n trials passes. A trial that failed "
-        "while the simulated user broke its instruction (revealed a fact it was not given) is a simulator error: it is left "
-        "out of the passed and trial counts.",
+        note="pass^k: the chance that k trials all pass; pass@n: that at least one of the n trials passes. A trial failed by "
+        "another party than the assistant (the simulated user broke its instruction, the judge gave no verdict, the expected "
+        "outcome is out of reach, the harness failed) is left out of the passed and trial counts, and listed by party.",
         right_aligned=set(range(2, most + 5)),
     )
 
@@ -258,17 +283,21 @@ def outcome_table(report: Report) -> TextTable:
             continue
         expected = "\n".join(render_diff_row(r) for r in result.expected_diff) if result.expected_diff is not None else "(not stated)"
         actual = "\n".join(render_diff_row(r) for r in result.state_diff) if result.state_diff is not None else "(not read)"
+        credit = result.outcome_credit
         rows.append([
-            labels[result.run_id], result.scenario, str(result.repeat), result.error_category or result.verdict.value,
-            expected or "(no changes)", actual or "(no changes)",
+            labels[result.run_id], result.scenario, str(result.repeat), result.failed_by or "", result.error_category or result.verdict.value,
+            f"{credit.matched}/{credit.fields}" if credit is not None else "—", expected or "(no changes)", actual or "(no changes)",
         ])
+    means = "; ".join(f"{run.label} {run.outcome_credit:.2f}" for run in report.runs if run.outcome_credit is not None)
     return TextTable(
         "Task outcomes: expected and actual change",
-        ["assistant", "scenario", "repeat", "class", "expected change", "actual change"],
+        ["assistant", "scenario", "repeat", "who failed", "class", "fields as expected", "expected change", "actual change"],
         rows,
-        note="Each failed task trial's end state against its start; 'simulator error' marks a failure while the simulated user "
-        "broke its instruction.",
-        right_aligned={2},
+        note="Each failed task trial's end state against its start, with partial credit: of the fields (cells, rows added or "
+        "removed) the outcome steps name or the dialogue changed, those as expected. 'simulator error' marks a failure while "
+        "the simulated user broke its instruction; 'unreachable end state' one the correct actions do not reach."
+        + (f" Mean share of fields as expected over every task trial: {means}." if means else ""),
+        right_aligned={2, 5},
     )
 
 
@@ -320,7 +349,7 @@ def judge_table(report: Report) -> TextTable:
 
 def report_tables(report: Report) -> list[TextTable]:
     """Every section in reading order; empty sections are left out."""
-    tables = [runs_table(report), judge_table(report), specs_table(report), *breakdown_tables(report), categories_table(report)]
+    tables = [runs_table(report), judge_table(report), specs_table(report), *breakdown_tables(report), categories_table(report), parties_table(report)]
     if report.stability:
         tables.append(stability_table(report))
     for comparison in report.comparisons:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from bddgen.traces import AgentTrace, BlockedCall, Handoff, ToolCall
 from bddgen.errors import AssistantError
 from bddgen.lm.base import Message
+from bddgen.results import TIMEOUT_ERROR, TRANSPORT_ERROR
 
 
 class AssistantReply(BaseModel):
@@ -41,13 +42,13 @@ class Assistant(Protocol):
 class AssistantCallError(AssistantError):
     """The request did not get a reply: connection refused, HTTP error status, an exception raised."""
 
-    category = "transport"
+    category = TRANSPORT_ERROR
 
 
 class AssistantTimeoutError(AssistantError):
     """No reply within the configured timeout."""
 
-    category = "timeout"
+    category = TIMEOUT_ERROR
 
 
 class AssistantReplyError(AssistantError):
@@ -64,7 +65,7 @@ class AssistantFailedError(AssistantError):
 
 def error_category(error: AssistantError) -> str:
     """'transport', 'timeout', 'unusable reply' or 'assistant error' for a failed call."""
-    return getattr(error, "category", "transport")
+    return getattr(error, "category", TRANSPORT_ERROR)
 
 
 def failure(exc: Exception, source: str) -> AssistantError:
