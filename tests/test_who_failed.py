@@ -124,7 +124,7 @@ def test_the_forbidden_tasks_repeated_4_times_report_pass_k_on_the_assistant_s_f
     root = _airline_project(tmp_path / "project")
     code, output = invoke(root, "run", "-t", "@policy-forbidden", "--repeat", "4", "--run-id", "forbidden")
     assert code == 1, output
-    code, output = invoke(root, "report", "forbidden", "--no-coverage", "--out", "out")
+    code, output = invoke(root, "report", "forbidden", "--out", "out")
     assert code == 0, output
     assert "Who failed" in output and "pass^k on the assistant's failures" in output and "left out: expected outcome" in output
     report = json.loads((root / "out" / "report.json").read_text())

@@ -22,10 +22,12 @@ from bddgen.run.feature_cache import FeatureCache
 from bddgen.run.launcher import BEHAVE_JSON, JUNIT_DIR
 from bddgen.run.metadata import latest_run_dir, new_run_dir
 from bddgen.run.store import RunStore
-from bddgen.run.suite import RunOptions, RunSummary
+from bddgen.run.suite import FailedStep, RunOptions, RunSummary
 from bddgen.safe_names import child_folder
 
 EXIT_INTERRUPTED = 130  # the shell's code for a run stopped by Ctrl-C
+MAX_LISTED_STEPS = 20  # not a setting: the length of the printed summary; behave.json and results.jsonl have them all
+WHY_LINES = 4  # not a setting: lines of a step's reason printed (an outcome diff, one line per repeat)
 
 
 @click.command()
@@ -159,11 +161,24 @@ def _print_summary(project: Project, summary: RunSummary, junit: Path | None) ->
     table.add_row("turns", *(str(summary.turns[v]) for v in Verdict))
     table.add_row("spec checks", *(str(summary.spec_checks[v]) for v in Verdict))
     console.print(table)
+    _print_failed_steps(summary.failed_steps)
     replayed = f" ({summary.replayed} from the earlier attempt)" if summary.replayed else ""
     console.print(f"{summary.written} of {summary.conversations} conversations complete{replayed}", markup=False)
     folder = _relative(project, summary.run_dir)
     written = ["results.jsonl", "run.json", BEHAVE_JSON, MESSAGES_FILE, CUCUMBER_JSON] + ([junit.name, f"{JUNIT_DIR}/"] if junit else [])
     console.print(f"wrote {folder}/{{{', '.join(written)}}}", markup=False, soft_wrap=True)
+
+
+def _print_failed_steps(steps: list[FailedStep]) -> None:
+    """Each step that did not pass: where, its scenario, the step and why (its first lines)."""
+    for step in steps[:MAX_LISTED_STEPS]:
+        console.print(f"{step.status} {step.where} ({step.scenario}): {step.step}", style="red", markup=False, soft_wrap=True)
+        lines = step.why.splitlines()
+        shown = lines[:WHY_LINES] + ([f"... ({len(lines) - WHY_LINES} more lines)"] if len(lines) > WHY_LINES else [])
+        for line in shown:
+            console.print(f"  {line}", markup=False, soft_wrap=True)
+    if len(steps) > MAX_LISTED_STEPS:
+        console.print(f"... and {len(steps) - MAX_LISTED_STEPS} more steps that did not pass (behave.json has every step)", markup=False)
 
 
 def _relative(project: Project, path: Path) -> str:

@@ -25,6 +25,7 @@ from bddgen.report.model import (
     SpecRow,
 )
 from bddgen.report.outcomes import (
+    answer_turns,
     combined_verdict,
     conversation_checks,
     conversation_lengths,
@@ -102,7 +103,7 @@ def _breakdown(
 ) -> Breakdown:
     grouped: dict[str, dict[str, list[Verdict]]] = defaultdict(lambda: defaultdict(list))
     for run in runs:
-        for result in question_turns(run.results):
+        for result in answer_turns(run.results):
             grouped[key_of(run, result)][run.run_id].append(result.verdict)
     rows = [
         BreakdownRow(key=key, cells={run_id: Rate.of(verdicts) for run_id, verdicts in grouped[key].items()})
@@ -112,7 +113,8 @@ def _breakdown(
 
 
 def breakdowns(runs: list[RunData]) -> list[Breakdown]:
-    """Turn failure rates by query type, by documents in the chain, and single- vs multi-turn."""
+    """Failure rates of the answer turns (text question answering) by query type, by documents in the chain, and
+    single- vs multi-turn; an agent suite's turns (trajectory steps only, a task's messages) have no rows."""
     type_order = [q.value for q in QueryType] + [UNTYPED]
     lengths = {run.run_id: conversation_lengths(run.results) for run in runs}
 
@@ -125,7 +127,7 @@ def breakdowns(runs: list[RunData]) -> list[Breakdown]:
         count = len(set(result.documents))
         return f"{count} document{'s' if count != 1 else ''}"
 
-    return [
+    found = [
         _breakdown(
             "query_type", "By query type", runs,
             lambda _, r: r.query_type.value if r.query_type else UNTYPED,
@@ -134,6 +136,7 @@ def breakdowns(runs: list[RunData]) -> list[Breakdown]:
         _breakdown("chain_documents", "By documents in the chain", runs, chain_size, lambda key: (int(key.split()[0]), key)),
         _breakdown("turn_position", "Single- vs multi-turn", runs, position, lambda key: ([SINGLE_TURN, FIRST_TURN, FOLLOW_UP].index(key), key)),
     ]
+    return [breakdown for breakdown in found if breakdown.rows]
 
 
 def error_categories(runs: list[RunData]) -> list[CategoryRow]:

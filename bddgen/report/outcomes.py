@@ -6,6 +6,7 @@ from collections import defaultdict
 from typing import Iterable
 
 from bddgen.results import TurnResult, Verdict
+from bddgen.specs import TRAJECTORY_ONLY
 
 ConversationKey = tuple[str, str]  # (feature, conversation_id)
 
@@ -13,6 +14,12 @@ ConversationKey = tuple[str, str]  # (feature, conversation_id)
 def question_turns(results: Iterable[TurnResult]) -> list[TurnResult]:
     """The turns that asked a question (turn ≥ 1)."""
     return [r for r in results if r.turn >= 1]
+
+
+def answer_turns(results: Iterable[TurnResult]) -> list[TurnResult]:
+    """The question turns whose answer is checked against a reference (text question answering): not a turn that
+    checks only its trajectory, nor a message of a task's simulated user."""
+    return [r for r in question_turns(results) if r.expected not in ("", TRAJECTORY_ONLY)]
 
 
 def conversation_checks(results: Iterable[TurnResult]) -> list[TurnResult]:

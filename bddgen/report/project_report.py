@@ -17,13 +17,18 @@ from bddgen.report.costs import usage_costs
 from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.run.judge_check import read_check
 from bddgen.report.model import JudgeFigures, Report, RunStructuralCoverage
+from bddgen.report.outcomes import answer_turns
 from bddgen.report.runs import RunData, load_run, resolve_runs
 from bddgen.report.suite import spec_titles
 
 
 def project_report(project: Project, references: list[str], coverage: CoverageCertificate | None = None) -> Report:
-    """The report of the named runs (run ids or directories; the latest when none)."""
+    """The report of the named runs (run ids or directories; the latest when none). The coverage certificate of the
+    corpus is left out when no run holds a turn answered against a reference (an agent suite: its coverage is the
+    workflow manifest's, `structural`)."""
     runs = [load_run(path) for path in resolve_runs(project.runs_path, references)]
+    if not any(answer_turns(run.results) for run in runs):
+        coverage = None
     report = build_report(
         runs,
         spec_titles=spec_titles(project.features_path) if project.features_path.is_dir() else {},

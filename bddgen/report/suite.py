@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bddgen.corpus import load_corpus
+from bddgen.corpus.loader import SYSTEM_FILE
 from bddgen.console import console
 from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
@@ -78,8 +79,12 @@ def bridging_entities(features_path: Path) -> dict[ConversationKey, set[str]]:
     return bridging
 
 
-def suite_coverage(project: Project) -> CoverageCertificate:
-    """The certificate of the project's features over its corpus, linking entities as the implement stage recorded them."""
+def suite_coverage(project: Project) -> CoverageCertificate | None:
+    """The certificate of the project's features over its corpus, linking entities as the implement stage recorded them;
+    None when the corpus folder holds no document, only its system.yaml (a project testing an agent, made by `bddgen
+    init` without `--corpus`)."""
+    if not any(p.is_file() and p.name != SYSTEM_FILE and not p.name.startswith(".") for p in project.corpus_path.rglob("*")):
+        return None
     corpus = load_corpus(project.corpus_path)
     features, problems = readable_suite(project.features_path)
     for problem in problems:

@@ -14,7 +14,7 @@ from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
 from bddgen.run.behave_runner import RUNNER_SETTING, announced_features, announced_files
 from bddgen.run.planning import conversation_id, feature_key, plan_features
-from bddgen.run.suite import SuiteRun, active_suite, options_from_userdata
+from bddgen.run.suite import FailedStep, SuiteRun, active_suite, options_from_userdata
 
 __all__ = ["before_all", "before_scenario", "after_scenario", "after_all"]
 
@@ -56,9 +56,26 @@ def before_scenario(context: Any, scenario: Any) -> None:
     context.bddgen_scenario = run
 
 
+def failed_steps(scenario: Any, root: Path) -> list[FailedStep]:
+    """The steps of a scenario behave ran that did not pass, each with why: its exception's message (an assertion's
+    expected and actual), or that no step definition matches it."""
+    found = []
+    for step in scenario.steps:
+        if step.status.has_failed():
+            exception = getattr(step, "exception", None)
+            why = str(exception) if exception is not None else (step.error_message or "no step definition matches it")
+            status = {"failed": "FAIL"}.get(step.status.name, step.status.name.upper())
+            where = f"{feature_key(step.filename, root)}:{step.line}"
+            found.append(FailedStep(where, scenario.name, f"{step.keyword} {step.name}", status, why.strip()))
+    return found
+
+
 def after_scenario(context: Any, scenario: Any) -> None:
-    """Write the conversation's records once all of its turns are judged; note why when they are not."""
+    """Write the conversation's records once all of its turns are judged; note why when they are not. Keep the steps
+    that did not pass for the run's summary."""
     run = getattr(context, "bddgen_scenario", None)
+    if run is not None:
+        context.bddgen.failed_steps += failed_steps(scenario, context.bddgen.project.root)
     if run is not None and not run.finish() and not context.aborted:
         reasons = [step.error_message for step in scenario.steps if step.error_message]
         reason = reasons[0].strip().splitlines()[-1] if reasons else "its steps did not all run"

@@ -58,9 +58,22 @@ class RunListener(Protocol):
     def conversation_done(self, records: list[TurnResult]) -> None: ...
 
 
+@dataclass(frozen=True)
+class FailedStep:
+    """A step of a scenario that did not pass: `where` (file:line), its scenario, the step as written, `status`
+    (FAIL, ERROR or UNDEFINED) and why."""
+
+    where: str
+    scenario: str
+    step: str
+    status: str
+    why: str
+
+
 @dataclass
 class RunSummary:
-    """Verdict counts of a run's selected conversations (turn records and spec checks separately)."""
+    """Verdict counts of a run's selected conversations (turn records and spec checks separately), and the steps
+    that did not pass."""
 
     run_dir: Path
     conversations: int
@@ -69,6 +82,7 @@ class RunSummary:
     turns: Counter[Verdict] = field(default_factory=Counter)
     spec_checks: Counter[Verdict] = field(default_factory=Counter)
     interrupted: bool = False
+    failed_steps: list[FailedStep] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -131,6 +145,7 @@ class SuiteRun:
         self.startup_error: BaseException | None = None
         self.summary: RunSummary | None = None
         self.unfinished: list[str] = []
+        self.failed_steps: list[FailedStep] = []
 
     @property
     def run_id(self) -> str:
@@ -233,7 +248,7 @@ class SuiteRun:
             for session in self._sessions:
                 session.finish()
         written = sum(1 for s in self._sessions if s.written)
-        summary = RunSummary(self.run_dir, len(self._sessions), written, self.replayed, interrupted=interrupted)
+        summary = RunSummary(self.run_dir, len(self._sessions), written, self.replayed, interrupted=interrupted, failed_steps=self.failed_steps)
         for session in self._sessions:
             for record in session.records if session.written else []:
                 (summary.spec_checks if record.turn == SPEC_TURN else summary.turns)[record.verdict] += 1
