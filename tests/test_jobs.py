@@ -198,6 +198,24 @@ def test_results_are_taken_in_the_order_started() -> None:
         assert [pool.take() for _ in range(8)] == list(range(8))
 
 
+def test_an_error_in_one_job_ends_the_others_at_their_next_call() -> None:
+    lm = LanguageModel(ScriptedLM(default=lambda request: time.sleep(0.02) or {"answer": "42"}))  # type: ignore[func-returns-value]
+
+    def job(number: int) -> None:
+        if number == 0:
+            time.sleep(0.1)
+            raise RuntimeError("the endpoint went away")
+        for call in range(100):
+            lm.complete([Message("user", f"question {number}.{call}")])
+
+    with pytest.raises(RuntimeError, match="went away"), InOrder[None](4, halt=lm.activity.halted) as pool:
+        for number in range(4):
+            pool.start(lambda number=number: job(number))  # type: ignore[misc]
+        pool.take()
+    assert lm.activity.now().done < 100  # not the 300 calls the other jobs had left
+    assert lm.complete([Message("user", "and after?")]).text == '{"answer": "42"}'  # the next stage calls again
+
+
 # --- the endpoint: Retry-After and the rate limit hold every job ------------------------------------------------
 
 

@@ -261,7 +261,7 @@ def generate_candidates(
 
     report()
     slot = len(candidates.candidates)
-    drafts: InOrder[_Drafted] = InOrder(settings.jobs, "bddgen-generate")
+    drafts: InOrder[_Drafted] = InOrder(settings.jobs, "bddgen-generate", halt=lm.activity.halted)
     with drafts:
         while len(candidates.candidates) < settings.m:
             known = generator.known()

@@ -166,7 +166,7 @@ def implement_features(
         if isinstance(prepared, _SpecRun):
             specs.append(prepared)
         reports.append(prepared.report if isinstance(prepared, _SpecRun) else prepared)
-    _write_conversations(specs, settings.jobs, progress)
+    _write_conversations(specs, lm, settings.jobs, progress)
     for spec in specs:
         spec.finish(settings.n)
     return ImplementReport(features=reports)
@@ -340,7 +340,7 @@ class _SpecRun:
         _finish(provenance_path(self.path), self.provenance, self.report, failed=self.failed and self.report.written < self.needed)
 
 
-def _write_conversations(specs: list[_SpecRun], jobs: int, progress: Callable[[Path | str, str], None]) -> None:
+def _write_conversations(specs: list[_SpecRun], lm: LanguageModel, jobs: int, progress: Callable[[Path | str, str], None]) -> None:
     """Write the specs' conversations `jobs` at a time: chains start in order (the first spec that wants one first)
     and are kept in the order they started."""
     news: tuple[Path | str, str] = ("", "writing conversations")
@@ -348,7 +348,7 @@ def _write_conversations(specs: list[_SpecRun], jobs: int, progress: Callable[[P
     def again() -> None:  # while waiting: the LM's calls move on
         progress(*news)
 
-    pool: InOrder[tuple[_SpecRun, _Outcome]] = InOrder(jobs, "bddgen-implement")
+    pool: InOrder[tuple[_SpecRun, _Outcome]] = InOrder(jobs, "bddgen-implement", halt=lm.activity.halted)
     with pool:
         while True:
             for spec in specs:

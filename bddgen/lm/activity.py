@@ -26,6 +26,10 @@ class Activity:
         return f"LM {self.in_flight} in flight, {self.done} done, {self.failed} failed{latency}"
 
 
+class Halted(Exception):
+    """A call refused because the jobs that make it are stopping (interrupted, or another job failed)."""
+
+
 class CallActivity:
     """Counts an LM's calls as they start and end (thread-safe: every job of a stage shares its LM)."""
 
@@ -33,10 +37,22 @@ class CallActivity:
         self._lock = threading.Lock()
         self._in_flight = self._done = self._failed = 0
         self._latencies: deque[float] = deque(maxlen=RECENT_CALLS)
+        self._halted = False
+
+    @contextmanager
+    def halted(self) -> Iterator[None]:
+        """No call starts inside the block (`Halted`), so jobs stopping end at their next call; calls under way finish."""
+        self._halted = True
+        try:
+            yield
+        finally:
+            self._halted = False
 
     @contextmanager
     def call(self) -> Iterator[None]:
         """One call, from its start to its reply (done) or error (failed)."""
+        if self._halted:
+            raise Halted("the jobs are stopping")
         with self._lock:
             self._in_flight += 1
         try:
