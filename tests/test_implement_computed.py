@@ -31,7 +31,7 @@ from bddgen.models import Corpus, SystemDescription, TableDocument, TextDocument
 from bddgen.ner.base import RegexRecognizer
 from bddgen.retrieval.memory import MemoryIndex
 from bddgen.answer_checks import contains_exact
-from bddgen.specs import Conversation, QueryType, Spec
+from bddgen.specs import Conversation, QueryType, Spec, Turn
 
 DEVSETS = Path(__file__).resolve().parents[2] / "shared" / "devsets"
 SALES = TableDocument(
@@ -328,3 +328,34 @@ def test_a_change_is_asked_as_the_absolute_change_when_the_table_has_its_own_per
         assert asked_phrase(table, change).startswith(f"{words} the Adjusted operating profit"), asked_phrase(table, change)
         percent = next(e for e in computed_candidates(table, content_words("adjusted operating profit")) if e.op == "percent_change")
         assert asked_phrase(table, percent).startswith("the percentage change in")
+
+
+def test_a_synthesis_worded_by_code_says_the_source_its_parts_share_once() -> None:
+    from bddgen.implement.grounding import Facts
+    from bddgen.implement.kinds import Kept
+    from bddgen.implement.provenance import EarlierTurns, TurnProvenance
+
+    report = TableDocument(id="tables/report-21", title="Report 21 table: Revenues", headers=["item", "2019", "2018"],
+                           rows=[["Net Income", "$106.4", "$70.5"]])
+    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="answers questions on annual reports"), documents=[report])
+    spec = Spec.create("Net income", ["an analyst"], ["the analyst asks about net income"], ["the assistant gives it"])
+    context = WriterContext(
+        spec=spec, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()), lm=LanguageModel(ScriptedLM(by_task=faithful_replies())),
+        recognizer=RegexRecognizer(), retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(spec.as_text())),
+        attempts=1, alternatives=1, min_turns=1,
+    )
+    planned = PlannedTurn(query_type=QueryType.SYNTHESIS, documents=[report.id])
+    writer = ConversationWriter(context, TurnPlan(chain=Chain(documents=[report.id], hops=[]), turns=[planned]))
+
+    def kept(question: str, answer: str) -> Kept:
+        turn = Turn(question=question, answer=answer, query_type=QueryType.SINGLE_DOC, doc_ids=[report.id])
+        return Kept(turn=turn, record=TurnProvenance(planned=1, query_type=QueryType.SINGLE_DOC, outcome="kept"), facts=Facts((), (answer,)))
+
+    writer.conversation.kept += [kept("In Report 21, what was the change in the Net Income from 2018 to 2019?", "35.9 million USD"),
+                                 kept("In Report 21, what was the Net Income in 2019?", "$106.4")]
+    both = EarlierTurns(turns=[1, 2], answers=["35.9 million USD", "$106.4"])
+    assert writer.kinds.synthesis.plain(planned, QueryType.SYNTHESIS, both).question == (
+        "To sum up, in Report 21, what was the change in the Net Income from 2018 to 2019, and what was the Net Income in 2019?"
+    )
+    writer.conversation.kept[1] = kept("In Report 22, what was the Revenue in 2019?", "$503.6")  # two sources: each said
+    assert writer.kinds.synthesis.plain(planned, QueryType.SYNTHESIS, both).question.count("in Report 2") == 2

@@ -3,6 +3,7 @@ together, what those turns asked, and the reference states every answer."""
 
 from __future__ import annotations
 
+import re
 from typing import Iterator, Mapping
 
 from bddgen.implement.checks import agrees, dropped_relations, form_problems, question_problems, well_formed
@@ -49,7 +50,7 @@ class SynthesisKind(EvidenceKind[EarlierTurns]):
 
     def plain(self, planned: PlannedTurn, kind: QueryType, evidence: EarlierTurns) -> WrittenTurn:
         asked = [standalone(k).split("?")[0].strip() for k in self._parts(evidence)]  # each question proper, one "?" at the end
-        question = "To sum up, " + ", and ".join(lower_first_word(a) for a in asked) + "?"
+        question = "To sum up, " + ", and ".join(lower_first_word(a) for a in _said_once(asked)) + "?"
         return WrittenTurn.model_construct(question=question, answer="; ".join(evidence.answers))
 
     def check(self, planned: PlannedTurn, kind: QueryType, evidence: EarlierTurns, question: str, answer: str, by_code: bool) -> Draft:
@@ -108,6 +109,18 @@ class SynthesisKind(EvidenceKind[EarlierTurns]):
         evidence = kept.record.evidence
         computed = isinstance(evidence, TableEvidence) and evidence.op not in ("lookup", "count")
         return computed and computed_agrees(self.context.table(evidence.table), evidence, reply)  # type: ignore[union-attr]
+
+
+_WHERE = re.compile(r"^(In [^,?]{1,80}), (.+)$")  # "In Report 21, what was …": the source a question is asked in
+
+
+def _said_once(questions: list[str]) -> list[str]:
+    """The combined questions with the source they all open with said by the first only: "in Report 21, what was
+    the change in the Net Income …, and what was the Net Income in 2019", not "in Report 21" twice."""
+    sources = {m.group(1) if (m := _WHERE.match(q)) else None for q in questions}
+    if len(questions) < 2 or len(sources) != 1 or None in sources:
+        return questions
+    return [questions[0], *(_WHERE.sub(r"\2", q) for q in questions[1:])]
 
 
 def _asked(kept: Kept) -> tuple[str, str, str]:
