@@ -34,12 +34,12 @@ def test_run_names_the_steps_that_failed_and_report_shows_agent_sections_without
     assert code == 1, output
     text = " ".join(output.split())
     assert (
-        "FAIL features/bookings.feature:33 (Two lookups, neither of the asked booking): Then the agent should call "
+        "FAIL features/bookings.feature:28 (Two lookups, neither of the asked booking): Then the agent should call "
         '"lookup_booking" with "reference" equal to "ABC123" and "last_name" equal to "Lima" turn 1: expected one call of '
         "'lookup_booking'" in text
     )
     assert (
-        'FAIL features/bookings.feature:37 (A tool the manifest does not have): When the user asks "I want a refund for '
+        'FAIL features/bookings.feature:32 (A tool the manifest does not have): When the user asks "I want a refund for '
         "ABC123.\" turn 1: VIOLATION: agent 'booking' called 'refund_ticket', a tool the manifest does not have" in text
     )
     code, output = invoke(root, "report", "--out", "out")

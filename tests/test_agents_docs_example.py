@@ -41,3 +41,22 @@ def test_the_page_s_example_runs_under_plain_behave_as_it_says(tmp_path: Path) -
     assert done.returncode == 1, output
     for line in blocks["behave output"].splitlines():
         assert " ".join(line.split()) in output, f"{line!r} is not in behave's output:\n{done.stdout}{done.stderr}"
+
+
+def test_the_page_s_example_is_a_plain_feature_without_a_spec_and_a_typo_gets_the_closest_step(tmp_path: Path) -> None:
+    from bddgen.features.reader import read_feature_text
+    from bddgen.errors import InputError
+
+    blocks = page_blocks()
+    feature = blocks["features/bookings.feature"]
+    assert "Rule:" not in feature
+    document = read_feature_text(feature, "features/bookings.feature")
+    assert [c.id for c in document.conversations] == ["cancel", "baggage", "guardrail", "crossed", "outside"]
+    shown = blocks["a step with a typo"].strip()
+    typo = feature.replace('And the agent should call "baggage_allowance" at most 1 time', 'And the agent shoud call "baggage_allowance" at most 1 time')
+    try:
+        read_feature_text(typo, "features/bookings.feature")
+    except InputError as exc:
+        assert [str(p) for p in exc.problems] == [shown]
+    else:
+        raise AssertionError("the typo was read")

@@ -319,5 +319,8 @@ def test_an_unknown_line_in_a_conversation_is_refused_before_any_turn_runs(tmp_p
         cwd=root, capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 1, done.stdout + done.stderr
-    assert f"features/fees.feature:{line}: unknown step 'the answer should mention \"Lisbon\"' (see `bddgen validate`)" in done.stdout
+    assert (
+        f"features/fees.feature:{line}: unknown step 'the answer should mention \"Lisbon\"'; did you mean "
+        "'the answer should contain \"...\"'? (see `bddgen validate`)" in done.stdout
+    )
     assert not (root / "runs" / "unknown" / "results.jsonl").exists()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import re
+from functools import cache
 from pathlib import Path
 from typing import Any, Iterable, get_args
 
@@ -12,12 +14,13 @@ from gherkin.errors import CompositeParserException, ParserError
 from gherkin.parser import Parser
 from gherkin.token_scanner import TokenScanner
 
-from bddgen.faults import ToolFault, read_fault_step
+from bddgen.faults import BEHAVE_TOOL_ERROR, BEHAVE_TOOL_MALFORMED, ToolFault, read_fault_step
 from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
+from bddgen.features.languages import STEP_PHRASES
 from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, QUOTED_STEP, SATISFY, decode_tag_value
 from bddgen.features.writer import is_edited, read_header
-from bddgen.expectations import parse_expectation
+from bddgen.expectations import ArgumentMatch, Bound, Relation, TrajectoryExpectation, parse_expectation
 from bddgen.outcomes import (
     CELL, EXACT_DIFF, INSTRUCTION, KNOWS, TALKS, TASK_TAG_PREFIX, UNCHANGED, OutcomeExpectation, UserTask, diff_rows_from_table, facts_from_table,
 )
@@ -29,6 +32,55 @@ _TURN_COMMENT = re.compile(r"^\s*#\s*turn\s+\d+\s*\|(?P<fields>.*)$")
 # gherkin's step keyword types -> the spec part a step belongs to ("" continues the previous part).
 _PART_OF_TYPE = {"Context": "given", "Action": "when", "Outcome": "then"}
 _EXACT_OPS = set(get_args(ExactOperation))
+_QUOTED_OR_PARAMETER = re.compile(r'"[^"]*"|\{[^{}]*\}')
+SUGGESTION_CUTOFF = 0.75  # not a setting: how close a line must be to a step to be suggested (difflib's ratio)
+
+NO_SPEC = ("the assistant under test", "each scenario of this file runs as written", "every step of each scenario passes")
+"""The Given, When and Then of a file without a spec: an agent test whose scenarios run as written."""
+
+
+@cache
+def step_phrases() -> tuple[str, ...]:
+    """Every step a scenario may use, as the documentation writes it ("TOOL", "VALUE", N in place of its values), the
+    conversation steps in every language bddgen writes."""
+    fields = ("ask", "agree", "abstain", "contains", "satisfy")
+    phrases = [re.sub(r"\{\w+\}", "...", getattr(language, field)) for language in STEP_PHRASES.values() for field in fields]
+    phrases += [BEHAVE_TOOL_ERROR.format(tool="TOOL", message="MESSAGE"), BEHAVE_TOOL_MALFORMED.format(tool="TOOL")]
+    phrases += ["the user's instruction:", "the user knows:", "the simulated user talks with the assistant for at most N turns"]
+    phrases += [OutcomeExpectation(kind=kind, table="TABLE", key="KEY", column="COLUMN", value="VALUE").step for kind in ("unchanged", "cell", "diff")]
+    for agent in (None, "AGENT"):
+        examples = [
+            TrajectoryExpectation(kind="calls", agent=agent, tool="TOOL"),
+            *(TrajectoryExpectation(kind="calls", agent=agent, tool="TOOL", arguments=[ArgumentMatch(name="ARG", relation=relation, value="VALUE")])
+              for relation in get_args(Relation)),
+            TrajectoryExpectation(kind="not_calls", agent=agent, tool="TOOL"),
+            *(TrajectoryExpectation(kind="count", agent=agent, tool="TOOL", bound=bound, count=2) for bound in get_args(Bound)),
+            TrajectoryExpectation(kind="order", agent=agent, tools=["T1", "T2"]),
+            TrajectoryExpectation(kind="sequence", agent=agent, tools=["T1", "T2"]),
+            TrajectoryExpectation(kind="handoff", agent=agent, target="AGENT2"),
+            TrajectoryExpectation(kind="refuses_tool", agent=agent, tool="TOOL"),
+        ]
+        phrases += [e.step.replace(" 2 times", " N times") for e in examples]
+    phrases.append(TrajectoryExpectation(kind="refuses").step)
+    return tuple(dict.fromkeys(phrases))
+
+
+def _shape(text: str) -> str:
+    """A step line without its values: quoted texts and parameters as one mark, numbers as n, case and spacing folded."""
+    return re.sub(r"\d+", "n", _QUOTED_OR_PARAMETER.sub('"…"', " ".join(text.split())).casefold())
+
+
+def did_you_mean(text: str, known: Iterable[str] = ()) -> str:
+    """"; did you mean '...'?" naming the step phrase (bddgen's, and `known`: behave's registered patterns) closest to
+    the unknown step line `text`, or "" when none is close."""
+    shapes = {_shape(phrase): phrase for phrase in (*known, *step_phrases())}  # bddgen's phrase wins over its pattern
+    close = difflib.get_close_matches(_shape(text), list(shapes), n=1, cutoff=SUGGESTION_CUTOFF)
+    return f"; did you mean '{shapes[close[0]]}'?" if close else ""
+
+
+def unknown_step(text: str, where: str = "") -> str:
+    """The problem of a line no step matches, with the closest step."""
+    return f"unknown step {text!r}{where}{did_you_mean(text)} (see `bddgen validate`)"
 
 
 def parse_gherkin(text: str, source: str) -> dict[str, Any]:
@@ -106,7 +158,9 @@ def _turn_metadata(comments: dict[int, str], line: int) -> tuple[QueryType | Non
     return query_type, docs, exact, marks
 
 
-def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: str) -> Conversation:
+def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: str, spec_less: bool = False) -> Conversation:
+    """The conversation a scenario holds. `spec_less`: its file has no spec (an agent test), so a turn without a Then
+    step is asked, not judged, and `should satisfy the spec` has nothing to check."""
     tags = [t["name"] for t in scenario.get("tags", [])]
     task_ids = [t[len(TASK_TAG_PREFIX):] for t in tags if t.startswith(TASK_TAG_PREFIX)]
     fallback = task_ids[0] if task_ids else f"line-{scenario['location']['line']}"
@@ -139,8 +193,12 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
                                     "put the whole text between one pair of double quotes (write ' for a quote inside it)"))
             if not turns:  # the steps after it belong to the turn it starts
                 turns.append({"question": "", "answer": "", "trajectory": []})
+        elif spec_less and SATISFY.match(text):
+            problems.append(Problem(f"{source}:{line}", f"step {text!r}: this file has no spec to satisfy; add a Rule whose "
+                                    "description has Given/When/Then lines, or remove the step"))
         elif not turns and not SATISFY.match(text):
-            problems.append(Problem(f"{source}:{line}", f"step {text!r} comes before the first 'When the user asks'"))
+            known = any(p.match(text) for p in (AGREE, ABSTAIN, CONTAINS)) or parse_expectation(text) is not None
+            problems.append(Problem(f"{source}:{line}", f"step {text!r} comes before the first 'When the user asks'" if known else unknown_step(text)))
         elif (m := AGREE.match(text)) is not None:
             turns[-1]["answer"] = m.group("answer")
         elif ABSTAIN.match(text):
@@ -150,7 +208,7 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
         elif (expectation := parse_expectation(text)) is not None:
             turns[-1]["trajectory"].append(expectation)
         elif not SATISFY.match(text):
-            problems.append(Problem(f"{source}:{line}", f"unknown step {text!r} (see `bddgen validate`)"))
+            problems.append(Problem(f"{source}:{line}", unknown_step(text)))
     where = f"{source}:{scenario['location']['line']}"
     if task and not problems:
         return _task_conversation(scenario, conv_id, chain, tags, extra_tags, faults, task, comments, where)
@@ -162,7 +220,7 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
         return Conversation(
             id=conv_id,
             title=scenario["name"] or conv_id,
-            turns=[_turn(t, source, scenario["location"]["line"], JUDGED_AS_A_WHOLE in tags) for t in turns],
+            turns=[_turn(t, source, scenario["location"]["line"], spec_less or JUDGED_AS_A_WHOLE in tags) for t in turns],
             chain=chain,
             locked="@locked" in tags,
             hand_written="@conversation" not in tags,
@@ -214,7 +272,7 @@ def _read_task_step(step: dict[str, Any], text: str, task: dict[str, Any]) -> No
     elif (expectation := parse_expectation(text)) is not None:
         task["trajectory"].append(expectation)
     else:
-        raise ValueError(f"unknown step {text!r} in a task scenario (see `bddgen validate`)")
+        raise ValueError(unknown_step(text, " in a task scenario"))
 
 
 def _task_conversation(
@@ -235,8 +293,8 @@ def _task_conversation(
 
 
 def _turn(raw: dict[str, Any], source: str, line: int, whole: bool = False) -> Turn:
-    """A turn without an answer step is an abstention, unless it checks its trajectory only or its
-    conversation is judged as a whole (`@judged-as-a-whole`)."""
+    """A turn without an answer step is an abstention, unless it checks its trajectory only, or (`whole`) its
+    conversation is judged as a whole (`@judged-as-a-whole`) or its file has no spec: then it is not judged."""
     unjudged = (raw["trajectory"] or whole) and "exact_value" not in raw
     answer = raw["answer"] or (TRAJECTORY_ONLY if unjudged else CANNOT_ANSWER)
     query_type = raw["query_type"] or (QueryType.UNANSWERABLE if answer == CANNOT_ANSWER else QueryType.SINGLE_DOC)
@@ -296,12 +354,13 @@ def read_feature_text(text: str, source: str, ast: dict[str, Any] | None = None)
             scenarios += [c["scenario"] for c in rule.get("children", []) if "scenario" in c]
         elif "scenario" in child:
             scenarios.append(child["scenario"])
+    spec_less = spec_parts is None and bool(scenarios) and all(_is_conversation(s) for s in scenarios)
     seen_ids: dict[str, int] = {}
     for scenario in scenarios:
         line = scenario["location"]["line"]
         if _is_conversation(scenario):
             try:
-                conversation = _conversation(scenario, comments, source)
+                conversation = _conversation(scenario, comments, source, spec_less)
             except InputError as exc:
                 problems += exc.problems
                 continue
@@ -317,6 +376,9 @@ def read_feature_text(text: str, source: str, ast: dict[str, Any] | None = None)
             spec_line = line
         else:
             problems.append(second_spec(line, f"Scenario {scenario['name']!r}"))
+    if spec_less:  # an agent test: its scenarios run as written
+        spec_parts = {"given": [NO_SPEC[0]], "when": [NO_SPEC[1]], "then": [NO_SPEC[2]]}
+        spec_title = spec_title.strip() or Path(source).stem
     if spec_parts is None:
         problems.append(Problem(f"{source}:{feature['location']['line']}", "no spec found: add a Rule whose description has Given/When/Then lines, or a Scenario with Given/When/Then steps"))
     else:
@@ -328,7 +390,8 @@ def read_feature_text(text: str, source: str, ast: dict[str, Any] | None = None)
     if problems or spec_parts is None:
         raise InputError(problems, title="invalid spec file")
     source_kind = "generated" if header.get("source") == "generated" or "@generated" in tags else "hand-written"
-    spec_id = header.get("spec") or Spec.make_id(spec_title, spec_parts["given"], spec_parts["when"], spec_parts["then"])
+    then = [*spec_parts["then"], Path(source).stem] if spec_less else spec_parts["then"]  # two agent tests, two ids
+    spec_id = header.get("spec") or Spec.make_id(spec_title, spec_parts["given"], spec_parts["when"], then)
     spec = Spec(id=spec_id, title=spec_title, source=source_kind, **spec_parts)
     return FeatureDocument(
         spec=spec,

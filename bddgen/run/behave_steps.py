@@ -14,6 +14,7 @@ from behave.model_type import Argument
 from behave.step_registry import registry
 
 from bddgen.features.languages import DEFAULT_LANGUAGE, STEP_PHRASES
+from bddgen.features.reader import did_you_mean
 from bddgen.features.vocabulary import BEHAVE_ABSTAIN, BEHAVE_AGREE, BEHAVE_ASK, BEHAVE_CONTAINS, BEHAVE_SATISFY
 from bddgen.run.fault_steps import *  # noqa: F401,F403  (fault injection: Given a tool fails / returns malformed output)
 from bddgen.run.outcome_steps import *  # noqa: F401,F403  (task scenarios: simulated user, outcome steps)
@@ -95,11 +96,17 @@ get_step_matcher_factory().register_step_matcher_class(SpecLineMatcher.NAME, Spe
 use_step_matcher(SpecLineMatcher.NAME)
 
 
+def registered_patterns() -> list[str]:
+    """The patterns of every step definition behave knows (the project's own steps too), but this fallback."""
+    return [str(d.pattern) for definitions in registry.steps.values() for d in definitions if not isinstance(d, SpecLineMatcher)]
+
+
 @step("<a line of a hand-written spec>")
 def spec_line(context: Any, line: str) -> None:
-    """Reached only in a scenario bddgen runs (spec scenarios are skipped): an unknown step there."""
+    """Reached only in a scenario bddgen runs (spec scenarios are skipped): an unknown step there, with the closest
+    registered step."""
     raise NotABddgenStep(
-        f"{line!r} is not a bddgen step, so this conversation cannot run; "
+        f"{line!r} is not a bddgen step, so this conversation cannot run{did_you_mean(line, registered_patterns())}; "
         "`bddgen validate` lists the steps a conversation may use"
     )
 
