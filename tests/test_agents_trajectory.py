@@ -365,3 +365,17 @@ def test_run_with_repeats_then_report_shows_trajectory_metrics_pass_k_and_struct
     assert [(v["agent"], v["tool"]) for v in structural["coverage"]["violations"]] == [("triage", "cancel_booking")] * 2
     html = (root / "out" / "report.html").read_text()
     assert "trajectory failures" in html and 'id="agents"' in html and "VIOLATION: agent &#x27;triage&#x27;" in html
+
+
+def test_the_package_builds_argument_steps_in_the_several_arguments_form_only() -> None:
+    """The one-argument keywords (argument=, relation=, value=) are read from stored records only; code writes arguments=[...]."""
+    import ast
+
+    package = Path(__file__).resolve().parents[1] / "bddgen"
+    old = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "TrajectoryExpectation":
+                if {"argument", "relation", "value"} & {k.arg for k in node.keywords if k.arg}:
+                    old.append(f"{path.relative_to(package.parent)}:{node.lineno}")
+    assert old == []

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from bddgen.expectations import TrajectoryExpectation
+from bddgen.expectations import ArgumentMatch, TrajectoryExpectation
 from bddgen.features.document import FeatureDocument
 from bddgen.features.vocabulary import quote
 from bddgen.features.writer import write_feature
@@ -40,7 +40,8 @@ def expected_trajectory(table: PartitionTable, outcome: CellOutcome) -> list[Tra
     cell = outcome.cell
     if cell.intent == Intent.VALID:
         value = one_line(_argument_text(class_of(table, cell).value))
-        return [TrajectoryExpectation(kind="calls", tool=cell.tool, argument=cell.parameter, relation="equal to", value=value)]
+        condition = ArgumentMatch(name=cell.parameter, relation="equal to", value=value)
+        return [TrajectoryExpectation(kind="calls", tool=cell.tool, arguments=[condition])]
     return [TrajectoryExpectation(kind="not_calls", tool=cell.tool)]
 
 
