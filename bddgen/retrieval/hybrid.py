@@ -1,4 +1,4 @@
-"""The persistent hybrid index: chromadb vectors (one collection per kind) + BM25 (SQLite FTS5), ingested incrementally."""
+"""The persistent hybrid index: chromadb vectors (one collection per kind) + BM25 (an inverted index in SQLite), ingested incrementally."""
 
 from __future__ import annotations
 

@@ -3,8 +3,8 @@ of every table. An inverted index of stemmed words in SQLite (a file, or memory)
 table is searched without holding its rows in memory; scores are those of rank-bm25's `BM25Okapi` over
 the same units (k1 1.5, b 0.75, a word in most units weighted at a quarter of the mean idf).
 
-SQLite's FTS5 was measured too: as fast, but its fixed BM25 (k1 1.2, no weight for common words)
-ranked 5 of the 22 demo questions differently (docs/scale.md)."""
+SQLite's FTS5 was measured too: faster to build, as fast to query, but its fixed BM25 (k1 1.2, no
+weight for common words) ranked 5 of the 22 demo questions differently (docs/scale.md)."""
 
 from __future__ import annotations
 
