@@ -30,7 +30,7 @@ def demo(out: Path, corpus: str, m: int, k: int, n: int, turns: int, model: str,
     `bddgen run --assistant react-rag`) → report on a shipped corpus, offline with the embedded models,
     and print where the HTML report is.
 
-    The default sizes were chosen for about 8 minutes on 2 idle CPU cores (7.2 measured). Running it
+    The default sizes take about 10 minutes on 2 idle CPU cores (9.5 measured). Running it
     again in the same folder reuses what is done (candidates, features, finished conversations, LM
     cache); sizes apply when the folder is created (edit its bddgen.toml afterwards).
     """
