@@ -156,7 +156,13 @@ class RetrievalSettings(_Section):
     top_k: int = Field(default=5, ge=1, description="Documents returned per query.")
     rrf_k: int = Field(default=60, ge=1, description="Reciprocal-rank-fusion constant.")
     max_indexed_rows: int = Field(
-        default=5000, ge=1, description="Rows of one table held in memory and indexed for search; a longer table is kept whole in a row store (SQLite) and sampled evenly; answers use all rows."
+        default=5000, ge=1,
+        description="Rows of one table held in memory; a longer table is kept whole in a row store (SQLite) and sampled evenly; "
+        "every row is searched by keyword and answers use all rows.",
+    )
+    embedded_row_chunks: int = Field(
+        default=2, ge=1,
+        description="Chunks of each table's rows embedded for dense search (an even sample when the rows do not fit); every row is searched by keyword.",
     )
 
 

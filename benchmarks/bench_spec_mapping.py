@@ -2,11 +2,11 @@
 
 For each labelled spec (benchmarks/data/spec_mapping.yaml: a spec and the document its subject is in), the
 select stage's mapping (`bddgen.select.pool.relevant_documents`, top_r 5) is computed twice on the same
-index (the default embedder and BM25 over the corpus, tables cut to --max-indexed-rows rows): by retrieval
+index (the default embedder and BM25 over the corpus, tables by their schema, values and sample): by retrieval
 alone (before), and with the documents holding the spec's subject first (now). Printed per corpus: the
 share of specs whose labelled document is ranked first, and the share with it in the top r.
 
-    python benchmarks/bench_spec_mapping.py [--devsets ../shared/devsets] [--max-indexed-rows 300] [--json]
+    python benchmarks/bench_spec_mapping.py [--devsets ../shared/devsets] [--json]
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def corpus_folder(name: str, devsets: Path) -> Path | None:
     return folder if folder.is_dir() else None
 
 
-def measure(name: str, folder: Path, labelled: list[dict[str, str]], max_rows: int) -> dict[str, Any]:
+def measure(name: str, folder: Path, labelled: list[dict[str, str]]) -> dict[str, Any]:
     from bddgen.config import EmbedderSettings
     from bddgen.corpus import load_corpus
     from bddgen.embed.factory import build_backend
@@ -38,7 +38,7 @@ def measure(name: str, folder: Path, labelled: list[dict[str, str]], max_rows: i
     from bddgen.specs import Spec
 
     corpus = load_corpus(folder)
-    index = MemoryIndex(build_backend(EmbedderSettings()), corpus, max_indexed_rows=max_rows)
+    index = MemoryIndex(build_backend(EmbedderSettings()), corpus)
     subjects = SubjectReader(corpus, index)
     rows = []
     for item in labelled:
@@ -60,7 +60,6 @@ def measure(name: str, folder: Path, labelled: list[dict[str, str]], max_rows: i
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--devsets", type=Path, default=ROOT.parent / "shared" / "devsets")
-    parser.add_argument("--max-indexed-rows", type=int, default=300)
     parser.add_argument("--json", action="store_true")
     options = parser.parse_args()
     labels = yaml.safe_load(LABELS.read_text(encoding="utf-8"))
@@ -70,7 +69,7 @@ def main() -> None:
         if folder is None:
             print(f"{name}: no corpus folder, skipped")
             continue
-        results[name] = measure(name, folder, labelled, options.max_indexed_rows)
+        results[name] = measure(name, folder, labelled)
     if options.json:
         print(json.dumps(results, indent=1))
         return

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from bddgen.implement.tables import TableQuery, evaluate_table_query
 from bddgen.models import TableDocument
-from bddgen.retrieval.units import EMBEDDED_ROW_CHUNKS, Facet, keyword_units, sampled_rows, units_of
+from bddgen.retrieval.units import DEFAULT_EMBEDDED_ROW_CHUNKS, Facet, keyword_units, sampled_rows, units_of
 
 
 @given(st.integers(0, 100_000), st.integers(1, 5_000))
@@ -25,7 +25,7 @@ def test_a_few_rows_are_embedded_every_row_is_searched_by_keyword_and_answers_co
     )
     units = units_of(table)
     embedded = "\n".join(u.text for u in units if u.facet is Facet.ROWS)
-    assert units[0].facet is Facet.SCHEMA and len(units) <= 2 + EMBEDDED_ROW_CHUNKS
+    assert units[0].facet is Facet.SCHEMA and len(units) <= 2 + DEFAULT_EMBEDDED_ROW_CHUNKS
     assert "entry: e0;" in embedded and "entry: e1;" not in embedded  # an even sample of rows
     assert "city: Lisbon, Porto" in embedded  # the values naming the rows, most frequent first
     searched = "\n".join(u.text for u in keyword_units(table) if u.facet is Facet.ROWS)

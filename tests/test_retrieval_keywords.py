@@ -22,7 +22,7 @@ from bddgen.retrieval.hybrid import KEYWORDS_FILE, HybridIndex
 from bddgen.retrieval.lexical import LexicalIndex, index_words, tokenize
 from bddgen.retrieval.memory import MemoryIndex
 from bddgen.retrieval.rows import table_rows
-from bddgen.retrieval.units import EMBEDDED_ROW_CHUNKS, Facet, IndexUnit, keyword_units, name_like_columns, units_of
+from bddgen.retrieval.units import DEFAULT_EMBEDDED_ROW_CHUNKS, Facet, IndexUnit, keyword_units, name_like_columns, units_of
 
 ROWS = 3000
 LIMIT = 40  # rows held in memory: the rest are only in the row store
@@ -84,7 +84,7 @@ def test_a_row_only_the_row_store_holds_is_found_by_keyword_while_few_units_are_
     unseen = next(n for n in range(ROWS) if [f"B{n:05d}", f"Passenger{n}", ["Lisbon", "Porto", "Faro"][n % 3], str(20 + n % 50)] not in table.rows)
     embedder = BlindEmbedder()
     index = build(embedder, corpus, tmp_path)
-    assert len(embedder.texts) <= 2 * (2 + EMBEDDED_ROW_CHUNKS) + 1  # per table its schema, values and sample; the passage
+    assert len(embedder.texts) <= 2 * (2 + DEFAULT_EMBEDDED_ROW_CHUNKS) + 1  # per table its schema, values and sample; the passage
     assert not any(re.search(rf"\bPassenger{unseen}\b", text) for text in embedder.texts)
     assert [hit.doc_id for hit in index.search(f"Passenger{unseen}", top_k=3)] == ["tables/bookings", "tables/arrivals", "text/stadium"]
     assert index.search("football stadium seats", top_k=1)[0].doc_id == "text/stadium"
@@ -104,10 +104,37 @@ def test_a_table_embeds_its_schema_its_naming_values_and_a_bounded_sample() -> N
     table = TableDocument(id="tables/t", title="Trips", headers=["code", "when", "amount", "city"], rows=rows, key="code")
     assert name_like_columns(table) == [0, 3]  # the key and the words; dates and numbers are left to keyword search
     units = units_of(table)
-    assert [unit.id for unit in units] == ["tables/t#schema", "tables/t#values"] + [f"tables/t#sample{i}" for i in range(EMBEDDED_ROW_CHUNKS)]
+    assert [unit.id for unit in units] == ["tables/t#schema", "tables/t#values"] + [f"tables/t#sample{i}" for i in range(DEFAULT_EMBEDDED_ROW_CHUNKS)]
     assert "city: Lisbon, Porto" in units[1].text and "when:" not in units[1].text
     small = TableDocument(id="tables/s", title="Small", headers=["a", "b"], rows=[["x", "1"], ["y", "2"]])
     assert "a: y; b: 2" in units_of(small)[-1].text  # a small table's rows are all embedded
+
+
+def test_embedded_row_chunks_bounds_the_sample_and_an_index_of_another_value_is_rebuilt(tmp_path: Path) -> None:
+    rows = [[f"X{n}", f"Traveller {n} from Lisbon"] for n in range(10_000)]
+    table = TableDocument(id="tables/t", title="Trips", headers=["code", "who"], rows=rows, key="code")
+    assert [unit.id for unit in units_of(table, 5) if "#sample" in unit.id] == [f"tables/t#sample{i}" for i in range(5)]
+    assert [unit.id for unit in units_of(table, 1) if "#sample" in unit.id] == ["tables/t#sample0"]
+    corpus = Corpus(system=SystemDescription(name="S", purpose="P"), documents=[table])
+    embedder = CountingEmbedder()
+    MemoryIndex(embedder, corpus, row_chunks=4)
+    assert len(embedder.texts) == 2 + 4  # schema, values and four chunks of rows
+    HybridIndex(tmp_path / "index", HashingEmbedder(64), row_chunks=3).ingest(corpus)
+    assert not HybridIndex(tmp_path / "index", HashingEmbedder(64), row_chunks=3).ingest(corpus).rebuilt
+    assert HybridIndex(tmp_path / "index", HashingEmbedder(64), row_chunks=1).ingest(corpus).rebuilt
+
+
+def test_embedded_row_chunks_reaches_the_project_index(tmp_path: Path) -> None:
+    from bddgen.pipeline.models import ModelBuilders, Models
+    from bddgen.project import Project
+    from bddgen.retrieval.hybrid import MANIFEST_FILE
+    from bddgen.retrieval.manifest import IndexManifest
+
+    (tmp_path / "bddgen.toml").write_text("[retrieval]\nembedded_row_chunks = 3\n", encoding="utf-8")
+    project = Project.discover(tmp_path, require_corpus=False)
+    Models(project, ModelBuilders(embedder=lambda project: HashingEmbedder(64))).index.ingest(Corpus(system=SystemDescription(name="S", purpose="P")))
+    saved = IndexManifest.load(project.index_path / MANIFEST_FILE)
+    assert saved is not None and saved.row_chunks == 3
 
 
 def test_another_corpus_language_re_indexes_keywords_without_embedding_again(tmp_path: Path) -> None:

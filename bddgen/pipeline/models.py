@@ -92,7 +92,7 @@ class Models:
         from bddgen.retrieval.hybrid import HybridIndex
 
         settings = self.project.settings.retrieval
-        return HybridIndex(self.project.index_path, self.embedder, rrf_k=settings.rrf_k, max_indexed_rows=settings.max_indexed_rows)
+        return HybridIndex(self.project.index_path, self.embedder, rrf_k=settings.rrf_k, row_chunks=settings.embedded_row_chunks)
 
     def assistant(self, name: str) -> "Assistant":
         """The assistant `name` ([assistants.<name>] or a built-in); a reference assistant runs on

@@ -16,6 +16,6 @@ def open_retriever(project: "Project", embedder: "Embedder", corpus: "Corpus") -
     from bddgen.retrieval.hybrid import HybridIndex
 
     settings = project.settings.retrieval
-    index = HybridIndex(project.index_path, embedder, rrf_k=settings.rrf_k)
+    index = HybridIndex(project.index_path, embedder, rrf_k=settings.rrf_k, row_chunks=settings.embedded_row_chunks)
     index.ingest(corpus)
     return index

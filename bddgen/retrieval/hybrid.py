@@ -17,7 +17,7 @@ from bddgen.retrieval.chroma import open_client, open_collection
 from bddgen.retrieval.lexical import LexicalIndex
 from bddgen.retrieval.manifest import IndexedDocument, IndexManifest
 from bddgen.retrieval.ranking import Channel, HybridRanker
-from bddgen.retrieval.units import LAYOUT_VERSION, Facet, IndexUnit, keyword_units, units_of
+from bddgen.retrieval.units import DEFAULT_EMBEDDED_ROW_CHUNKS, LAYOUT_VERSION, Facet, IndexUnit, keyword_units, units_of
 
 COLLECTIONS: dict[DocKind, str] = {
     DocKind.TEXT: "bddgen-text",
@@ -88,22 +88,23 @@ class HybridIndex:
     The keyword index (`keywords.sqlite`) records the version it holds of each document; on open it
     drops versions the manifest does not list, and `ingest` adds the documents it lacks.
 
-    `max_indexed_rows` is accepted for callers written when a table's rows were embedded up to that
-    limit; it no longer changes the index (every row is searched by keyword, see `units`).
+    `row_chunks` (`[retrieval] embedded_row_chunks`) bounds the chunks of each table's rows embedded; an index
+    built with another value is rebuilt like one of another embedder.
     """
 
-    def __init__(self, path: Path, embedder: Embedder, rrf_k: int = 60, max_indexed_rows: int | None = None) -> None:
+    def __init__(self, path: Path, embedder: Embedder, rrf_k: int = 60, row_chunks: int = DEFAULT_EMBEDDED_ROW_CHUNKS) -> None:
         self.path = Path(path)
         self._embedder = embedder
         self._rrf_k = rrf_k
+        self._row_chunks = row_chunks
         self._client = open_client(self.path / "chroma")
         self._keywords = LexicalIndex(self.path / KEYWORDS_FILE)
         saved = IndexManifest.load(self._manifest_path)
-        self._rebuilding = saved is not None and not saved.matches(embedder.name, LAYOUT_VERSION)
+        self._rebuilding = saved is not None and not saved.matches(embedder.name, LAYOUT_VERSION, row_chunks)
         if saved is None or self._rebuilding:
             self._drop_collections()
             self._keywords.reset("")
-            saved = IndexManifest(embedder=embedder.name, layout=LAYOUT_VERSION)
+            saved = IndexManifest(embedder=embedder.name, layout=LAYOUT_VERSION, row_chunks=row_chunks)
         self._manifest = saved
         self._collections = {kind: open_collection(self._client, name, embedder) for kind, name in COLLECTIONS.items()}
         self._stored: dict[str, tuple[DocKind, str, str]] = {}  # chromadb id -> (kind, doc id, document hash)
@@ -185,7 +186,7 @@ class HybridIndex:
             on_progress(0, total)
         batch: list[tuple[Document, list[IndexUnit]]] = []
         for position, document in enumerate(documents, start=1):
-            batch.append((document, units_of(document)))
+            batch.append((document, units_of(document, self._row_chunks)))
             if sum(len(units) for _, units in batch) >= ADD_BATCH_UNITS or position == total:
                 stored, indexed = self._store(batch)
                 embedded, searched = embedded + stored, searched + indexed

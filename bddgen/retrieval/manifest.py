@@ -1,4 +1,4 @@
-"""What a persistent index holds: which embedder built it and the content hash of every document."""
+"""What a persistent index holds: which embedder built it, how, and the content hash of every document."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from bddgen.files import atomic_write
 from bddgen.models import DocKind
+from bddgen.retrieval.units import DEFAULT_EMBEDDED_ROW_CHUNKS
 
 
 class IndexedDocument(BaseModel):
@@ -20,10 +21,11 @@ class IndexManifest(BaseModel):
 
     embedder: str
     layout: int
+    row_chunks: int = DEFAULT_EMBEDDED_ROW_CHUNKS  # [retrieval] embedded_row_chunks (indexes written before it used the default)
     documents: dict[str, IndexedDocument] = Field(default_factory=dict)
 
-    def matches(self, embedder: str, layout: int) -> bool:
-        return self.embedder == embedder and self.layout == layout
+    def matches(self, embedder: str, layout: int, row_chunks: int) -> bool:
+        return (self.embedder, self.layout, self.row_chunks) == (embedder, layout, row_chunks)
 
     @classmethod
     def load(cls, path: Path) -> "IndexManifest | None":

@@ -12,7 +12,7 @@ from bddgen.models import Corpus, DocKind
 from bddgen.retrieval.base import Hit
 from bddgen.retrieval.lexical import LexicalIndex
 from bddgen.retrieval.ranking import Channel, HybridRanker
-from bddgen.retrieval.units import IndexUnit, keyword_units, units_of
+from bddgen.retrieval.units import DEFAULT_EMBEDDED_ROW_CHUNKS, IndexUnit, keyword_units, units_of
 
 
 class _MatrixSearch:
@@ -32,13 +32,11 @@ class _MatrixSearch:
 
 
 class MemoryIndex:
-    """Embeds every embedded unit of `corpus` and indexes every keyword unit once at construction; implements `Retriever`.
+    """Embeds every embedded unit of `corpus` (`row_chunks` of each table's rows, `[retrieval] embedded_row_chunks`)
+    and indexes every keyword unit once at construction; implements `Retriever`."""
 
-    `max_indexed_rows` is accepted for callers written when a table's rows were embedded up to that limit; it no
-    longer changes the index (every row is searched by keyword, see `units`)."""
-
-    def __init__(self, embedder: Embedder, corpus: Corpus, rrf_k: int = 60, max_indexed_rows: int | None = None) -> None:
-        units = [unit for document in corpus.documents for unit in units_of(document)]
+    def __init__(self, embedder: Embedder, corpus: Corpus, rrf_k: int = 60, row_chunks: int = DEFAULT_EMBEDDED_ROW_CHUNKS) -> None:
+        units = [unit for document in corpus.documents for unit in units_of(document, row_chunks)]
         vectors = embedder.embed([unit.text for unit in units]) if units else np.zeros((0, 1), np.float32)
         keywords = LexicalIndex()
         keywords.reset(corpus.language or "en")

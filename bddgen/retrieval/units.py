@@ -30,9 +30,6 @@ LAYOUT_VERSION = 4
 #: e5 reads at most 512 word pieces, MiniLM 256; chunks stay below both (table cells tokenise densely).
 MAX_PASSAGE_WORDS = 160  # not settings: bound by the embedders' input and part of the index layout
 MAX_ROW_CHUNK_WORDS = 80
-#: Chunks of a table's sampled rows that are embedded (all its rows when they fit).
-#: Should become [retrieval] embedded_row_chunks (default 2): "Chunks of each table's rows embedded, an even sample when the rows do not fit; every row is searched by keyword."
-EMBEDDED_ROW_CHUNKS = 2
 #: Share of a column's non-empty cells holding a letter for its values to name its rows (numbers and dates are left to keyword search).
 NAME_LIKE_SHARE = 0.5  # not a setting: what "name-like" means
 KEYWORD_BATCH_ROWS = 2000  # not a setting: rows packed at a time while a table is read for keyword search, memory only
@@ -42,6 +39,7 @@ _LETTER = re.compile(r"[^\W\d_]")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d")  # ISO 8601: its "T" is no word
 DEFAULT_MAX_INDEXED_ROWS: int = RetrievalSettings.model_fields["max_indexed_rows"].default
+DEFAULT_EMBEDDED_ROW_CHUNKS: int = RetrievalSettings.model_fields["embedded_row_chunks"].default
 
 
 class Facet(str, Enum):
@@ -79,11 +77,11 @@ VIEWS: dict[str, frozenset[Facet]] = {
 Document = TextDocument | TableDocument | PolicyDocument
 
 
-def units_of(document: Document) -> list[IndexUnit]:
+def units_of(document: Document, row_chunks: int = DEFAULT_EMBEDDED_ROW_CHUNKS) -> list[IndexUnit]:
     """The embedded units of one document: its passages; of a table, its schema, the values that identify
-    its rows and at most `EMBEDDED_ROW_CHUNKS` chunks of evenly spaced rows."""
+    its rows and at most `row_chunks` chunks of evenly spaced rows (`[retrieval] embedded_row_chunks`)."""
     if isinstance(document, TableDocument):
-        return [_schema_unit(document), *_value_units(document), *_sample_units(document)]
+        return [_schema_unit(document), *_value_units(document), *_sample_units(document, row_chunks)]
     return _passage_units(document)
 
 
@@ -169,16 +167,16 @@ def _value_units(table: TableDocument) -> list[IndexUnit]:
     return [_rows_unit(table, "values", lines)]
 
 
-def _sample_units(table: TableDocument) -> list[IndexUnit]:
-    """Evenly spaced rows filling at most `EMBEDDED_ROW_CHUNKS` chunks (every row of a small table)."""
+def _sample_units(table: TableDocument, row_chunks: int) -> list[IndexUnit]:
+    """Evenly spaced rows filling at most `row_chunks` chunks (every row of a small table)."""
     if not table.rows:
         return []
     headers = [readable(header) for header in table.headers]
     texts = [row_text(headers, row) for row in table.rows]
     average = sum(len(text.split()) for text in texts) / len(texts)
-    fitting = max(1, int(EMBEDDED_ROW_CHUNKS * MAX_ROW_CHUNK_WORDS // max(average, 1.0)))
+    fitting = max(1, int(row_chunks * MAX_ROW_CHUNK_WORDS // max(average, 1.0)))
     chosen = [texts[i] for i in sampled_rows(len(texts), fitting)]
-    groups = pack(chosen, MAX_ROW_CHUNK_WORDS)[:EMBEDDED_ROW_CHUNKS]
+    groups = pack(chosen, MAX_ROW_CHUNK_WORDS)[:row_chunks]
     return [_rows_unit(table, f"sample{i}", group) for i, group in enumerate(groups)]
 
 
