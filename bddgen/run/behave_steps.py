@@ -11,6 +11,7 @@ from behave import step
 from behave.api.step_matchers import use_default_step_matcher, use_step_matcher
 from behave.matchers import Matcher, get_step_matcher_factory
 from behave.model_type import Argument
+from behave import step_registry
 from behave.step_registry import registry
 
 from bddgen.features.languages import DEFAULT_LANGUAGE, STEP_PHRASES
@@ -97,8 +98,10 @@ use_step_matcher(SpecLineMatcher.NAME)
 
 
 def registered_patterns() -> list[str]:
-    """The patterns of every step definition behave knows (the project's own steps too), but this fallback."""
-    return [str(d.pattern) for definitions in registry.steps.values() for d in definitions if not isinstance(d, SpecLineMatcher)]
+    """The patterns of every step definition behave knows now (the project's own steps too), but this fallback: behave
+    replaces its registry when it runs again in the same process, so it is looked up at each call."""
+    definitions = step_registry.registry.steps.values()
+    return [str(d.pattern) for found in definitions for d in found if not isinstance(d, SpecLineMatcher)]
 
 
 @step("<a line of a hand-written spec>")
