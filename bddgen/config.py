@@ -166,6 +166,16 @@ class RetrievalSettings(_Section):
     )
 
 
+class ScaleSettings(_Section):
+    """Where the runner's samples run: threads of this process, or tasks on a Ray cluster."""
+
+    backend: Literal["local", "ray"] = Field(
+        default="local",
+        description="local: conversations run on threads of this process; ray: as Ray tasks on a cluster (the `ray` extra), records written here.",
+    )
+    address: str = Field(default="", description="Ray: the cluster to join (host:port of its head); empty starts a Ray on this machine.")
+
+
 class GenerateSettings(_Section):
     """`bddgen generate`: writing candidate specs."""
 
@@ -551,6 +561,7 @@ class Settings(_Section):
     select: SelectSettings = Field(default_factory=SelectSettings)
     implement: ImplementSettings = Field(default_factory=ImplementSettings)
     run: RunSettings = Field(default_factory=RunSettings)
+    scale: ScaleSettings = Field(default_factory=ScaleSettings)
     judge_check: JudgeCheckSettings = Field(default_factory=JudgeCheckSettings)
     export: ExportSettings = Field(default_factory=ExportSettings)
     intents: IntentsSettings = Field(default_factory=IntentsSettings)

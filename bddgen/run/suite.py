@@ -131,9 +131,11 @@ class SuiteRun:
         self._assistant = assistant
         self._assistant_builder = assistant_builder
         self._assistant_lock = threading.Lock()
+        remote = project.settings.scale.backend == "ray"
+        self._remote_done: dict[int, threading.Event] = {}  # Ray: id of a fresh session -> set once its records are in
         self._runner: SampleRunner[ConversationSession, list[TurnResult]] = SampleRunner(
-            self._run_session,
-            jobs=options.jobs if options.jobs > 1 else 0,
+            self._run_remote if remote else self._run_session,
+            jobs=max(options.jobs, 1) if remote else options.jobs if options.jobs > 1 else 0,
             stored=lambda session: session.records if session.written else None,
             on_start=listener.started if listener is not None else None,
             name="bddgen-run",
@@ -190,25 +192,15 @@ class SuiteRun:
                 done = records is not None and plan.is_done({r.turn for r in records})
                 if records is not None and not done:
                     stale.add(plan.key(repeat))
-                session = ConversationSession(
-                    plan,
-                    repeat,
-                    self.run_id,
-                    self.assistant,
-                    self.judge,
-                    self._write,
-                    finished=records if done else None,
-                    permissions=self.permissions,
-                    tasks=self.tasks,
-                    max_answer_chars=self.project.settings.run.max_answer_chars,
-                )
-                sessions.append(session)
+                sessions.append(self.new_session(plan, repeat, self._write, finished=records if done else None))
             self._sessions += sessions
             self._scenarios[(plan.feature, plan.conversation.id)] = ScenarioRun(sessions)
         self.store.discard(stale)
         self._plans = plans
         fresh = self._runner.pending(self._sessions)
         self.replayed = len(self._sessions) - len(fresh)
+        if self.project.settings.scale.backend == "ray":
+            self._remote_done = {id(session): threading.Event() for session in fresh}
         self._write_metadata(plans, finished=False)
         if fresh:
             self.assistant()
@@ -221,6 +213,32 @@ class SuiteRun:
             if check:
                 console.print(f"[yellow]warning:[/] {escape(check)}")
         self._runner.start(self._sessions)
+
+    def new_session(
+        self, plan: ConversationPlan, repeat: int, sink: Callable[[list[TurnResult]], None], finished: list[TurnResult] | None = None
+    ) -> ConversationSession:
+        """A session of `plan`'s conversation (its `repeat`) against this run's assistant and judge, its records to `sink`."""
+        return ConversationSession(
+            plan, repeat, self.run_id, self.assistant, self.judge, sink, finished=finished, permissions=self.permissions,
+            tasks=self.tasks, max_answer_chars=self.project.settings.run.max_answer_chars,
+        )
+
+    def _run_remote(self, session: ConversationSession) -> list[TurnResult]:
+        """A worker thread's sample under `[scale] backend = "ray"`: the conversation runs as a Ray task; its
+        records come back here, are written by this process, and a finished session takes the fresh one's place."""
+        from bddgen.run.ray_backend import RemoteConversation, call, conversation_records
+
+        try:
+            job = RemoteConversation(self.project.root, self.project.settings, self.options, session.plan, session.repeat)
+            records = call(self.project.settings.scale, conversation_records, job)
+            finished = self.new_session(session.plan, session.repeat, self._write, finished=records)
+            self._write(records)
+            scenario = self._scenarios[(session.plan.feature, session.plan.conversation.id)]
+            scenario.sessions[scenario.sessions.index(session)] = finished
+            self._sessions[self._sessions.index(session)] = finished
+            return records
+        finally:
+            self._remote_done[id(session)].set()
 
     def _run_session(self, session: ConversationSession) -> list[TurnResult]:
         """A worker's sample: every turn of the session (it stops between turns once the run stops)."""
@@ -239,7 +257,14 @@ class SuiteRun:
                 return
 
     def scenario(self, feature: str, conversation_id: str) -> ScenarioRun | None:
-        return self._scenarios.get((feature, conversation_id))
+        """The scenario's sessions; under Ray, once the cluster has answered for them (behave's steps then read
+        the records, and run a conversation here only when its task failed or the run stopped)."""
+        scenario = self._scenarios.get((feature, conversation_id))
+        for session in list(scenario.sessions) if scenario is not None else []:
+            done = self._remote_done.get(id(session))
+            while done is not None and not done.wait(0.5) and not self._runner.stopping.is_set():
+                pass
+        return scenario
 
     def finish(self, interrupted: bool = False) -> RunSummary:
         """Stop the workers (between turns), record completion in run.json and count the verdicts."""
