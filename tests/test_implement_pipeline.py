@@ -236,3 +236,19 @@ def test_a_spec_about_a_rule_is_asked_on_the_rules_own_sentences(tmp_path: Path,
     assert report.written == 1, report.features[0].model_dump()
     answerable = [t for c in read_feature(path).conversations for t in c.turns if t.query_type not in (QueryType.UNANSWERABLE, QueryType.SYNTHESIS)]
     assert any(d.startswith("policies/pets") for t in answerable for d in t.doc_ids), [t.doc_ids for t in answerable]
+
+
+def test_an_agent_test_without_a_spec_is_never_implemented_even_with_redo(tmp_path: Path, corpora) -> None:
+    """A plain Feature/Scenario file is the user's own agent test: implement (with --redo too) leaves the file byte for
+    byte as it is and says why, instead of replacing its scenarios with conversations on a spec it does not have."""
+    corpus, index = corpora["sports"]
+    path = tmp_path / "agent.feature"
+    text = 'Feature: Cup questions\n\n  Scenario: Who won\n    When the user asks "Who won the 1999 Varen Cup final?"\n'
+    path.write_text(text, encoding="utf-8")
+    lm, backend = scripted(corpus)
+    for redo in (False, True):
+        report = _implement(path, corpus, index, lm, redo=redo)
+        (feature,) = report.features
+        assert feature.status == "skipped" and "agent test" in feature.notes[0] and report.written == 0
+        assert path.read_text(encoding="utf-8") == text and not provenance_path(path).exists()
+    assert backend.requests == []  # no LM call was made for it

@@ -39,6 +39,11 @@ NO_SPEC = ("the assistant under test", "each scenario of this file runs as writt
 """The Given, When and Then of a file without a spec: an agent test whose scenarios run as written."""
 
 
+def is_agent_test(spec: Spec) -> bool:
+    """Whether `spec` stands for a file without one (an agent test whose scenarios run as written): nothing to implement."""
+    return (spec.given, spec.when, spec.then[:1]) == ([NO_SPEC[0]], [NO_SPEC[1]], [NO_SPEC[2]])
+
+
 @cache
 def step_phrases() -> tuple[str, ...]:
     """Every step a scenario may use, as the documentation writes it ("TOOL", "VALUE", N in place of its values), the

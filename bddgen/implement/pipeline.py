@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bddgen.config import ImplementSettings
 from bddgen.errors import LMOutputError
 from bddgen.features.document import FeatureDocument
-from bddgen.features.reader import read_feature
+from bddgen.features.reader import is_agent_test, read_feature
 from bddgen.features.languages import writing_language
 from bddgen.features.writer import write_feature
 from bddgen.implement.chains import Chain, find_chains, rank_chains, shortfall_note
@@ -189,6 +189,11 @@ def _prepare(
     provenance = read_provenance(sidecar)
     if provenance is not None and provenance.spec_id != doc.spec.id:
         provenance = None  # the spec changed: its old record no longer applies
+    if is_agent_test(doc.spec):  # its scenarios are the user's own test, not conversations on a spec: never replaced
+        return FeatureReport(
+            feature=str(path), spec_id=doc.spec.id, status="skipped", existing=len(doc.conversations), target=settings.n,
+            notes=["an agent test without a spec: its scenarios run as written, and implement leaves them as they are"],
+        )
     if redo:
         doc.conversations = [c for c in doc.conversations if c.locked]
         kept = {c.id for c in doc.conversations}
