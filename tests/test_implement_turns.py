@@ -297,6 +297,12 @@ def test_a_filler_says_its_proxy_in_place_of_the_name_and_the_words_that_introdu
     )
     assert refer_to("How many points did the Ashvale Rangers get?", "Ashvale Rangers", "that club") == "How many points did that club get?"
     assert refer_to("Who coached Ashvale Rangers in 2017?", "Ashvale Rangers", "that club") == "Who coached that club in 2017?"
+    # a row the name identifies is referred to whole: "the album with ID 1" is "that album", not "the album with ID that album"
+    assert refer_to("What is the title of the album with ID 1?", "1", "that album") == "What is the title of that album?"
+    assert refer_to("What is the name of the genre whose genre id is 1?", "1", "that genre") == "What is the name of that genre?"
+    assert refer_to("For media type 1, what is the name of the track with ID 61?", "1", "that media type") == (
+        "For that media type, what is the name of the track with ID 61?"  # another row's ID is left as it is
+    )
 
 
 def test_a_text_turn_worded_by_code_still_needs_its_round_trip() -> None:
