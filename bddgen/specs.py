@@ -54,6 +54,10 @@ class Spec(_Strict):
             focus=focus,
         )
 
+    def asks(self) -> str:
+        """Its title, When and Then lines as one text: what the spec asks about (counts, computations)."""
+        return " ".join([self.title, *self.when, *self.then])
+
     def as_text(self) -> str:
         """The spec as one string (used for embedding and prompts)."""
         lines = [self.title]

@@ -90,24 +90,29 @@ def corpus_path(name: str, devsets: Path) -> str:
     return str(folder.resolve())
 
 
+def strip_conversations(project: Path) -> None:
+    """The project's .feature files with their specs only, so that implement writes every conversation anew."""
+    from bddgen.features.reader import read_feature
+    from bddgen.features.writer import write_feature
+
+    for target in sorted((project / "features").rglob("*.feature")):
+        document = read_feature(target)
+        document.conversations = []
+        write_feature(target, document, allow_edited=True)
+
+
 def build(
     name: str, corpus: str, folder: Path, options: argparse.Namespace, env: dict[str, str], reuse: Path | None = None
 ) -> tuple[Path, dict[str, float]]:
     """A project on the corpus with generated, selected and implemented specs; seconds per stage. With `reuse`
     (the project of the same corpus without the ablation), its candidates and LM call cache are copied first, so
     an ablated run selects from the same candidates and pays only for what the switch changes."""
-    from bddgen.features.reader import read_feature
-    from bddgen.features.writer import write_feature
-
     project = folder / name
     shutil.rmtree(project, ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True)
     seconds: dict[str, float] = {}
     seconds["init"] = bddgen(["init", str(project), "--corpus", corpus], folder, env)
-    for target in sorted((project / "features").rglob("*.feature")):  # init copied the shipped examples
-        document = read_feature(target)
-        document.conversations = []
-        write_feature(target, document, allow_edited=True)
+    strip_conversations(project)  # init copied the shipped examples with theirs
     if reuse is not None:
         (project / "specs").mkdir(exist_ok=True)
         shutil.copy2(reuse / "specs" / "candidates.json", project / "specs" / "candidates.json")
@@ -437,17 +442,11 @@ def ablated_implementation(project: Path, options: argparse.Namespace) -> tuple[
     """The project's figures, and those of `implement` rerun on a copy (its conversations removed, its LM cache
     kept) with the `--ablate` switch off: what an implement rule changes on the same selected specs. The copy's
     turns record what a check switched off would have refused (`waived_turns`)."""
-    from bddgen.features.reader import read_feature
-    from bddgen.features.writer import write_feature
-
     with tempfile.TemporaryDirectory(prefix="bench-ablate-") as folder:
         copy = (options.keep or Path(folder)) / f"{project.name}-without-{options.ablate}"  # --keep: kept to read by hand
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(project, copy, ignore=shutil.ignore_patterns("project.lock*", "*.provenance.json", "runs"))
-        for target in sorted((copy / "features").rglob("*.feature")):
-            document = read_feature(target)
-            document.conversations = []
-            write_feature(target, document, allow_edited=True)
+        strip_conversations(copy)
         env = {"BDDGEN_RETRIEVAL__MAX_INDEXED_ROWS": str(options.max_indexed_rows), **ablation_env(options.ablate)}
         seconds = {"implement": bddgen(["implement", "--n", str(options.n), "--turns", str(options.turns)], copy, env)}
         return measure(project, {}), measure(copy, seconds)

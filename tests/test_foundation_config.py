@@ -133,3 +133,13 @@ def test_a_section_inside_a_section_is_set_from_the_file_and_the_environment_and
     (tmp_path / "bddgen.toml").write_text("[implement.checks]\ncopied_word = false\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="implement.checks.copied_word.*did you mean 'implement.checks.copied_words'"):
         load_settings(tmp_path, environ={})
+
+
+def test_every_check_rule_is_a_switch_of_implement_checks() -> None:
+    """The rules a turn's checks are recorded under and the boolean settings that switch them are the same names."""
+    from typing import get_args
+
+    from bddgen.config import CheckRule, TurnCheckSettings
+
+    switches = {name for name, field in TurnCheckSettings.model_fields.items() if field.annotation is bool}
+    assert set(get_args(CheckRule)) == switches

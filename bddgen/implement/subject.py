@@ -131,7 +131,7 @@ class SubjectReader:
 def start_documents(subject: SpecSubject, spec: Spec, documents: Mapping[str, TextDocument | TableDocument | PolicyDocument]) -> list[str]:
     """The documents a conversation on the spec starts from: the subject's best ones; for a spec that asks for a
     change, an average or a ratio, only its report tables (a column per year), which alone can compute it."""
-    if asks_for_arithmetic(" ".join([spec.title, *spec.when, *spec.then])):
+    if asks_for_arithmetic(spec.asks()):
         computing = [d for d in subject.documents if isinstance(table := documents.get(d), TableDocument) and label_column(table)]
         if computing:
             return computing[:START_DOCUMENTS]

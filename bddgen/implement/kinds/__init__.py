@@ -39,6 +39,9 @@ class Kinds:
         self.declined = DeclinedKind(conversation)
         self.synthesis = SynthesisKind(conversation)
         self._conversation = conversation
+        self._by_class: dict[type[EvidenceKind[Any]], EvidenceKind[Any]] = {
+            type(k): k for k in (self.sentence, self.absent, self.declined, self.synthesis)
+        }
         # turn types whose evidence is not read from the plan's documents
         self._by_turn: dict[QueryType, EvidenceKind[Any]] = {
             QueryType.OFF_LIMITS: self.declined, QueryType.UNANSWERABLE: self.absent, QueryType.SYNTHESIS: self.synthesis,
@@ -48,7 +51,7 @@ class Kinds:
         """The kind that reads `evidence`."""
         if evidence.kind == "table":
             return {"lookup": self.cell, "count": self.count}.get(evidence.op, self.computed)
-        return next(k for k in (self.sentence, self.absent, self.declined, self.synthesis) if type(k) is kind_of(evidence))
+        return self._by_class[kind_of(evidence)]
 
     def candidates(self, planned: PlannedTurn, kind: QueryType) -> Iterator[Evidence]:
         """Evidence for a turn of `kind`, best first: for a turn on the plan's documents, per document a computed

@@ -64,10 +64,6 @@ class WriterContext:
             raise TypeError(f"table evidence cites {doc_id!r}, which is a {document.kind} document")
         return document
 
-    def spec_text(self) -> str:
-        """The spec's title, When and Then lines as one text (what it asks about)."""
-        return " ".join([self.spec.title, *self.spec.when, *self.spec.then])
-
 
 @dataclass
 class Kept:

@@ -20,6 +20,9 @@ from bddgen.normalise import normalise
 from bddgen.specs import CANNOT_ANSWER, QueryType, Turn
 
 
+NO_EVIDENCE = "(none: the documents do not say it)"  # what the LM is shown as the evidence of a turn no document answers
+
+
 class AbsentKind(EvidenceKind[AbsentSubject]):
     """A subject about something the conversation named that no document holds."""
 
@@ -37,7 +40,7 @@ class AbsentKind(EvidenceKind[AbsentSubject]):
         return f'Ask for {evidence.subject}. No document says it: the answer is "{CANNOT_ANSWER}".'
 
     def evidence_text(self, evidence: AbsentSubject) -> str:
-        return "(none: the documents do not say it)"
+        return NO_EVIDENCE
 
     def plain(self, planned: PlannedTurn, kind: QueryType, evidence: AbsentSubject) -> WrittenTurn:
         return WrittenTurn.model_construct(question=f"What is the {evidence.attribute} of {evidence.entity}?", answer=CANNOT_ANSWER)
@@ -83,7 +86,7 @@ class DeclinedKind(EvidenceKind[DeclinedRequest]):
                 f'The answer is "{CANNOT_ANSWER}".')
 
     def evidence_text(self, evidence: DeclinedRequest) -> str:
-        return "(none: the documents do not say it)"
+        return NO_EVIDENCE
 
     def plain(self, planned: PlannedTurn, kind: QueryType, evidence: DeclinedRequest) -> None:
         return None  # a rule is no request: only the LM words one

@@ -186,7 +186,7 @@ class CountKind(CellKind):
 
     def candidates(self, planned: PlannedTurn, kind: QueryType, doc_id: str) -> Iterator[TableEvidence]:
         table = self.context.table(doc_id)
-        if kind not in (QueryType.SINGLE_DOC, QueryType.FILLER) or not counts_rows_of(table, counted_things(self.context.spec_text())):
+        if kind not in (QueryType.SINGLE_DOC, QueryType.FILLER) or not counts_rows_of(table, counted_things(self.context.spec.asks())):
             return
         about = planned.bridge if kind is QueryType.FILLER else ""
         yield from count_candidates(
@@ -229,7 +229,7 @@ class ComputedKind(CellKind):
         read = any(
             k.turn.exact is not None and k.turn.exact.operation == "lookup" and k.turn.doc_ids == [doc_id] for k in self.conversation.kept
         )
-        return read or asks_for_arithmetic(self.context.spec_text())
+        return read or asks_for_arithmetic(self.context.spec.asks())
 
     def agrees(self, evidence: TableEvidence, draft: Draft, reply: str) -> bool:
         return computed_agrees(self.context.table(evidence.table), evidence, reply)
