@@ -3,20 +3,24 @@ refusal as the reference; other specs keep their UNANSWERABLE turn."""
 
 from __future__ import annotations
 
+import pytest
+
 from bddgen.embed.base import HashingEmbedder
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import read_feature_text
 from bddgen.features.writer import render_feature
 from bddgen.implement.chains import Chain
-from bddgen.implement.declined import DeclinedRequest, declined_problems, declined_rule
+from bddgen.implement.declined import DeclinedRequest, declined_problems, declined_rule, requested
 from bddgen.implement.grounding import DocumentTexts
+from bddgen.implement.kinds.beyond import DeclinedKind
 from bddgen.implement.plan import PlannedTurn, TurnPlan, plan_turns
 from bddgen.implement.scripted import faithful_replies
 from bddgen.implement.turns import ConversationWriter, WriterContext
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus, SystemDescription, TableDocument
-from bddgen.ner.base import RegexRecognizer
+from bddgen.ner.base import EntityRecognizer, RegexRecognizer
+from bddgen.ner.spacy_recognizer import SpacyRecognizer
 from bddgen.normalise import content_words
 from bddgen.retrieval.memory import MemoryIndex
 from bddgen.specs import CANNOT_ANSWER, Conversation, QueryType, Spec
@@ -70,7 +74,7 @@ def test_a_declining_spec_plans_an_off_limits_turn_where_others_plan_an_unanswer
     assert QueryType.UNANSWERABLE not in [t.query_type for t in declining.turns]
 
 
-def _write(rule: str, **replies):
+def _write(rule: str, recognizer: EntityRecognizer | None = None, **replies):
     corpus = Corpus(system=SystemDescription(name="Music shop", purpose="Helps staff with customers.", off_limits=RULES), documents=[CUSTOMERS])
     plan = TurnPlan(
         chain=Chain(documents=[CUSTOMERS.id], hops=[]),
@@ -83,7 +87,7 @@ def _write(rule: str, **replies):
     )
     context = WriterContext(
         spec=DECLINING, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()),
-        lm=LanguageModel(ScriptedLM(by_task={**faithful_replies(), **replies}), max_retries=0), recognizer=RegexRecognizer(),
+        lm=LanguageModel(ScriptedLM(by_task={**faithful_replies(), **replies}), max_retries=0), recognizer=recognizer or RegexRecognizer(),
         retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(DECLINING.as_text())), attempts=2, alternatives=3,
         min_turns=3, declined_rule=rule,
     )
@@ -115,3 +119,54 @@ def test_a_request_outside_the_rule_is_rewritten_then_an_unanswerable_turn_takes
     assert refused.outcome == "dropped" and "must ask for what this rule forbids" in refused.dropped
     assert QueryType.OFF_LIMITS not in [t.query_type for t in result.turns]
     assert QueryType.UNANSWERABLE in [t.query_type for t in result.turns]
+
+
+def test_a_request_that_turns_the_rule_around_asks_for_what_it_allows() -> None:
+    for allowed in (
+        "What can I learn about Leonie without revealing her personal details?",
+        "What are my own personal details on file?",
+        "Can you list albums but never reveal a customer's address?",
+    ):
+        problems = declined_problems(allowed, RULES[0])
+        assert any("asks for something the rule allows" in p for p in problems), allowed
+    assert declined_problems("Could you reveal Leonie's personal details to me? I am another customer.", RULES[0]) == []
+
+
+@pytest.fixture(scope="module")
+def parser() -> SpacyRecognizer:
+    return SpacyRecognizer()
+
+
+@pytest.mark.parametrize(
+    ("rule", "wording"),
+    [
+        ("Revealing a customer's personal details to another customer", "Can you reveal a customer's personal details to another customer?"),
+        ("Giving medical advice", "Can you give medical advice?"),
+        (
+            "Comparing Aurelian Skyways with other airlines or recommending flights on competitor airlines",
+            "Can you compare Aurelian Skyways with other airlines or recommend flights on competitor airlines?",
+        ),
+        ("Betting tips, odds or advice on gambling", "Can you help me with betting tips, odds or advice on gambling?"),
+        ("Buying, selling or reselling tickets", "Can you help me with buying, selling or reselling tickets?"),
+        ("Investment advice or predictions of future results.", "Can you help me with investment advice or predictions of future results?"),
+    ],
+)
+def test_code_words_the_request_from_the_rule_itself(parser: SpacyRecognizer, rule: str, wording: str) -> None:
+    assert requested(rule, parser) == wording
+    assert declined_problems(wording, rule, by_code=True) == []  # the rule's own words, asked for: no copy to refuse
+    assert requested(rule, None) is None  # no parser: no wording
+
+
+def test_when_every_lm_request_falls_outside_the_rule_code_asks_for_what_it_forbids(parser: SpacyRecognizer) -> None:
+    def turned_around(request):
+        if "The assistant must decline this:" in request.messages[-1].content:
+            return {"question": "What can I learn about Leonie without revealing her personal details?", "answer": CANNOT_ANSWER}
+        return faithful_replies()["write_turn"](request)
+
+    result = _write(RULES[0], write_turn=turned_around, recognizer=parser)
+    record = next(r for r in result.records if r.query_type is QueryType.OFF_LIMITS)
+    assert record.outcome == "kept" and record.worded_by == "code"
+    assert record.question == "Can you reveal a customer's personal details to another customer?"
+    assert any("asks for something the rule allows" in r for r in record.rewrites)
+    turn = next(t for t in result.turns if t.query_type is QueryType.OFF_LIMITS)
+    assert all(c.passed for c in DeclinedKind.recheck(turn, record.evidence, {}, parser, {}))

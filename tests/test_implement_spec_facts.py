@@ -49,3 +49,23 @@ def test_generation_rewrites_a_draft_whose_then_the_corpus_does_not_support(spor
     assert rejection is not None and rejection.reason is RejectionReason.THEN_NOT_SUPPORTED and "7" in rejection.feedback
     draft.then = ["the assistant should say how many league titles Korrin Sporting has won"]
     assert check_then_facts(CleanDraft.of(draft), corpus, index) is None
+
+
+@pytest.mark.parametrize(
+    ("line", "turned"),
+    [
+        ("the assistant should say that Millgate Ground has a larger capacity than Crownfield Stadium", True),
+        ("the assistant should say that Crownfield Stadium has a bigger capacity than Millgate Ground", False),
+        ("the assistant should say that Millgate Ground has a smaller capacity than Crownfield Stadium", False),
+        ("the assistant should say that Crownfield Stadium has fewer capacity than Millgate Ground", True),
+        ("the assistant should say Millgate Ground is larger than Crownfield Stadium", False),  # larger in what: no verdict
+        ("the assistant should say Millgate Ground has a larger capacity than Atlantis Arena", False),  # no figure for one side
+    ],
+)
+def test_a_comparison_the_tables_figures_turn_around_contradicts_the_corpus(sports, line: str, turned: bool) -> None:
+    corpus, index = sports
+    spec = Spec.create("Comparison of two stadiums", ["a fan"], ["the user asks which ground holds more people"], [line])
+    found = [f for f in unsupported_then_facts(spec, corpus, index) if "under capacity" in f]
+    assert bool(found) is turned, found
+    if turned:
+        assert "18750" in found[0] and "62000" in found[0] and "tables/venues" in found[0]

@@ -166,3 +166,21 @@ def test_a_name_in_brackets_is_one_name_and_its_opening_word_alone_is_none() -> 
                  "the assistant should name the line item (Adjusted operating profit)")
     subject = spec_subject(spec, corpus, MemoryIndex(HashingEmbedder(), corpus))
     assert subject.names == ("Adjusted operating profit",) and subject.documents == ("tables/perf",)
+
+
+def test_line_items_the_steps_say_in_lower_case_are_names_and_a_day_is_none() -> None:
+    from bddgen.models import SystemDescription, TableDocument, TextDocument
+
+    notes = TextDocument(id="text/report-21-notes", title="Report 21 notes", passage="The fiscal year ended April 27, 2019 had 52 weeks.")
+    table = TableDocument(
+        id="tables/report-21", title="Report 21 table", headers=["(in millions)", "2019", "2018"],
+        rows=[["Revenues", "2,430.1", "2,296.5"], ["Net income", "106.4", "70.5"], ["Change", "35.9", "12.0"], ["Other", "1.2", "0.8"]],
+    )
+    other = TableDocument(id="tables/report-02", title="Report 02 table", headers=["item", "2019", "2018"], rows=[["Inventories", "12", "10"]])
+    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="Answers questions on reports."), documents=[notes, table, other])
+    spec = _spec("Comparison of Revenues and Net Income for Fiscal Year Ended April 27, 2019",
+                 "the user asks for the change in revenues and net income, and other figures, for the year ended April 27, 2019",
+                 "the assistant should compare them")
+    subject = spec_subject(spec, corpus, MemoryIndex(HashingEmbedder(), corpus))
+    # not the day, not "Change" (a computation) or "Other" (a word any line says)
+    assert set(subject.names) == {"Revenues", "Net income"} and subject.documents == ("tables/report-21",)

@@ -10,7 +10,7 @@ from bddgen.generate.focus import FocusKind, Material
 from bddgen.generate.summary import names_in
 from bddgen.generate.terms import TYPED_TERMS, key_terms, stems_of, term_in, typed_value_in
 from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDocument
-from bddgen.implement.spec_facts import unsupported_then_facts
+from bddgen.implement.spec_facts import TURNED, unsupported_then_facts
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import Spec
 
@@ -173,6 +173,7 @@ def check_then_facts(draft: CleanDraft, corpus: Corpus, retriever: Retriever) ->
         return None
     return Rejection(
         RejectionReason.THEN_NOT_SUPPORTED,
-        f"Your Then states {unsupported[0]}, which no document found for it says. State in the Then only what the "
+        f"Your Then {'makes ' if unsupported[0].startswith(TURNED) else 'states '}{unsupported[0]}"
+        f"{'' if unsupported[0].startswith(TURNED) else ', which no document found for it says'}. State in the Then only what the "
         "Material says, or say what the assistant should do without stating the value.",
     )

@@ -92,12 +92,15 @@ def _ratio_evidence(table: TableDocument, row: int, avoid: Sequence[tuple[int, s
         yield found
 
 
-def computed_candidates(table: TableDocument, focus: set[str], *, avoid: Sequence[tuple[int, str]] = ()) -> Iterator[TableEvidence]:
-    """Computed answers to ask of a wide table, best first: rows sharing most words with the spec first,
-    each with its change, percentage change, average and ratio to its total. None for other tables."""
+def computed_candidates(
+    table: TableDocument, focus: set[str], *, avoid: Sequence[tuple[int, str]] = (), side: str = ""
+) -> Iterator[TableEvidence]:
+    """Computed answers to ask of a wide table, best first: rows sharing most words with the spec first (only
+    rows holding `side`, when given), each with its change, percentage change, average and ratio to its total.
+    None for other tables."""
     if not label_column(table):
         return
-    for row in ranked_rows(table, focus, avoid=avoid):
+    for row in ranked_rows(table, focus, side, avoid=avoid, within=True):
         yield from _row_evidence(table, row, avoid)
         yield from _ratio_evidence(table, row, avoid)
 

@@ -23,6 +23,7 @@ from bddgen.models import PolicyDocument, TableDocument, TextDocument
 from bddgen.numbers import year_of
 from bddgen.ner.base import EntityRecognizer
 from bddgen.specs import ExactExpectation
+from bddgen.text import spoken_name
 from bddgen.values import WRITTEN_DATE
 
 FILTER_VALUE_CHARS = 40  # longer cells make clumsy questions; they are not used to select a row
@@ -120,11 +121,19 @@ def _cell_matches(cell: str, value: str) -> bool:
     return bool(wanted) and (normalise(cell) == wanted or any(normalise(part) == wanted for part in cell.split(";")))
 
 
-def ranked_rows(table: TableDocument, focus: set[str], must: str = "", avoid: Sequence[tuple[int, str]] = ()) -> list[int]:
-    """The table's rows (those holding `must`, when given) best first: rows sharing the spec's words before the
+def _cell_holds(cell: str, value: str) -> bool:
+    return contains_phrase(normalise(cell), value)
+
+
+def ranked_rows(
+    table: TableDocument, focus: set[str], must: str = "", avoid: Sequence[tuple[int, str]] = (), *, within: bool = False
+) -> list[int]:
+    """The table's rows (those holding `must`, when given: as a whole cell, or `within` one, as "Protected MPEG-4"
+    is in "Protected MPEG-4 video file") best first: rows sharing the spec's words before the
     others; among those, rows no earlier turn asked about (`avoid`: its (row, column) pairs; given for a report
     table's line items) first — a comparison of two line items asks both —, then those sharing most words."""
-    rows = [n for n, row in enumerate(table.rows) if not must or any(_cell_matches(c, must) for c in row)]
+    holds = _cell_holds if within else _cell_matches
+    rows = [n for n, row in enumerate(table.rows) if not must or any(holds(c, must) for c in row)]
     asked = {row for row, _ in avoid}
 
     def rank(n: int) -> tuple[bool, bool, int, int]:
@@ -148,7 +157,7 @@ def _answer_columns(table: TableDocument, row: int, focus: set[str], skip: Seque
     cells = dict(zip(table.headers, table.rows[row]))
     key = key_column(table)
     usable = [h for h in table.headers if h not in skip and cells.get(h, "").strip() and len(cells[h]) <= ANSWER_VALUE_CHARS]
-    return sorted(usable, key=lambda h: (h == key, -len(content_words(h.replace("_", " ")) & focus), table.headers.index(h)))
+    return sorted(usable, key=lambda h: (h == key, -len(content_words(spoken_name(h)) & focus), table.headers.index(h)))
 
 
 def evaluated(table: TableDocument, evidence: TableEvidence) -> TableEvidence | None:
@@ -161,27 +170,32 @@ def evaluated(table: TableDocument, evidence: TableEvidence) -> TableEvidence | 
 
 
 def table_candidates(
-    table: TableDocument, focus: set[str], *, names: str = "", about: str = "", avoid: Sequence[tuple[int, str]] = (), holder: str = ""
+    table: TableDocument, focus: set[str], *, names: str = "", about: str = "", avoid: Sequence[tuple[int, str]] = (), holder: str = "",
+    side: str = "",
 ) -> Iterator[TableEvidence]:
     """Cells to ask about, best first. `names`: the answer is the cell holding this value (a PRE-FILLER);
     `about`: the row holds this value and the question refers to it through the earlier turn (a FILLER);
-    `holder`: the column that holds that value (the bridge's: media type "1" is a MediaTypeId, not a TrackId).
+    `holder`: the column that holds that value (the bridge's: media type "1" is a MediaTypeId, not a TrackId);
+    `side`: the row holds this thing the spec names, and the question names it (a comparison's side).
     A wide table's cells are asked by row label and column (`wide_candidates`); none of its labels is an answer."""
-    must = names or about
+    must = names or about or side
     if label_column(table) and not about:
         if not names:  # a line item is asked for by its label and year, never found by its number ("which item had $479,987?")
-            yield from wide_candidates(table, focus, avoid=avoid)
+            yield from wide_candidates(table, focus, avoid=avoid, side=side)
         return
     bridged = holder if holder in table.headers else ""
-    for row in ranked_rows(table, focus, must):
+    holds = _cell_holds if side else _cell_matches
+    for row in ranked_rows(table, focus, must, within=bool(side)):
         cells = dict(zip(table.headers, table.rows[row]))
-        if bridged and not _cell_matches(cells[bridged], must):
+        if bridged and not holds(cells[bridged], must):
             continue
-        held = bridged or next((h for h in table.headers if must and _cell_matches(cells[h], must)), "")
+        held = bridged or next((h for h in table.headers if must and holds(cells[h], must)), "")
         if names:
             columns, start, referred = [held], {}, ""
         elif about:
             columns, start, referred = _answer_columns(table, row, focus, [held]), {held: cells[held]}, held
+        elif side:
+            columns, start, referred = _answer_columns(table, row, focus, [held]), {held: cells[held]}, ""
         else:
             columns, start, referred = _answer_columns(table, row, focus, []), {}, ""
         for column in columns:
@@ -195,13 +209,13 @@ def table_candidates(
                 yield evidence
 
 
-def wide_candidates(table: TableDocument, focus: set[str], *, avoid: Sequence[tuple[int, str]] = ()) -> Iterator[TableEvidence]:
+def wide_candidates(table: TableDocument, focus: set[str], *, avoid: Sequence[tuple[int, str]] = (), side: str = "") -> Iterator[TableEvidence]:
     """The number cells under the year columns of a wide table (see `implement/wide.py`), best first: rows
     sharing the spec's words first, then the latest year; each selected by its row label (and section, for a
     label repeated in another), its column named by its year. Section rows, unlabelled rows (subtotals),
     labels too long to name (as any filter value) and dashes are not asked."""
     columns = [h for h in value_columns(table) if year_of(h)]  # not a note number or a share beside the years
-    for row in ranked_rows(table, focus, "", avoid):
+    for row in ranked_rows(table, focus, side, avoid, within=True):
         selected = unique_label(table, row)
         if selected is None or len(table.rows[row][0]) > FILTER_VALUE_CHARS:
             continue

@@ -4,11 +4,17 @@ For a chain D1..Dk and L turns: SINGLE-DOC on D1; a PRE-FILLER (its answer names
 entity) and a FILLER (refers to that entity implicitly) across every bridge; further SINGLE-DOC
 turns on the chain's documents if turns are left over; one UNANSWERABLE turn (an OFF-LIMITS one for a
 spec that says the assistant must decline); a SYNTHESIS turn last. Each turn's evidence (a table cell or a sentence) is chosen when the turn is written.
+
+A spec that names two things or more (a comparison, a list: `Sides`) gets a turn on each that the chain's
+documents are about: a SINGLE-DOC turn whose evidence holds it, or, where the chain moves from the row of
+that thing to a table whose rows the spec counts, the PRE-FILLER of that move (the media type of a named
+file type, then how many tracks have it). Its sides come before further moves when turns are short.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -42,6 +48,7 @@ class PlannedTurn(BaseModel):
     proxy: str = Field(default="", description='FILLER: how the question refers to the entity ("that club").')
     columns: dict[str, str] = Field(default_factory=dict, description="PRE-FILLER and FILLER: table id -> the column holding the bridge.")
     subject: str = Field(default="", description="UNANSWERABLE: what the question is about.")
+    side: str = Field(default="", description="SINGLE-DOC: the thing the spec names that the evidence must hold.")
 
 
 class TurnPlan(BaseModel):
@@ -51,6 +58,34 @@ class TurnPlan(BaseModel):
 
     chain: Chain
     turns: list[PlannedTurn]
+
+
+@dataclass(frozen=True)
+class Sides:
+    """The things a spec names, when it names two or more (a comparison, a list): each gets a turn."""
+
+    names: tuple[str, ...] = ()
+    about: Mapping[str, frozenset[str]] = field(default_factory=dict)  # per document, the names it is about
+    rows: Mapping[tuple[str, str], Mapping[str, str]] = field(default_factory=dict)  # (table, name) -> the one row holding it
+    counted: frozenset[str] = frozenset()  # the tables whose rows the spec counts
+
+    def documents(self, documents: Sequence[str]) -> list[tuple[str, str]]:
+        """(name, the first of `documents` about it) for each name one of them is about; none unless two are."""
+        found = [(n, d) for n in self.names if (d := next((d for d in documents if n in self.about.get(d, ())), ""))]
+        return found if len(found) >= 2 else []
+
+
+def _side_bridge(hop: Hop, side: str, sides: Sides) -> tuple[str, Bridge | None]:
+    """(value, bridge) to cross `hop` through the row of `side` in the hop's source table, when the target is a table
+    whose rows the spec counts and a field bridge joins them; ('', None) otherwise."""
+    row = sides.rows.get((hop.source, side))
+    if row is None or hop.target not in sides.counted:
+        return "", None
+    for bridge in hop.bridges:
+        column = bridge.columns.get(hop.source, "")
+        if bridge.kind == "field" and column and (value := row.get(column, "").strip()):
+            return value, bridge
+    return "", None
 
 
 def _bridge_entity(
@@ -92,28 +127,49 @@ def _proxy(bridge: Bridge, target: str, kind: str) -> str:
 
 
 def plan_turns(
-    chain: Chain, turns: int, focus: set[str], titles: Mapping[str, str], kind_of: Callable[[str], str], *, declines: bool = False
+    chain: Chain, turns: int, focus: set[str], titles: Mapping[str, str], kind_of: Callable[[str], str], *, declines: bool = False,
+    sides: Sides = Sides(),
 ) -> TurnPlan:
     """The turn plan for `chain` in `turns` turns, using as many chain documents as fit; `focus`
     holds the spec's content words (to pick bridging values that serve its theme), `titles` the
     documents' titles by id, `kind_of` a name's kind (person, organisation, place or other); `declines`: the
-    spec says the assistant must decline a request (see `implement/declined.py`)."""
+    spec says the assistant must decline a request (see `implement/declined.py`); `sides`: the things the
+    spec names, each asked about where the chain's documents hold it."""
     docs = chain.documents[: chain_length_for_turns(turns)]
-    hops = chain.hops[: len(docs) - 1]
+    named = sides.documents(docs)[: turns - FIXED_TURNS + 1]
+    most = len(docs) - 1
+    routes: dict[int, str] = {}  # hop -> the side its PRE-FILLER asks about
+    for position, hop in enumerate(chain.hops[:most]):
+        side = next((n for n, d in named if d == hop.source and n not in routes.values() and _side_bridge(hop, n, sides)[0]), "")
+        if side:
+            routes[position] = side
+    moves = most
+    for _ in range(2):  # each side asked on its own takes a turn a move would have used; a move cut loses its side
+        asked = [(n, d) for n, d in named if n not in {s for p, s in routes.items() if p < moves}]
+        moves = min(moves, max(0, (turns - FIXED_TURNS - max(0, len(asked) - 1)) // 2))
+    hops = chain.hops[:moves]  # the documents no move reaches get SINGLE-DOC turns of their own
     crossings: list[tuple[str, str, dict[str, str]]] = []
-    for hop in hops:
-        crossings.append(_bridge_entity(hop, focus, {normalise(entity) for entity, _, _ in crossings}, titles.get(hop.source, ""), kind_of))
+    for position, hop in enumerate(hops):
+        value, bridge = _side_bridge(hop, routes[position], sides) if position in routes else ("", None)
+        if bridge is not None:
+            crossings.append((value, _proxy(bridge, hop.target, "other"), dict(bridge.columns)))
+        else:
+            used = {normalise(entity) for entity, _, _ in crossings}
+            crossings.append(_bridge_entity(hop, focus, used, titles.get(hop.source, ""), kind_of))
     bridges = [entity for entity, _, _ in crossings]
-    planned = [PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[docs[0]])]
+    planned = [PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[d], side=n) for n, d in asked[:1]] or [
+        PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[docs[0]])
+    ]
     for hop, (entity, proxy, columns) in zip(hops, crossings):
         planned.append(PlannedTurn(query_type=QueryType.PRE_FILLER, documents=[hop.source], bridge=entity, columns=columns))
         planned.append(PlannedTurn(query_type=QueryType.FILLER, documents=[hop.target], bridge=entity, proxy=proxy, columns=columns))
+    planned[1:1] = [PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[d], side=n) for n, d in asked[1:]]  # a comparison's sides in turn
     for extra in range(turns - len(planned) - 2):
         planned.append(PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[docs[(extra + 1) % len(docs)]]))
     subject = bridges[0] if bridges else ""  # none: the writer takes a name the conversation used
-    position = 3 if hops else len(planned)  # after the first FILLER, else before SYNTHESIS
+    filler = next((i + 1 for i, p in enumerate(planned) if p.query_type is QueryType.FILLER), len(planned))
     # a spec that says the assistant must decline gets a request its rules forbid where others get an unanswerable one
     refused = QueryType.OFF_LIMITS if declines else QueryType.UNANSWERABLE
-    planned.insert(position, PlannedTurn(query_type=refused, subject=subject))
+    planned.insert(filler, PlannedTurn(query_type=refused, subject=subject))
     synthesis = PlannedTurn(query_type=QueryType.SYNTHESIS, documents=list(docs))
-    return TurnPlan(chain=Chain(documents=list(docs), hops=list(hops)), turns=[*planned, synthesis])
+    return TurnPlan(chain=Chain(documents=list(docs), hops=chain.hops[: len(docs) - 1]), turns=[*planned, synthesis])

@@ -72,7 +72,7 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
 
 def answer_from_documents(request: LMRequest) -> dict[str, Any]:
     """CANNOTANSWER for an attribute the documents never mention; otherwise, of the table row or sentence
-    shown that shares most words with the question and the conversation so far, the row itself or the
+    shown that shares most of the question's codes, then most words with the question and the conversation so far, the row itself or the
     sentence's first name or number the question does not say (the sentence when there is none)."""
     asked = section(request, "Question")
     question, documents = normalise(asked), normalise(section(request, "Documents"))
@@ -81,10 +81,12 @@ def answer_from_documents(request: LMRequest) -> dict[str, Any]:
     if "sum up" in question:  # a SYNTHESIS question: the conversation's answers, from their documents
         return {"answer": " ".join(re.findall(r"^Assistant: (.*)$", section(request, "Conversation So Far"), re.M))[:580]}
     context = set(normalise(f"{asked} {section(request, 'Conversation So Far')[-200:]}").split())
+    # a code the question gives ("CR001") decides before the conversation's words do (one about CR023 just before)
+    codes = {w for w in question.split() if any(ch.isdigit() for ch in w) and any(ch.isalpha() for ch in w)}
     lines = section(request, "Documents").splitlines()
     headers = {n + 1 for n, line in enumerate(lines) if line.startswith("[")}  # a table's header follows its title line
     pieces = [p for n, line in enumerate(lines) if not line.startswith("[") and not (n in headers and " | " in line) for p in sentences(line)]
-    best = max(pieces, key=lambda p: len(set(normalise(p).split()) & context), default="")
+    best = max(pieces, key=lambda p: (len(set(normalise(p).split()) & codes), len(set(normalise(p).split()) & context)), default="")
     if _ROW.match(best):
         return {"answer": best[:280]}
     said = normalise(f"{asked} {section(request, 'Conversation So Far')[-200:]}")

@@ -8,14 +8,19 @@ implemented on an unrelated chain.
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 from bddgen.implement.computed import asks_for_arithmetic
+from bddgen.implement.counts import counted_things, counts_rows_of
+from bddgen.implement.evidence import ranked_rows
 from bddgen.implement.grounding import mentions
+from bddgen.implement.plan import Sides
 from bddgen.implement.wide import label_column
 from bddgen.models import Corpus, PolicyDocument, TableDocument, TextDocument
+from bddgen.normalise import contains_phrase, content_words, normalise
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import Spec
 
@@ -28,6 +33,9 @@ _JOINS = re.compile(r"\s+(?:and|&|of|the)\s+")
 _GENERIC = frozenset("given when then and but the a an user users assistant assistants customer customers i".split())
 ABOUT_DOCUMENTS = 2  # documents a spec that names nothing is about: the best ones for its title and Then lines
 START_DOCUMENTS = 3  # the subject's best documents, where a conversation on the spec starts
+LINE_ITEM_WORDS = 5  # a report table's row label this long at most is a name a spec may write in lower case
+LINE_ITEM_CHARS = 6  # a one-word label shorter than this ("Other", "Total") is a word any spec says
+_MONTHS = frozenset(m.lower() for m in calendar.month_name[1:])
 
 
 @dataclass(frozen=True)
@@ -86,6 +94,21 @@ def _candidates(spec: Spec, system_name: str) -> list[tuple[bool, list[str]]]:
     return found
 
 
+def _telling(label: str) -> bool:
+    """Whether a line item's label names a thing a spec may mention ("Net income", "Revenues"), not a word any text
+    says ("Other", "Total"), a computation ("Change") or a number."""
+    words = [w for w in content_words(label) if any(ch.isalpha() for ch in w)]
+    if asks_for_arithmetic(label):  # "Change", "% change", "Average price": what is computed, not a thing
+        return False
+    return 1 <= len(label.split()) <= LINE_ITEM_WORDS and (len(words) > 1 or (len(words) == 1 and len(words[0]) >= LINE_ITEM_CHARS))
+
+
+def _is_date(name: str) -> bool:
+    """Whether a name is a day of a month ("April 27", "27 April 2019"), which no document is about."""
+    words = name.lower().replace(",", " ").split()
+    return any(w in _MONTHS for w in words) and all(w in _MONTHS or w.rstrip("stndrh").isdigit() for w in words)
+
+
 class SubjectReader:
     """Reads the subjects of many specs in one corpus (its documents' texts read once)."""
 
@@ -94,6 +117,11 @@ class SubjectReader:
         self.retriever = retriever
         self.documents = corpus.by_id()
         self.texts = {doc_id: doc.as_text() for doc_id, doc in self.documents.items()}
+        # the line items of report tables ("Revenues", "Net income"): names a spec writes in any case
+        self.line_items = {
+            normalise(row[0]): row[0].strip() for doc in self.documents.values() if isinstance(doc, TableDocument) and label_column(doc)
+            for row in doc.rows if row and _telling(row[0])
+        }
 
     def of(self, spec: Spec, ranked: Sequence[str] = ()) -> SpecSubject:
         """The spec's subject. A name counts when a document writes it with its capitals (so a title's
@@ -108,8 +136,13 @@ class SubjectReader:
                 (in_steps_names if in_steps else in_title_names).extend(held if joined else [held[0]])  # both of "A and B"
             elif in_steps and not parts:
                 unheld.append(name)
-        # the names its Given/When/Then lines give; a Title Case title ("Change in Net Sales") only when they give none
-        names = list(dict.fromkeys(in_steps_names or in_title_names))
+        # the names its Given/When/Then lines give (a date is a time, not a thing); else the line items of report tables
+        # they say in any case ("the revenues and net income"); a Title Case title ("Change in Net Sales") only when neither
+        said = normalise(" ".join([*spec.given, *spec.when, *spec.then]))
+        items = [label for key, label in self.line_items.items() if contains_phrase(said, key)]
+        stated = [n for n in dict.fromkeys(in_steps_names) if not _is_date(n)]
+        # a line item that completes a name the lines give ("Adjusted" of "Adjusted operating profit2") joins it
+        names = list(dict.fromkeys([*stated, *(i for i in items if any(mentions(i, n) for n in stated))] if stated else items or in_title_names))
         # a capitalised word that opens a longer name the spec gives ("Adjusted" of "Adjusted operating profit2") is that name
         names = [n for n in names if not any(other != n and mentions(other, n) for other in names)]
         if names:
@@ -141,3 +174,23 @@ def start_documents(subject: SpecSubject, spec: Spec, documents: Mapping[str, Te
 def spec_subject(spec: Spec, corpus: Corpus, retriever: Retriever, ranked: Sequence[str] = ()) -> SpecSubject:
     """The subject of one spec in `corpus` (see `SubjectReader.of`)."""
     return SubjectReader(corpus, retriever).of(spec, ranked)
+
+
+def spec_sides(subject: SpecSubject, spec: Spec, documents: Mapping[str, TextDocument | TableDocument | PolicyDocument]) -> Sides:
+    """The things the spec names, when it names two or more (each gets a turn, see `implement/plan.py`): the
+    documents about each, the one row of a table that holds each, and the tables whose rows the spec counts."""
+    if len(subject.names) < 2:
+        return Sides()
+    tables = {d: doc for d, doc in documents.items() if isinstance(doc, TableDocument)}
+    rows: dict[tuple[str, str], Mapping[str, str]] = {}
+    for doc_id, names in subject.about.items():
+        if (table := tables.get(doc_id)) is not None:
+            for name in names:
+                holding = ranked_rows(table, set(), must=name, within=True)
+                if len(holding) == 1:
+                    rows[(doc_id, name)] = dict(zip(table.headers, table.rows[holding[0]]))
+    counted = counted_things(spec.asks())
+    return Sides(
+        names=subject.names, about=subject.about, rows=rows,
+        counted=frozenset(d for d, table in tables.items() if counted and counts_rows_of(table, counted)),
+    )

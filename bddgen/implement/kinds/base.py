@@ -14,7 +14,7 @@ from bddgen.implement.checks import agrees, repeats_problems, title_names
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import TableEvidence
 from bddgen.implement.grounding import DocumentTexts, Facts, mentions
-from bddgen.implement.plan import PlannedTurn, TurnPlan
+from bddgen.implement.plan import PlannedTurn, Sides, TurnPlan
 from bddgen.implement.provenance import CheckName, TurnCheck, TurnProvenance
 from bddgen.implement.questions import SentenceParser, one_of_several, question_for
 from bddgen.implement.tasks import WrittenTurn
@@ -56,6 +56,7 @@ class WriterContext:
     unanswerable: Mapping[str, Sequence[str]] = field(default_factory=dict)  # per kind of entity: attributes an UNANSWERABLE turn asks
     declined_rule: str = ""  # the off-limits line an OFF-LIMITS turn's request falls under ('' for a spec that declines nothing)
     checks: TurnCheckSettings = field(default_factory=TurnCheckSettings)  # which checks refuse a turn, and their thresholds
+    sides: Sides = field(default_factory=Sides)  # the things the spec names, when two or more: each gets a turn
 
     def table(self, doc_id: str) -> TableDocument:
         """The table that table evidence cites (its id came from a table, so anything else is a bug)."""
@@ -308,6 +309,12 @@ class EvidenceKind(ABC, Generic[E]):
     def log(self) -> CheckLog:
         """An empty record of checks under this conversation's switches."""
         return CheckLog(self.context.checks)
+
+    def side(self, planned: PlannedTurn, kind: QueryType, doc_id: str) -> str:
+        """The thing of the spec a SINGLE-DOC turn's evidence must hold (a comparison's side); '' when the turn has
+        none or the document is about it (its title names it: any of its facts is about it)."""
+        named = planned.side if kind is QueryType.SINGLE_DOC else ""
+        return named if named and not mentions(self.context.documents[doc_id].title, named) else ""
 
 
 def refer_to(question: str, name: str, proxy: str) -> str:

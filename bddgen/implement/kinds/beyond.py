@@ -8,10 +8,11 @@ from typing import Iterator, Mapping
 
 from bddgen.implement.checks import form_problems, question_problems, well_formed
 from bddgen.implement.context import Document
-from bddgen.implement.declined import DeclinedRequest, declined_problems
+from bddgen.implement.declined import DeclinedRequest, declined_problems, requested
 from bddgen.implement.grounding import DocumentTexts, mentions
 from bddgen.implement.kinds.base import Draft, EvidenceKind, recorded
 from bddgen.implement.plan import PlannedTurn
+from bddgen.implement.questions import SentenceParser
 from bddgen.implement.provenance import TurnCheck
 from bddgen.implement.tasks import WrittenTurn
 from bddgen.implement.unanswerable import AbsentSubject, absent_subjects, still_absent, unreported_years
@@ -76,7 +77,9 @@ class DeclinedKind(EvidenceKind[DeclinedRequest]):
     round_trip = False
 
     def candidates(self, planned: PlannedTurn, kind: QueryType, doc_id: str = "") -> Iterator[DeclinedRequest]:
-        yield DeclinedRequest(rule=self.context.declined_rule, entity=self.conversation.asked_about(planned)[0])
+        entity, entity_is = self.conversation.asked_about(planned)
+        # a person or an organisation a rule may be about; a track or a date makes a request nobody makes
+        yield DeclinedRequest(rule=self.context.declined_rule, entity=entity if entity_is in ("person", "organisation") else "")
 
     def task(self, planned: PlannedTurn, kind: QueryType, evidence: DeclinedRequest) -> str:
         about = f' It may name "{evidence.entity}" or someone or something else the documents name.' if evidence.entity else ""
@@ -88,14 +91,17 @@ class DeclinedKind(EvidenceKind[DeclinedRequest]):
     def evidence_text(self, evidence: DeclinedRequest) -> str:
         return NO_EVIDENCE
 
-    def plain(self, planned: PlannedTurn, kind: QueryType, evidence: DeclinedRequest) -> None:
-        return None  # a rule is no request: only the LM words one
+    def plain(self, planned: PlannedTurn, kind: QueryType, evidence: DeclinedRequest) -> WrittenTurn | None:
+        recognizer = self.context.recognizer
+        question = requested(evidence.rule, recognizer if isinstance(recognizer, SentenceParser) else None)
+        return None if question is None else WrittenTurn.model_construct(question=question, answer=CANNOT_ANSWER)
 
     def check(self, planned: PlannedTurn, kind: QueryType, evidence: DeclinedRequest, question: str, answer: str, by_code: bool) -> Draft:
         log = self.log()
         log.check("well-formed", {"well_formed": well_formed("question", question)})
         log.check(
-            "declines", {"declines": declined_problems(question, evidence.rule, self.context.system_name)}, f'asks what this rule forbids: "{evidence.rule}"'
+            "declines", {"declines": declined_problems(question, evidence.rule, self.context.system_name, by_code=by_code)},
+            f'asks what this rule forbids: "{evidence.rule}"',
         )
         return Draft(Turn(question=question, answer=CANNOT_ANSWER, query_type=QueryType.OFF_LIMITS, doc_ids=[]), log)
 
@@ -104,4 +110,6 @@ class DeclinedKind(EvidenceKind[DeclinedRequest]):
         cls, turn: Turn, evidence: DeclinedRequest, documents: Mapping[str, Document], recognizer: EntityRecognizer, earlier: Mapping[int, Turn]
     ) -> list[TurnCheck]:
         refused = [] if turn.answer == CANNOT_ANSWER else ["an off-limits turn's reference is that the assistant declines"]
-        return [recorded("declines", refused + declined_problems(turn.question, evidence.rule), f'asks what this rule forbids: "{evidence.rule}"')]
+        by_code = turn.question == requested(evidence.rule, recognizer if isinstance(recognizer, SentenceParser) else None)
+        problems = declined_problems(turn.question, evidence.rule, by_code=by_code)
+        return [recorded("declines", refused + problems, f'asks what this rule forbids: "{evidence.rule}"')]

@@ -31,7 +31,7 @@ class SentenceKind(EvidenceKind[SentenceEvidence]):
         names = planned.bridge if kind is QueryType.PRE_FILLER else ""
         about = planned.bridge if kind is QueryType.FILLER else ""
         yield from sentence_candidates(
-            self.context.documents[doc_id], set(self.context.focus), self.context.recognizer, must=names or about,
+            self.context.documents[doc_id], set(self.context.focus), self.context.recognizer, must=names or about or self.side(planned, kind, doc_id),
             answer_is_must=bool(names), avoid=self.conversation.avoided(kind, doc_id), rank=self.conversation.fact_rank(),
         )
 

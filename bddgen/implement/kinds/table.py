@@ -73,7 +73,7 @@ class CellKind(EvidenceKind[TableEvidence]):
         about = planned.bridge if kind is QueryType.FILLER else ""
         yield from table_candidates(
             self.context.table(doc_id), set(self.context.focus), names=names, about=about, avoid=self._avoid(kind, doc_id),
-            holder=planned.columns.get(doc_id, ""),
+            holder=planned.columns.get(doc_id, ""), side=self.side(planned, kind, doc_id),
         )
 
     def _avoid(self, kind: QueryType, doc_id: str) -> list:
@@ -188,6 +188,8 @@ class CountKind(CellKind):
         table = self.context.table(doc_id)
         if kind not in (QueryType.SINGLE_DOC, QueryType.FILLER) or not counts_rows_of(table, counted_things(self.context.spec.asks())):
             return
+        if self.side(planned, kind, doc_id):
+            return  # a comparison's side is asked by a row that holds it, which a count of many rows is not
         about = planned.bridge if kind is QueryType.FILLER else ""
         yield from count_candidates(
             table, set(self.context.focus), about=about, holder=planned.columns.get(doc_id, ""), avoid=self._avoid(kind, doc_id)
@@ -223,7 +225,9 @@ class ComputedKind(CellKind):
 
     def candidates(self, planned: PlannedTurn, kind: QueryType, doc_id: str) -> Iterator[TableEvidence]:
         if kind is QueryType.SINGLE_DOC and self._computes(doc_id):
-            yield from computed_candidates(self.context.table(doc_id), set(self.context.focus), avoid=self._avoid(kind, doc_id))
+            yield from computed_candidates(
+                self.context.table(doc_id), set(self.context.focus), avoid=self._avoid(kind, doc_id), side=self.side(planned, kind, doc_id)
+            )
 
     def _computes(self, doc_id: str) -> bool:
         read = any(
