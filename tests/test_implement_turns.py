@@ -1116,3 +1116,12 @@ def test_a_question_naming_another_line_item_is_no_repeat_but_the_same_question_
     earlier = ["In Report 19, what was the change in APAC net sales from 2017 to 2018?"]
     assert repeats_problems("In Report 19, what was the change in EMEA net sales from 2017 to 2018?", earlier) == []
     assert repeats_problems("In Report 19, what was the change of APAC net sales from 2017 to 2018?", earlier) != []
+
+
+def test_an_unanswerable_turn_never_asks_for_what_a_camel_case_column_holds() -> None:
+    tracks = TableDocument(
+        id="tables/track", title="Track", headers=["TrackId", "Name", "UnitPrice"], rows=[["1", "Medo De Escuro", "0.99"], ["2", "Balls", "0.99"]]
+    )
+    corpus = Corpus(system=SystemDescription(name="Shop", purpose="Answers questions on tracks."), documents=[tracks])
+    asked = [s.attribute for s in absent_subjects("Medo De Escuro", DocumentTexts(corpus.by_id()), MemoryIndex(HashingEmbedder(), corpus), kind="other")]
+    assert asked and "price" not in asked  # "UnitPrice" is a price the table gives

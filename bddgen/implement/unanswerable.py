@@ -20,6 +20,7 @@ from bddgen.models import TableDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.ner.labels import FAC, GPE, LOC, NORP, ORG, PERSON
 from bddgen.retrieval.base import Retriever
+from bddgen.text import spoken_name
 
 VOCABULARY_FILE = Path(__file__).resolve().parents[1] / "data" / "unanswerable.yaml"
 
@@ -56,7 +57,7 @@ class AbsentSubject(BaseModel):
 
 def _in_headers(attribute: str, tables: Sequence[TableDocument]) -> bool:
     wanted = set(normalise(attribute).split())
-    return any(wanted <= set(normalise(h.replace("_", " ")).split()) for t in tables for h in t.headers)
+    return any(wanted <= set(normalise(spoken_name(h)).split()) for t in tables for h in t.headers)  # "UnitPrice" has a price
 
 
 # words of a table column's name that say what kind of thing its cells are ("home_club", "coach", "venue")
@@ -96,7 +97,7 @@ def _kind_by_columns(entity: str, texts: DocumentTexts) -> str:
         if not isinstance(document, TableDocument):
             continue
         for position, header in enumerate(document.headers):
-            words = set(normalise(header.replace("_", " ")).split())
+            words = set(normalise(spoken_name(header)).split())
             kinds = [kind for kind, vocabulary in COLUMN_KINDS.items() if words & vocabulary]
             if len(kinds) == 1 and any(normalise(row[position]) == wanted for row in document.rows if position < len(row)):
                 votes[kinds[0]] += 1
