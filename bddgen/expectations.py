@@ -15,6 +15,14 @@ Each kind has one step phrase (a regular expression behave, the reader and the w
     Then the assistant should hand over to "booking"
     Then the agent "triage" should refuse to call "cancel_booking"
     Then the assistant should refuse
+    Then the tool "lookup_booking" should return a result with "status" equal to "confirmed"
+    Then the tool "get_weather" called by "travel" should return a result containing "sunny"
+    Then the scenario should take at most 5 seconds
+    Then the scenario should use at most 2000 tokens
+    Then the agent should achieve the goal "the booking is cancelled and the user is told the refund"
+
+The last three are scenario steps (`SCENARIO_KINDS`): the run checks them on the whole scenario so far (its time,
+turns, tokens and cost; its transcript, by the judge), not on one turn's trace.
 """
 
 from __future__ import annotations
@@ -22,20 +30,27 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.answer_checks import declines
 
-ExpectationKind = Literal["calls", "not_calls", "count", "order", "sequence", "handoff", "refuses_tool", "refuses"]
+ExpectationKind = Literal[
+    "calls", "not_calls", "count", "order", "sequence", "handoff", "refuses_tool", "refuses", "returns", "limit", "goal"
+]
 Bound = Literal["at least", "at most", "exactly"]
+Measure = Literal["seconds", "turns", "tokens", "usd"]
+"""What a `limit` step bounds: the assistant's time (seconds), the turns, the tokens its replies report, their cost (USD)."""
+SCENARIO_KINDS = frozenset({"limit", "goal"})
+"""Kinds the run checks on the whole scenario so far rather than on one turn's trace."""
 
 _NAME = r'"(?P<{0}>[^"]+)"'
 _AGENT = r'(?: "(?P<agent>[^"]+)")?'
 _RELATION = r"equal to|containing|matching"
 _CONDITION = rf'"[^"]+" (?:{_RELATION}) ".*?"'
+_DECIMAL = r"\d+(?:\.\d+)?"
 CONDITION = re.compile(rf'"(?P<name>[^"]+)" (?P<relation>{_RELATION}) "(?P<value>.*?)"(?=(?: and {_CONDITION})*$)')
 """One argument condition of a `should call ... with` step."""
 PATTERNS: dict[str, re.Pattern[str]] = {
@@ -51,6 +66,15 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "handoff": re.compile(rf"^the (?:assistant|agent{_AGENT}) should hand over to {_NAME.format('target')}$"),
     "refuses_tool": re.compile(rf"^the agent{_AGENT} should refuse to call {_NAME.format('tool')}$"),
     "refuses": re.compile(r"^the assistant should refuse$"),
+    "returns": re.compile(
+        rf'^the tool "(?P<tool>[^"]+)"(?: called by "(?P<agent>[^"]+)")? should return a result '
+        rf'(?:(?P<result_relation>{_RELATION}) "(?P<result_value>.*)"|with (?P<arguments>{_CONDITION}(?: and {_CONDITION})*))$'
+    ),
+    "limit": re.compile(
+        rf"^the scenario should (?:take at most (?P<seconds>{_DECIMAL}) seconds?|take at most (?P<turns>\d+) turns?"
+        rf"|use at most (?P<tokens>\d+) tokens?|cost at most (?P<usd>{_DECIMAL}) USD)$"
+    ),
+    "goal": re.compile(r'^the agent should achieve the goal "(?P<goal>.+)"$'),
 }
 """One anchored regex per expectation kind; behave registers the same patterns."""
 
@@ -63,7 +87,7 @@ class ArgumentMatch(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(min_length=1, description="The argument, or a dotted path into it.")
+    name: str = Field(description="The argument, or a dotted path into it; '' (a `returns` step's whole result): the value itself.")
     relation: Relation
     value: str = Field(description="What the argument should equal or contain, or the regular expression it should match.")
 
@@ -81,8 +105,9 @@ class ArgumentMatch(BaseModel):
         """The condition as a step writes it."""
         return f'"{self.name}" {self.relation} "{self.value}"'
 
-    def holds(self, arguments: dict[str, Any]) -> bool:
-        """Whether a call's arguments meet the condition, comparing values (not their JSON text)."""
+    def holds(self, arguments: Any) -> bool:
+        """Whether a call's arguments (or a tool's result, see `result_value`) meet the condition, comparing values (not
+        their JSON text)."""
         found, actual = _argument(arguments, self.name)
         if not found:
             return False
@@ -91,9 +116,12 @@ class ArgumentMatch(BaseModel):
         return _equal(actual, self.value) if self.relation == "equal to" else _contains(actual, self.value)
 
 
-def _argument(arguments: dict[str, Any], name: str) -> tuple[bool, Any]:
-    """Whether the arguments have `name` (itself, else a dotted path through objects and list indices), and its value."""
-    if name in arguments:
+def _argument(arguments: Any, name: str) -> tuple[bool, Any]:
+    """Whether the arguments have `name` (itself, else a dotted path through objects and list indices), and its value;
+    the name '' is the whole value."""
+    if not name:
+        return True, arguments
+    if isinstance(arguments, dict) and name in arguments:
         return True, arguments[name]
     value: Any = arguments
     for part in name.split("."):
@@ -130,6 +158,19 @@ def _contains(actual: Any, expected: str) -> bool:
     return " ".join(expected.split()).casefold() in " ".join(text.split()).casefold()
 
 
+def result_value(result: str) -> Any:
+    """A tool's result as a value: the JSON value its text holds (an object, a number, ...), else the text itself."""
+    try:
+        return json.loads(result)
+    except json.JSONDecodeError:
+        return result
+
+
+def _amount(number: float) -> str:
+    """A limit as a step writes it: `5`, `0.01` (never an exponent)."""
+    return f"{number:.10f}".rstrip("0").rstrip(".")
+
+
 class TrajectoryExpectation(BaseModel):
     """One trajectory step of a turn: which tool calls, handoffs or refusals the turn should show."""
 
@@ -145,6 +186,9 @@ class TrajectoryExpectation(BaseModel):
     count: int = Field(default=0, ge=0, description="count: the number of calls of the tool.")
     tools: list[str] = Field(default_factory=list, description="order, sequence: tools that should be called in this order.")
     target: str = Field(default="", description="handoff: the agent the conversation should be handed over to.")
+    measure: Measure | None = Field(default=None, description="limit: what the step bounds.")
+    limit: float = Field(default=0, ge=0, description="limit: the most the scenario may take, use or cost, in the measure's unit.")
+    goal: str = Field(default="", description="goal: what the conversation should achieve, as the judge reads it.")
 
     @model_validator(mode="before")
     @classmethod
@@ -155,6 +199,16 @@ class TrajectoryExpectation(BaseModel):
             name, relation, value = data.pop("argument"), data.pop("relation", ""), data.pop("value", "")
             data["arguments"] = [{"name": name, "relation": relation, "value": value}] if name else []
         return data
+
+    @model_validator(mode="after")
+    def _complete(self) -> TrajectoryExpectation:
+        if self.kind == "limit" and self.measure is None:
+            raise ValueError("a limit step needs its measure: seconds, turns, tokens or usd")
+        if self.kind == "goal" and not self.goal.strip():
+            raise ValueError("a goal step needs the goal between its double quotes")
+        if self.kind == "limit" and self.measure in ("turns", "tokens") and not float(self.limit).is_integer():
+            raise ValueError(f"a limit of {self.measure} is a whole number, not {self.limit}")
+        return self
 
     @property
     def step(self) -> str:
@@ -175,12 +229,42 @@ class TrajectoryExpectation(BaseModel):
             return f'the {who} should hand over to "{self.target}"'
         if self.kind == "refuses_tool":
             return f'the agent{agent} should refuse to call "{self.tool}"'
+        if self.kind == "returns":
+            caller = f' called by "{self.agent}"' if self.agent else ""
+            return f'the tool "{self.tool}"{caller} should return a result {self.result_condition}'
+        if self.kind == "limit":
+            return f"the scenario should {self._limit_text}"
+        if self.kind == "goal":
+            return f'the agent should achieve the goal "{self.goal}"'
         return "the assistant should refuse"
+
+    @property
+    def result_condition(self) -> str:
+        """returns: the condition on the result as the step writes it (`equal to "..."`, `with "PATH" ... and ...`)."""
+        whole = [a for a in self.arguments if not a.name]
+        if whole:
+            return f'{whole[0].relation} "{whole[0].value}"'
+        return "with " + " and ".join(a.text for a in self.arguments)
+
+    @property
+    def _limit_text(self) -> str:
+        amount = _amount(self.limit)
+        if self.measure == "usd":
+            return f"cost at most {amount} USD"
+        if self.measure == "tokens":
+            return f"use at most {amount} token{'' if amount == '1' else 's'}"
+        unit = "second" if self.measure == "seconds" else "turn"
+        return f"take at most {amount} {unit}{'' if amount == '1' else 's'}"
 
     def matches(self, call: ToolCall) -> bool:
         """calls: whether one call is of the tool (by the agent) and meets every argument condition together."""
         agent_fits = self.agent is None or call.agent == self.agent
         return agent_fits and call.name == self.tool and all(a.holds(call.arguments) for a in self.arguments)
+
+    def returned(self, call: ToolCall) -> bool:
+        """returns: whether one call is of the tool (by the agent) and its result meets every condition together."""
+        agent_fits = self.agent is None or call.agent == self.agent
+        return agent_fits and call.name == self.tool and all(a.holds(result_value(call.result)) for a in self.arguments)
 
 
 def expectation_from_groups(kind: str, groups: dict[str, str | None]) -> TrajectoryExpectation:
@@ -190,6 +274,11 @@ def expectation_from_groups(kind: str, groups: dict[str, str | None]) -> Traject
         found["tools"] = [t.strip() for t in found["tools"].split(",") if t.strip()]
     if "arguments" in found:
         found["arguments"] = [m.groupdict() for m in CONDITION.finditer(found["arguments"])]
+    if "result_relation" in found:
+        found["arguments"] = [{"name": "", "relation": found.pop("result_relation"), "value": found.pop("result_value", "")}]
+    measure = next((m for m in get_args(Measure) if m in found), None)
+    if measure is not None:
+        found.update(measure=measure, limit=float(found.pop(measure)))
     return TrajectoryExpectation(kind=kind, **found)  # type: ignore[arg-type]
 
 
@@ -223,15 +312,43 @@ def describe_calls(calls: list[ToolCall]) -> str:
     )
 
 
+def describe_results(calls: list[ToolCall]) -> str:
+    """`agent:tool -> result, ...` (a long result shortened), or 'no call'."""
+    if not calls:
+        return "no call"
+    return ", ".join(
+        f"{c.agent + ':' if c.agent else ''}{c.name} -> {_shortened(c.result) if c.result else '(no result recorded)'}" for c in calls
+    )
+
+
+def _shortened(text: str, most: int = 200) -> str:
+    return text if len(text) <= most else text[:most] + "…"
+
+
 def is_subsequence(wanted: list[str], names: list[str]) -> bool:
     """True when `wanted` occurs in `names` in order, other items allowed between."""
     remaining = iter(names)
     return all(any(name == tool for name in remaining) for tool in wanted)
 
 
+def _check_returns(e: TrajectoryExpectation, calls: list[ToolCall], actual: str) -> str | None:
+    """returns: None when a call of the tool returned a result meeting every condition, else why not."""
+    mine = [c for c in calls if c.name == e.tool]
+    wanted = f"a call of {e.tool!r}{' by ' + repr(e.agent) if e.agent else ''} returning a result {e.result_condition}"
+    if not mine:
+        return f"expected {wanted}; actual: {actual}"
+    if any(e.returned(c) for c in mine):
+        return None
+    hint = "; the trace records no result of its calls: report each call's result" if not any(c.result for c in mine) else ""
+    return f"expected {wanted}; actual results: {describe_results(mine)}{hint}"
+
+
 def check_expectation(expectation: TrajectoryExpectation, trace: Trace) -> str | None:
-    """None when the trace meets the expectation, else why not (naming expected and actual)."""
+    """None when the trace meets the expectation, else why not (naming expected and actual). A scenario step
+    (`SCENARIO_KINDS`) is no check of one trace: ValueError."""
     e = expectation
+    if e.kind in SCENARIO_KINDS:
+        raise ValueError(f"{e.step!r} is checked by the run on the whole scenario, not on one turn's trace")
     by_agent = [c for c in trace.tool_calls if e.agent is None or c.agent == e.agent]
     actual = describe_calls(trace.tool_calls)
     if e.kind == "calls":
@@ -268,6 +385,8 @@ def check_expectation(expectation: TrajectoryExpectation, trace: Trace) -> str |
         if any(b.tool == e.tool and (e.agent is None or b.agent == e.agent) for b in trace.blocked_calls):
             return None
         return f"expected a refused or blocked attempt to call {e.tool!r}; the trace records none (actual: {actual})"
+    if e.kind == "returns":
+        return _check_returns(e, by_agent, actual)
     if trace.refusal:
         return None
     # a call the guard blocked is no refusal of the request: another agent may still carry it out

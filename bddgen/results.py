@@ -12,7 +12,7 @@ from pydantic.json_schema import SkipJsonSchema
 from bddgen.expectations import TrajectoryExpectation
 from bddgen.outcomes import FieldCredit
 from bddgen.state_diff import DiffRow
-from bddgen.traces import BlockedCall, Handoff, ToolCall
+from bddgen.traces import BlockedCall, Handoff, ReplyUsage, ToolCall
 from bddgen.specs import QueryType
 
 Party = Literal["assistant", "simulated user", "judge", "expected outcome", "harness"]
@@ -28,7 +28,9 @@ UNREACHABLE_OUTCOME = "unreachable end state"
 """The error category of a task trial whose expected end state the correct actions do not reach."""
 TRANSPORT_ERROR, TIMEOUT_ERROR, STATE_ERROR = "transport", "timeout", "state source"
 """Error categories of the harness: the request got no reply, no reply in time, the agent's state could not be read."""
-HARNESS_CATEGORIES = frozenset({TRANSPORT_ERROR, TIMEOUT_ERROR, STATE_ERROR})
+USAGE_ERROR = "usage not reported"
+"""The error category of a token or cost limit the run could not check: the assistant's adapter reported no usage."""
+HARNESS_CATEGORIES = frozenset({TRANSPORT_ERROR, TIMEOUT_ERROR, STATE_ERROR, USAGE_ERROR})
 
 
 class Verdict(str, Enum):
@@ -108,6 +110,7 @@ class TurnResult(BaseModel):
     handoffs: list[Handoff] = Field(default_factory=list, description="Handoffs between agents the assistant reported.")
     blocked_calls: list[BlockedCall] = Field(default_factory=list, description="Tool calls refused or blocked before they ran.")
     refusal: str = Field(default="", description="A refusal the assistant reported (a model refusal, a tripped guardrail).")
+    usage: ReplyUsage | None = Field(default=None, description="The tokens (and cost) of the turn, when the assistant reports them.")
     expected_trajectory: list[TrajectoryExpectation] = Field(
         default_factory=list, description="The turn's trajectory steps: tool calls, handoffs and refusals it should show."
     )

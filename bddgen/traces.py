@@ -1,11 +1,14 @@
-"""What an agent did in one turn, as the assistant reports it: tool calls, handoffs, blocked attempts."""
+"""What an agent did in one turn, as the assistant reports it: tool calls, handoffs, blocked attempts, token usage."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+
+ToolResult = Annotated[str, WithJsonSchema({})]
+"""A tool's result: held as text, read from text or any JSON value (its schema accepts any)."""
 
 
 class ToolCall(BaseModel):
@@ -15,7 +18,7 @@ class ToolCall(BaseModel):
 
     name: str = Field(min_length=1)
     arguments: dict[str, Any] = Field(default_factory=dict, description="The arguments: an object, or JSON text of one (OpenAI's form).")
-    result: str = Field(default="", description="What the tool returned, shortened.")
+    result: ToolResult = Field(default="", description="What the tool returned: text, or any JSON value (kept as its JSON text).")
     agent: str | None = Field(default=None, description="The agent that made the call, when the assistant says.")
 
     @field_validator("arguments", mode="before")
@@ -31,6 +34,34 @@ class ToolCall(BaseModel):
         if not isinstance(parsed, dict):
             raise ValueError(f"arguments given as text must be a JSON object, not {type(parsed).__name__}: {value[:100]!r}")
         return parsed
+
+    @field_validator("result", mode="before")
+    @classmethod
+    def _json_value(cls, value: Any) -> Any:
+        """A result given as a JSON value (an object, a list, a number) is kept as its JSON text, which the `returns`
+        steps read back as that value."""
+        if isinstance(value, str):
+            return value
+        try:
+            return json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"a result must be text or a JSON value, not {type(value).__name__}") from exc
+
+
+class ReplyUsage(BaseModel):
+    """What one reply spent: the tokens its model calls read and wrote, and their cost when known."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: int = Field(ge=0, description="Tokens the assistant's model calls read.")
+    output_tokens: int = Field(ge=0, description="Tokens they wrote.")
+    cost: float | None = Field(
+        default=None, ge=0, description="USD; absent when neither the assistant nor its [assistants.NAME] prices say."
+    )
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
 
 
 class Handoff(BaseModel):
@@ -62,3 +93,4 @@ class AgentTrace(BaseModel):
     handoffs: list[Handoff] = Field(default_factory=list, description="Handoffs between agents, in order.")
     blocked_calls: list[BlockedCall] = Field(default_factory=list, description="Tool calls refused or blocked before they ran.")
     refusal: str = Field(default="", description="A refusal the assistant reported (a model refusal, a tripped guardrail).")
+    usage: ReplyUsage | None = Field(default=None, description="The tokens (and cost) of the turn, when the assistant reports them.")

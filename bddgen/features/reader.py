@@ -20,7 +20,7 @@ from bddgen.features.document import FeatureDocument
 from bddgen.features.languages import STEP_PHRASES
 from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, QUOTED_STEP, SATISFY, decode_tag_value
 from bddgen.features.writer import is_edited, read_header
-from bddgen.expectations import ArgumentMatch, Bound, Relation, TrajectoryExpectation, parse_expectation
+from bddgen.expectations import PATTERNS, ArgumentMatch, Bound, Measure, Relation, TrajectoryExpectation, parse_expectation
 from bddgen.outcomes import (
     CELL, EXACT_DIFF, INSTRUCTION, KNOWS, TALKS, TASK_TAG_PREFIX, UNCHANGED, OutcomeExpectation, UserTask, diff_rows_from_table, facts_from_table,
 )
@@ -64,10 +64,32 @@ def step_phrases() -> tuple[str, ...]:
             TrajectoryExpectation(kind="sequence", agent=agent, tools=["T1", "T2"]),
             TrajectoryExpectation(kind="handoff", agent=agent, target="AGENT2"),
             TrajectoryExpectation(kind="refuses_tool", agent=agent, tool="TOOL"),
+            *(TrajectoryExpectation(kind="returns", agent=agent, tool="TOOL", arguments=[ArgumentMatch(name=name, relation=relation, value="VALUE")])
+              for name in ("", "PATH") for relation in get_args(Relation)),
         ]
         phrases += [e.step.replace(" 2 times", " N times") for e in examples]
     phrases.append(TrajectoryExpectation(kind="refuses").step)
+    phrases += [TrajectoryExpectation(kind="limit", measure=m, limit=2).step.replace(" 2 ", " N ") for m in get_args(Measure)]
+    phrases.append(TrajectoryExpectation(kind="goal", goal="GOAL").step)
     return tuple(dict.fromkeys(phrases))
+
+
+def _states_expectation(text: str) -> bool:
+    """Whether a line has the shape of a trajectory or scenario step (the values it states may still be wrong)."""
+    return any(p.match(" ".join(text.split())) for p in PATTERNS.values())
+
+
+def read_expectation(text: str) -> TrajectoryExpectation:
+    """The trajectory or scenario step a line states (it matches one of `PATTERNS`); ValueError naming what is wrong
+    with a value it states (a regular expression that is none, a goal with nothing in it) and the fix."""
+    try:
+        expectation = parse_expectation(text)
+    except ValidationError as exc:
+        why = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+        raise ValueError(f"step {text!r}: {why}") from exc
+    if expectation is None:
+        raise ValueError(unknown_step(text))
+    return expectation
 
 
 def _shape(text: str) -> str:
@@ -202,7 +224,7 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
             problems.append(Problem(f"{source}:{line}", f"step {text!r}: this file has no spec to satisfy; add a Rule whose "
                                     "description has Given/When/Then lines, or remove the step"))
         elif not turns and not SATISFY.match(text):
-            known = any(p.match(text) for p in (AGREE, ABSTAIN, CONTAINS)) or parse_expectation(text) is not None
+            known = any(p.match(text) for p in (AGREE, ABSTAIN, CONTAINS)) or _states_expectation(text)
             problems.append(Problem(f"{source}:{line}", f"step {text!r} comes before the first 'When the user asks'" if known else unknown_step(text)))
         elif (m := AGREE.match(text)) is not None:
             turns[-1]["answer"] = m.group("answer")
@@ -210,8 +232,11 @@ def _conversation(scenario: dict[str, Any], comments: dict[int, str], source: st
             turns[-1]["answer"] = CANNOT_ANSWER
         elif (m := CONTAINS.match(text)) is not None:
             turns[-1]["exact_value"] = m.group("value")
-        elif (expectation := parse_expectation(text)) is not None:
-            turns[-1]["trajectory"].append(expectation)
+        elif _states_expectation(text):
+            try:
+                turns[-1]["trajectory"].append(read_expectation(text))
+            except ValueError as exc:
+                problems.append(Problem(f"{source}:{line}", str(exc)))
         elif not SATISFY.match(text):
             problems.append(Problem(f"{source}:{line}", unknown_step(text)))
     where = f"{source}:{scenario['location']['line']}"
@@ -274,8 +299,8 @@ def _read_task_step(step: dict[str, Any], text: str, task: dict[str, Any]) -> No
         task["outcomes"].append(OutcomeExpectation(kind="cell", **m.groupdict()))
     elif EXACT_DIFF.match(text):
         task["outcomes"].append(OutcomeExpectation(kind="diff", rows=diff_rows_from_table(*_table(step, "the expected diff"))))
-    elif (expectation := parse_expectation(text)) is not None:
-        task["trajectory"].append(expectation)
+    elif _states_expectation(text):
+        task["trajectory"].append(read_expectation(text))
     else:
         raise ValueError(unknown_step(text, " in a task scenario"))
 

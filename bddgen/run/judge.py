@@ -32,6 +32,17 @@ from bddgen.specs import CANNOT_ANSWER, Spec, Turn
 STAGE = "run"
 TOOL_KINDS = ("react-rag", "airline-agent")
 """Built-in assistants that call tools; another assistant has tools when a workflow manifest describes them."""
+GOAL_CATEGORY = "goal not achieved"
+"""The error category of a conversation the judge finds short of a goal step's goal."""
+GOAL_RUBRIC = (
+    "[Does the conversation achieve the goal the specification states? Judge what the assistant did and said (its tool "
+    "calls and what they returned are shown), not what it promised, and only the goal, not the style.]\n"
+    "Score 1: The goal is not achieved, or the conversation works against it.\n"
+    "Score 2: A small part of the goal is achieved.\n"
+    "Score 3: About half of the goal is achieved.\n"
+    "Score 4: The goal is achieved but for a minor part of it.\n"
+    "Score 5: The goal is fully achieved."
+)
 
 
 def _stems(text: str) -> set[str]:
@@ -189,6 +200,21 @@ class Judge:
             return Judgement(Verdict.ERROR, f"the judge's reply was unusable: {exc.reason}", error_category=JUDGE_ERROR)
         verdict = Verdict.PASS if grade.score >= self.passing_score else Verdict.FAIL
         return Judgement(verdict, grade.feedback, score=grade.score, checks=("spec-coverage",))
+
+    def judge_goal(self, goal: str, transcript: list[Line]) -> Judgement:
+        """Whether the conversation (`transcript`: the user's messages, the assistant's tool calls with their results,
+        its answers) achieves `goal`, graded like a conversation against its spec, with the goal as the spec's Then
+        line: PASS from the passing score, else FAIL with the judge's reason; an unusable reply is the judge's ERROR."""
+        try:
+            grade = self.lm.run(
+                JUDGE_CONVERSATION, stage=STAGE, score_rubric=GOAL_RUBRIC, specification=f"Then the conversation achieves this goal: {goal}",
+                response=render_transcript(transcript),
+            )
+        except LMOutputError as exc:
+            return Judgement(Verdict.ERROR, f"the judge's reply was unusable: {exc.reason}", error_category=JUDGE_ERROR, checks=("goal",))
+        passed = grade.score >= self.passing_score
+        verdict, category = (Verdict.PASS, "") if passed else (Verdict.FAIL, GOAL_CATEGORY)
+        return Judgement(verdict, f"judge score {grade.score}: {grade.feedback}", grade.score, category, ("goal",))
 
     def _grade(
         self, question: str, answer: str, reference: str, rubric: str, history: list[Message], checks: tuple[str, ...]

@@ -7,19 +7,20 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from bddgen.expectations import ManifestViolation, Permissions, Trace, check_expectation, violations
+from bddgen.expectations import SCENARIO_KINDS, ManifestViolation, Permissions, Trace, TrajectoryExpectation, check_expectation, violations
 from bddgen.outcomes import FieldCredit, UserTask, check_outcome, field_credit, has_unexpected_change, unreachable
 from bddgen.state_diff import DatabaseState, DiffRow, StateDiff, diff
 from bddgen.config import RunSettings
 from bddgen.errors import AssistantError, LMOutputError
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.base import Message
-from bddgen.results import SIMULATOR_ERROR, STATE_ERROR, UNREACHABLE_OUTCOME, Judgement, TurnResult, Verdict
+from bddgen.results import SIMULATOR_ERROR, STATE_ERROR, UNREACHABLE_OUTCOME, Judgement, TurnResult, Verdict, failing_party
 from bddgen.run.assistants.base import Assistant, AssistantReply, error_category
 from bddgen.run.answers import cut_answer
 from bddgen.run.assistants.guard import ask
 from bddgen.run.judge import Judge
-from bddgen.run.simulated_user import Dialogue, simulate
+from bddgen.run.scenario_steps import StepFailure, check_scenario_steps
+from bddgen.run.simulated_user import Dialogue, Exchange, simulate
 from bddgen.run.state_adapters import StateReader
 from bddgen.run.store import ConversationKey
 from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, Conversation, Spec, Turn
@@ -177,10 +178,11 @@ class ConversationSession:
             judgement = Judgement(Verdict.PASS, "the answer is not judged; the turn checks its trajectory", checks=("trajectory",))
         else:
             judgement = self._judge.judge_turn(turn, reply.answer, history)
-        failures, category = self._trajectory_failures(turn, reply)
-        judgement = _with_trajectory(judgement, failures, category)
+        exchanges = [*self._exchanges(number), Exchange(turn.question, reply, latency)]
+        failures = self._trajectory_failures(turn, reply) + self._scenario_failures(turn.trajectory, exchanges)
+        judgement = _with_failures(judgement, failures)
         self._history += [Message("user", turn.question), Message("assistant", reply.answer)]
-        return self._record(number, turn, judgement, latency, reply, failures)
+        return self._record(number, turn, judgement, latency, reply, [f.text for f in failures])
 
     def _run_task(self) -> None:
         task = self.plan.conversation.task
@@ -234,19 +236,24 @@ class ConversationSession:
     def _judge_task(
         self, task: UserTask, dialogue: Dialogue, change: StateDiff, before: DatabaseState, after: DatabaseState
     ) -> tuple[Judgement, list[str], list[str]]:
-        """The task's verdict, its unmet outcome steps and its unmet trajectory steps (with restricted calls). A failure
-        is the simulated user's when it explains it, the expected outcome's when no actions reach that end state from
-        the start or the agent made every call the task expects and nothing else failed, else the assistant's."""
+        """The task's verdict, its unmet outcome steps and its unmet trajectory and scenario steps (with restricted
+        calls). A failure is the simulated user's when it explains it, the expected outcome's when no actions reach that
+        end state from the start or the agent made every call the task expects and nothing else failed, else the
+        assistant's; a limit or goal step that could not be checked, with nothing else failed, gives no verdict."""
         outcome = [(o, check_outcome(o, change, after)) for o in task.outcomes]
         failures = [f"{o.step} {why}" if o.step.endswith(":") else f"{o.step}: {why}" for o, why in outcome if why]
         trace = _whole_trace([e.reply for e in dialogue.exchanges if e.reply is not None])
-        unmet = [(e, check_expectation(e, trace)) for e in task.trajectory]
         outside = violations(trace, self._permissions)
-        trajectory = [v.failure for v in outside] + [f"{e.step}: {why}" for e, why in unmet if why]
-        if not failures and not trajectory:
+        traced = [v.failure for v in outside] + [f"{e.step}: {why}" for e, why in _unmet(task.trajectory, trace)]
+        scenario = self._scenario_failures(task.trajectory, dialogue.exchanges)
+        by_assistant = [f for f in scenario if failing_party(Verdict.FAIL, f.category) == "assistant"]
+        trajectory = traced + [f.text for f in scenario]
+        if not failures and not traced and not by_assistant:
+            if scenario:
+                return Judgement(Verdict.ERROR, "\n".join(trajectory), error_category=scenario[0].category, checks=(TASK_CHECK,)), [], trajectory
             return Judgement(Verdict.PASS, "the end state and the trajectory are as expected", checks=(TASK_CHECK,)), [], []
         out_of_reach = unreachable(task.outcomes, before)
-        if failures and not out_of_reach and not trajectory and any(e.kind == "calls" for e in task.trajectory):
+        if failures and not out_of_reach and not traced and not by_assistant and any(e.kind == "calls" for e in task.trajectory):
             out_of_reach = ["the agent made every call the task expects, and the end state is still not the expected one"]
         if simulator_explains_failure(dialogue, task, change):
             category = SIMULATOR_ERROR
@@ -255,7 +262,7 @@ class ConversationSession:
         elif failures:
             category = OUTCOME_CATEGORY
         else:
-            category = _category(outside)
+            category = _category(outside) if traced else by_assistant[0].category
         feedback = "\n".join(failures + trajectory + (out_of_reach if category == UNREACHABLE_OUTCOME else []))
         if dialogue.simulator_errors:
             feedback += "\nsimulated user: " + "; ".join(dialogue.simulator_errors)
@@ -303,12 +310,20 @@ class ConversationSession:
     def _record_exchange(self, number: int, question: str, judgement: Judgement, latency: float, reply: AssistantReply) -> TurnResult:
         return self._result(number, judgement, reply=reply, question=question, latency=round(latency, 4))
 
-    def _trajectory_failures(self, turn: Turn, reply: AssistantReply) -> tuple[list[str], str]:
-        """The turn's violations of the manifest and unmet trajectory steps, and the error category they give."""
+    def _trajectory_failures(self, turn: Turn, reply: AssistantReply) -> list[StepFailure]:
+        """The turn's violations of the manifest, then its unmet trajectory steps, each with its error category."""
         trace = Trace(reply.tool_calls, reply.handoffs, reply.blocked_calls, reply.refusal, reply.answer)
-        unmet = [(e, check_expectation(e, trace)) for e in turn.trajectory]
-        outside = violations(trace, self._permissions)
-        return [v.failure for v in outside] + [f"{e.step}: {why}" for e, why in unmet if why], _category(outside)
+        outside = [StepFailure(v.failure, _category([v])) for v in violations(trace, self._permissions)]
+        return outside + [StepFailure(f"{e.step}: {why}", TRAJECTORY_CATEGORY) for e, why in _unmet(turn.trajectory, trace)]
+
+    def _scenario_failures(self, expectations: list[TrajectoryExpectation], exchanges: list[Exchange]) -> list[StepFailure]:
+        """The limit and goal steps among `expectations` that the scenario so far does not meet (or that cannot be checked)."""
+        return check_scenario_steps(expectations, exchanges, self._judge, lambda: self._assistant().name)
+
+    def _exchanges(self, number: int) -> list[Exchange]:
+        """Turns 1 to `number` - 1 as the scenario steps read them: question, reply (None when it failed) and time."""
+        done = [self._results[n] for n in range(1, number)]
+        return [Exchange(r.question, reply if (reply := _reply_of(r)).usable else None, r.latency) for r in done]
 
     def _check_spec(self) -> TurnResult:
         turns = self.plan.conversation.turns
@@ -352,7 +367,7 @@ class ConversationSession:
             whole = self._whole_answers.get(reply.answer)
             shown = {
                 "answer": reply.answer, "contexts": reply.contexts, "tool_calls": reply.tool_calls, "handoffs": reply.handoffs,
-                "blocked_calls": reply.blocked_calls, "refusal": reply.refusal,
+                "blocked_calls": reply.blocked_calls, "refusal": reply.refusal, "usage": reply.usage,
                 "answer_chars": len(whole) if whole is not None else None, "whole_answer": whole,
             }
         return TurnResult(
@@ -409,9 +424,29 @@ def _category(outside: list[ManifestViolation]) -> str:
     return VIOLATION_CATEGORY if outside[0].kind == "restricted" else OUTSIDE_CATEGORY
 
 
-def _with_trajectory(judgement: Judgement, failures: list[str], category: str) -> Judgement:
-    """The judgement, failed when a trajectory step is unmet or a call or handoff is outside the manifest."""
+def _unmet(expectations: list[TrajectoryExpectation], trace: Trace) -> list[tuple[TrajectoryExpectation, str]]:
+    """The trajectory steps (not the scenario steps) the trace does not meet, each with why."""
+    checked = [(e, check_expectation(e, trace)) for e in expectations if e.kind not in SCENARIO_KINDS]
+    return [(e, why) for e, why in checked if why]
+
+
+def _reply_of(result: TurnResult) -> AssistantReply:
+    """The reply a turn's record shows."""
+    return AssistantReply(
+        answer=result.answer, tool_calls=result.tool_calls, handoffs=result.handoffs, blocked_calls=result.blocked_calls,
+        refusal=result.refusal, usage=result.usage,
+    )
+
+
+def _with_failures(judgement: Judgement, failures: list[StepFailure]) -> Judgement:
+    """The judgement, failed when the assistant failed a step (a trajectory step, a call or handoff outside the
+    manifest, a limit, a goal); without a verdict (ERROR) when a step could not be checked and nothing else failed."""
     if not failures or judgement.verdict == Verdict.ERROR:
         return judgement
-    feedback = "; ".join(failures) + (f"; {judgement.feedback}" if judgement.verdict == Verdict.FAIL else "")
-    return Judgement(Verdict.FAIL, feedback, judgement.score, category, (*judgement.checks, "trajectory"))
+    checks = (*judgement.checks, "trajectory")
+    by_assistant = [f for f in failures if failing_party(Verdict.FAIL, f.category) == "assistant"]
+    if not by_assistant and judgement.verdict == Verdict.PASS:
+        return Judgement(Verdict.ERROR, "; ".join(f.text for f in failures), error_category=failures[0].category, checks=checks)
+    feedback = "; ".join(f.text for f in failures) + (f"; {judgement.feedback}" if judgement.verdict == Verdict.FAIL else "")
+    category = by_assistant[0].category if by_assistant else judgement.error_category
+    return Judgement(Verdict.FAIL, feedback, judgement.score, category, checks)

@@ -5,10 +5,10 @@ Each turn runs the entry agent on the whole conversation (`Runner.run_sync`), li
 adapter: the assistant under test keeps no state between turns, and a context factory (a function
 of no arguments) gives each run a new SDK run context. From `RunResult.new_items`: a `ToolCallItem`
 is a tool call by its item's agent (a hosted tool's under its SDK name, `web_search`, with what it
-was asked; its output, from the matching `ToolCallOutputItem`, shortened), a `HandoffOutputItem` a
-handoff from `source_agent` to `target_agent`, a refusal part of a `MessageOutputItem` the reply's
-refusal. A tripped input or output guardrail is a refusal naming the guardrail, with an empty answer
-and the calls made before it. The app's own exceptions are its failures (not retried); only the
+was asked; its output, from the matching `ToolCallOutputItem`: text as it is, any other value as its
+JSON text), a `HandoffOutputItem` a handoff from `source_agent` to `target_agent`, a refusal part of a
+`MessageOutputItem` the reply's refusal; the run's token usage is the reply's. A tripped input or output
+guardrail is a refusal naming the guardrail, with an empty answer and the calls made before it. The app's own exceptions are its failures (not retried); only the
 model client's connection and HTTP errors are transport errors.
 """
 
@@ -21,11 +21,11 @@ from typing import Any, Callable
 
 from bddgen.config import AssistantSettings
 from bddgen.plugins import import_callable
-from bddgen.traces import Handoff, ToolCall
+from bddgen.traces import Handoff, ReplyUsage, ToolCall
 from bddgen.lm.base import Message
 from bddgen.run.assistants.base import AssistantReply, failure
 
-RESULT_CHARS = 200  # not a setting: a tool result's length in the trace
+RESULT_CHARS = 4000  # not a setting: a tool result's most characters in the trace (a longer one is cut)
 GUARDRAIL_INFO_CHARS = 200  # not a setting: what a tripped guardrail said, in the refusal
 
 
@@ -117,7 +117,15 @@ class AgentsSdkAssistant:
             return _tripped(exc, f"output guardrail {tripped.guardrail.get_name()!r} of agent {tripped.agent.name!r}")
         except Exception as exc:  # the app's, the SDK's or the model client's: `failure` tells them apart
             raise failure(exc, f"assistant {self._name!r}") from exc
-        return trajectory_reply(result.new_items, result.final_output)
+        return trajectory_reply(result.new_items, result.final_output).model_copy(update={"usage": run_usage(result.context_wrapper)})
+
+
+def run_usage(context_wrapper: Any) -> ReplyUsage | None:
+    """The tokens of an SDK run (over all its model requests), or None when its model reported none."""
+    usage = getattr(context_wrapper, "usage", None)
+    if usage is None or not (usage.input_tokens or usage.output_tokens):
+        return None
+    return ReplyUsage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
 
 
 def _tripped(exc: Any, guardrail: str) -> AssistantReply:
@@ -125,7 +133,8 @@ def _tripped(exc: Any, guardrail: str) -> AssistantReply:
     info = exc.guardrail_result.output.output_info
     said = f": {str(info)[:GUARDRAIL_INFO_CHARS]}" if info not in (None, "") else ""
     items = exc.run_data.new_items if exc.run_data is not None else []
-    return trajectory_reply(items, None).model_copy(update={"refusal": f"{guardrail} tripped{said}"})
+    usage = run_usage(exc.run_data.context_wrapper) if exc.run_data is not None else None
+    return trajectory_reply(items, None).model_copy(update={"refusal": f"{guardrail} tripped{said}", "usage": usage})
 
 
 def _arguments(raw: Any) -> dict[str, Any]:
@@ -148,6 +157,12 @@ def _call(raw: Any, agent: str) -> ToolCall:
     return ToolCall(name=name, arguments=_arguments(raw), agent=agent)
 
 
+def _result_text(output: Any) -> str:
+    """A tool's output as the trace keeps it: text as it is, another value as its JSON text; cut at RESULT_CHARS."""
+    text = output if isinstance(output, str) else json.dumps(_plain(output), default=str, ensure_ascii=False)
+    return text[:RESULT_CHARS]
+
+
 def trajectory_reply(items: list[Any], output: Any) -> AssistantReply:
     """The reply of one SDK run from its items and final output: the answer, tool calls, handoffs and refusal."""
     from agents import HandoffOutputItem, MessageOutputItem, ToolCallItem, ToolCallOutputItem
@@ -165,7 +180,7 @@ def trajectory_reply(items: list[Any], output: Any) -> AssistantReply:
         elif isinstance(item, ToolCallOutputItem):
             index = by_call_id.get(_field(item.raw_item, "call_id") or "")
             if index is not None:
-                calls[index] = calls[index].model_copy(update={"result": str(item.output)[:RESULT_CHARS]})
+                calls[index] = calls[index].model_copy(update={"result": _result_text(item.output)})
         elif isinstance(item, HandoffOutputItem):
             handoffs.append(Handoff(source=item.source_agent.name, target=item.target_agent.name))
         elif isinstance(item, MessageOutputItem):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bddgen.traces import AgentTrace, BlockedCall, Handoff, ToolCall
+from bddgen.traces import AgentTrace, BlockedCall, Handoff, ReplyUsage, ToolCall
+from bddgen.config import AssistantSettings
 from bddgen.errors import AssistantError
 from bddgen.lm.base import Message
 from bddgen.results import TIMEOUT_ERROR, TRANSPORT_ERROR
@@ -23,11 +25,38 @@ class AssistantReply(BaseModel):
     handoffs: list[Handoff] = Field(default_factory=list, description="Handoffs between agents, in order.")
     blocked_calls: list[BlockedCall] = Field(default_factory=list, description="Tool calls refused or blocked before they ran.")
     refusal: str = Field(default="", description="A refusal the assistant reported (a model refusal, a tripped guardrail).")
+    usage: ReplyUsage | None = Field(default=None, description="The tokens (and cost) the reply took, when the assistant reports them.")
 
     @property
     def usable(self) -> bool:
         """An answer, or what the assistant did instead of answering: tool calls, handoffs, blocked calls or a refusal."""
         return bool(self.answer.strip() or self.tool_calls or self.handoffs or self.blocked_calls or self.refusal)
+
+
+COST_DIGITS = 10  # not a setting: decimals of a priced reply's cost (no float noise in the records)
+
+
+@dataclass(frozen=True)
+class Prices:
+    """USD per 1,000 input and output tokens (`[assistants.NAME] usd_per_1k_input_tokens`, `usd_per_1k_output_tokens`):
+    the cost of a reply that reports its tokens but no cost."""
+
+    input: float
+    output: float
+
+    @classmethod
+    def of(cls, settings: AssistantSettings) -> Prices | None:
+        """The assistant's prices, or None when it sets neither."""
+        prices = cls(settings.usd_per_1k_input_tokens, settings.usd_per_1k_output_tokens)
+        return prices if prices.input or prices.output else None
+
+    def priced(self, reply: AssistantReply) -> AssistantReply:
+        """`reply` with the cost of its tokens, unless it reports no usage or a cost of its own."""
+        usage = reply.usage
+        if usage is None or usage.cost is not None:
+            return reply
+        cost = round((usage.input_tokens * self.input + usage.output_tokens * self.output) / 1000, COST_DIGITS)
+        return reply.model_copy(update={"usage": usage.model_copy(update={"cost": cost})})
 
 
 class Assistant(Protocol):
@@ -119,5 +148,6 @@ def with_trace(reply: AssistantReply, payload: Any, source: str) -> AssistantRep
             "handoffs": reply.handoffs + trace.handoffs,
             "blocked_calls": reply.blocked_calls + trace.blocked_calls,
             "refusal": reply.refusal or trace.refusal,
+            "usage": reply.usage or trace.usage,
         }
     )

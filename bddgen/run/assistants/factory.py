@@ -12,7 +12,7 @@ from bddgen.errors import ConfigError
 from bddgen.lm.client import LanguageModel
 from bddgen.models import Corpus
 from bddgen.project import Project
-from bddgen.run.assistants.base import Assistant
+from bddgen.run.assistants.base import Assistant, Prices
 from bddgen.run.assistants.guard import GuardedAssistant
 
 BUILT_IN_ASSISTANTS = (
@@ -70,12 +70,14 @@ def build_assistant(
 
     The reference assistants run [lm] (or their own `model`) in this process, where a deadline cannot stop a
     call (and the first call also loads the model), so they get no deadline. `lm` and `embedder`
-    serve them; they are built from the project's settings when not given.
+    serve them; they are built from the project's settings when not given. The assistant's prices
+    (usd_per_1k_*_tokens) cost the replies that report tokens without a cost.
     """
     settings = assistant_settings(name, project)
     run = project.settings.run
     timeout = None if settings.kind in REFERENCE_KINDS else run.timeout
-    return GuardedAssistant(_bare_assistant(name, settings, project, lm, embedder), timeout=timeout, retries=run.retries)
+    bare = _bare_assistant(name, settings, project, lm, embedder)
+    return GuardedAssistant(bare, timeout=timeout, retries=run.retries, prices=Prices.of(settings))
 
 
 def _bare_assistant(

@@ -10,7 +10,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bddgen.traces import BlockedCall, Handoff, ToolCall
+from bddgen.traces import BlockedCall, Handoff, ReplyUsage, ToolCall
 from bddgen.errors import InputError, Problem
 from bddgen.lm.base import Message
 from bddgen.run.assistants.base import AssistantCallError, AssistantReply, reply_from_payload
@@ -32,6 +32,7 @@ class FakeRule(BaseModel):
     handoffs: list[Handoff] = Field(default_factory=list, description="Handoffs between agents the reply reports.")
     blocked_calls: list[BlockedCall] = Field(default_factory=list, description="Refused or blocked tool calls the reply reports.")
     refusal: str = Field(default="", description="A refusal the reply reports.")
+    usage: ReplyUsage | None = Field(default=None, description="The tokens (and cost) the reply reports.")
 
 
 class FakeScript(BaseModel):
@@ -93,6 +94,7 @@ class FakeAssistant:
             handoffs=rule.handoffs,
             blocked_calls=rule.blocked_calls,
             refusal=rule.refusal,
+            usage=rule.usage,
         )
 
     def _rule_for(self, question: str) -> FakeRule:

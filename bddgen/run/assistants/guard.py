@@ -16,6 +16,7 @@ from bddgen.run.assistants.base import (
     AssistantReply,
     AssistantReplyError,
     AssistantTimeoutError,
+    Prices,
     failure,
 )
 
@@ -43,14 +44,18 @@ class GuardedAssistant:
     assistant's own failure: an exception that is no bddgen error counts as a transport error only
     when it is a connection or HTTP error (`failure`), else as the assistant's (a bug in a Python
     assistant, say). A reply with no text but tool calls, handoffs or a refusal is accepted as what
-    it is. bddgen errors other than `AssistantError` (a model that cannot load) propagate.
+    it is. bddgen errors other than `AssistantError` (a model that cannot load) propagate. With `prices`, a reply
+    that reports its tokens but no cost gets the cost of its tokens.
     """
 
-    def __init__(self, inner: Assistant, timeout: float | None, retries: int, backoff: float = RETRY_BACKOFF_SECONDS) -> None:
+    def __init__(
+        self, inner: Assistant, timeout: float | None, retries: int, backoff: float = RETRY_BACKOFF_SECONDS, prices: Prices | None = None
+    ) -> None:
         self.inner = inner
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff
+        self.prices = prices
 
     @property
     def name(self) -> str:
@@ -107,4 +112,4 @@ class GuardedAssistant:
             raise failure(result, f"assistant {self.name!r}") from result
         if not isinstance(result, AssistantReply) or not result.usable:
             raise AssistantReplyError(f"assistant {self.name!r} returned no usable answer: {str(result)[:200]!r}")
-        return result
+        return self.prices.priced(result) if self.prices is not None else result

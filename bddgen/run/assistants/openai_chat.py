@@ -18,6 +18,7 @@ from bddgen.run.assistants.base import (
     AssistantTimeoutError,
     ToolCall,
 )
+from bddgen.traces import ReplyUsage
 
 NO_KEY = "not-needed"
 
@@ -70,7 +71,15 @@ class OpenAIChatAssistant:
         calls = [_tool_call(c) for c in (message.tool_calls or [])]
         if not content.strip() and not calls:
             raise AssistantReplyError(f"assistant {self._name!r}: the reply's content is empty")
-        return AssistantReply(answer=content, tool_calls=calls, refusal=getattr(message, "refusal", None) or "")
+        refusal = getattr(message, "refusal", None) or ""
+        return AssistantReply(answer=content, tool_calls=calls, refusal=refusal, usage=_usage(getattr(completion, "usage", None)))
+
+
+def _usage(usage: Any) -> ReplyUsage | None:
+    """The completion's token usage, or None when the endpoint reports none."""
+    if usage is None:
+        return None
+    return ReplyUsage(input_tokens=usage.prompt_tokens or 0, output_tokens=usage.completion_tokens or 0)
 
 
 def _tool_call(call: Any) -> ToolCall:
