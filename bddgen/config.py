@@ -167,11 +167,12 @@ class RetrievalSettings(_Section):
 
 
 class ScaleSettings(_Section):
-    """Where the runner's samples run: threads of this process, or tasks on a Ray cluster."""
+    """Where the conversations of run and implement are run and written: threads of this process, or tasks on a Ray cluster."""
 
     backend: Literal["local", "ray"] = Field(
         default="local",
-        description="local: conversations run on threads of this process; ray: as Ray tasks on a cluster (the `ray` extra), records written here.",
+        description="local: conversations run (bddgen run) and are written (bddgen implement) on threads of this process; "
+        "ray: as Ray tasks on a cluster (the `ray` extra), their records and files written here.",
     )
     address: str = Field(default="", description="Ray: the cluster to join (host:port of its head); empty starts a Ray on this machine.")
 
@@ -544,14 +545,6 @@ class AssistantSettings(_Section):
         default="", description="Task scenarios: module:function(messages) returning the agent's state as a state.json mapping."
     )
 
-    usd_per_1k_input_tokens: float = Field(
-        default=0.0, ge=0,
-        description="Price of 1,000 input tokens in USD, for a cost limit on replies that report tokens but no cost; 0 with "
-        "usd_per_1k_output_tokens 0: no prices.",
-    )
-    usd_per_1k_output_tokens: float = Field(
-        default=0.0, ge=0, description="Price of 1,000 output tokens in USD (see usd_per_1k_input_tokens)."
-    )
 
 class Settings(_Section):
     """Every option of bddgen, in one place."""

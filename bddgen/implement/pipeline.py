@@ -43,6 +43,7 @@ from bddgen.implement.subject import spec_subject, start_documents
 from bddgen.implement.turns import ConversationWriter, WriterContext
 from bddgen.implement.unanswerable import entity_kind
 from bddgen.lm.client import LanguageModel
+from bddgen.lm.executors import Executor, OnThreads
 from bddgen.lm.jobs import InOrder
 from bddgen.models import Corpus
 from bddgen.ner.base import EntityRecognizer
@@ -123,9 +124,12 @@ def implement_feature(
     redo: bool = False,
     entity_cache: EntityCache | None = None,
     on_progress: Callable[[ProgressEvent], None] | None = None,
+    executor: Executor | None = None,
 ) -> ImplementReport:
     """`implement_features` of one file."""
-    return implement_features([path], corpus, lm, recognizer, retriever, settings, seed, redo=redo, entity_cache=entity_cache, on_progress=on_progress)
+    return implement_features(
+        [path], corpus, lm, recognizer, retriever, settings, seed, redo=redo, entity_cache=entity_cache, on_progress=on_progress, executor=executor,
+    )
 
 
 def implement_features(
@@ -140,6 +144,7 @@ def implement_features(
     redo: bool = False,
     entity_cache: EntityCache | None = None,
     on_progress: Callable[[ProgressEvent], None] | None = None,
+    executor: Executor | None = None,
 ) -> ImplementReport:
     """Add up to `settings.n` verified conversations to the spec in each of `paths`.
 
@@ -148,7 +153,8 @@ def implement_features(
     order; then its conversations are written `settings.jobs` at a time over all specs, each chain with a
     seed of its own place, and kept in chain order: each is written to the .feature file and its
     provenance sidecar as soon as it and the chains before it are done, so the files do not depend on
-    the number of jobs and an interrupted run continues from them.
+    the number of jobs and an interrupted run continues from them. `executor` says where a conversation is
+    written (default: on the jobs' threads; `bddgen.pipeline.scale` has Ray); its files are written here either way.
     """
     cache = entity_cache or EntityCache(recognizer)
     reports: list[FeatureReport] = []
@@ -166,7 +172,7 @@ def implement_features(
         if isinstance(prepared, _SpecRun):
             specs.append(prepared)
         reports.append(prepared.report if isinstance(prepared, _SpecRun) else prepared)
-    _write_conversations(specs, lm, settings.jobs, progress)
+    _write_conversations(specs, executor or OnThreads(lm), settings.jobs, progress)
     for spec in specs:
         spec.finish(settings.n)
     return ImplementReport(features=reports)
@@ -308,12 +314,12 @@ class _SpecRun:
         """Whether to start its next chain: one is left, and those under way may not give the conversations still needed."""
         return self.started < len(self.chains) and self.report.written + self.under_way < self.needed
 
-    def next(self) -> Callable[[], tuple[_SpecRun, _Outcome]]:
-        """The call that writes a conversation over its next chain (on a worker thread)."""
+    def next(self) -> _Write:
+        """The call that writes a conversation over its next chain (on a worker thread, or in another process)."""
         chain, context = self.chains[self.started], replace(self.context, seed=self.seed + self.started)
         self.started += 1
         self.under_way += 1
-        return lambda: (self, _attempt(chain, context, self.turns))
+        return _Write(chain, context, self.turns)
 
     def keep(self, outcome: _Outcome) -> str:
         """Record one conversation's outcome (in chain order) and write the files; what happened, for progress."""
@@ -345,25 +351,42 @@ class _SpecRun:
         _finish(provenance_path(self.path), self.provenance, self.report, failed=self.failed and self.report.written < self.needed)
 
 
-def _write_conversations(specs: list[_SpecRun], lm: LanguageModel, jobs: int, progress: Callable[[Path | str, str], None]) -> None:
-    """Write the specs' conversations `jobs` at a time: chains start in order (the first spec that wants one first)
-    and are kept in the order they started."""
+@dataclass(frozen=True)
+class _Write:
+    """`_attempt` over one chain, as a value: `executor.ship` may send it to another process."""
+
+    chain: Chain
+    context: WriterContext
+    turns: int
+
+    def __call__(self) -> _Outcome:
+        return _attempt(self.chain, self.context, self.turns)
+
+
+def _write_conversations(specs: list[_SpecRun], executor: Executor, jobs: int, progress: Callable[[Path | str, str], None]) -> None:
+    """Write the specs' conversations `jobs` at a time where `executor` runs them: chains start in order (the first
+    spec that wants one first) and are kept, here, in the order they started."""
     news: tuple[Path | str, str] = ("", "writing conversations")
 
     def again() -> None:  # while waiting: the LM's calls move on
         progress(*news)
 
-    pool: InOrder[tuple[_SpecRun, _Outcome]] = InOrder(jobs, "bddgen-implement", halt=lm.activity.halted)
+    pool: InOrder[tuple[_SpecRun, _Outcome]] = InOrder(jobs, "bddgen-implement", halt=executor.halted)
     with pool:
         while True:
             for spec in specs:
                 while len(pool) < 2 * jobs and spec.wants():  # more than run at once, so no worker waits for the oldest
-                    pool.start(spec.next())
+                    pool.start(_owned(spec, executor.ship(spec.next())))
             if not len(pool):
                 return
             spec, outcome = pool.take(on_wait=again)
             news = (spec.path, spec.keep(outcome))
             progress(*news)
+
+
+def _owned(spec: _SpecRun, call: Callable[[], _Outcome]) -> Callable[[], tuple[_SpecRun, _Outcome]]:
+    """`call`, its outcome paired with the spec it is kept by (this process's own, wherever `call` ran)."""
+    return lambda: (spec, call())
 
 
 def _finish(sidecar: Path, provenance: FeatureProvenance, report: FeatureReport, *, failed: bool) -> None:

@@ -114,9 +114,11 @@ def select(models: Models, *, force: bool = False, on_progress: StageProgress = 
 def implement(
     models: Models, features: list[Path] | None = None, *, redo: bool = False, on_progress: StageProgress = no_progress
 ) -> ImplementReport:
-    """Write verified conversations into each spec's .feature file (default: the features folder), [implement] jobs at a time."""
+    """Write verified conversations into each spec's .feature file (default: the features folder), [implement] jobs at a time,
+    on threads or as Ray tasks ([scale] backend)."""
     from bddgen.implement.entities import EntityCache
     from bddgen.implement.linking import linking_path, record_linking
+    from bddgen.pipeline.scale import conversation_executor
 
     project, settings = models.project, models.project.settings
     paths = feature_files(features or [project.features_path])
@@ -134,6 +136,7 @@ def implement(
 
     return implement_features(
         paths, models.corpus, lm, models.recognizer, index, settings.implement, settings.seed, redo=redo, entity_cache=cache, on_progress=advance,
+        executor=conversation_executor(models),
     )
 
 

@@ -1,10 +1,11 @@
-"""Ray as the backend of `bddgen run` (`[scale] backend = "ray"`): each conversation a Ray task.
+"""Ray as a backend (`[scale] backend = "ray"`): `bddgen run`'s conversations, and `bddgen implement`'s, as Ray tasks.
 
-The driver (the `bddgen run` process, holding the project lock) keeps `SampleRunner`'s threads: each thread
-hands one conversation to the cluster and waits for its records, which the driver then writes, so results,
-resume and the lock work as in a local run. A worker process builds the assistant, the judge and their
-models from the project's settings on its first conversation and keeps them for the next ones (an embedded
-model loads once per worker process); every worker calls the same LM endpoint the settings name.
+The driver (the `bddgen run` or `bddgen implement` process, holding the project lock) keeps its worker threads:
+each thread hands one conversation to the cluster with `call` and waits for its result, which the driver then
+writes, so results, resume and the lock work as in a local run. A worker process builds the models from the
+project's settings on its first conversation and keeps them for the next ones (an embedded model loads once per
+worker process); every worker calls the same LM endpoint the settings name. `bddgen run`'s worker side is
+`conversation_records`; `bddgen implement`'s is in `bddgen.pipeline.scale`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from bddgen.config import ScaleSettings, Settings
 from bddgen.errors import ConfigError
+from bddgen.lm.activity import Halted
 from bddgen.results import TurnResult
 
 if TYPE_CHECKING:
@@ -23,6 +25,8 @@ if TYPE_CHECKING:
     from bddgen.run.suite import RunOptions, SuiteRun
 
 T = TypeVar("T")
+
+WAIT_SECONDS = 0.5  # how often a call that may be stopped looks at its stop event while its task runs
 
 _connect_lock = threading.Lock()
 _remote: Any = None  # the Ray remote function that runs a callable in a worker
@@ -40,11 +44,19 @@ class RemoteConversation:
     repeat: int
 
 
-def call(settings: ScaleSettings, function: Callable[..., T], *args: Any) -> T:
-    """`function(*args)` run as a Ray task on the cluster of `settings` (joined on first use); its result."""
+def call(settings: ScaleSettings, function: Callable[..., T], *args: Any, stop: threading.Event | None = None) -> T:
+    """`function(*args)` run as a Ray task on the cluster of `settings` (joined on first use); its result.
+
+    Once `stop` is set the task is cancelled (Ray interrupts it in its worker) and `Halted` is raised here."""
     import ray
 
-    return ray.get(_task(settings).remote(function, *args))
+    task = _task(settings).remote(function, *args)
+    if stop is not None:
+        while not ray.wait([task], timeout=WAIT_SECONDS)[0]:
+            if stop.is_set():
+                ray.cancel(task)
+                raise Halted("the jobs are stopping")
+    return ray.get(task)
 
 
 def conversation_records(job: RemoteConversation) -> list[TurnResult]:
