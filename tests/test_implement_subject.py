@@ -39,7 +39,9 @@ def test_names_held_by_the_corpus_are_the_subject_and_their_own_page_comes_first
                  "the assistant should give each club's number of league titles")
     subject = spec_subject(spec, corpus, index)
     assert subject.names == ("Redmarsh Rovers", "Korrin Sporting")  # "A and B" names both; "League Titles" is Title Case, no name
-    assert set(subject.starts[:2]) == {"text/redmarsh-rovers", "text/korrin-sporting"}
+    # the table of both clubs' league titles answers the comparison in one place; then each club's own page
+    assert subject.starts[0] == "tables/club_honours"
+    assert set(subject.starts[1:3]) == {"text/redmarsh-rovers", "text/korrin-sporting"}  # not the top scorers, whose "league goals" it does not ask
     assert not subject.ungroundable
     assert subject.held_by("Korrin Sporting was founded in 1931.", "text/korrin-sporting")
     assert not subject.held_by("Greyhollow City won the league in 1971.", "text/greyhollow-city")
@@ -184,3 +186,14 @@ def test_line_items_the_steps_say_in_lower_case_are_names_and_a_day_is_none() ->
     subject = spec_subject(spec, corpus, MemoryIndex(HashingEmbedder(), corpus))
     # not the day, not "Change" (a computation) or "Other" (a word any line says)
     assert set(subject.names) == {"Revenues", "Net income"} and subject.documents == ("tables/report-21",)
+
+
+def test_a_table_holding_every_side_with_a_column_of_what_is_compared_comes_first(sports) -> None:
+    corpus, index = sports
+    spec = _spec("Comparison of Millgate Ground and Crownfield Stadium", "the user asks which of Millgate Ground and Crownfield Stadium holds more",
+                 "the assistant should give the capacity of each")
+    subject = spec_subject(spec, corpus, index)
+    assert subject.starts[0] == "tables/venues" and subject.about["tables/venues"] == {"Millgate Ground", "Crownfield Stadium"}
+    assert set(subject.starts[1:3]) == {"text/millgate-ground", "text/crownfield-stadium"}
+    founded = _spec("Millgate Ground and Crownfield Stadium", "the user asks about Millgate Ground and Crownfield Stadium", "the assistant should describe both")
+    assert spec_subject(founded, corpus, index).starts[0] != "tables/venues"  # no column of what it asks: each ground's own page first

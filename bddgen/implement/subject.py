@@ -23,6 +23,7 @@ from bddgen.models import Corpus, PolicyDocument, TableDocument, TextDocument
 from bddgen.normalise import contains_phrase, content_words, normalise
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import Spec
+from bddgen.text import spoken_name
 
 _QUOTED = re.compile(r"\"([^\"]{2,60})\"|“([^”]{2,60})”|\(([A-Z][^()]{2,60})\)")  # quoted, or in brackets: "(Adjusted operating profit2)"
 # a run of capitalised words and the numbers that complete a name ("Report 19", "Note 15", "Flight XV104")
@@ -34,6 +35,8 @@ _GENERIC = frozenset("given when then and but the a an user users assistant assi
 ABOUT_DOCUMENTS = 2  # documents a spec that names nothing is about: the best ones for its title and Then lines
 START_DOCUMENTS = 3  # the subject's best documents, where a conversation on the spec starts
 LINE_ITEM_WORDS = 5  # a report table's row label this long at most is a name a spec may write in lower case
+STEM_CHARS = 5  # words sharing this many first letters are one word here ("capacities", "capacity")
+TELLING_CHARS = 4  # a column's word shorter than this tells nothing of what it holds
 LINE_ITEM_CHARS = 6  # a one-word label shorter than this ("Other", "Total") is a word any spec says
 _MONTHS = frozenset(m.lower() for m in calendar.month_name[1:])
 
@@ -103,6 +106,19 @@ def _telling(label: str) -> bool:
     return 1 <= len(label.split()) <= LINE_ITEM_WORDS and (len(words) > 1 or (len(words) == 1 and len(words[0]) >= LINE_ITEM_CHARS))
 
 
+def _answers(table: TableDocument, names: Sequence[str], asked: set[str]) -> bool:
+    """Whether a table has a column of what the spec asks about the things it names: one whose telling words are mostly
+    the spec's ("price_per_day_eur" of "prices per day"), other than the columns holding those names ("club"); a
+    short word ("won" of matches won, "eur") tells nothing."""
+    for position, header in enumerate(table.headers):
+        if any(position < len(row) and any(mentions(row[position], n) for n in names) for row in table.rows):
+            continue
+        words = [w[:STEM_CHARS] for w in content_words(spoken_name(header)) if len(w) >= TELLING_CHARS and w.isalpha()]
+        if words and sum(w in asked for w in words) * 2 > len(words):
+            return True
+    return False
+
+
 def _is_date(name: str) -> bool:
     """Whether a name is a day of a month ("April 27", "27 April 2019"), which no document is about."""
     words = name.lower().replace(",", " ").split()
@@ -149,12 +165,19 @@ class SubjectReader:
             holding = [d for d, text in self.texts.items() if any(n in text for n in names)]
             titled = {d: frozenset(n for n in names if mentions(self.documents[d].title, n)) for d in holding}
             order = {d: i for i, d in enumerate(ranked)}
-            # a document about the name (its title says it) first: a thing's own page, not one that mentions it
-            holding.sort(key=lambda d: (not titled[d], order.get(d, len(order)), d))
+            # of a spec naming two things or more, a table whose rows hold them all, with a column of what the spec asks
+            # ("league_titles" of "how many league titles"), answers it in one place: first
+            asked = {w[:STEM_CHARS] for w in content_words(spec.as_text())}
+            together = {
+                d for d in holding if len(names) > 1 and isinstance(table := self.documents[d], TableDocument)
+                and all(n in self.texts[d] for n in names) and _answers(table, names, asked)
+            }
+            # then a document about the name (its title says it): a thing's own page, not one that mentions it
+            holding.sort(key=lambda d: (d not in together, not titled[d], order.get(d, len(order)), d))
             about = (
                 {d: held for d, held in titled.items() if held} if any(titled.values())
                 else {d: frozenset(n for n in names if mentions(self.texts[d], n)) for d in holding}
-            )
+            ) | {d: frozenset(names) for d in together}
             return SpecSubject(names=tuple(names), documents=tuple(holding), unheld=tuple(dict.fromkeys(unheld)), about=about)
         query = " ".join([spec.title, *spec.then])
         about = [hit.doc_id for hit in self.retriever.search(query, top_k=ABOUT_DOCUMENTS) if hit.doc_id in self.documents]
