@@ -408,7 +408,7 @@ def read_feature_text(text: str, source: str, ast: dict[str, Any] | None = None)
             problems.append(second_spec(line, f"Scenario {scenario['name']!r}"))
     if spec_less:  # an agent test: its scenarios run as written
         spec_parts = {"given": [NO_SPEC[0]], "when": [NO_SPEC[1]], "then": [NO_SPEC[2]]}
-        spec_title = spec_title.strip() or Path(source).stem
+        spec_title, form = spec_title.strip() or Path(source).stem, "none"
     if spec_parts is None:
         problems.append(Problem(f"{source}:{feature['location']['line']}", "no spec found: add a Rule whose description has Given/When/Then lines, or a Scenario with Given/When/Then steps"))
     else:

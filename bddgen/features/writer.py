@@ -116,16 +116,17 @@ def _task_lines(conv: Conversation, task: UserTask, words: Keywords) -> list[str
 
 
 def render_body(doc: FeatureDocument) -> str:
-    """The Gherkin below the header line."""
+    """The Gherkin below the header line; a file without a spec gets no @spec tag and no Rule, only its scenarios."""
     source_tag = "@generated" if doc.spec.source == "generated" else "@hand-written"
-    tags = ["@spec", source_tag] + [t for t in doc.tags if t not in ("@spec", "@generated", "@hand-written")]
+    tags = (["@spec"] if doc.has_spec else []) + [source_tag] + [t for t in doc.tags if t not in ("@spec", "@generated", "@hand-written")]
     language = writing_language(doc.language)
     words = keywords(language)
     lines = [f"# language: {language}"] if language != DEFAULT_LANGUAGE else []
     lines += [" ".join(tags), f"{words.feature}: {quote(doc.spec.title)}"]
     lines += [f"  {quote(line)}" for line in doc.rationale if line.strip()]
-    lines += ["", f"  {words.rule}: {quote(doc.spec.title)}"]
-    lines += _spec_lines(doc.spec, "    ", words)
+    if doc.has_spec:
+        lines += ["", f"  {words.rule}: {quote(doc.spec.title)}"]
+        lines += _spec_lines(doc.spec, "    ", words)
     for conv in doc.conversations:
         lines += _conversation_lines(conv, language)
     return "\n".join(lines) + "\n"

@@ -23,7 +23,7 @@ from bddgen.project_lock import project_lock
 from bddgen.review import lines as edit
 from bddgen.review.checks import disagreements, recheck
 from bddgen.review.lines import FileLines, locate, version
-from bddgen.review.page import SpecView, SuiteView, kept_records, shown_path, spec_view, suite_view
+from bddgen.review.page import NOT_REVIEWED, SpecView, SuiteView, kept_records, shown_path, spec_view, suite_view
 from bddgen.implement.review_record import RejectedConversation, RejectedTurn, ReviewRecord, TurnEdit, now, read_review, write_review
 from bddgen.review.state import LOCKED_TAG, REJECTED_TAG, REVIEWED_TAG, ReviewCounts, review_counts
 from bddgen.specs import Conversation, Turn
@@ -82,6 +82,8 @@ class Reviewer:
                 raise StaleVersion(f"{action.path} changed since this page loaded it (another page or program wrote it); reload to see the change, then try again")
             file = locate(text, action.path)
             document = read_feature_text(text, action.path)
+            if not document.has_spec:
+                raise InputError(Problem(action.path, NOT_REVIEWED))
             conversation = document.conversation(action.conversation)
             if conversation is None:
                 raise InputError(Problem(action.path, f"no conversation {action.conversation!r} (reload the page)"))
@@ -98,10 +100,12 @@ class Reviewer:
 
 
 def _readable(path: Path) -> list[Conversation]:
+    """The conversations under review in a file: none in one that does not parse or has no spec."""
     try:
-        return read_feature(path).conversations
+        document = read_feature(path)
     except InputError:
         return []
+    return document.conversations if document.has_spec else []
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from typing import Mapping
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.errors import InputError
+from bddgen.features.document import WITHOUT_SPEC
 from bddgen.features.reader import read_feature_text
 from bddgen.implement.checks import agrees
 from bddgen.implement.context import Document, sentences
@@ -26,6 +27,9 @@ from bddgen.review.located import located_evidence
 from bddgen.implement.review_record import ReviewRecord, read_review
 from bddgen.review.state import LOCKED_TAG, REJECTED_TAG, ReviewCounts, State, conversation_state, review_counts, turn_state
 from bddgen.specs import CANNOT_ANSWER, Conversation, QueryType, Turn, TurnMark
+
+NOT_REVIEWED = f"{WITHOUT_SPEC}; they are the user's own test, so this page has nothing of bddgen's to review in it"
+"""Why the review passes over a file without a spec."""
 
 class _View(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -94,6 +98,7 @@ class SpecView(_View):
     version: str
     conversations: list[ConversationView] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)
+    skipped: str = Field(default="", description="Why the review passes over the file (one without a spec); '' for a spec's file.")
 
 
 class SuiteView(_View):
@@ -198,6 +203,8 @@ def spec_view(path: Path, root: Path, documents: Mapping[str, Document], recogni
         review = read_review(path)
     except InputError as exc:
         return SpecView(path=shown, version=version(text), problems=[str(p) for p in exc.problems]), []
+    if not document.has_spec:
+        return SpecView(path=shown, title=document.spec.title, version=version(text), skipped=NOT_REVIEWED), []
     by_id = {c.conversation_id: c for c in provenance.conversations} if provenance else {}
     conversations = [
         _conversation_view(

@@ -71,4 +71,5 @@ def review_counts(conversations: Iterable[Conversation]) -> ReviewCounts:
 
 
 def suite_review_counts(features: Iterable[FeatureDocument]) -> ReviewCounts:
-    return review_counts(c for feature in features for c in feature.conversations)
+    """The review counts of the files' conversations; a file without a spec has none under review."""
+    return review_counts(c for feature in features if feature.has_spec for c in feature.conversations)

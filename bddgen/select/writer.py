@@ -9,7 +9,7 @@ from bddgen.features.document import FeatureDocument
 from bddgen.features.writer import render_feature, write_feature
 from bddgen.implement.provenance import provenance_path
 from bddgen.safe_names import safe_file_name
-from bddgen.select.suite import SpecFile, Suite
+from bddgen.select.suite import SKIPPED, SpecFile, Suite
 from bddgen.specs import SelectedSpec, Selection, Spec, slugify
 
 SLUG_LENGTH = 60  # not a setting: the form of a file name
@@ -17,13 +17,14 @@ SLUG_LENGTH = 60  # not a setting: the form of a file name
 
 @dataclass
 class WriteReport:
-    """What `write_selected` did to each file."""
+    """What `write_selected` did to each file; `skipped`: the files it passed over, each with why."""
 
     written: list[Path] = field(default_factory=list)
     unchanged: list[Path] = field(default_factory=list)
     kept: list[Path] = field(default_factory=list)
     removed: list[Path] = field(default_factory=list)
     left_edited: list[Path] = field(default_factory=list)
+    skipped: dict[Path, str] = field(default_factory=dict)
 
 
 def _ordinal(number: int) -> str:
@@ -60,9 +61,9 @@ def write_selected(selection: Selection, suite: Suite, *, force: bool = False) -
 
     Conversations and tags that later stages already wrote into a spec's file are carried over.
     """
-    report = WriteReport(kept=[f.path for f in suite.kept])
+    report = WriteReport(kept=[f.path for f in suite.kept], skipped={f.path: SKIPPED for f in suite.skipped})
     owned = {f.document.spec.id: f for f in suite.owned}
-    taken = {f.path for f in suite.kept} | {f.path for f in suite.owned}
+    taken = {f.path for f in (*suite.kept, *suite.owned, *suite.skipped)}
     selected_ids: set[str] = set()
     for chosen in selection.selected:
         if chosen.preselected:

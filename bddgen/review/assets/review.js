@@ -167,7 +167,8 @@
       h("h2", {}, spec.title || spec.path), h("div", { class: "path" }, spec.path),
       spec.problems.length ? h("div", { class: "flag" }, spec.problems.join("\n")) : null,
       h("div", { class: "gwt" }, spec.given.map((g) => h("div", {}, `Given ${g}`)), spec.when.map((w) => h("div", {}, `When ${w}`)), spec.then.map((t) => h("div", {}, `Then ${t}`))),
-      spec.conversations.length ? spec.conversations.map((c) => conversationView(spec, c)) : h("p", { class: "note" }, "No conversations yet (run `bddgen implement`)."),
+      spec.skipped ? h("p", { class: "note" }, `Not reviewed: ${spec.skipped}.`)
+        : spec.conversations.length ? spec.conversations.map((c) => conversationView(spec, c)) : h("p", { class: "note" }, "No conversations yet (run `bddgen implement`)."),
     );
   }
 
@@ -177,7 +178,8 @@
     document.getElementById("specs").replaceChildren(...suite.specs.map((spec) => {
       const states = spec.conversations.map((c) => c.state);
       const done = states.filter((s) => s !== "unreviewed").length;
-      return h("a", { href: `#spec-${spec.path}` }, spec.title || spec.path, h("br"), h("small", {}, `${done}/${states.length} conversations reviewed or rejected`));
+      const progress = spec.skipped ? "not reviewed: no spec" : `${done}/${states.length} conversations reviewed or rejected`;
+      return h("a", { href: `#spec-${spec.path}` }, spec.title || spec.path, h("br"), h("small", {}, progress));
     }));
     document.getElementById("suite").replaceChildren(...suite.specs.map(specView));
     setFocus(Math.min(focus, turns().length - 1), false);
