@@ -544,7 +544,6 @@ class AssistantSettings(_Section):
     state_callable: str = Field(
         default="", description="Task scenarios: module:function(messages) returning the agent's state as a state.json mapping."
     )
-
     usd_per_1k_input_tokens: float = Field(
         default=0.0, ge=0,
         description="Price of 1,000 input tokens in USD, for a cost limit on replies that report tokens but no cost; 0 with "
@@ -553,6 +552,7 @@ class AssistantSettings(_Section):
     usd_per_1k_output_tokens: float = Field(
         default=0.0, ge=0, description="Price of 1,000 output tokens in USD (see usd_per_1k_input_tokens)."
     )
+
 
 class Settings(_Section):
     """Every option of bddgen, in one place."""
