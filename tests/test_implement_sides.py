@@ -11,7 +11,7 @@ from bddgen.implement.grounding import DocumentTexts, mentions
 from bddgen.implement.plan import Sides, plan_turns
 from bddgen.implement.scripted import faithful_replies
 from bddgen.implement.subject import spec_sides, spec_subject
-from bddgen.implement.turns import ConversationWriter, WriterContext
+from bddgen.implement.turns import ConversationWriter, WriterContext, WrittenConversation
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus, SystemDescription, TableDocument, TextDocument
@@ -112,7 +112,7 @@ def test_a_side_on_a_page_of_its_own_is_asked_from_any_sentence_elsewhere_from_o
     assert found and all("Crownfield Stadium" in text for text in found)
 
 
-def test_the_written_comparison_asks_about_both_sides_with_their_values() -> None:
+def _written_comparison() -> WrittenConversation:
     corpus = _corpus(RENTALS, CITIES)
     sides = _sides(COMPARE_PRICES, corpus)
     plan = plan_turns(Chain(documents=[RENTALS.id, CITIES.id], hops=[RENTAL_HOP]), 5, set(), {}, lambda _: "other", sides=sides)
@@ -122,7 +122,11 @@ def test_the_written_comparison_asks_about_both_sides_with_their_values() -> Non
         retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(COMPARE_PRICES.as_text())),
         attempts=2, alternatives=4, min_turns=3, sides=sides,
     )
-    result = ConversationWriter(context, plan).write()
+    return ConversationWriter(context, plan).write()
+
+
+def test_the_written_comparison_asks_about_both_sides_with_their_values() -> None:
+    result = _written_comparison()
     assert not result.dropped, result.dropped
     answered = {t.answer for t in result.turns}
     assert {"61.20", "154.35"} <= answered  # each side's price per day
@@ -139,3 +143,9 @@ def test_a_side_no_one_row_holds_is_asked_on_its_own_and_the_other_takes_the_mov
     assert sides.names == ("AAC", "Protected MPEG-4") and (media.id, "AAC") not in sides.rows  # two rows hold "AAC"
     plan = plan_turns(Chain(documents=[media.id, TRACKS.id], hops=[MEDIA_HOP]), 5, set(), {}, lambda _: "other", sides=sides)
     assert [(t.query_type, t.side, t.bridge) for t in plan.turns[:3]] == [(Q.SINGLE_DOC, "AAC", ""), (Q.PRE_FILLER, "", "3"), (Q.FILLER, "", "3")]
+
+
+def test_the_synthesis_of_a_comparison_asks_for_its_sides_together() -> None:
+    result = _written_comparison()
+    synthesis = next(t for t in result.turns if t.query_type is Q.SYNTHESIS)
+    assert synthesis.answer == "61.20; 154.35" and mentions(synthesis.question, "CR023") and mentions(synthesis.question, "CR001")

@@ -109,7 +109,7 @@ class ConversationWriter:
                 record.value, record.checks, record.waived = draft.exact, draft.log.checks, draft.log.waived
                 self.conversation.remember(reader.used(record.evidence))  # the fact the question asked instead, when it did
                 refers = (planned.proxy, planned.bridge) if kind is QueryType.FILLER else ("", "")
-                self.kept.append(Kept(turn=draft.turn, record=record, facts=draft.facts, exact=draft.exact, refers=refers))
+                self.kept.append(Kept(turn=draft.turn, record=record, facts=draft.facts, exact=draft.exact, refers=refers, side=planned.side))
                 return record
             last_problems = record.rewrites[-1:] or last_problems
             self.conversation.remember(reader.used(evidence), failed_as=kind)

@@ -75,6 +75,7 @@ class Kept:
     facts: Facts
     exact: str = ""
     refers: tuple[str, str] = ("", "")  # a FILLER: (proxy, entity) — "that club" stands for the entity named before
+    side: str = ""  # the thing of the spec the turn asked about, for a comparison's side (see `implement/plan.py`)
 
 
 @dataclass

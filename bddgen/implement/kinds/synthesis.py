@@ -26,13 +26,17 @@ class SynthesisKind(EvidenceKind[EarlierTurns]):
     asks_again = True
 
     def candidates(self, planned: PlannedTurn, kind: QueryType, doc_id: str = "") -> Iterator[EarlierTurns]:
-        """One verified answer per chain document (at least two), in conversation order."""
+        """The verified answers on a comparison's sides, one per side, when two sides were asked; else one verified
+        answer per chain document (at least two); in conversation order."""
         kept = self.conversation.kept
+        sides: dict[str, int] = {}
         chosen: dict[str, int] = {}
         for position, turn in enumerate(kept, start=1):
             if answerable(turn):
                 chosen.setdefault(turn.turn.doc_ids[0] if turn.turn.doc_ids else "", position)
-        turns = sorted(chosen.values())
+                if turn.side:
+                    sides.setdefault(turn.side, position)
+        turns = sorted(sides.values() if len(sides) >= 2 else chosen.values())
         if len(turns) < 2:
             turns = [p for p, k in enumerate(kept, start=1) if answerable(k)][:2]
         if len(turns) >= 2:
