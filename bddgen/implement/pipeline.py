@@ -27,7 +27,7 @@ from bddgen.implement.graph import build_document_graph
 from bddgen.implement.declined import declined_rule
 from bddgen.implement.grounding import DocumentTexts
 from bddgen.normalise import content_words
-from bddgen.implement.plan import chain_length_for_turns, plan_turns
+from bddgen.implement.plan import Sides, chain_length_for_turns, plan_turns
 from bddgen.implement import review_record
 from bddgen.implement.provenance import (
     ConversationProvenance,
@@ -39,7 +39,7 @@ from bddgen.implement.provenance import (
     write_provenance,
 )
 from bddgen.implement.sources import documents_of, retrieve_sources
-from bddgen.implement.subject import spec_subject, start_documents
+from bddgen.implement.subject import spec_sides, spec_subject, start_documents
 from bddgen.implement.turns import ConversationWriter, WriterContext
 from bddgen.implement.unanswerable import entity_kind
 from bddgen.lm.client import LanguageModel
@@ -283,7 +283,7 @@ def _plan(
         focus=frozenset(content_words(doc.spec.as_text())), attempts=settings.turn_attempts, alternatives=settings.turn_evidence,
         min_turns=settings.min_turns, seed=seed, avoid=review.rejected_evidence() if review else {}, system_name=corpus.system.name,
         unanswerable=settings.unanswerable_attributes, declined_rule=declined_rule(doc.spec, corpus.system.off_limits, corpus.system.name),
-        checks=settings.checks,
+        checks=settings.checks, sides=spec_sides(subject, doc.spec, known) if subject is not None else Sides(),
     )
     if not doc.conversations:  # a spec's first conversations are written in the corpus language
         doc.language = writing_language(corpus.language)
@@ -429,7 +429,8 @@ def _attempt(chain: Chain, context: WriterContext, turns: int) -> _Outcome:
     started = time.perf_counter()
     titles = {d: context.documents[d].title for d in chain.documents}
     plan = plan_turns(
-        chain, turns, set(context.focus), titles, lambda name: entity_kind(name, context.recognizer, context.texts), declines=bool(context.declined_rule)
+        chain, turns, set(context.focus), titles, lambda name: entity_kind(name, context.recognizer, context.texts),
+        declines=bool(context.declined_rule), sides=context.sides,
     )
     try:
         outcome = _conversation(plan.chain, ConversationWriter(context, plan))
