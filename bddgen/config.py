@@ -561,6 +561,12 @@ class Settings(_Section):
     features_dir: str = Field(default="features", description="Folder of the .feature files, relative to the project root.")
     state_dir: str = Field(default=".bddgen", description="Cache, call log, index and intermediate files.")
     seed: int = Field(default=0, description="Seed of every random choice, so runs repeat.")
+    demo_tokens_per_call: int = Field(
+        default=80, ge=1,
+        description="bddgen demo's time estimate: the work of one LM call, as the tokens the engine generates in that time (its reply "
+        "and the prompt it reads); the demo's calls are counted from its sizes and timed at the speed a probe measures "
+        "(80 fits the demo measured on 2 idle cores).",
+    )
     lm: LMSettings = Field(default_factory=LMSettings)
     judge: LMSettings | None = Field(default=None, description="Judge model; defaults to [lm].")
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
