@@ -25,6 +25,12 @@ HAND_WRITTEN = """Feature: Dog to Reykjavik
     Then the assistant should refuse
 """
 
+AGENT_TEST = """Feature: Bookings
+  Scenario: Cancel through the booking agent
+    When the user asks "Please cancel my booking ABC123."
+    Then the agent should call "cancel_booking"
+"""
+
 
 def _run(argv: list[str]) -> int:
     with pytest.raises(SystemExit) as exited:
@@ -49,6 +55,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_generate_then_select_writes_the_suite(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "features").mkdir()
     (project / "features" / "kef.feature").write_text(HAND_WRITTEN)
+    (project / "features" / "agent.feature").write_text(AGENT_TEST)
 
     assert _run(["generate", "--m", "6"]) == 0
     out = capsys.readouterr().out
@@ -60,13 +67,16 @@ def test_generate_then_select_writes_the_suite(project: Path, capsys: pytest.Cap
     for method in ("greedy", "max-min", "random"):
         assert method in out
     assert "selected 3 of 6 candidates (1 already in" in out
+    agent = project / "features" / "agent.feature"
+    assert f"skipped: {agent}: an agent test without a spec" in out  # its scenarios run as written
 
     selection = json.loads((project / "specs" / "selection.json").read_text())
     assert [s["preselected"] for s in selection["selected"]] == [True, False, False]
-    written = sorted(p for p in (project / "features").glob("*.feature") if p.name != "kef.feature")
+    written = sorted(p for p in (project / "features").glob("*.feature") if p.name not in ("kef.feature", "agent.feature"))
     assert len(written) == 2
     assert {read_feature(p).spec.id for p in written} == {s["spec"]["id"] for s in selection["selected"][1:]}
     assert (project / "features" / "kef.feature").read_text() == HAND_WRITTEN
+    assert (project / "features" / "agent.feature").read_text() == AGENT_TEST
 
 
 def test_generate_resumes_and_select_needs_candidates(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

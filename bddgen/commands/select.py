@@ -56,4 +56,6 @@ def select(k: int | None, compare: bool, force: bool) -> None:
     )
     for path in report.left_edited:
         console.print(f"left in place (edited, not selected again): {path}", markup=False, soft_wrap=True)
+    for path, why in report.skipped.items():
+        console.print(f"skipped: {path}: {why}", markup=False, soft_wrap=True)
     console.print("next: `bddgen implement` writes grounded conversations into each spec", markup=False)
