@@ -10,9 +10,15 @@ demo corpus, two inputs each), interleaved call by call at temperature 0: second
 prompt-evaluation and generation time, tokens/s, drafted and accepted tokens, and whether each
 reply is byte-identical to today's. --dense-rag measures the prompt of a dense-rag answer.
 
+Implement (--implement): `bddgen implement` with --jobs 1 on one engine slot, then --jobs 2 on two slots, each in a
+fresh project (the sports corpus, hand-written specs, the hashing embedder, the regex recogniser, an LM cache of its
+own; the model loaded and the index built before the clock starts): tokens generated per second over all calls, and
+its ratio against --jobs 1 measured in the same run.
+
     python benchmarks/bench_lm.py [--models qwen2.5-coder-1.5b,qwen2.5-coder-0.5b] [--threads N] [--json]
     python benchmarks/bench_lm.py --engine [--model qwen2.5-coder-1.5b] [--draft qwen2.5-coder-0.5b] [--rounds 1]
     python benchmarks/bench_lm.py --dense-rag
+    python benchmarks/bench_lm.py --implement [--specs 4] [--n 2] [--turns 5] [--model qwen2.5-coder-1.5b] [--threads N]
 """
 
 from __future__ import annotations
@@ -354,6 +360,85 @@ def measure_dense_rag(args: argparse.Namespace) -> None:
               f"context budget {args.context_tokens or REFERENCE_CONTEXT_TOKENS}; the chat template adds about 10; embedder {args.embedder})")
 
 
+@dataclass
+class ImplementRun:
+    """One implement run: its jobs and engine slots, what it wrote, and the calls it made (none from a cache)."""
+
+    jobs: int
+    slots: int
+    conversations: int
+    calls: int
+    prompt_tokens: int
+    generated_tokens: int
+    seconds: float
+    files: dict[str, str] = field(repr=False)
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.generated_tokens / self.seconds
+
+
+def implement_run(root: Path, args: argparse.Namespace, jobs: int) -> ImplementRun:
+    """`bddgen implement` with `jobs` jobs on as many engine slots, in a fresh project under `root`."""
+    from bench_implement_jobs import CORPUS, SPECS
+
+    from bddgen.config import load_settings
+    from bddgen.lm.store import CallStore
+    from bddgen.pipeline import Models, stages
+    from bddgen.project import Project
+
+    (root / "features").mkdir(parents=True)
+    (root / "bddgen.toml").write_text(
+        f"corpus = {json.dumps(CORPUS.as_posix())}\n[lm]\nmodel = {json.dumps(args.model)}\nthreads = {args.threads}\nparallel = {jobs}\n"
+        '[embedder]\nbackend = "hashing"\n[ner]\nbackend = "regex"\n'
+        f"[implement]\nn = {args.n}\nturns = {args.turns}\njobs = {jobs}\n",
+        encoding="utf-8",
+    )
+    for name, (title, given, when, then) in list(SPECS.items())[: args.specs]:
+        (root / "features" / f"{name}.feature").write_text(
+            f"Feature: {title}\n  Scenario: {title}\n    Given {given}\n    When {when}\n    Then {then}\n", encoding="utf-8"
+        )
+    models = Models(Project(root=root, settings=load_settings(root, environ={})))
+    stages.retriever(models)
+    backend = models.lm.backend
+    assert isinstance(backend, EmbeddedLM)
+    backend.load()
+    started = time.perf_counter()
+    report = stages.implement(models)
+    seconds = time.perf_counter() - started
+    usage = CallStore(models.project.state_path / "lm.sqlite").usage()
+    return ImplementRun(
+        jobs=jobs, slots=backend.options.parallel, conversations=report.written, calls=sum(u.calls - u.cache_hits for u in usage),
+        prompt_tokens=sum(u.prompt_tokens for u in usage), generated_tokens=sum(u.completion_tokens for u in usage), seconds=seconds,
+        files={p.name: p.read_text(encoding="utf-8") for p in sorted((root / "features").glob("*.feature"))},
+    )
+
+
+def measure_implement(args: argparse.Namespace) -> None:
+    """Throughput of implement with --jobs 2 on two engine slots beside --jobs 1 on one, measured one after the other."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bench-lm-implement-") as folder:
+        runs = [implement_run(Path(folder) / f"jobs-{jobs}", args, jobs) for jobs in (1, 2)]
+    base, two = runs
+    identical = two.files == base.files
+    if args.json:
+        print(json.dumps({"runs": [{**asdict(r), "files": len(r.files), "tokens_per_second": r.tokens_per_second} for r in runs],
+                          "ratio": two.tokens_per_second / base.tokens_per_second, "identical_files": identical}, indent=2))
+        return
+    table = Table(title=f"implement on {args.model}: {args.specs} specs x {args.n} conversation(s) of {args.turns} turns, "
+                  "tokens generated per second over all calls (no cache)")
+    for column in ("jobs", "engine slots", "conversations", "calls", "prompt tok", "gen tok", "wall s", "gen tok/s", "x --jobs 1", "identical files"):
+        table.add_column(column, justify="right")
+    for run in runs:
+        table.add_row(
+            str(run.jobs), str(run.slots), str(run.conversations), str(run.calls), str(run.prompt_tokens), str(run.generated_tokens),
+            f"{run.seconds:.0f}", f"{run.tokens_per_second:.1f}", _ratio(run.tokens_per_second, base.tokens_per_second),
+            "" if run is base else ("yes" if identical else "no"),
+        )
+    Console(width=None if Console().is_terminal else 220).print(table)
+
+
 DENSE_RAG_QUESTIONS = {
     "sports": (
         "When was Ashvale Rangers founded?",
@@ -380,7 +465,11 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--engine", action="store_true", help="compare engine settings on the pipeline's prompts")
     parser.add_argument("--dense-rag", action="store_true", help="prompt tokens of dense-rag answers on the sports corpus")
-    parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="--engine/--dense-rag: the model")
+    parser.add_argument("--implement", action="store_true", help="implement --jobs 2 on 2 engine slots beside --jobs 1: tokens/s")
+    parser.add_argument("--specs", type=int, default=4, choices=range(1, 5), help="--implement: hand-written sports specs (at most 4)")
+    parser.add_argument("--n", type=int, default=2, help="--implement: conversations per spec")
+    parser.add_argument("--turns", type=int, default=5, help="--implement: turns per conversation (at least 3)")
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="--engine/--dense-rag/--implement: the model")
     parser.add_argument("--draft", default="qwen2.5-coder-0.5b", help="--engine: the draft model")
     parser.add_argument("--rounds", type=int, default=1, help="--engine: times every prompt is sent to every setting")
     parser.add_argument("--max-tokens", type=int, default=256, help="--engine: reply limit per call")
@@ -399,6 +488,9 @@ def main() -> None:
         return
     if args.dense_rag:
         measure_dense_rag(args)
+        return
+    if args.implement:
+        measure_implement(args)
         return
     results = [measure(model, args.threads, args.context_size) for model in args.models.split(",")]
     if args.json:
