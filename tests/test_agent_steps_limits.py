@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from bddgen.config import AssistantSettings
 from bddgen.expectations import TrajectoryExpectation, parse_expectation
 from bddgen.features.reader import read_expectation, read_feature_text
-from bddgen.errors import InputError
+from bddgen.errors import AssistantError, InputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
@@ -22,6 +22,7 @@ from bddgen.results import USAGE_ERROR, TurnResult, Verdict
 from bddgen.run.assistants.base import AssistantReply, Prices
 from bddgen.run.assistants.guard import GuardedAssistant
 from bddgen.run.judge import Judge
+from bddgen.run.scenario import ScenarioRun, TurnNotJudgedError
 from bddgen.run.scenario_steps import LIMIT_CATEGORY, USAGE_FIX, StepFailure, check_limit
 from bddgen.run.session import ConversationPlan, ConversationSession, TaskRuntime
 from bddgen.run.simulated_user import Exchange
@@ -200,3 +201,13 @@ def test_a_line_shaped_like_a_limit_is_read_as_one_or_refused_with_a_reason(line
         assert str(exc).startswith("unknown step ")
     else:
         assert expectation.kind == "limit" and expectation.measure is not None and parse_expectation(expectation.step) == expectation
+
+
+def test_the_other_steps_of_a_turn_the_run_could_not_check_say_why() -> None:
+    written: list[list[TurnResult]] = []
+    run = ScenarioRun([_session([_turn("one", "the scenario should use at most 10 tokens")], {"one": None}, written)])
+    with pytest.raises(AssistantError):
+        run.ask("one")
+    for step in (lambda: run.check_value("answer"), lambda: run.check_trajectory(read_expectation('the agent should call "lookup"'))):
+        with pytest.raises(TurnNotJudgedError, match=r"turn 1: not checked: the scenario should use at most 10 tokens: the assistant reported no token usage"):
+            step()

@@ -56,7 +56,7 @@ class ScenarioRun:
         answered = [r for r in results if r.verdict != Verdict.ERROR]
         missing = [r for r in answered if not contains_exact(r.answer, value)]
         if len(answered) < len(results):
-            raise TurnNotJudgedError(f"turn {self.current}: not checked, the assistant gave no answer")
+            raise self._not_checked(results)
         if missing:
             raise AssertionError("; ".join(f"{_where(r)}: {value!r} not in the answer {r.answer!r}" for r in missing))
 
@@ -107,7 +107,7 @@ class ScenarioRun:
             return
         results = self._results()
         if any(r.verdict == Verdict.ERROR for r in results):
-            raise TurnNotJudgedError(f"turn {self.current}: not checked, the assistant gave no answer")
+            raise self._not_checked(results)
         unmet = []
         for result in results:
             trace = Trace(result.tool_calls, result.handoffs, result.blocked_calls, result.refusal, result.answer)
@@ -149,6 +149,12 @@ class ScenarioRun:
         if self.current == 0:
             raise AssertionError("a Then step before the first 'When the user asks'")
         return [s.turn(self.current) for s in self.sessions]
+
+    def _not_checked(self, results: list[TurnResult]) -> TurnNotJudgedError:
+        """Why a step of this turn was not checked: what made the turn an error (no answer, no usage reported, a
+        judge reply that could not be read)."""
+        why = "; ".join(dict.fromkeys(r.feedback or "the assistant gave no answer" for r in results if r.verdict == Verdict.ERROR))
+        return TurnNotJudgedError(f"turn {self.current}: not checked: {why}")
 
     @staticmethod
     def _raise_for(results: list[TurnResult]) -> None:
