@@ -149,3 +149,22 @@ def test_the_synthesis_of_a_comparison_asks_for_its_sides_together() -> None:
     result = _written_comparison()
     synthesis = next(t for t in result.turns if t.query_type is Q.SYNTHESIS)
     assert synthesis.answer == "61.20; 154.35" and mentions(synthesis.question, "CR023") and mentions(synthesis.question, "CR001")
+
+
+def test_a_side_is_asked_where_the_rows_are_that_thing_not_where_a_row_points_to_it() -> None:
+    clubs = TableDocument(
+        id="tables/clubs", title="Club honours", headers=["club", "home_venue", "cups"],
+        rows=[["Orlanmouth Wanderers", "Seagate Park", "6"], ["Harbour City FC", "Quayside Park", "24"]],
+    )
+    venues = TableDocument(
+        id="tables/venues", title="Football venues", headers=["venue", "capacity"], rows=[["Seagate Park", "22900"], ["Quayside Park", "48200"]]
+    )
+    spec = Spec.create(
+        "Orlanmouth Wanderers and Seagate Park", ["a fan"], ["the fan asks about Orlanmouth Wanderers and its ground Seagate Park"],
+        ["the assistant should give the cups of Orlanmouth Wanderers and the capacity of Seagate Park"],
+    )
+    sides = _sides(spec, _corpus(clubs, venues))
+    assert sides.about[clubs.id] == {"Orlanmouth Wanderers"} and sides.about[venues.id] == {"Seagate Park"}
+    assert not list(table_candidates(clubs, set(), side="Seagate Park"))  # a club's home venue: the row is the club
+    found = next(table_candidates(venues, {"capacity"}, side="Seagate Park"))
+    assert (found.filter, found.column, found.value) == ({"venue": "Seagate Park"}, "capacity", "22900")

@@ -600,7 +600,7 @@ def test_a_synthesis_worded_by_code_names_what_a_filler_referred_to_and_passes_i
     assert record.worded_by == "code" and "that player" in result.turns[1].question
     assert "that player" not in synthesis.question and "Rasmus Kaldor" in synthesis.question
     assert {c.name: c.passed for c in record.checks}["roundtrip"]
-    assert synthesis.answer == f"{result.turns[0].answer}; {result.turns[1].answer}"
+    assert synthesis.answer == "; ".join(t.answer.rstrip(". ") for t in result.turns[:2])  # each answer as its turn gave it, joined
     # the combined question was answered from the documents like any other
     asked = [r for r in backend.requests if r.task == "answer_from_documents"][-1]
     assert section(asked, "Question") == synthesis.question and section(asked, "Documents").startswith("[t1]")

@@ -23,7 +23,7 @@ from bddgen.models import PolicyDocument, TableDocument, TextDocument
 from bddgen.numbers import year_of
 from bddgen.ner.base import EntityRecognizer
 from bddgen.specs import ExactExpectation
-from bddgen.text import spoken_name
+from bddgen.text import row_noun, spoken_name
 from bddgen.values import WRITTEN_DATE
 
 FILTER_VALUE_CHARS = 40  # longer cells make clumsy questions; they are not used to select a row
@@ -152,6 +152,19 @@ def key_column(table: TableDocument) -> str:
     return ""
 
 
+def own_columns(table: TableDocument) -> set[str]:
+    """The columns that say which thing a row is: the key, a wide table's label, a name or a title, and one named for
+    what the rows are ("venue" of "Football venues of Veloria"); not one naming another thing the row points to
+    ("home_venue" of a table of clubs)."""
+    noun = row_noun(table.title).lower().split()[-1:]
+    own = {key_column(table), label_column(table)} - {""}
+    for header in table.headers:
+        words = normalise(spoken_name(header)).split()
+        if words and (words[-1] in ("name", "title") or words == noun):
+            own.add(header)
+    return own
+
+
 def _answer_columns(table: TableDocument, row: int, focus: set[str], skip: Sequence[str]) -> list[str]:
     """The row's usable cells, the table's key column last (it names the row; the question should ask about it)."""
     cells = dict(zip(table.headers, table.rows[row]))
@@ -185,11 +198,14 @@ def table_candidates(
         return
     bridged = holder if holder in table.headers else ""
     holds = _cell_holds if side else _cell_matches
+    holders = own_columns(table) if side else set(table.headers)  # a side is asked where the row is that thing
     for row in ranked_rows(table, focus, must, within=bool(side)):
         cells = dict(zip(table.headers, table.rows[row]))
         if bridged and not holds(cells[bridged], must):
             continue
-        held = bridged or next((h for h in table.headers if must and holds(cells[h], must)), "")
+        held = bridged or next((h for h in table.headers if must and h in holders and holds(cells[h], must)), "")
+        if side and not held:
+            continue
         if names:
             columns, start, referred = [held], {}, ""
         elif about:

@@ -15,7 +15,7 @@ from typing import Mapping, Sequence
 
 from bddgen.implement.computed import asks_for_arithmetic
 from bddgen.implement.counts import counted_things, counts_rows_of
-from bddgen.implement.evidence import ranked_rows
+from bddgen.implement.evidence import own_columns, ranked_rows
 from bddgen.implement.grounding import mentions
 from bddgen.implement.plan import Sides
 from bddgen.implement.wide import label_column
@@ -206,14 +206,20 @@ def spec_sides(subject: SpecSubject, spec: Spec, documents: Mapping[str, TextDoc
         return Sides()
     tables = {d: doc for d, doc in documents.items() if isinstance(doc, TableDocument)}
     rows: dict[tuple[str, str], Mapping[str, str]] = {}
+    about = dict(subject.about)
     for doc_id, names in subject.about.items():
-        if (table := tables.get(doc_id)) is not None:
-            for name in names:
-                holding = ranked_rows(table, set(), must=name, within=True)
-                if len(holding) == 1:
-                    rows[(doc_id, name)] = dict(zip(table.headers, table.rows[holding[0]]))
+        if (table := tables.get(doc_id)) is None:
+            continue
+        own = own_columns(table)
+        # a table is about a thing its rows are ("Seagate Park" of the venues), not one a row points to (a club's home venue)
+        about[doc_id] = frozenset(n for n in names if any(h in own and contains_phrase(normalise(row[i]), n) for row in table.rows
+                                                          for i, h in enumerate(table.headers) if i < len(row)))
+        for name in about[doc_id]:
+            holding = ranked_rows(table, set(), must=name, within=True)
+            if len(holding) == 1:
+                rows[(doc_id, name)] = dict(zip(table.headers, table.rows[holding[0]]))
     counted = counted_things(spec.asks())
     return Sides(
-        names=subject.names, about=subject.about, rows=rows,
+        names=subject.names, about=about, rows=rows,
         counted=frozenset(d for d, table in tables.items() if counted and counts_rows_of(table, counted)),
     )

@@ -71,7 +71,7 @@ class SynthesisKind(EvidenceKind[EarlierTurns]):
             "asks again what each combined turn asked, about the same names",
         )
         complete = all(agrees(k.facts, k.exact, answer) for k in parts) and not well_formed("answer", answer)
-        reference = answer if complete else "; ".join(k.turn.answer.rstrip(". ") for k in parts) + "."
+        reference = answer if complete else "; ".join(k.turn.answer.rstrip(". ") for k in parts)  # as code words it: "18750; 62000"
         log.note("combines", "states the answers of turns " + ", ".join(str(p) for p in evidence.turns))
         docs = list(dict.fromkeys(d for k in parts for d in k.turn.doc_ids))
         turn = Turn(question=question, answer=reference, query_type=QueryType.SYNTHESIS, doc_ids=docs)
