@@ -112,17 +112,19 @@ def test_a_side_on_a_page_of_its_own_is_asked_from_any_sentence_elsewhere_from_o
     assert found and all("Crownfield Stadium" in text for text in found)
 
 
+def _context(spec: Spec, corpus: Corpus, sides: Sides) -> WriterContext:
+    return WriterContext(
+        spec=spec, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()), lm=LanguageModel(ScriptedLM(by_task=faithful_replies()), max_retries=0),
+        recognizer=RegexRecognizer(), retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(spec.as_text())),
+        attempts=2, alternatives=4, min_turns=3, sides=sides,
+    )
+
+
 def _written_comparison() -> WrittenConversation:
     corpus = _corpus(RENTALS, CITIES)
     sides = _sides(COMPARE_PRICES, corpus)
     plan = plan_turns(Chain(documents=[RENTALS.id, CITIES.id], hops=[RENTAL_HOP]), 5, set(), {}, lambda _: "other", sides=sides)
-    context = WriterContext(
-        spec=COMPARE_PRICES, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()),
-        lm=LanguageModel(ScriptedLM(by_task=faithful_replies()), max_retries=0), recognizer=RegexRecognizer(),
-        retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(COMPARE_PRICES.as_text())),
-        attempts=2, alternatives=4, min_turns=3, sides=sides,
-    )
-    return ConversationWriter(context, plan).write()
+    return ConversationWriter(_context(COMPARE_PRICES, corpus, sides), plan).write()
 
 
 def test_the_written_comparison_asks_about_both_sides_with_their_values() -> None:
@@ -168,3 +170,19 @@ def test_a_side_is_asked_where_the_rows_are_that_thing_not_where_a_row_points_to
     assert not list(table_candidates(clubs, set(), side="Seagate Park"))  # a club's home venue: the row is the club
     found = next(table_candidates(venues, {"capacity"}, side="Seagate Park"))
     assert (found.filter, found.column, found.value) == ({"venue": "Seagate Park"}, "capacity", "22900")
+
+
+def test_a_sides_own_figure_is_asked_before_a_computation_on_it() -> None:
+    report = TableDocument(
+        id="tables/report-21", title="Report 21 table", headers=["(Dollars in Millions)", "2019", "2018"],
+        rows=[["Revenues", "$1,073.3", "$1,095.0"], ["Net Income", "$106.4", "$70.5"]],
+    )
+    spec = Spec.create(
+        "Revenues and Net Income", ["an analyst"], ["the analyst compares the revenues and net income of 2019"],
+        ["the assistant should compute the changes and percentage changes of both"],
+    )
+    corpus = _corpus(report)
+    sides = _sides(spec, corpus)
+    plan = plan_turns(Chain(documents=[report.id]), 5, set(), {}, lambda _: "other", sides=sides)
+    first = next(ConversationWriter(_context(spec, corpus, sides), plan).kinds.candidates(plan.turns[0], Q.SINGLE_DOC))
+    assert first.op == "lookup" and first.filter == {"(Dollars in Millions)": plan.turns[0].side}

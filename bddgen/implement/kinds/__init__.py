@@ -55,12 +55,16 @@ class Kinds:
 
     def candidates(self, planned: PlannedTurn, kind: QueryType) -> Iterator[Evidence]:
         """Evidence for a turn of `kind`, best first: for a turn on the plan's documents, per document a computed
-        value and a count before a cell of a table, or a fact of a text's sentence."""
+        value and a count before a cell of a table (a comparison's side: its own cell first, the figure compared),
+        or a fact of a text's sentence."""
         if kind in self._by_turn:
             yield from self._by_turn[kind].candidates(planned, kind, "")
             return
         documents = self._conversation.context.documents
         for doc_id in planned.documents:
-            kinds = (self.computed, self.count, self.cell) if isinstance(documents[doc_id], TableDocument) else (self.sentence,)
+            if not isinstance(documents[doc_id], TableDocument):
+                kinds: tuple[EvidenceKind[Any], ...] = (self.sentence,)
+            else:
+                kinds = (self.cell, self.computed, self.count) if planned.side else (self.computed, self.count, self.cell)
             for reader in kinds:
                 yield from reader.candidates(planned, kind, doc_id)
