@@ -70,7 +70,6 @@ class DemoSizes(BaseModel):
         default=DEMO_ASSISTANT_MODEL,
         description="The embedded chat model the reference assistants run on: the systems under test, judged by another model.",
     )
-    minutes: int = Field(default=10, description="About how long these sizes take on 2 idle CPU cores (9.5 minutes measured, docs/performance.md).")
 
     def settings(self) -> dict[str, dict[str, Any]]:
         """The bddgen.toml settings (section -> key -> value) these sizes stand for."""
@@ -166,8 +165,7 @@ class Demo:
     def run(self) -> DemoResult:
         self.console.print(
             f"bddgen demo in {self.out}: corpus {self.corpus_name}, {self.sizes.describe()}.\n"
-            f"These sizes take about {self.sizes.minutes} minutes on 2 idle CPU cores (more on slower or busy ones), offline; "
-            "a second run in the same folder reuses everything already done.",
+            "Offline; a second run in the same folder reuses everything already done.",
             markup=False, soft_wrap=True,
         )
         with self._step(1, "init: create the project") as summary:
