@@ -322,6 +322,12 @@ class ImplementSettings(_Section):
         description="Chains start from the documents holding the spec's subject (the names it gives, else the documents its title and "
         "Then are about); a spec naming only things no document holds is reported as ungroundable, not implemented.",
     )
+    rules_on_rows: bool = Field(
+        default=True,
+        description="A turn on a policy first asks a fact of a rule of a table row that is the case the rule names, without naming the "
+        "case ('For booking 6Y6VK2, …?' of a rule on Saver fares, the booking being a Saver fare), so the assistant must read the row and "
+        "then the rule.",
+    )
     turn_attempts: int = Field(default=3, ge=1, description="Times a turn is written on one piece of evidence before other evidence is tried.")
     turn_evidence: int = Field(default=2, ge=1, description="Pieces of evidence (cells, sentences, unanswerable subjects) tried per turn before it is dropped.")
     checks: TurnCheckSettings = Field(default_factory=TurnCheckSettings, description="The checks of a written turn: switches and thresholds.")

@@ -22,6 +22,9 @@ project holds (selection, `.feature` files, provenance, LM log):
   (SQL over the original CSV or SQLite file, not the code that chose them) gives again;
 - `arithmetic_turns`: turns whose reference is computed (change, percentage change, average, ratio…);
 - `count_turns`: turns whose reference is a count of rows (how many tracks of one media type), recomputed like a cell;
+- `rule_turns`, `rule_recomputed_agree`: turns asking a policy's rule of a table row that is the case the rule names
+  (a booking whose fare class the rule is about), and how many rows the original file shows to be that case, the
+  sentence naming it;
 - `off_limits_turns`: requests the assistant's rules make it decline, written for specs that say it must
   (such a spec's conversation is on-spec when it has one);
 - `turns`, `waived_turns` (per check switched off: kept turns it would have refused), `drops` (by reason),
@@ -334,6 +337,11 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
                     verdict = recompute.agrees(evidence, str(turn.get("value") or turn.get("answer", "")))
                     figures["table_recomputed_agree"] += verdict is True
                     figures["table_not_recomputable"] += verdict is None
+                case = evidence.get("case") if evidence.get("kind") == "sentence" else None
+                if case:  # a rule applied to a row: the row is the case its sentence names, read again from the original file
+                    figures["rule_turns"] += 1
+                    named_case = re.search(rf"(?<!\w){re.escape(str(case.get('value', '')))}(?!\w)", text) is not None
+                    figures["rule_recomputed_agree"] += named_case and recompute.agrees(case, str(case.get("value", ""))) is True
                 if str(evidence.get("op", "")) in ARITHMETIC or evidence.get("kind") == "computed":
                     figures["arithmetic_turns"] += 1
                 figures["count_turns"] += evidence.get("op") == "count"
@@ -362,6 +370,8 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
         "table_not_recomputable": figures["table_not_recomputable"],
         "arithmetic_turns": figures["arithmetic_turns"],
         "count_turns": figures["count_turns"],
+        "rule_turns": figures["rule_turns"],
+        "rule_recomputed_agree": figures["rule_recomputed_agree"],
         "off_limits_turns": figures["off_limits_turns"],
         "written": written,
         "turns": figures["turns"],
@@ -386,8 +396,8 @@ def ablation_env(name: str) -> dict[str, str]:
 
 
 SHOWN = ("selected", "focuses", "near_duplicate_pairs", "contradicting_specs", "on_spec_share", "every_name_share", "max_copied_words", "glued_syntheses",
-         "code_worded_share", "table_turns", "table_recomputed_agree", "arithmetic_turns", "count_turns", "off_limits_turns", "written", "turns", "seconds_per_written",
-         "tokens_per_turn")
+         "code_worded_share", "table_turns", "table_recomputed_agree", "arithmetic_turns", "count_turns", "rule_turns", "rule_recomputed_agree", "off_limits_turns", "written", "turns",
+         "seconds_per_written", "tokens_per_turn")
 
 
 def _shown(figures: dict[str, Any]) -> dict[str, Any]:

@@ -82,6 +82,11 @@ class SentenceEvidence(BaseModel):
     sentence: int = Field(ge=0, description="Index of the sentence in the document's passage (0-based).")
     text: str
     answer: str = Field(default="", description="The fact of the sentence (a name or a number) the question asks for, chosen by code.")
+    case: TableEvidence | None = Field(
+        default=None,
+        description="A rule applied to a row: the table row (`column` = `value`, its row picked by `filter`) that is the case the "
+        "sentence's rule states, asked of by the question instead of the case itself (see `implement/kinds/rule.py`).",
+    )
 
 
 def unique_filter(table: TableDocument, row: int, exclude: Sequence[str], start: dict[str, str] | None = None) -> dict[str, str] | None:

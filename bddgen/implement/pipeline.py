@@ -284,6 +284,7 @@ def _plan(
         min_turns=settings.min_turns, seed=seed, avoid=review.rejected_evidence() if review else {}, system_name=corpus.system.name,
         unanswerable=settings.unanswerable_attributes, declined_rule=declined_rule(doc.spec, corpus.system.off_limits, corpus.system.name),
         checks=settings.checks, sides=spec_sides(subject, doc.spec, known) if subject is not None else Sides(),
+        rules_on_rows=settings.rules_on_rows,
     )
     if not doc.conversations:  # a spec's first conversations are written in the corpus language
         doc.language = writing_language(corpus.language)

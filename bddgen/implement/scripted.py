@@ -43,6 +43,19 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
         if len(question) > QUESTION_CHARS:  # as a schema-bound model would: cut short (its checks then fail)
             question = question[: QUESTION_CHARS - 1].rstrip() + "?"
         return {"question": question, "answer": "; ".join(answers) or "summary"}
+    if task.startswith("A user asks about"):  # a rule applied to a row: the question code words, the fact asked
+        plainly = re.search(r"Plainly: (.+)$", task)
+        fact = re.search(r'answers for it with "([^"]+)"', task)
+        row = re.match(r"A user asks about (.+?), whose ", task)
+        case = re.search(r'never says "([^"]+)"', task)
+        rule = evidence.splitlines()[0] if evidence else ""
+        if case:
+            rule = rule.replace(case.group(1), "")
+        if fact:
+            rule = rule.replace(fact.group(1), "")
+        words = [w.strip(",.;:") for w in rule.split() if w.islower() and len(w.strip(",.;:")) >= 4][:4]
+        question = plainly.group(1) if plainly else f"For {row.group(1) if row else 'it'}, what is the rule on {' '.join(words)}?"
+        return {"question": question, "answer": fact.group(1) if fact else evidence}
     answer = re.search(r'The answer is "([^"]+)"', task)
     asked = re.match(r'Ask for (.+?), from "', task)
     if answer and asked:  # a wide table's cell or a value computed from its cells, named in words
@@ -73,7 +86,8 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
 def answer_from_documents(request: LMRequest) -> dict[str, Any]:
     """CANNOTANSWER for an attribute the documents never mention; otherwise, of the table row or sentence
     shown that shares most of the question's codes, then most words with the question and the conversation so far, the row itself or the
-    sentence's first name or number the question does not say (the sentence when there is none)."""
+    sentence's first name or number the question does not say (the sentence when there is none). A row whose case (a
+    fare class the question does not say) a rule shown names is answered with that rule's first number (else name)."""
     asked = section(request, "Question")
     question, documents = normalise(asked), normalise(section(request, "Documents"))
     if any(normalise(a) in question and normalise(a) not in documents for a in ATTRIBUTES):
@@ -87,9 +101,14 @@ def answer_from_documents(request: LMRequest) -> dict[str, Any]:
     headers = {n + 1 for n, line in enumerate(lines) if line.startswith("[")}  # a table's header follows its title line
     pieces = [p for n, line in enumerate(lines) if not line.startswith("[") and not (n in headers and " | " in line) for p in sentences(line)]
     best = max(pieces, key=lambda p: (len(set(normalise(p).split()) & codes), len(set(normalise(p).split()) & context)), default="")
-    if _ROW.match(best):
-        return {"answer": best[:280]}
     said = normalise(f"{asked} {section(request, 'Conversation So Far')[-200:]}")
+    if _ROW.match(best):
+        # a rule the row's values are the case of (its fare class): the rule's fact, as a reader of both answers
+        cells = [c for part in best.split(";") if ":" in part and f" {normalise(c := part.split(':', 1)[1].strip())} " not in f" {question} "]
+        ruled = [p for p in pieces if not _ROW.match(p) and any(c[:1].isupper() and re.search(rf"(?<!\w){re.escape(c)}(?!\w)", p) for c in cells)]
+        rule = max(ruled, key=lambda p: len(set(normalise(p).split()) & context), default="")
+        numbers = [n for m in re.finditer(r"\S*\d\S*", rule) if f" {normalise(n := m.group(0).strip(',.'))} " not in f" {said} "]
+        return {"answer": (numbers[0] if numbers else _facts_not_asked(rule, f"{said} {normalise(best)}")) if rule else best[:280]}
     return {"answer": _facts_not_asked(best, said) or best[:280] or CANNOT_ANSWER}
 
 

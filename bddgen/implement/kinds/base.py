@@ -57,6 +57,7 @@ class WriterContext:
     declined_rule: str = ""  # the off-limits line an OFF-LIMITS turn's request falls under ('' for a spec that declines nothing)
     checks: TurnCheckSettings = field(default_factory=TurnCheckSettings)  # which checks refuse a turn, and their thresholds
     sides: Sides = field(default_factory=Sides)  # the things the spec names, when two or more: each gets a turn
+    rules_on_rows: bool = True  # a policy's sentence is first asked of a table row that is the case its rule is about
 
     def table(self, doc_id: str) -> TableDocument:
         """The table that table evidence cites (its id came from a table, so anything else is a bug)."""

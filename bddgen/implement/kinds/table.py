@@ -25,7 +25,7 @@ from bddgen.specs import ExactExpectation, QueryType, Turn
 from bddgen.text import key_of, plural, row_noun, spoken_name
 
 
-def _is_name(value: str) -> bool:
+def names_in_words(value: str) -> bool:
     """A cell that names a thing in words ("Harbour City FC", "Saver"), not a code ("AMS"), number or date."""
     return value[:1].isupper() and any(ch.islower() for ch in value) and all(ch.isalpha() or ch in " '’.&-" for ch in value)
 
@@ -52,7 +52,7 @@ def row_named(noun: str, evidence: TableEvidence) -> str:
     """The row a table turn reads, as a question names it: "Harbour City FC" (a row a name picks is that thing),
     "the genre with ID 1", "the 1999 Varen Cup final" (a row a year picks), "the fare class whose cabin is business"."""
     named = evidence.named()
-    if len(named) == 1 and _is_name(value := next(iter(named.values()))) and not _own_key(noun, next(iter(named))):
+    if len(named) == 1 and names_in_words(value := next(iter(named.values()))) and not _own_key(noun, next(iter(named))):
         return value
     if len(named) == 1 and is_year(value := next(iter(named.values()))):
         return f"the {value} {noun}"  # "the 1995 Varen Cup final", not "the Varen Cup final whose year is 1995"
