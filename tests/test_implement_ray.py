@@ -16,17 +16,10 @@ import pytest
 pytest.importorskip("ray", reason='Ray is not installed: pip install "bddgen[ray]"')
 
 from bddgen.features.reader import read_feature  # noqa: E402
+from tests.test_jobs import SPECS  # noqa: E402  (the three sports specs the jobs tests implement)
 from tests.test_run_ray import ray_address  # noqa: E402,F401  (the module's Ray head)
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpora" / "sports"
-SPECS = {
-    "cup-finals": ("Cup final heroes", "a fan curious about past Varen Cup finals", "the fan asks who won a final and who starred",
-                   "the assistant names the winning club and the Hallam Medal winner"),
-    "coaches": ("Coaches of Harbour City FC", "a fan of Harbour City FC", "the fan asks who coached the club and for how long",
-                "the assistant names the coaches and their years"),
-    "transfers": ("Record transfer fees", "a fan reading about transfers", "the fan asks which transfers set a domestic record",
-                  "the assistant gives the player, the clubs and the fee"),
-}
 SLOW_LM = '''
 import os
 import time

@@ -197,3 +197,32 @@ def test_a_table_holding_every_side_with_a_column_of_what_is_compared_comes_firs
     assert set(subject.starts[1:3]) == {"text/millgate-ground", "text/crownfield-stadium"}
     founded = _spec("Millgate Ground and Crownfield Stadium", "the user asks about Millgate Ground and Crownfield Stadium", "the assistant should describe both")
     assert spec_subject(founded, corpus, index).starts[0] != "tables/venues"  # no column of what it asks: each ground's own page first
+
+
+def test_a_numbered_name_of_the_title_scopes_the_spec_to_its_documents() -> None:
+    from bddgen.models import SystemDescription, TableDocument, TextDocument
+
+    own = TableDocument(
+        id="tables/report-13", title="Report 13 table: Company balance sheet", headers=["item", "2019", "2018"],
+        rows=[["Net assets", "1,220.5", "1,365.4"], ["Debtors", "415.9", "440.7"]],
+    )
+    notes = TextDocument(id="text/report-13-notes", title="Report 13 notes", passage="The balance sheet was approved on 6 June 2019.")
+    other = TableDocument(
+        id="tables/report-06", title="Report 06 table: IMFT", headers=["item", "2019", "2018"],
+        rows=[["Total assets", "391", "339"], ["Other current assets", "5", "4"]],
+    )
+    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="Answers questions on reports."), documents=[own, notes, other])
+    index = MemoryIndex(HashingEmbedder(), corpus)
+    # "total assets" is a line item of Report 06 only: the spec is about Report 13's balance sheet, not Report 06
+    elsewhere = _spec("Report 13 Notes: Company Balance Sheet - Yearly Changes", "the user asks for the change in total assets",
+                      "the assistant should compute the change in total assets from 2018 to 2019")
+    subject = spec_subject(elsewhere, corpus, index)
+    assert subject.names == ("Report 13",) and set(subject.documents) == {"tables/report-13", "text/report-13-notes"}
+    # a line item the scoped report holds stays the subject, in that report only
+    held = _spec("Report 13 Notes: Company Balance Sheet", "the user asks for the change in net assets", "the assistant should compute it")
+    other.rows.append(["Net assets", "12", "10"])
+    subject = spec_subject(held, corpus, index)
+    assert subject.names == ("Net assets",) and subject.documents == ("tables/report-13",)
+    # a numbered name no document's title says scopes nothing
+    flight = _spec("Flight XV104 schedule", "the user asks for the change in total assets", "the assistant should compute it")
+    assert spec_subject(flight, corpus, index).names == ("Total assets",)

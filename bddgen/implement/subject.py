@@ -139,6 +139,22 @@ class SubjectReader:
             for row in doc.rows if row and _telling(row[0])
         }
 
+    def _within(self, title_names: Sequence[str], names: Sequence[str]) -> set[str]:
+        """The documents a name with a number in the spec's title scopes it to ("Report 13" of "Report 13 Notes:
+        Company Balance Sheet"): those whose titles say it; empty when no document's title says such a name (no
+        document is "Flight XV104"'s own), or the spec's other names give it."""
+        scopes = [n for n in _numbered(title_names) if n not in names]
+        return {d for d, doc in self.documents.items() if any(mentions(doc.title, n) for n in scopes)}
+
+    def _scoped(self, names: Sequence[str], title_names: Sequence[str]) -> list[str] | None:
+        """The title's numbered names instead of the names the lines give, when the documents those scope the spec to
+        hold none of them: a spec on "Report 13 …" asking for "total assets", a line item of other reports only, is
+        about Report 13, not about the other reports' total assets. None when the names stand."""
+        within = self._within(title_names, names)
+        if not names or not within or any(n in self.texts[d] for d in within for n in names):
+            return None
+        return [n for n in _numbered(title_names) if n not in names]
+
     def of(self, spec: Spec, ranked: Sequence[str] = ()) -> SpecSubject:
         """The spec's subject. A name counts when a document writes it with its capitals (so a title's
         "Ticket Prices" is no name unless a document says so); `ranked` orders the documents holding it."""
@@ -161,8 +177,13 @@ class SubjectReader:
         names = list(dict.fromkeys([*stated, *(i for i in items if any(mentions(i, n) for n in stated))] if stated else items or in_title_names))
         # a capitalised word that opens a longer name the spec gives ("Adjusted" of "Adjusted operating profit2") is that name
         names = [n for n in names if not any(other != n and mentions(other, n) for other in names)]
+        scoped = self._scoped(names, in_title_names)
+        if scoped is not None:
+            names = scoped
         if names:
             holding = [d for d, text in self.texts.items() if any(n in text for n in names)]
+            if scoped is None and (within := self._within(in_title_names, names)):
+                holding = [d for d in holding if d in within]
             titled = {d: frozenset(n for n in names if mentions(self.documents[d].title, n)) for d in holding}
             order = {d: i for i, d in enumerate(ranked)}
             # of a spec naming two things or more, a table whose rows hold them all, with a column of what the spec asks
@@ -182,6 +203,10 @@ class SubjectReader:
         query = " ".join([spec.title, *spec.then])
         about = [hit.doc_id for hit in self.retriever.search(query, top_k=ABOUT_DOCUMENTS) if hit.doc_id in self.documents]
         return SpecSubject(names=(), documents=tuple(dict.fromkeys(about)), unheld=tuple(dict.fromkeys(unheld)))
+
+
+def _numbered(names: Sequence[str]) -> list[str]:
+    return [n for n in dict.fromkeys(names) if any(ch.isdigit() for ch in n)]
 
 
 def start_documents(subject: SpecSubject, spec: Spec, documents: Mapping[str, TextDocument | TableDocument | PolicyDocument]) -> list[str]:
