@@ -43,19 +43,12 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
         if len(question) > QUESTION_CHARS:  # as a schema-bound model would: cut short (its checks then fail)
             question = question[: QUESTION_CHARS - 1].rstrip() + "?"
         return {"question": question, "answer": "; ".join(answers) or "summary"}
-    if task.startswith("A user asks about"):  # a rule applied to a row: the question code words, the fact asked
-        plainly = re.search(r"Plainly: (.+)$", task)
-        fact = re.search(r'answers for it with "([^"]+)"', task)
-        row = re.match(r"A user asks about (.+?), whose ", task)
-        case = re.search(r'never says "([^"]+)"', task)
-        rule = evidence.splitlines()[0] if evidence else ""
-        if case:
-            rule = rule.replace(case.group(1), "")
-        if fact:
-            rule = rule.replace(fact.group(1), "")
-        words = [w.strip(",.;:") for w in rule.split() if w.islower() and len(w.strip(",.;:")) >= 4][:4]
-        question = plainly.group(1) if plainly else f"For {row.group(1) if row else 'it'}, what is the rule on {' '.join(words)}?"
-        return {"question": question, "answer": fact.group(1) if fact else evidence}
+    case = re.search(r'The question names "([^"]+)" as the sentence does', task)
+    fact = re.search(r'this sentence answers with "([^"]+)"', task)
+    if case and fact:  # a rule asked for the case it names (code then asks it of a row of that case)
+        rule = evidence.replace(case.group(1), "").replace(fact.group(1), "")
+        words = [w.strip(",.;:") for w in rule.split() if w.islower() and len(w.strip(",.;:")) >= 5][:3]
+        return {"question": f"What is the rule on {' '.join(words)} for {case.group(1)} tickets?", "answer": fact.group(1)}
     answer = re.search(r'The answer is "([^"]+)"', task)
     asked = re.match(r'Ask for (.+?), from "', task)
     if answer and asked:  # a wide table's cell or a value computed from its cells, named in words

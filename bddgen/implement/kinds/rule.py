@@ -31,6 +31,7 @@ from bddgen.text import row_noun, spoken_name
 
 CASE_VALUES = 12  # most distinct values of a column whose values are cases a rule names (fare classes, not passengers)
 ROWS_PER_CASE = 2  # rows of a case tried for a row its other cells pick alone
+STEM = 5  # leading letters two words share to be one word ("change" of "changed")
 _LISTED = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+)", re.IGNORECASE)  # between the items of one list
 
 
@@ -142,34 +143,49 @@ class RuleKind(SentenceKind):
         return next((values for column, values in named if column == case.column), [case.value])
 
     def task(self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence) -> str:
-        case = self._case(evidence)
-        plain = self.plain_question(planned, kind, evidence)
-        plainly = f" Plainly: {plain}" if plain else ""
-        picked = ", ".join(repr(v) for v in case.filter.values())
-        return (f'A user asks about {self._row(evidence)}, whose {spoken_name(case.column)} is "{case.value}". Ask the question this '
-                f'rule answers for it with "{evidence.answer}"; the question names {picked} and never says "{case.value}" (the assistant '
-                f'has to look it up); the answer names "{evidence.answer}".{plainly}')
+        """The sentence's own task: the LM asks the rule for the case it names, as a person who knows their fare class
+        would ("What is the cancellation fee for Business tickets?"); code then asks it of the row (`for_row`)."""
+        return f'{super().task(planned, kind, evidence)} The question names "{self._case(evidence).value}" as the sentence does.'
 
     def evidence_text(self, evidence: SentenceEvidence) -> str:
+        return evidence.text
+
+    def for_row(self, question: str, evidence: SentenceEvidence) -> str:
+        """`question` asked of the row instead of the case: the case it names, with its article and the noun after it,
+        becomes the row ("… for Business tickets?" -> "… for booking Q2W3E4?"); a question that names the row already
+        only loses the case. Unchanged when it names neither (its checks then say what is missing)."""
         case = self._case(evidence)
-        row = self.context.table(case.table).row_text(case.row)
-        return f"{evidence.text}\n(the row: {row})"
+        values = self._values(evidence)
+        alternatives = "|".join(re.escape(v) for v in sorted(values, key=len, reverse=True))
+        cases = rf"(?<!\w)(?:{alternatives})(?:{_LISTED.pattern}(?:{alternatives}))*(?!\w)"
+        listed = rf"(?:\b(?:a|an|the|my)\s+)?{cases}(?:\s+(?:ticket|fare|passenger|booking|class)s?\b)?"
+        if not re.search(listed, question):
+            return question
+        if all(mentions(question, v) for v in case.filter.values()):
+            replaced = re.sub(cases, "", question)
+        else:
+            noun = row_noun(self.context.table(case.table).title).split()
+            row = f"{noun[-1] if noun else 'row'} {' '.join(case.filter.values())}"
+            replaced = re.sub(listed, row, question, count=1)
+            replaced = re.sub(listed, "", replaced)
+        return re.sub(r"\s+([?,.])", r"\1", re.sub(r"\s{2,}", " ", replaced)).strip()
 
     def plain_question(self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence, *, lean_if_copied: bool = True) -> str | None:
-        """The sentence's question worded by code without the case ("… for Saver tickets?" -> "… for tickets?"), asked
-        for the row: "For the passenger booking with ID 6Y6VK2, within how long are …?"; None when no rule words it."""
+        """The sentence's question worded by code, asked of the row ("… for Saver tickets?" -> "… for booking 6Y6VK2?",
+        or "For the passenger booking whose booking reference is 6Y6VK2, …?" where the case is not where a row can
+        stand); None when no rule words it."""
         clause = super().plain_question(planned, kind, evidence, lean_if_copied=lean_if_copied)
         if clause is None:
             return None
-        values = self._values(evidence)
-        alternatives = "|".join(re.escape(v) for v in sorted(values, key=len, reverse=True))
-        listed = rf"(?<!\w)(?:{alternatives})(?:{_LISTED.pattern}(?:{alternatives}))*(?!\w)"
-        without = re.sub(r"\s{2,}", " ", re.sub(listed, "", clause)).replace(" ?", "?").strip()
-        if without == clause or any(mentions(without, v) for v in values):
+        asked = self.for_row(clause, evidence)
+        if asked == clause or any(mentions(asked, v) for v in self._values(evidence)):
             return None
-        return f"For {self._row(evidence)}, {lower_first_word(without)}"
+        if not all(mentions(asked, v) for v in self._case(evidence).filter.values()):
+            return f"For {self._row(evidence)}, {lower_first_word(asked)}"
+        return asked
 
     def check(self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence, question: str, answer: str, by_code: bool) -> Draft:
+        question = self.for_row(question, evidence)
         case = self._case(evidence)
         table = self.context.table(case.table)
         row = table.row_text(case.row)
@@ -188,7 +204,7 @@ class RuleKind(SentenceKind):
         said = [f'the question says "{v}", which the assistant must read from {self._row(evidence)}; leave it out' for v in values if mentions(question, v)]
         # what the rule is about: the sentence's words but its case, its fact and the row's own words ("passenger")
         topic = content_words(evidence.text) - content_words(f"{span} {' '.join(values)} {row} {table.title} {self._row(evidence)}")
-        unasked = [] if content_words(question) & topic else [
+        unasked = [] if {w[:STEM] for w in content_words(question)} & {w[:STEM] for w in topic} else [
             f'the question must ask what the rule says ("{evidence.text}"), in words of its own about it, not only name the row']
         log.check("names", {
             "names": names_problems(question, case.named()) + said + unasked,
