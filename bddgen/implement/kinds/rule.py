@@ -26,6 +26,7 @@ from bddgen.implement.tasks import WrittenTurn
 from bddgen.models import PolicyDocument, TableDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.normalise import content_words
+from bddgen.numbers import CURRENCY_CODES
 from bddgen.specs import QueryType, Turn
 from bddgen.text import row_noun, spoken_name
 
@@ -85,7 +86,7 @@ class RuleKind(SentenceKind):
 
     def candidates(self, planned: PlannedTurn, kind: QueryType, doc_id: str) -> Iterator[SentenceEvidence]:
         """The first sentence of the policy (in the sentence kind's order) that names a case some table's rows are,
-        with a fact that is not the case, and a row of that case its other cells pick alone: one piece of evidence,
+        with a fact that is not the case nor a bare currency ("EUR" of "the taxes paid in EUR"), and a row of that case its other cells pick alone: one piece of evidence,
         so a turn still has a sentence of its own to try. None for a comparison's side, a turn other than a
         SINGLE-DOC one, or a conversation that already applied a rule to a row."""
         policy = self.context.documents[doc_id]
@@ -101,7 +102,7 @@ class RuleKind(SentenceKind):
                 for column, values in cases_named(sentence.text, table, tables):
                     spans = [s for s in askable_facts(answer_spans(sentence.text, policy.title, recognizer), sentence.text, recognizer,
                                                       self.conversation.fact_rank())
-                             if not any(mentions(s, v) or mentions(v, s) for v in values)]
+                             if not any(mentions(s, v) or mentions(v, s) for v in values) and s.upper() not in CURRENCY_CODES]
                     case = self._row_of(table, column, values) if spans else None
                     if case is not None:
                         yield sentence.model_copy(update={"answer": spans[0], "case": case})
@@ -159,15 +160,15 @@ class RuleKind(SentenceKind):
         alternatives = "|".join(re.escape(v) for v in sorted(values, key=len, reverse=True))
         cases = rf"(?<!\w)(?:{alternatives})(?:{_LISTED.pattern}(?:{alternatives}))*(?!\w)"
         listed = rf"(?:\b(?:a|an|the|my)\s+)?{cases}(?:\s+(?:ticket|fare|passenger|booking|class)s?\b)?"
-        if not re.search(listed, question):
+        if not re.search(listed, question, flags=re.IGNORECASE):  # "award tickets" names the case "Award" too
             return question
         if all(mentions(question, v) for v in case.filter.values()):
-            replaced = re.sub(cases, "", question)
+            replaced = re.sub(cases, "", question, flags=re.IGNORECASE)
         else:
             noun = row_noun(self.context.table(case.table).title).split()
             row = f"{noun[-1] if noun else 'row'} {' '.join(case.filter.values())}"
-            replaced = re.sub(listed, row, question, count=1)
-            replaced = re.sub(listed, "", replaced)
+            replaced = re.sub(listed, row, question, count=1, flags=re.IGNORECASE)
+            replaced = re.sub(listed, "", replaced, flags=re.IGNORECASE)
         return re.sub(r"\s+([?,.])", r"\1", re.sub(r"\s{2,}", " ", replaced)).strip()
 
     def plain_question(self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence, *, lean_if_copied: bool = True) -> str | None:
@@ -206,8 +207,12 @@ class RuleKind(SentenceKind):
         topic = content_words(evidence.text) - content_words(f"{span} {' '.join(values)} {row} {table.title} {self._row(evidence)}")
         unasked = [] if {w[:STEM] for w in content_words(question)} & {w[:STEM] for w in topic} else [
             f'the question must ask what the rule says ("{evidence.text}"), in words of its own about it, not only name the row']
+        # a question naming neither the row nor the case is asked for the case, which code then asks of the row
+        unnamed = names_problems(question, case.named())
+        if unnamed and not said:
+            unnamed = [f'the question must name "{case.value}" as the sentence does']
         log.check("names", {
-            "names": names_problems(question, case.named()) + said + unasked,
+            "names": unnamed + said + unasked,
             "leak": leak_problems(question, span, list(case.filter.values())),
         }, "names " + ", ".join(f"{spoken_name(c)} {v}" for c, v in case.named().items()))
         # the reference is the fact code chose, in the LM's words only when they state it and nothing the sentence and row lack
