@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("ray", reason='Ray is not installed: pip install "bddgen[ray]"')
 
 from bddgen.features.reader import read_feature  # noqa: E402
-from tests.test_jobs import SPECS  # noqa: E402  (the three sports specs the jobs tests implement)
+from tests.test_jobs import SPECS, _files  # noqa: E402  (the jobs tests' sports specs, and their files without times)
 from tests.test_run_ray import ray_address  # noqa: E402,F401  (the module's Ray head)
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpora" / "sports"
@@ -66,18 +66,6 @@ def _project(folder: Path) -> Path:
     return folder
 
 
-def _files(project: Path) -> dict[str, str]:
-    """The .feature files, and the provenance sidecars without their times."""
-    folder = project / "features"
-    files = {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.feature"))}
-    for sidecar in sorted(folder.glob("*.provenance.json")):
-        record = json.loads(sidecar.read_text(encoding="utf-8"))
-        for conversation in record["conversations"]:
-            conversation.pop("created")
-        files[sidecar.name] = json.dumps(record, indent=1)
-    return files
-
-
 def _conversations(project: Path) -> dict[str, list[str]]:
     """Each spec's conversations in its file, by id."""
     return {p.stem: [c.id for c in read_feature(p).conversations] for p in sorted((project / "features").glob("*.feature"))}
@@ -87,7 +75,7 @@ def test_implement_on_ray_writes_the_files_of_a_local_run_and_resumes_after_a_ki
     local = _project(tmp_path / "local")
     done = subprocess.run(IMPLEMENT, cwd=local, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
-    expected = _files(local)
+    expected = _files(local / "features")
     total = sum(len(ids) for ids in _conversations(local).values())
     assert total == 2 * len(SPECS)
 
@@ -107,7 +95,7 @@ def test_implement_on_ray_writes_the_files_of_a_local_run_and_resumes_after_a_ki
     output, _ = resumed.communicate()
     assert resumed.returncode == 0, output
     driver_pids.add(str(resumed.pid))
-    assert _files(project) == expected  # nothing lost, nothing doubled: byte for byte the local run's files
+    assert _files(project / "features") == expected  # nothing lost, nothing doubled: byte for byte the local run's files
     assert all(_conversations(project)[spec][: len(ids)] == ids for spec, ids in partial.items())  # what the killed run wrote is kept
     answered_in = set((project / "pids.txt").read_text().split())
     assert answered_in and not answered_in & driver_pids  # the LM was called in Ray's workers, never by the driver

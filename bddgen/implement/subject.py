@@ -146,15 +146,6 @@ class SubjectReader:
         scopes = [n for n in _numbered(title_names) if n not in names]
         return {d for d, doc in self.documents.items() if any(mentions(doc.title, n) for n in scopes)}
 
-    def _scoped(self, names: Sequence[str], title_names: Sequence[str]) -> list[str] | None:
-        """The title's numbered names instead of the names the lines give, when the documents those scope the spec to
-        hold none of them: a spec on "Report 13 …" asking for "total assets", a line item of other reports only, is
-        about Report 13, not about the other reports' total assets. None when the names stand."""
-        within = self._within(title_names, names)
-        if not names or not within or any(n in self.texts[d] for d in within for n in names):
-            return None
-        return [n for n in _numbered(title_names) if n not in names]
-
     def of(self, spec: Spec, ranked: Sequence[str] = ()) -> SpecSubject:
         """The spec's subject. A name counts when a document writes it with its capitals (so a title's
         "Ticket Prices" is no name unless a document says so); `ranked` orders the documents holding it."""
@@ -177,12 +168,14 @@ class SubjectReader:
         names = list(dict.fromkeys([*stated, *(i for i in items if any(mentions(i, n) for n in stated))] if stated else items or in_title_names))
         # a capitalised word that opens a longer name the spec gives ("Adjusted" of "Adjusted operating profit2") is that name
         names = [n for n in names if not any(other != n and mentions(other, n) for other in names)]
-        scoped = self._scoped(names, in_title_names)
-        if scoped is not None:
-            names = scoped
+        within = self._within(in_title_names, names)
+        if names and within and not any(n in self.texts[d] for d in within for n in names):
+            # the documents the title's numbered name scopes the spec to hold none of the names the lines give: a spec on
+            # "Report 13 …" asking for "total assets", a line item of other reports only, is about Report 13
+            names, within = [n for n in _numbered(in_title_names) if n not in names], set()
         if names:
             holding = [d for d, text in self.texts.items() if any(n in text for n in names)]
-            if scoped is None and (within := self._within(in_title_names, names)):
+            if within:
                 holding = [d for d in holding if d in within]
             titled = {d: frozenset(n for n in names if mentions(self.documents[d].title, n)) for d in holding}
             order = {d: i for i, d in enumerate(ranked)}

@@ -21,7 +21,6 @@ from bddgen.implement.kinds.sentence import SentenceKind
 from bddgen.implement.kinds.table import names_in_words, row_named
 from bddgen.implement.plan import PlannedTurn
 from bddgen.implement.provenance import TurnCheck
-from bddgen.implement.questions import question_for
 from bddgen.implement.tasks import WrittenTurn
 from bddgen.models import PolicyDocument, TableDocument
 from bddgen.ner.base import EntityRecognizer
@@ -98,11 +97,11 @@ class RuleKind(SentenceKind):
         for sentence in sentence_candidates(
             policy, set(self.context.focus), recognizer, avoid=self.conversation.avoided(kind, doc_id), rank=self.conversation.fact_rank(),
         ):
+            facts = [f for f in askable_facts(answer_spans(sentence.text, policy.title, recognizer), sentence.text, recognizer,
+                                              self.conversation.fact_rank()) if f.upper() not in CURRENCY_CODES]
             for table in tables:
                 for column, values in cases_named(sentence.text, table, tables):
-                    spans = [s for s in askable_facts(answer_spans(sentence.text, policy.title, recognizer), sentence.text, recognizer,
-                                                      self.conversation.fact_rank())
-                             if not any(mentions(s, v) or mentions(v, s) for v in values) and s.upper() not in CURRENCY_CODES]
+                    spans = [f for f in facts if not any(mentions(f, v) or mentions(v, f) for v in values)]
                     case = self._row_of(table, column, values) if spans else None
                     if case is not None:
                         yield sentence.model_copy(update={"answer": spans[0], "case": case})
@@ -151,12 +150,12 @@ class RuleKind(SentenceKind):
     def evidence_text(self, evidence: SentenceEvidence) -> str:
         return evidence.text
 
-    def for_row(self, question: str, evidence: SentenceEvidence) -> str:
-        """`question` asked of the row instead of the case: the case it names, with its article and the noun after it,
-        becomes the row ("… for Business tickets?" -> "… for booking Q2W3E4?"); a question that names the row already
-        only loses the case. Unchanged when it names neither (its checks then say what is missing)."""
+    def for_row(self, question: str, evidence: SentenceEvidence, values: Sequence[str]) -> str:
+        """`question` asked of the row instead of the case (`values`: the cases the sentence names with it): the case it
+        names, with its article and the noun after it, becomes the row ("… for Business tickets?" -> "… for booking
+        Q2W3E4?"); a question that names the row already only loses the case. Unchanged when it names neither (its
+        checks then say what is missing)."""
         case = self._case(evidence)
-        values = self._values(evidence)
         alternatives = "|".join(re.escape(v) for v in sorted(values, key=len, reverse=True))
         cases = rf"(?<!\w)(?:{alternatives})(?:{_LISTED.pattern}(?:{alternatives}))*(?!\w)"
         listed = rf"(?:\b(?:a|an|the|my)\s+)?{cases}(?:\s+(?:ticket|fare|passenger|booking|class)s?\b)?"
@@ -178,16 +177,19 @@ class RuleKind(SentenceKind):
         clause = super().plain_question(planned, kind, evidence, lean_if_copied=lean_if_copied)
         if clause is None:
             return None
-        asked = self.for_row(clause, evidence)
-        if asked == clause or any(mentions(asked, v) for v in self._values(evidence)):
+        values = self._values(evidence)
+        asked = self.for_row(clause, evidence, values)
+        if asked == clause or any(mentions(asked, v) for v in values):
             return None
         if not all(mentions(asked, v) for v in self._case(evidence).filter.values()):
             return f"For {self._row(evidence)}, {lower_first_word(asked)}"
         return asked
 
     def check(self, planned: PlannedTurn, kind: QueryType, evidence: SentenceEvidence, question: str, answer: str, by_code: bool) -> Draft:
-        question = self.for_row(question, evidence)
+        values = self._values(evidence)
+        question = self.for_row(question, evidence, values)
         case = self._case(evidence)
+        named = self._row(evidence)
         table = self.context.table(case.table)
         row = table.row_text(case.row)
         policy = self.context.documents[evidence.document]
@@ -195,16 +197,15 @@ class RuleKind(SentenceKind):
         recognizer = self.context.recognizer
         log = self.log()
         log.check("well-formed", {"well_formed": well_formed("question", question)})
-        described = f"{evidence.text}; {policy.title}; {row}; {table.title}; {self._row(evidence)}; {self.context.system_name}"
+        described = f"{evidence.text}; {policy.title}; {row}; {table.title}; {named}; {self.context.system_name}"
         log.check("question", {
             "question_form": form_problems(question),
             "copied_words": copied_problems(question, evidence.text, self.context.checks.max_copied_words),
             "unstated_names": unstated_names(question, described),
         })
-        values = self._values(evidence)
-        said = [f'the question says "{v}", which the assistant must read from {self._row(evidence)}; leave it out' for v in values if mentions(question, v)]
+        said = [f'the question says "{v}", which the assistant must read from {named}; leave it out' for v in values if mentions(question, v)]
         # what the rule is about: the sentence's words but its case, its fact and the row's own words ("passenger")
-        topic = content_words(evidence.text) - content_words(f"{span} {' '.join(values)} {row} {table.title} {self._row(evidence)}")
+        topic = content_words(evidence.text) - content_words(f"{span} {' '.join(values)} {row} {table.title} {named}")
         unasked = [] if {w[:STEM] for w in content_words(question)} & {w[:STEM] for w in topic} else [
             f'the question must ask what the rule says ("{evidence.text}"), in words of its own about it, not only name the row']
         # a question naming neither the row nor the case is asked for the case, which code then asks of the row
@@ -219,7 +220,7 @@ class RuleKind(SentenceKind):
         grounded = f"{evidence.text} {row}"
         fluent = (mentions(answer, span) and not grounding_problems(answer, grounded, recognizer)[1]
                   and not unsupported_words(answer, grounded, question) and not well_formed("answer", answer))
-        reference = answer if fluent else f"{span} (the {spoken_name(case.column)} of {self._row(evidence)} is {case.value})"
+        reference = answer if fluent else f"{span} (the {spoken_name(case.column)} of {named} is {case.value})"
         log.note("grounding", f"in sentence {evidence.sentence} of {evidence.document}, for {spoken_name(case.column)} {case.value}: {span}")
         log.note("exact", f"row {case.row} of {case.table}: {spoken_name(case.column)} = {case.value}")
         turn = Turn(question=question, answer=reference, query_type=kind, doc_ids=[evidence.document, case.table])
