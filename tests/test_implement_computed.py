@@ -359,3 +359,48 @@ def test_a_synthesis_worded_by_code_says_the_source_its_parts_share_once() -> No
     )
     writer.conversation.kept[1] = kept("In Report 22, what was the Revenue in 2019?", "$503.6")  # two sources: each said
     assert writer.kinds.synthesis.plain(planned, QueryType.SYNTHESIS, both).question.count("in Report 2") == 2
+
+
+def test_a_computed_turns_round_trip_names_the_figures_it_needs_not_their_arithmetic() -> None:
+    """Code does the arithmetic: the round trip of a computed question asks for the figures it is worked out from,
+    and agrees when those are the cells the computation reads (a small model's wrong percentage refuses nothing)."""
+    from bddgen.implement.computed import figures_agree
+
+    change = next(e for e in computed_candidates(SALES, {"automotive"}) if e.op == "change")
+    assert (change.filter[LABEL], change.columns) == ("Automotive", ["Fiscal 2018 (in millions)", "2019"])
+    assert figures_agree(SALES, change, "2018: $ 6,092; 2019: $ 5,686")
+    assert figures_agree(SALES, change, change.value)  # the result, worked out right
+    assert not figures_agree(SALES, change, "2017: $ 5,228; 2019: $ 5,686")  # another year's figure
+    assert not figures_agree(SALES, change, "$ 5,686; $ 6,092; $ 5,228")  # the whole row: it has not told which figures
+
+    asked: list[str] = []
+
+    def lists_figures(request):
+        asked.append(request.messages[-1].content)
+        return faithful_replies()["figures_from_documents"](request)
+
+    def miscomputes(request):
+        return {"answer": "3.6%"}  # what the embedded 1.5B answered to a percentage change it was asked to compute
+
+    result = _write_sales(SALES_TREND, _plan(QueryType.SINGLE_DOC, QueryType.SINGLE_DOC, QueryType.SYNTHESIS),
+                          figures_from_documents=lists_figures, answer_from_documents=miscomputes)
+    computed = [r for r in result.records if isinstance(r.evidence, TableEvidence) and r.evidence.op != "lookup"]
+    assert computed and all(r.outcome == "kept" for r in computed)
+    assert all("$ 5,686" in r.roundtrip_answer for r in computed[:1]) and asked
+
+    def wrong_year(request):
+        return {"figures": ["2017: $ 5,228", "2019: $ 5,686"]}
+
+    refused = _write_sales(SALES_TREND, _plan(QueryType.SINGLE_DOC, QueryType.SYNTHESIS), attempts=1, figures_from_documents=wrong_year)
+    first = refused.records[0]
+    assert not (isinstance(first.evidence, TableEvidence) and first.evidence.op != "lookup" and first.outcome == "kept")
+    assert any("2017: $ 5,228" in r for r in first.rewrites)
+
+
+def test_an_unanswerable_turn_before_any_table_turn_asks_a_line_items_next_year() -> None:
+    """With nothing asked yet, the UNANSWERABLE turn of a report table's conversation asks the figure of the line
+    item closest to the spec for a year the report does not cover, not "the launch date" of the table's title."""
+    result = _write_sales(SALES_TREND, _plan(QueryType.UNANSWERABLE, QueryType.SINGLE_DOC, QueryType.SINGLE_DOC, QueryType.SYNTHESIS))
+    unanswerable = result.turns[0]
+    assert unanswerable.query_type is QueryType.UNANSWERABLE
+    assert "2020" in unanswerable.question and "Automotive" in unanswerable.question, unanswerable.question

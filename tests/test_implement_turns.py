@@ -755,6 +755,19 @@ def test_an_entitys_kind_is_read_in_the_columns_and_sentences_that_hold_it() -> 
     assert entity_kind("Orlanmouth Wanderers", recognizer, texts) == "organisation"  # a cell of the from_club column
 
 
+def test_a_name_column_says_its_rows_kind() -> None:
+    """A last name in an Employee table is a person's (asked a salary, not a launch date); a media type's name
+    is no person, place or organisation."""
+    from bddgen.implement.unanswerable import entity_kind
+
+    employees = TableDocument(id="t-emp", title="Employee", headers=["EmployeeId", "LastName", "Title"], rows=[["1", "Edwards", "Sales Manager"]])
+    media = TableDocument(id="t-media", title="MediaType", headers=["MediaTypeId", "Name"], rows=[["2", "Protected AAC audio file"]])
+    texts = DocumentTexts({d.id: d for d in (employees, media)})
+    assert entity_kind("Edwards", RegexRecognizer(), texts) == "person"
+    assert entity_kind("Sales Manager", RegexRecognizer(), texts) != "person"  # a title column says nothing of its rows
+    assert entity_kind("Protected AAC audio file", RegexRecognizer(), texts) == "other"
+
+
 def test_a_fact_inside_a_longer_name_of_its_sentence_is_never_asked_for() -> None:
     club = TextDocument(id="d3", title="Ashvale Rangers", passage="Ashvale Rangers play their home games in Ashvale, a market town. The club was founded in 1902 by miners.")
     bridged = list(sentence_candidates(club, set(), RegexRecognizer(), must="Ashvale", answer_is_must=True))

@@ -131,16 +131,32 @@ def asked_phrase(table: TableDocument, evidence: TableEvidence) -> str:
 
 
 def rows_read(table: TableDocument, evidence: TableEvidence) -> str:
-    """The rows a table turn reads, as the round trip shows them: its row, and for a computation over one
-    column every row it reads (the total of a ratio)."""
-    rows = [evidence.row]
-    if evidence.values:
-        under = sections(table)
-        rows = [
-            n for n, cells in enumerate(table.rows)
-            if any(normalise(cells[0]) == normalise(v) for v in evidence.values) and (not evidence.section or under[n] == evidence.section)
-        ]
-    return "\n".join(table.row_text(n) for n in rows)
+    """The rows a table turn reads, as the round trip shows them."""
+    return "\n".join(table.row_text(n) for n in _row_numbers(table, evidence))
+
+
+def _row_numbers(table: TableDocument, evidence: TableEvidence) -> list[int]:
+    """The rows a table turn reads: its row, and for a computation over one column every row it reads (the total of a ratio)."""
+    if not evidence.values:
+        return [evidence.row]
+    under = sections(table)
+    return [
+        n for n, cells in enumerate(table.rows)
+        if any(normalise(cells[0]) == normalise(v) for v in evidence.values) and (not evidence.section or under[n] == evidence.section)
+    ]
+
+
+def figures_agree(table: TableDocument, evidence: TableEvidence, reply: str) -> bool:
+    """A computed question's round trip (the figures it needs, `FIGURES_FROM_DOCUMENTS`) agrees when the reply states
+    the computed value, or every cell the computation reads and not every number the rows read hold besides (a reply
+    that copies whole rows has not told which figures the question needs)."""
+    if contains_exact(reply, evidence.value):
+        return True
+    if not computed_agrees(table, evidence, reply):
+        return False
+    operands = {cell for _, _, cell in operand_cells(evidence.query(), table)}
+    others = [c for n in _row_numbers(table, evidence) for c in table.rows[n] if c not in operands and _number(c)]
+    return not others or not all(contains_exact(reply, c) for c in others)
 
 
 def computed_agrees(table: TableDocument, evidence: TableEvidence, reply: str) -> bool:

@@ -10,7 +10,7 @@ from typing import Any, Callable
 from bddgen.implement.context import sentences
 from bddgen.implement.unanswerable import ATTRIBUTES
 from bddgen.normalise import STOPWORDS, normalise
-from bddgen.implement.tasks import QUESTION_CHARS
+from bddgen.implement.tasks import FIGURES, QUESTION_CHARS
 from bddgen.lm.base import LMRequest
 from bddgen.ner.base import CAPITALISED_RUN
 from bddgen.specs import CANNOT_ANSWER
@@ -105,6 +105,23 @@ def answer_from_documents(request: LMRequest) -> dict[str, Any]:
     return {"answer": _facts_not_asked(best, said) or best[:280] or CANNOT_ANSWER}
 
 
+def figures_from_documents(request: LMRequest) -> dict[str, Any]:
+    """The figures a computed question needs, as a faithful model lists them: of each table row shown whose label
+    the question names, the cells under the columns of the years it names (every number cell when it names none)."""
+    question = normalise(section(request, "Question"))
+    years = set(re.findall(r"\b(?:19|20)\d\d\b", question))
+    figures = []
+    for line in section(request, "Documents").splitlines():
+        parts = [p.split(":", 1) for p in line.split("; ") if ":" in p] if _ROW.match(line) else []
+        if not parts or f" {normalise(parts[0][1])} " not in f" {question} ":
+            continue
+        figures += [
+            f"{key.strip()}: {value.strip()}" for key, value in parts[1:]
+            if re.search(r"\d", value) and (not years or years & set(re.findall(r"\b(?:19|20)\d\d\b", key)))
+        ]
+    return {"figures": figures[:FIGURES] or [CANNOT_ANSWER]}
+
+
 _ROW = re.compile(r"^[^\s:;][^:;]*:+ ")  # a table row as the round trip shows it: "club: Korrin Sporting; orders.id: 1" ("Segment:: Other")
 
 
@@ -121,4 +138,4 @@ def _facts_not_asked(sentence: str, said: str) -> str:
 
 def faithful_replies() -> dict[str, Reply]:
     """ScriptedLM `by_task` entries for every implement task."""
-    return {"write_turn": write_turn, "answer_from_documents": answer_from_documents}
+    return {"write_turn": write_turn, "answer_from_documents": answer_from_documents, "figures_from_documents": figures_from_documents}

@@ -1,5 +1,5 @@
 """The implement stage's LM tasks: phrase one turn around evidence code chose, and answer a written
-question from documents alone (the round trip). Both keep their instruction and schema in the system
+question from documents alone (the round trip; of a computed question, the figures it needs). Both keep their instruction and schema in the system
 message, identical on every call, and everything that varies in the user message, so a local model
 reuses its cached prompt prefix."""
 
@@ -13,6 +13,7 @@ from bddgen.specs import CANNOT_ANSWER
 STAGE = "implement"
 QUESTION_CHARS = 240
 ANSWER_CHARS = 600
+FIGURES = 6  # a computed question reads two cells, an average a few more
 
 
 class WrittenTurn(BaseModel):
@@ -69,5 +70,29 @@ Give the answer itself, short: the value, name or fact asked for, with its numbe
 When the question asks for several things, give each of them, separated by "; ".
 If the documents do not answer the question, answer exactly "{CANNOT_ANSWER}".""",
     output=RoundTripAnswer,
+    max_tokens=200,
+)
+
+
+class RoundTripFigures(BaseModel):
+    """The figures a computed question is worked out from, as the LM finds them in the documents."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    figures: list[str] = Field(min_length=1, max_length=FIGURES)
+
+    @property
+    def answer(self) -> str:
+        """The figures as one reply, as a round trip records it."""
+        return "; ".join(self.figures)
+
+
+FIGURES_FROM_DOCUMENTS: PromptTask[RoundTripFigures] = PromptTask(
+    name="figures_from_documents",
+    instruction=f"""The user's last question asks for a value worked out from figures in the documents below (a change, a
+percentage change, an average, a ratio). Do not work it out. List only the figures it is worked out from, each exactly
+as the documents write it, with what it is ("Net sales 2019: 1,452.4"). Leave out every other figure.
+If the documents do not hold them, answer ["{CANNOT_ANSWER}"].""",
+    output=RoundTripFigures,
     max_tokens=200,
 )

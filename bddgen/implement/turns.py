@@ -15,7 +15,7 @@ from bddgen.implement.grounding import mentions
 from bddgen.implement.kinds import Conversation, Draft, EvidenceKind, Kept, Kinds, WriterContext, answerable
 from bddgen.implement.plan import PlannedTurn, TurnPlan
 from bddgen.implement.provenance import Evidence, TurnCheck, TurnProvenance
-from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, STAGE, WRITE_TURN, RoundTripAnswer
+from bddgen.implement.tasks import STAGE, WRITE_TURN, RoundTripAnswer, RoundTripFigures
 from bddgen.lm.base import LMRequest
 from bddgen.specs import QueryType, Turn
 
@@ -195,14 +195,15 @@ class ConversationWriter:
         return inputs
 
     def _round_trip(self, reader: EvidenceKind[Any], evidence: Evidence, question: str, kind: QueryType) -> str:
-        """The LM's answer to `question` from the cited documents alone (never the reference). A FILLER's "that
+        """The LM's answer to `question` from the cited documents alone (never the reference; of a computed question,
+        the figures it needs, as the kind's round-trip task asks). A FILLER's "that
         media type" is the one the turn just before it named, as people read it: its round trip sees that
         exchange only (the embedded 1.5B otherwise takes the first media type the conversation named)."""
         docs = reader.round_trip_documents(evidence, question)
         try:
             # the documents before the question: the embedded 1.5B answers far more often right so (docs/reference-answers.md)
-            reply: RoundTripAnswer = self.context.lm.run(
-                ANSWER_FROM_DOCUMENTS, stage=STAGE, documents="\n\n".join(dict.fromkeys(docs)) or "(none)",
+            reply: RoundTripAnswer | RoundTripFigures = self.context.lm.run(
+                reader.round_trip_task, stage=STAGE, documents="\n\n".join(dict.fromkeys(docs)) or "(none)",
                 conversation_so_far=self.conversation.history(self.kept[-1:] if kind is QueryType.FILLER else self.kept, whole=reader.whole_history),
                 question=question,
             )

@@ -20,7 +20,7 @@ from bddgen.models import TableDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.ner.labels import FAC, GPE, LOC, NORP, ORG, PERSON
 from bddgen.retrieval.base import Retriever
-from bddgen.text import spoken_name
+from bddgen.text import row_noun, spoken_name
 
 VOCABULARY_FILE = Path(__file__).resolve().parents[1] / "data" / "unanswerable.yaml"
 
@@ -90,14 +90,18 @@ def entity_kind(entity: str, recognizer: EntityRecognizer, texts: DocumentTexts 
 
 
 def _kind_by_columns(entity: str, texts: DocumentTexts) -> str:
-    """The kind the names of the columns holding `entity` say most often; "" when none says one."""
+    """The kind the names of the columns holding `entity` say most often; "" when none says one. A name column
+    ("LastName", "name") says what its table's rows are: the last name of an Employee row is a person's."""
     wanted = normalise(entity)
     votes: Counter[str] = Counter()
     for document in texts.documents.values():
         if not isinstance(document, TableDocument):
             continue
+        rows_are = set(normalise(row_noun(document.title)).split())
         for position, header in enumerate(document.headers):
             words = set(normalise(spoken_name(header)).split())
+            if "name" in words:
+                words |= rows_are
             kinds = [kind for kind, vocabulary in COLUMN_KINDS.items() if words & vocabulary]
             if len(kinds) == 1 and any(normalise(row[position]) == wanted for row in document.rows if position < len(row)):
                 votes[kinds[0]] += 1

@@ -17,9 +17,10 @@ from bddgen.implement.grounding import DocumentTexts, Facts, mentions
 from bddgen.implement.plan import PlannedTurn, Sides, TurnPlan
 from bddgen.implement.provenance import CheckName, TurnCheck, TurnProvenance
 from bddgen.implement.questions import SentenceParser, one_of_several, question_for
-from bddgen.implement.tasks import WrittenTurn
+from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, RoundTripAnswer, RoundTripFigures, WrittenTurn
 from bddgen.implement.unanswerable import entity_kind
 from bddgen.lm.client import LanguageModel
+from bddgen.lm.tasks import PromptTask
 from bddgen.lm.transcript import exchange_lines, render_transcript
 from bddgen.models import TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
@@ -241,6 +242,7 @@ class EvidenceKind(ABC, Generic[E]):
     written version against the evidence, and the round trip that answers the question from the documents."""
 
     round_trip: ClassVar[bool] = True  # False: the reference holds by code alone (absence proven by search, a refusal by a rule)
+    round_trip_task: ClassVar[PromptTask[RoundTripAnswer] | PromptTask[RoundTripFigures]] = ANSWER_FROM_DOCUMENTS  # what the round trip asks the LM
     whole_history: ClassVar[bool] = False  # the prompt and the round trip see the whole conversation, not its last turns
     asks_again: ClassVar[bool] = False  # the turn asks earlier questions again by design (no repeat check)
 

@@ -9,6 +9,7 @@ from typing import Iterator, Mapping
 from bddgen.implement.checks import form_problems, question_problems, well_formed
 from bddgen.implement.context import Document
 from bddgen.implement.declined import DeclinedRequest, declined_problems, requested
+from bddgen.implement.evidence import ranked_rows
 from bddgen.implement.grounding import DocumentTexts, mentions
 from bddgen.implement.kinds.base import Draft, EvidenceKind, recorded
 from bddgen.implement.plan import PlannedTurn
@@ -16,6 +17,8 @@ from bddgen.implement.questions import SentenceParser
 from bddgen.implement.provenance import TurnCheck
 from bddgen.implement.tasks import WrittenTurn
 from bddgen.implement.unanswerable import AbsentSubject, absent_subjects, still_absent, unreported_years
+from bddgen.implement.wide import label_column
+from bddgen.models import TableDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.normalise import normalise
 from bddgen.specs import CANNOT_ANSWER, QueryType, Turn
@@ -31,11 +34,22 @@ class AbsentKind(EvidenceKind[AbsentSubject]):
 
     def candidates(self, planned: PlannedTurn, kind: QueryType, doc_id: str = "") -> Iterator[AbsentSubject]:
         context = self.context
-        # a report's line item the conversation asked about: its figure for a year the report does not cover
-        for item in dict.fromkeys([planned.subject, *self.conversation.filter_values()]):
+        # a report's line item the conversation asked about (else the chain's report table's line item closest to the
+        # spec): its figure for a year the report does not cover
+        for item in dict.fromkeys([planned.subject, *self.conversation.filter_values(), *self._line_items()]):
             yield from unreported_years(item, context.texts, context.retriever)
         entity, entity_is = self.conversation.asked_about(planned)
         yield from absent_subjects(entity, context.texts, context.retriever, kind=entity_is, start=context.seed, vocabulary=context.unanswerable)
+
+    def _line_items(self) -> list[str]:
+        """Per report table of the chain (a label column, a column per year), the row label closest to the spec."""
+        tables = [self.context.documents[d] for d in self.conversation.plan.chain.documents]
+        items = []
+        for table in tables:
+            if isinstance(table, TableDocument) and label_column(table):
+                labels = [label for n in ranked_rows(table, set(self.context.focus)) if (label := table.rows[n][0].strip())]
+                items += labels[:1]
+        return items
 
     def task(self, planned: PlannedTurn, kind: QueryType, evidence: AbsentSubject) -> str:
         return f'Ask for {evidence.subject}. No document says it: the answer is "{CANNOT_ANSWER}".'

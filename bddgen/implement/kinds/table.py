@@ -9,7 +9,7 @@ from typing import Iterator, Mapping
 from bddgen.implement.checks import (
     copied_problems, form_problems, grounding_problems, leak_problems, names_problems, question_problems, unstated_names, well_formed,
 )
-from bddgen.implement.computed import asked_phrase, asks_for_arithmetic, computed_agrees, computed_candidates, rows_read
+from bddgen.implement.computed import asked_phrase, asks_for_arithmetic, computed_agrees, computed_candidates, figures_agree, rows_read
 from bddgen.implement.counts import count_candidates, count_question, counted_things, counts_rows_of, counts_shown
 from bddgen.implement.evidence import TableEvidence, exact_expectation, table_candidates
 from bddgen.implement.context import Document
@@ -17,7 +17,7 @@ from bddgen.implement.grounding import answer_facts, mentions, missing_facts
 from bddgen.implement.kinds.base import Draft, EvidenceKind, recorded, source_name
 from bddgen.implement.provenance import TurnCheck
 from bddgen.implement.plan import PlannedTurn
-from bddgen.implement.tasks import WrittenTurn
+from bddgen.implement.tasks import FIGURES_FROM_DOCUMENTS, WrittenTurn
 from bddgen.models import TableDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.numbers import is_year
@@ -221,7 +221,10 @@ class CountKind(CellKind):
 
 class ComputedKind(CellKind):
     """A change, percentage change, average or ratio of a wide table's cells (a report's line items by year), asked
-    when the spec asks for one or once a turn has read a cell of that table."""
+    when the spec asks for one or once a turn has read a cell of that table. Code does the arithmetic, so the round
+    trip asks the LM for the figures the question needs, not for the result (a small model's arithmetic is unreliable)."""
+
+    round_trip_task = FIGURES_FROM_DOCUMENTS
 
     def candidates(self, planned: PlannedTurn, kind: QueryType, doc_id: str) -> Iterator[TableEvidence]:
         if kind is QueryType.SINGLE_DOC and self._computes(doc_id):
@@ -236,5 +239,5 @@ class ComputedKind(CellKind):
         return read or asks_for_arithmetic(self.context.spec.asks())
 
     def agrees(self, evidence: TableEvidence, draft: Draft, reply: str) -> bool:
-        return computed_agrees(self.context.table(evidence.table), evidence, reply)
+        return figures_agree(self.context.table(evidence.table), evidence, reply)
 
