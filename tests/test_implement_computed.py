@@ -404,3 +404,17 @@ def test_an_unanswerable_turn_before_any_table_turn_asks_a_line_items_next_year(
     unanswerable = result.turns[0]
     assert unanswerable.query_type is QueryType.UNANSWERABLE
     assert "2020" in unanswerable.question and "Automotive" in unanswerable.question, unanswerable.question
+
+
+def test_a_spec_naming_no_line_item_computes_the_total() -> None:
+    """A spec on "the change in net sales" of a table of net sales by region asks the total's change; a spec that
+    names a region asks that region's."""
+    regions = TableDocument(
+        id="tables/regions", title="Net sales by region",
+        headers=["item", "Fiscal Year 2018 Net Sales", "Fiscal Year 2017 Net Sales"],
+        rows=[["APAC", "$479,987", "$288,764"], ["EMEA", "277,898", "237,437"], ["Total", "$ 757,885", "$ 526,201"]],
+    )
+    first = next(computed_candidates(regions, {"change", "net", "sales", "increased"}))
+    assert first.filter == {"item": "Total"} and first.op == "change"
+    named = next(computed_candidates(regions, {"change", "net", "sales", "emea"}))
+    assert named.filter == {"item": "EMEA"}

@@ -13,7 +13,7 @@ import re
 from typing import Iterator, Sequence
 
 from bddgen.implement.evidence import FILTER_VALUE_CHARS, TableEvidence, evaluated, ranked_rows
-from bddgen.normalise import normalise
+from bddgen.normalise import content_words, normalise
 from bddgen.implement.tables import operand_cells
 from bddgen.implement.wide import (
     column_measure, column_phrase, column_year, is_percent_column, is_section_row, label_column, label_phrase, sections, unique_label, value_columns,
@@ -97,10 +97,14 @@ def computed_candidates(
 ) -> Iterator[TableEvidence]:
     """Computed answers to ask of a wide table, best first: rows sharing most words with the spec first (only
     rows holding `side`, when given), each with its change, percentage change, average and ratio to its total.
-    None for other tables."""
+    When no row shares a word with the spec, its total rows come first: a spec on "the change in net sales" of a
+    table of net sales by region asks the total's change, not the first region's. None for other tables."""
     if not label_column(table):
         return
-    for row in ranked_rows(table, focus, side, avoid=avoid, within=True):
+    rows = ranked_rows(table, focus, side, avoid=avoid, within=True)
+    if not side and not any(content_words(table.rows[n][0]) & focus for n in rows):
+        rows.sort(key=lambda n: not _TOTAL.match(table.rows[n][0]))
+    for row in rows:
         yield from _row_evidence(table, row, avoid)
         yield from _ratio_evidence(table, row, avoid)
 
