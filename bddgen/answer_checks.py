@@ -47,11 +47,14 @@ def numbers_in(text: str) -> set[float]:
 
 def contains_exact(answer: str, value: str) -> bool:
     """True when `answer` states `value`: numbers compare as numbers however written (61,811 = 61811; 35 =
-    35.00; 4.5% = "4.50 %" = "4.5 percent", rounded to fewer decimals too; see `bddgen.numbers.states_quantity`),
+    35.00; 4.5% = "4.50 %" = "4.5 percent", rounded to fewer decimals too; see `bddgen.numbers.states_quantity`;
+    a bare number as a percentage, 0.4 = "40.0%"),
     other values as whole words after normalisation."""
     target = normalise_punctuated(value)
     if _NUMERIC_VALUE.match(target) and float(target) in numbers_in(answer):
         return True  # also written in words ("two checked bags")
+    if _NUMERIC_VALUE.match(target) and "%" in answer and states_quantity(answer, f"{float(target) * 100:g}%"):
+        return True  # a bare fraction written as a percentage: a ratio of 0.4 is "40.0%"
     stated = states_quantity(answer, value)
     if stated is not None:
         return stated

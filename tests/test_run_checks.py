@@ -16,6 +16,7 @@ from bddgen.answer_checks import contains_exact, is_refusal
         ("It is included: two checked bags.", "2"),
         ("Flight XV215 is cancelled.", "cancelled"),
         ("The status is CANCELLED.", "cancelled"),
+        ("APAC made up 40.0% of total net sales.", "0.4"),  # a ratio written as a percentage
     ],
 )
 def test_contains_exact_accepts_the_value_in_another_notation(answer: str, value: str) -> None:
@@ -29,6 +30,8 @@ def test_contains_exact_accepts_the_value_in_another_notation(answer: str, value
         ("Flight XV2170 is delayed.", "XV217"),
         ("It costs 350 EUR.", "35"),
         ("Harbour City won 3-20.", "3-2"),
+        ("APAC made up 4% of total net sales.", "0.4"),
+        ("APAC's share was 0.04%.", "0.4"),
     ],
 )
 def test_contains_exact_rejects_other_values(answer: str, value: str) -> None:
