@@ -391,10 +391,23 @@ def test_a_computed_turns_round_trip_names_the_figures_it_needs_not_their_arithm
     def wrong_year(request):
         return {"figures": ["2017: $ 5,228", "2019: $ 5,686"]}
 
-    refused = _write_sales(SALES_TREND, _plan(QueryType.SINGLE_DOC, QueryType.SYNTHESIS), attempts=1, figures_from_documents=wrong_year)
+    refused = _write_sales(SALES_TREND, _plan(QueryType.SINGLE_DOC, QueryType.SYNTHESIS), attempts=1,
+                           figures_from_documents=wrong_year, answer_from_documents=miscomputes)
     first = refused.records[0]
     assert not (isinstance(first.evidence, TableEvidence) and first.evidence.op != "lookup" and first.outcome == "kept")
-    assert any("2017: $ 5,228" in r for r in first.rewrites)
+    assert any("3.6%" in r for r in first.rewrites)  # neither the figures nor the answer agreed
+
+    # figures the LM gets wrong, an answer that states the value (as a table's own "Change (%)" column may): kept
+    change_value = change.value
+
+    def states_value(request):
+        return {"answer": change_value}
+
+    answered = _write_sales(SALES_TREND, _plan(QueryType.SINGLE_DOC, QueryType.SYNTHESIS), attempts=1,
+                            figures_from_documents=wrong_year, answer_from_documents=states_value)
+    kept = answered.records[0]
+    assert isinstance(kept.evidence, TableEvidence) and kept.evidence.op != "lookup" and kept.outcome == "kept"
+    assert kept.roundtrip_answer == change_value
 
 
 def test_an_unanswerable_turn_before_any_table_turn_asks_a_line_items_next_year() -> None:

@@ -17,6 +17,7 @@ from bddgen.implement.plan import PlannedTurn, TurnPlan
 from bddgen.implement.provenance import Evidence, TurnCheck, TurnProvenance
 from bddgen.implement.tasks import STAGE, WRITE_TURN, RoundTripAnswer, RoundTripFigures
 from bddgen.lm.base import LMRequest
+from bddgen.lm.tasks import PromptTask
 from bddgen.specs import QueryType, Turn
 
 __all__ = ["ConversationWriter", "WriterContext", "WrittenConversation"]
@@ -137,9 +138,8 @@ class ConversationWriter:
             draft = reader.checked(planned, kind, evidence, written)
             # absence is proven by the corpus search, a refusal by the assistant's rule: neither by an LM
             if not draft.problems and reader.round_trip:
-                reply = self._round_trip(reader, evidence, draft.turn.question, kind)
+                reply, agreed = self._answered(reader, evidence, draft, kind)
                 record.roundtrip_answer = reply
-                agreed = reader.agrees(evidence, draft, reply)
                 if not agreed and (asked := reader.asked_instead(planned, kind, evidence, written, reply)):
                     record.asked_instead_of = evidence.answer  # type: ignore[union-attr]
                     evidence, draft = asked
@@ -167,9 +167,8 @@ class ConversationWriter:
             return None
         draft = reader.checked(planned, kind, evidence, written, by_code=True)
         if not draft.problems and reader.round_trip:
-            reply = self._round_trip(reader, evidence, draft.turn.question, kind)
+            reply, agreed = self._answered(reader, evidence, draft, kind)
             record.roundtrip_answer = reply
-            agreed = reader.agrees(evidence, draft, reply)
             self._record_round_trip(draft, agreed, reply, f"answering the question worded by code from the documents gave {reply!r} instead of {_expected(draft)!r}")
         if draft.problems:
             record.rewrites.append("worded by code: " + "; ".join(draft.problems))
@@ -194,7 +193,19 @@ class ConversationWriter:
             inputs["problems"] = "\n".join(f"- {p}" for p in problems)
         return inputs
 
-    def _round_trip(self, reader: EvidenceKind[Any], evidence: Evidence, question: str, kind: QueryType) -> str:
+    def _answered(self, reader: EvidenceKind[Any], evidence: Evidence, draft: Draft, kind: QueryType) -> tuple[str, bool]:
+        """The round trip's reply and whether it agrees, asking the kind's round-trip tasks in turn until one agrees
+        (a computed question: its figures, then its answer)."""
+        reply = ""
+        for task in reader.round_trip_tasks:
+            reply = self._round_trip(reader, task, evidence, draft.turn.question, kind)
+            if reader.agrees(evidence, draft, reply):
+                return reply, True
+        return reply, False
+
+    def _round_trip(
+        self, reader: EvidenceKind[Any], task: PromptTask[Any], evidence: Evidence, question: str, kind: QueryType
+    ) -> str:
         """The LM's answer to `question` from the cited documents alone (never the reference; of a computed question,
         the figures it needs, as the kind's round-trip task asks). A FILLER's "that
         media type" is the one the turn just before it named, as people read it: its round trip sees that
@@ -203,7 +214,7 @@ class ConversationWriter:
         try:
             # the documents before the question: the embedded 1.5B answers far more often right so (docs/reference-answers.md)
             reply: RoundTripAnswer | RoundTripFigures = self.context.lm.run(
-                reader.round_trip_task, stage=STAGE, documents="\n\n".join(dict.fromkeys(docs)) or "(none)",
+                task, stage=STAGE, documents="\n\n".join(dict.fromkeys(docs)) or "(none)",
                 conversation_so_far=self.conversation.history(self.kept[-1:] if kind is QueryType.FILLER else self.kept, whole=reader.whole_history),
                 question=question,
             )

@@ -242,7 +242,8 @@ class EvidenceKind(ABC, Generic[E]):
     written version against the evidence, and the round trip that answers the question from the documents."""
 
     round_trip: ClassVar[bool] = True  # False: the reference holds by code alone (absence proven by search, a refusal by a rule)
-    round_trip_task: ClassVar[PromptTask[RoundTripAnswer] | PromptTask[RoundTripFigures]] = ANSWER_FROM_DOCUMENTS  # what the round trip asks the LM
+    # what the round trip asks the LM, in turn until a reply agrees
+    round_trip_tasks: ClassVar[tuple[PromptTask[RoundTripAnswer] | PromptTask[RoundTripFigures], ...]] = (ANSWER_FROM_DOCUMENTS,)
     whole_history: ClassVar[bool] = False  # the prompt and the round trip see the whole conversation, not its last turns
     asks_again: ClassVar[bool] = False  # the turn asks earlier questions again by design (no repeat check)
 

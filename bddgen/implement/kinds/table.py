@@ -17,7 +17,7 @@ from bddgen.implement.grounding import answer_facts, mentions, missing_facts
 from bddgen.implement.kinds.base import Draft, EvidenceKind, recorded, source_name
 from bddgen.implement.provenance import TurnCheck
 from bddgen.implement.plan import PlannedTurn
-from bddgen.implement.tasks import FIGURES_FROM_DOCUMENTS, WrittenTurn
+from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, FIGURES_FROM_DOCUMENTS, WrittenTurn
 from bddgen.models import TableDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.numbers import is_year
@@ -222,9 +222,10 @@ class CountKind(CellKind):
 class ComputedKind(CellKind):
     """A change, percentage change, average or ratio of a wide table's cells (a report's line items by year), asked
     when the spec asks for one or once a turn has read a cell of that table. Code does the arithmetic, so the round
-    trip asks the LM for the figures the question needs, not for the result (a small model's arithmetic is unreliable)."""
+    trip asks the LM for the figures the question needs (a small model's arithmetic is unreliable), then, when those
+    are not the cells, for the answer (a table's own "Change (%)" column may state it)."""
 
-    round_trip_task = FIGURES_FROM_DOCUMENTS
+    round_trip_tasks = (FIGURES_FROM_DOCUMENTS, ANSWER_FROM_DOCUMENTS)
 
     def candidates(self, planned: PlannedTurn, kind: QueryType, doc_id: str) -> Iterator[TableEvidence]:
         if kind is QueryType.SINGLE_DOC and self._computes(doc_id):
