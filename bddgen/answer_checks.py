@@ -51,10 +51,11 @@ def contains_exact(answer: str, value: str) -> bool:
     a bare number as a percentage, 0.4 = "40.0%"),
     other values as whole words after normalisation."""
     target = normalise_punctuated(value)
-    if _NUMERIC_VALUE.match(target) and float(target) in numbers_in(answer):
-        return True  # also written in words ("two checked bags")
-    if _NUMERIC_VALUE.match(target) and "%" in answer and states_quantity(answer, f"{float(target) * 100:g}%"):
-        return True  # a bare fraction written as a percentage: a ratio of 0.4 is "40.0%"
+    if _NUMERIC_VALUE.match(target):
+        if float(target) in numbers_in(answer):
+            return True  # also written in words ("two checked bags")
+        if "%" in answer and states_quantity(answer, f"{float(target) * 100:g}%"):
+            return True  # a bare fraction written as a percentage: a ratio of 0.4 is "40.0%"
     stated = states_quantity(answer, value)
     if stated is not None:
         return stated

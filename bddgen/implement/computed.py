@@ -156,9 +156,9 @@ def figures_agree(table: TableDocument, evidence: TableEvidence, reply: str) -> 
     that copies whole rows has not told which figures the question needs)."""
     if contains_exact(reply, evidence.value):
         return True
-    if not computed_agrees(table, evidence, reply):
+    operands = _operands(table, evidence)
+    if operands is None or not all(contains_exact(reply, cell) for cell in operands):
         return False
-    operands = {cell for _, _, cell in operand_cells(evidence.query(), table)}
     others = [c for n in _row_numbers(table, evidence) for c in table.rows[n] if c not in operands and _number(c)]
     return not others or not all(contains_exact(reply, c) for c in others)
 
@@ -169,8 +169,13 @@ def computed_agrees(table: TableDocument, evidence: TableEvidence, reply: str) -
     code does it)."""
     if contains_exact(reply, evidence.value):
         return True
+    operands = _operands(table, evidence)
+    return operands is not None and all(contains_exact(reply, cell) for cell in operands)
+
+
+def _operands(table: TableDocument, evidence: TableEvidence) -> list[str] | None:
+    """The cells a computation reads; None when its cells no longer select one row each."""
     try:
-        cells = operand_cells(evidence.query(), table)
+        return [cell for _, _, cell in operand_cells(evidence.query(), table)]
     except ValueError:
-        return False
-    return all(contains_exact(reply, cell) for _, _, cell in cells)
+        return None

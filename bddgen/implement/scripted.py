@@ -109,7 +109,7 @@ def figures_from_documents(request: LMRequest) -> dict[str, Any]:
     """The figures a computed question needs, as a faithful model lists them: of each table row shown whose label
     the question names, the cells under the columns of the years it names (every number cell when it names none)."""
     question = normalise(section(request, "Question"))
-    years = set(re.findall(r"\b(?:19|20)\d\d\b", question))
+    years = set(_YEAR.findall(question))
     figures = []
     for line in section(request, "Documents").splitlines():
         parts = [p.split(":", 1) for p in line.split("; ") if ":" in p] if _ROW.match(line) else []
@@ -117,11 +117,12 @@ def figures_from_documents(request: LMRequest) -> dict[str, Any]:
             continue
         figures += [
             f"{key.strip()}: {value.strip()}" for key, value in parts[1:]
-            if re.search(r"\d", value) and (not years or years & set(re.findall(r"\b(?:19|20)\d\d\b", key)))
+            if re.search(r"\d", value) and (not years or years & set(_YEAR.findall(key)))
         ]
     return {"figures": figures[:FIGURES] or [CANNOT_ANSWER]}
 
 
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _ROW = re.compile(r"^[^\s:;][^:;]*:+ ")  # a table row as the round trip shows it: "club: Korrin Sporting; orders.id: 1" ("Segment:: Other")
 
 
