@@ -111,14 +111,14 @@ def test_implement_with_jobs_writes_the_files_of_one_job(tmp_path: Path, sports:
 def test_an_interrupted_implement_continues_to_the_files_of_an_uninterrupted_one(tmp_path: Path, sports: tuple[Corpus, MemoryIndex]) -> None:
     faithful = {task: _out_of_order(reply) for task, reply in faithful_replies().items()}
     _implement(_features(tmp_path / "whole"), sports, jobs=1, replies=faithful)
-    calls = iter(range(10_000))
+    paths = _features(tmp_path / "resumed")
 
     def crash_midway(request: LMRequest) -> Any:
-        if next(calls) == 60:  # conversations under way in other jobs are lost with it
+        """Ctrl-C at the first turn asked after a conversation is on disk (those under way in other jobs are lost)."""
+        if any("@conv:" in path.read_text(encoding="utf-8") for path in paths):
             raise KeyboardInterrupt
         return faithful["write_turn"](request)
 
-    paths = _features(tmp_path / "resumed")
     with pytest.raises(KeyboardInterrupt):
         _implement(paths, sports, jobs=4, replies={**faithful, "write_turn": crash_midway})
     kept = sum(len(p.read_text().split("@conv:")) - 1 for p in paths)
