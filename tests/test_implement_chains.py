@@ -79,6 +79,16 @@ def test_excluded_chains_are_not_returned_again() -> None:
     assert frozenset({"a", "b", "c"}) not in {frozenset(c.documents) for c in picked}
 
 
+def test_ranking_after_the_chains_tried_goes_on_as_the_whole_ranking_did() -> None:
+    """A resumed run excludes the chains an interrupted one tried: it picks the rest in the order the whole run would."""
+    graph = _graph([("a", "b", 0.6), ("b", "c", 0.6), ("c", "d", 0.6), ("a", "c", 0.6), ("d", "e", 0.6), ("e", "f", 0.6), ("f", "a", 0.4)])
+    search = find_chains(graph, 3, max_per_start=10, max_total=100, seed=0)
+    whole = [c.documents for c in rank_chains(search, 8)]
+    for tried in range(1, 5):
+        rest = rank_chains(search, 8 - tried, exclude={frozenset(d) for d in whole[:tried]})
+        assert [c.documents for c in rest] == whole[tried:]
+
+
 def test_sparse_graph_falls_back_to_shorter_chains_and_says_so() -> None:
     graph = _graph([("a", "b", 0.6), ("c", "d", 0.6)])
     graph.add_node("lonely")

@@ -22,7 +22,10 @@ from bddgen.embed.base import HashingEmbedder
 from bddgen.errors import BackendUnavailableError
 from bddgen.generate import generate_candidates
 from bddgen.generate.scripted import draft_by_prompt, draft_following_prompt
+from bddgen.features.reader import read_feature
+from bddgen.features.writer import write_feature
 from bddgen.implement.pipeline import ImplementReport, implement_features
+from bddgen.implement.provenance import provenance_path, read_provenance, write_provenance
 from bddgen.implement.scripted import faithful_replies
 from bddgen.lm.base import LMRequest, Message
 from bddgen.lm.client import LanguageModel
@@ -159,6 +162,29 @@ def test_implement_killed_with_sigkill_continues_to_the_files_of_an_uninterrupte
 
     _implement(paths, sports, jobs=4, replies=dict(faithful_replies()))
     assert {p.name: p.read_bytes() for p in paths} == {p.name: p.read_bytes() for p in sorted((tmp_path / "whole").glob("*.feature"))}
+
+
+def test_a_run_killed_between_a_record_and_its_conversation_continues_to_the_files_of_an_uninterrupted_one(
+    tmp_path: Path, sports: tuple[Corpus, MemoryIndex]
+) -> None:
+    """The record is written before its conversation: a kill between the two leaves a record the file does not hold,
+    which a resumed run forgets (with the reasons it counted) and writes again."""
+    faithful = {task: _out_of_order(reply) for task, reply in faithful_replies().items()}
+    _implement(_features(tmp_path / "whole"), sports, jobs=1, replies=faithful)
+    whole = _files(tmp_path / "whole")
+    paths = _features(tmp_path / "killed")
+    for path in paths:
+        record = read_provenance(provenance_path(tmp_path / "whole" / path.name))
+        assert record is not None and record.conversations[-1].turns
+        doc = read_feature(tmp_path / "whole" / path.name)
+        doc.conversations = doc.conversations[:-1]  # the last record was written, its conversation not
+        write_feature(path, doc, force=True)
+        record.finished = False
+        write_provenance(provenance_path(path), record)
+    assert any("rewritten" in reason for reason in json.loads(whole["transfers.provenance.json"])["reasons"])  # reasons were counted
+
+    _implement(paths, sports, jobs=2, replies=faithful)
+    assert _files(tmp_path / "killed") == whole
 
 
 def _generate(out: Path, jobs: int, reply: Reply) -> None:

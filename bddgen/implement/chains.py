@@ -185,7 +185,8 @@ def rank_chains(
     specific bridges and most relevant documents (`relevance`: document -> weight in [0, 1]).
     With `starts` (the documents that hold the spec's subject, best first), only chains starting at one of
     them, when there are any, those starting at a better one first; with `names` (document -> the spec's
-    names it is about), chains about more of the names before those (a comparison of two clubs visits both)."""
+    names it is about), chains about more of the names before those (a comparison of two clubs visits both).
+    The `exclude`d chains (tried before) count as picked: their documents are covered."""
     excluded = exclude or set()
     weights = relevance or {}
     pool: dict[frozenset[str], Chain] = {}
@@ -201,7 +202,7 @@ def rank_chains(
         if key not in excluded
     ]
     picked: list[Chain] = []
-    covered: set[str] = set()
+    covered: set[str] = set().union(*excluded)  # chains tried before were picked first: a resumed run picks on as it would have
     while candidates and len(picked) < count:
         best = max(
             range(len(candidates)),

@@ -195,6 +195,8 @@ def _prepare(
     provenance = read_provenance(sidecar)
     if provenance is not None and provenance.spec_id != doc.spec.id:
         provenance = None  # the spec changed: its old record no longer applies
+    if provenance is not None:
+        _drop_records_without_conversation(provenance, {c.id for c in doc.conversations})
     if is_agent_test(doc.spec):  # its scenarios are the user's own test, not conversations on a spec: never replaced
         return FeatureReport(
             feature=str(path), spec_id=doc.spec.id, status="skipped", existing=len(doc.conversations), target=settings.n,
@@ -334,17 +336,18 @@ class _SpecRun:
         if isinstance(outcome, _Rejected):
             provenance.rejected.append(outcome.rejected)
             report.dropped += 1
-            message = f"dropped: {outcome.rejected.reason}"
-        else:
-            self.doc.conversations.append(outcome.conversation)
-            write_feature(self.path, self.doc, allow_edited=True)
-            provenance.conversations.append(outcome.provenance)
-            report.written += 1
-            report.turns += len(outcome.conversation.turns)
-            report.conversation_seconds.append(outcome.seconds)
-            message = f"wrote {outcome.conversation.id}"
+            write_provenance(provenance_path(self.path), provenance)
+            return f"dropped: {outcome.rejected.reason}"
+        # the record first: a run killed between the two writes leaves a record without its conversation, which a
+        # resumed run drops and writes again, never a conversation without its record
+        provenance.conversations.append(outcome.provenance)
         write_provenance(provenance_path(self.path), provenance)
-        return message
+        self.doc.conversations.append(outcome.conversation)
+        write_feature(self.path, self.doc, allow_edited=True)
+        report.written += 1
+        report.turns += len(outcome.conversation.turns)
+        report.conversation_seconds.append(outcome.seconds)
+        return f"wrote {outcome.conversation.id}"
 
     def finish(self, n: int) -> None:
         if self.report.written < self.needed and not self.failed:
@@ -395,6 +398,19 @@ def _finish(sidecar: Path, provenance: FeatureProvenance, report: FeatureReport,
     provenance.notes = list(report.notes)
     report.status = "unfinished" if failed else "implemented"
     write_provenance(sidecar, provenance)
+
+
+def _drop_records_without_conversation(provenance: FeatureProvenance, present: set[str]) -> None:
+    """Forget the records, and the reasons they counted, of conversations the file does not hold (a run killed
+    between writing a record and its conversation, or a person's deletion): a resumed run writes them again."""
+    for record in [r for r in provenance.conversations if r.conversation_id not in present]:
+        provenance.conversations.remove(record)
+        for reason, count in _reasons(record.turns, "").items():
+            left = provenance.reasons.get(reason, 0) - count
+            if left > 0:
+                provenance.reasons[reason] = left
+            else:
+                provenance.reasons.pop(reason, None)
 
 
 def _count(provenance: FeatureProvenance, report: FeatureReport, reasons: Counter[str]) -> None:
