@@ -405,12 +405,7 @@ def _drop_records_without_conversation(provenance: FeatureProvenance, present: s
     between writing a record and its conversation, or a person's deletion): a resumed run writes them again."""
     for record in [r for r in provenance.conversations if r.conversation_id not in present]:
         provenance.conversations.remove(record)
-        for reason, count in _reasons(record.turns, "").items():
-            left = provenance.reasons.get(reason, 0) - count
-            if left > 0:
-                provenance.reasons[reason] = left
-            else:
-                provenance.reasons.pop(reason, None)
+        provenance.reasons = dict(Counter(provenance.reasons) - _reasons(record.turns, ""))  # counts that reach 0 go
 
 
 def _count(provenance: FeatureProvenance, report: FeatureReport, reasons: Counter[str]) -> None:
