@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from bddgen.config import load_settings
+from bddgen.config import Settings, load_settings
 from bddgen.demo import Demo, DemoSizes, set_setting
 from bddgen.embed.base import HashingEmbedder
 from bddgen.generate.scripted import draft_following_prompt
@@ -150,3 +150,14 @@ def test_set_setting_activates_a_commented_default() -> None:
     assert data["implement"]["turns"] == 5 and data["lm"]["model"] == "qwen2.5-coder-0.5b"
     with pytest.raises(ValueError):
         set_setting(text, "implement", "no_such_key", 1)
+
+
+def test_set_setting_writes_infinite_and_large_numbers_as_toml() -> None:
+    """An infinite timeout and numbers past 64 bits are written so that a TOML reader reads them back
+    (JSON's `Infinity` is not TOML)."""
+    text = render_settings_toml("corpus")
+    changed = set_setting(set_setting(text, "lm", "timeout", float("inf")), "generate", "m", 10**30)
+    changed = set_setting(changed, "select", "alpha", 1e300)
+    data = tomllib.loads(changed)
+    assert (data["lm"]["timeout"], data["generate"]["m"], data["select"]["alpha"]) == (float("inf"), 10**30, 1e300)
+    assert Settings.model_validate(tomllib.loads(set_setting(text, "lm", "timeout", float("inf")))).lm.timeout == float("inf")

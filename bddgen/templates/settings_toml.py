@@ -6,11 +6,10 @@ change a setting). Only `corpus` is set.
 
 from __future__ import annotations
 
-import json
-import re
 import textwrap
 from typing import Any, Literal, get_args, get_origin
 
+import tomlkit
 from annotated_types import Ge, Gt, Le, Lt
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
@@ -18,7 +17,6 @@ from pydantic.fields import FieldInfo
 from bddgen.config import ENV_PREFIX, Settings
 
 WIDTH = 100  # not a setting: the width of the written file
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 EXAMPLE_ASSISTANT = "my-assistant"
 
 HEADER = (
@@ -30,21 +28,15 @@ HEADER = (
 
 
 def toml_value(value: Any) -> str:
-    """`value` as a TOML value (strings, numbers, booleans, arrays, inline tables)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float, str)):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        items = ", ".join(f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items())
-        return "{ " + items + " }" if items else "{}"
-    raise TypeError(f"no TOML form for {value!r}")
+    """`value` as an inline TOML value (a table as an inline table)."""
+    array = tomlkit.array()  # inside an array a table is written inline
+    array.append(value)
+    return array[0].as_string()
 
 
 def toml_key(key: str) -> str:
-    return key if _BARE_KEY.match(key) else json.dumps(key, ensure_ascii=False)
+    """`key` bare, or quoted when it has other characters than letters, digits, `-` and `_`."""
+    return tomlkit.key(key).as_string()
 
 
 def _help(text: str) -> list[str]:
