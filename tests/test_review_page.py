@@ -1,6 +1,7 @@
 """The review page in headless Chromium (Debian's, driven by Playwright): every turn shows its
-evidence; accepting a turn by key, editing an answer so that it disagrees with its evidence (the page
-flags it) and rejecting a conversation reach the .feature files, which plain behave still runs."""
+evidence (a table row with its cell, a passage with its sentence highlighted); accepting a turn by
+key, editing an answer so that it disagrees with its evidence (the page flags it) and rejecting a
+conversation reach the .feature files, which plain behave still runs."""
 
 from __future__ import annotations
 
@@ -62,6 +63,25 @@ def _turn(page: "playwright.Page", conversation: str, number: int) -> "playwrigh
     return page.locator(f'section.turn[data-conv="{conversation}"][data-turn="{number}"]')
 
 
+def _assert_sentences_and_counts_shown(page: "playwright.Page", project: Path) -> None:
+    """Each sentence pane shows its passage as text, sentence by sentence, with the evidence sentence highlighted, and the
+    counts above the page (nothing disagrees yet) show the two lines of counts and nothing else."""
+    shown = _reviewer(project).view()
+    expected = [t.evidence for s in shown.specs for c in s.conversations for t in c.turns if t.evidence.kind == "sentence"]
+    panes = page.locator(".evidence.sentence-evidence")
+    assert panes.count() == len(expected) > 0
+    for n, evidence in enumerate(expected):
+        assert evidence.sentence is not None
+        pane = panes.nth(n)
+        assert pane.locator("mark.evidence-sentence").count() == 1
+        assert pane.locator("mark.evidence-sentence").inner_text() == evidence.sentences[evidence.sentence]
+        assert pane.locator(".passage").inner_text().split() == " ".join(evidence.sentences).split()
+    assert shown.counts.disagreeing == 0
+    counts = page.locator("#counts")
+    assert counts.evaluate("el => Array.from(el.childNodes, (node) => node.nodeName)") == ["SPAN", "SPAN"]
+    assert "null" not in counts.inner_text()
+
+
 def test_every_turn_shows_its_evidence(page: "playwright.Page", project: Path) -> None:
     written = [(c, t) for path in feature_files([project / "features"]) for c in read_feature(path).conversations for t in c.turns]
     assert page.locator("section.turn").count() == len(written) > 0
@@ -77,6 +97,10 @@ def test_every_turn_shows_its_evidence(page: "playwright.Page", project: Path) -
     from playwright.sync_api import expect
 
     expect(turn.locator("details.call")).to_contain_text("write_turn", timeout=30_000)  # the call is fetched when opened
+
+
+def test_sentence_evidence_shows_the_passage_with_its_sentence_highlighted(page: "playwright.Page", project: Path) -> None:
+    _assert_sentences_and_counts_shown(page, project)
 
 
 def test_accept_edit_and_reject_reach_the_files(page: "playwright.Page", project: Path) -> None:
@@ -104,8 +128,8 @@ def test_accept_edit_and_reject_reach_the_files(page: "playwright.Page", project
     page.keyboard.press("Enter")
     page.wait_for_selector(f'article[data-conv="{second.id}"][data-state="rejected"]')
     assert "1 rejected" in page.inner_text("#counts")
-    if SCREENSHOT:
-        _turn(page, first.id, edited).scroll_into_view_if_needed()
+    if SCREENSHOT:  # the flagged turn at the bottom, the conversation's earlier turns (a policy's sentences) above it
+        _turn(page, first.id, edited).evaluate("el => el.scrollIntoView({ block: 'end' })")
         page.screenshot(path=SCREENSHOT)
 
     text = path.read_text(encoding="utf-8")
@@ -129,6 +153,7 @@ def test_the_export_is_the_same_page_read_only(project: Path, tmp_path: Path) ->
         view.goto(written.as_uri())
         view.wait_for_selector("section.turn")
         assert view.locator(".evidence.missing-evidence").count() == 0
+        _assert_sentences_and_counts_shown(view, project)
         assert not view.locator('button[data-action="accept-turn"]').first.is_visible()
         view.locator("section.turn").first.locator("details.call summary").click()
         from playwright.sync_api import expect

@@ -15,7 +15,7 @@
       else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
       else el.setAttribute(key, value === true ? "" : String(value));
     }
-    for (const child of children.flat()) {
+    for (const child of children.flat(Infinity)) {
       if (child === null || child === undefined || child === false) continue;
       el.append(child instanceof Node ? child : document.createTextNode(String(child)));
     }
@@ -31,11 +31,12 @@
 
   function showCounts(counts) {
     const c = counts.conversations, t = counts.turns;
-    document.getElementById("counts").replaceChildren(
+    const shown = [
       h("span", { title: "conversations" }, `conversations: ${c.reviewed} reviewed · ${c.unreviewed} unreviewed · ${c.rejected} rejected`),
       h("span", { title: "turns" }, `turns: ${t.reviewed} reviewed · ${t.unreviewed} unreviewed · ${t.rejected} rejected`),
-      counts.disagreeing ? h("span", { class: "badge rejected" }, `${counts.disagreeing} edited answer(s) disagree with their evidence`) : null,
-    );
+    ];
+    if (counts.disagreeing) shown.push(h("span", { class: "badge rejected" }, `${counts.disagreeing} edited answer(s) disagree with their evidence`));
+    document.getElementById("counts").replaceChildren(...shown);
   }
 
   // --- evidence -----------------------------------------------------------------------------
