@@ -67,10 +67,9 @@ class Spec(_Strict):
         return "\n".join(lines)
 
 
-def slugify(text: str) -> str:
-    """Lower-case ASCII slug for file names and ids."""
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return slug or "spec"
+def slugify(text: str, empty: str = "spec") -> str:
+    """Lower-case ASCII slug for file names and ids (`empty` when `text` has no ASCII letter or digit)."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or empty
 
 
 class CandidateSet(_Strict):

@@ -14,16 +14,12 @@ from typing import Any
 from jsonschema import Draft202012Validator, FormatChecker
 
 from bddgen.intents.model import EquivalenceClass, Intent
+from bddgen.specs import slugify
 from bddgen.values import checked_schema, describes_a_date
 from bddgen.intents.regex_sample import matching_string, non_matching_string
 
 VALID_DATE_OFFSET = timedelta(days=21)  # a representative date a few weeks after the reference date
 EXAMPLE_EMAIL = "alex.morgan@example.com"
-
-
-def slug(text: Any) -> str:
-    """A kebab-case class-name fragment of `text`."""
-    return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "value"
 
 
 def data_type(schema: dict[str, Any]) -> str:
@@ -61,7 +57,7 @@ def _cls(intent: Intent, name: str, description: str, value: Any, keyword: str, 
 
 def _enum(schema: dict[str, Any]) -> list[EquivalenceClass]:
     members = list(schema["enum"])
-    found = [_cls(Intent.VALID, f"member-{slug(m)}", f"the listed option {m!r}", m, "enum") for m in members]
+    found = [_cls(Intent.VALID, f"member-{slugify(str(m), 'value')}", f"the listed option {m!r}", m, "enum") for m in members]
     text_members = [m for m in members if isinstance(m, str)]
     if text_members:
         near = f"{text_members[-1]} plus"

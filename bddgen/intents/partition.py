@@ -8,11 +8,12 @@ from pathlib import Path
 
 from bddgen.manifest.workflow import Tool, WorkflowManifest
 from bddgen.errors import InputError, LMOutputError, Problem
-from bddgen.intents.derive import conforms, data_type, derive_classes, slug
+from bddgen.intents.derive import conforms, data_type, derive_classes
 from bddgen.intents.files import read_model_yaml
 from bddgen.intents.model import EquivalenceClass, Intent, ParameterPartition, PartitionTable
 from bddgen.intents.tasks import SEMANTIC_CLASSES, ProposedClass
 from bddgen.lm.client import LanguageModel
+from bddgen.specs import slugify
 
 STAGE = "intents"
 log = logging.getLogger(__name__)
@@ -57,7 +58,7 @@ def _accepted(proposed: list[ProposedClass], partition: ParameterPartition, earl
     taken = {c.name for c in partition.classes + earlier}
     found: list[EquivalenceClass] = []
     for item in proposed:
-        name = slug(item.name)
+        name = slugify(item.name, "value")
         intent = Intent(item.intent)
         value = None if intent == Intent.UNDERSPEC else item.value
         if name in taken or (intent == Intent.VALID and not conforms(partition.checked_schema, value)) or (intent == Intent.INVALID and value is None):
