@@ -27,6 +27,7 @@ turns, tokens and cost; its transcript, by the judge), not on one turn's trace.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass, field
@@ -79,6 +80,35 @@ PATTERNS: dict[str, re.Pattern[str]] = {
 """One anchored regex per expectation kind; behave registers the same patterns."""
 
 Relation = Literal["equal to", "containing", "matching"]
+_WITH_CONDITIONS = re.compile(
+    r'^(?:the agent(?: "[^"]+")? should call "[^"]+"|the tool "[^"]+"(?: called by "[^"]+")? should return a result) with (?P<conditions>.+)$'
+)
+_CONDITION_START = re.compile(r'(?:^|" and )"(?P<name>[^"]+)" (?P<relation>[^"\s]+(?: [^"\s]+){0,2}) "')
+RELATION_CUTOFF = 0.6  # not a setting: how close a word must be to a relation to be suggested (difflib's ratio)
+
+
+def states_conditions(text: str) -> bool:
+    """Whether a step line has the shape of a step with argument or result conditions (`... should call "T" with ...`,
+    `... should return a result with ...`), whatever its conditions say."""
+    return _WITH_CONDITIONS.match(" ".join(text.split())) is not None
+
+
+def misspelt_relation(text: str) -> str | None:
+    """Why a condition of a step with conditions has no relation, with the closest one (`"question" matchin "..."`
+    would otherwise be read as part of the value before it), or None when every condition has one."""
+    found = _WITH_CONDITIONS.match(" ".join(text.split()))
+    if found is None:
+        return None
+    for condition in _CONDITION_START.finditer(found.group("conditions")):
+        relation = condition.group("relation")
+        if relation not in get_args(Relation):
+            close = difflib.get_close_matches(relation, get_args(Relation), n=1, cutoff=RELATION_CUTOFF)
+            fix = f"did you mean {close[0]!r}?" if close else "write equal to, containing or matching"
+            return (
+                f'in "{condition.group("name")}" {relation} "...", {relation!r} is no relation; {fix} '
+                '(a condition is "NAME" equal to "VALUE", "NAME" containing "VALUE" or "NAME" matching "PATTERN")'
+            )
+    return None
 
 
 class ArgumentMatch(BaseModel):
@@ -283,8 +313,12 @@ def expectation_from_groups(kind: str, groups: dict[str, str | None]) -> Traject
 
 
 def parse_expectation(text: str) -> TrajectoryExpectation | None:
-    """The expectation a step line states, or None when the line is no trajectory step."""
+    """The expectation a step line states, or None when the line is no trajectory step; ValueError when a condition
+    of it has no relation (`misspelt_relation`)."""
     text = " ".join(text.split())
+    misspelt = misspelt_relation(text)
+    if misspelt is not None:
+        raise ValueError(misspelt)
     for kind, pattern in PATTERNS.items():
         match = pattern.match(text)
         if match is not None:

@@ -79,7 +79,7 @@ def test_behave_matches_each_new_step_of_the_example_to_its_step_of_the_library(
     ("typo", "suggestion"),
     [
         ('the tool "lookup_booking" shuold return a result containing "ok"', 'the tool "TOOL" should return a result containing "VALUE"'),
-        ('the tool "lookup_booking" should return a result with "status" equals to "ok"', 'the tool "TOOL" should return a result with "PATH" equal to "VALUE"'),
+        ('the tool "lookup_booking" should return a reslt with "status" equal to "ok"', 'the tool "TOOL" should return a result with "PATH" equal to "VALUE"'),
         ("the scenario should take at most 5 second", None),  # a singular unit is fine: the step is read
         ("the scenario should take at most 5 secs", "the scenario should take at most N seconds"),
         ("the scenario should use at most 2000 token", None),

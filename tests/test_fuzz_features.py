@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import get_args
 
+import pytest
 from fuzz_strategies import gherkin_dialects, hostile_id, hostile_text, languages, terminal_controls
 from hypothesis import given
 from hypothesis import strategies as st
 from robustness_project import invoke
 
 from bddgen.errors import InputError
+from bddgen.expectations import Relation
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import read_feature, read_feature_text
 from bddgen.features.vocabulary import quote
@@ -117,3 +120,31 @@ def test_every_feature_file_bddgen_writes_reads_back(document: FeatureDocument) 
         assert [t.question for t in back.turns] == [quote(t.question) for t in written.turns]
         assert [t.doc_ids for t in back.turns] == [t.doc_ids for t in written.turns]
         assert [t.query_type for t in back.turns] == [t.query_type for t in written.turns]
+
+
+RELATIONS: tuple[str, ...] = get_args(Relation)
+plain = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_.", min_size=1, max_size=10)
+condition = st.tuples(plain, st.sampled_from(RELATIONS), plain)
+relation_like = st.one_of(st.sampled_from(RELATIONS), st.from_regex(r"[a-z]{1,10}( [a-z]{1,6})?", fullmatch=True))
+
+
+@given(before=st.lists(condition, max_size=2), odd=st.tuples(plain, relation_like, plain), after=st.lists(condition, max_size=2),
+       returns=st.booleans())
+def test_a_condition_is_read_with_its_relation_or_refused_naming_its_line(
+    before: list[tuple[str, str, str]], odd: tuple[str, str, str], after: list[tuple[str, str, str]], returns: bool
+) -> None:
+    """Every condition of a step is read with one of the relations, never as part of the value before it: a step whose
+    conditions all have one reads back as written; one with any other word there is refused at its line, naming it."""
+    conditions = [*before, odd, *after]
+    written = " and ".join(f'"{name}" {relation} "{value}"' for name, relation, value in conditions)
+    step = f'the tool "search" should return a result with {written}' if returns else f'the agent should call "search" with {written}'
+    text = f'Feature: Flights\n  Scenario: A search\n    When the user asks "Where to?"\n    Then {step}\n'
+    if odd[1] in RELATIONS:
+        (conversation,) = read_feature_text(text, "fuzz.feature").conversations
+        (expectation,) = conversation.turns[0].trajectory
+        assert [(a.name, a.relation, a.value) for a in expectation.arguments] == conditions
+        return
+    with pytest.raises(InputError) as refused:
+        read_feature_text(text, "fuzz.feature")
+    (problem,) = refused.value.problems
+    assert problem.location == "fuzz.feature:4" and f"{odd[1]!r} is no relation" in problem.message

@@ -79,3 +79,23 @@ def test_defaults_to_the_project_features_folder(good_folder: Path, monkeypatch:
     monkeypatch.chdir(good_folder.parent)
     assert _run(["validate"]) == 0
     assert "ok: 2 files" in capsys.readouterr().out
+
+
+MISSPELT_RELATION = """Feature: Flights
+  Scenario: A search for a plane
+    When the user asks "Which plane flies to Oslo?"
+    Then the agent should call "search_flights" with "destination" containing "Oslo" and "question" matchin "plane"
+"""
+
+
+def test_a_misspelt_relation_is_refused_naming_the_line_and_the_relation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "flights.feature"
+    path.write_text(MISSPELT_RELATION)
+    count, problems = lint_features([path])
+    assert count == 1 and [p.location for p in problems] == [f"{path}:4"]
+    assert "'matchin' is no relation" in problems[0].message and "did you mean 'matching'?" in problems[0].message
+    assert _run(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:4:" in err and "did you mean 'matching'?" in err
+    path.write_text(MISSPELT_RELATION.replace("matchin", "matching"))
+    assert _run(["validate", str(path)]) == 0

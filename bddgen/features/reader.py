@@ -20,7 +20,9 @@ from bddgen.features.document import FeatureDocument
 from bddgen.features.languages import STEP_PHRASES
 from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, QUOTED_STEP, SATISFY, decode_tag_value
 from bddgen.features.writer import is_edited, read_header
-from bddgen.expectations import PATTERNS, ArgumentMatch, Bound, Measure, Relation, TrajectoryExpectation, parse_expectation
+from bddgen.expectations import (
+    PATTERNS, ArgumentMatch, Bound, Measure, Relation, TrajectoryExpectation, parse_expectation, states_conditions,
+)
 from bddgen.outcomes import (
     CELL, EXACT_DIFF, INSTRUCTION, KNOWS, TALKS, TASK_TAG_PREFIX, UNCHANGED, OutcomeExpectation, UserTask, diff_rows_from_table, facts_from_table,
 )
@@ -75,18 +77,22 @@ def step_phrases() -> tuple[str, ...]:
 
 
 def _states_expectation(text: str) -> bool:
-    """Whether a line has the shape of a trajectory or scenario step (the values it states may still be wrong)."""
-    return any(p.match(" ".join(text.split())) for p in PATTERNS.values())
+    """Whether a line has the shape of a trajectory or scenario step, or of a step with conditions (the values and
+    relations it states may still be wrong)."""
+    return any(p.match(" ".join(text.split())) for p in PATTERNS.values()) or states_conditions(text)
 
 
 def read_expectation(text: str) -> TrajectoryExpectation:
-    """The trajectory or scenario step a line states (it matches one of `PATTERNS`); ValueError naming what is wrong
-    with a value it states (a regular expression that is none, a goal with nothing in it) and the fix."""
+    """The trajectory or scenario step a line states (`_states_expectation`); ValueError naming what is wrong with a
+    value it states (a regular expression that is none, a goal with nothing in it, a condition without a relation)
+    and the fix."""
     try:
         expectation = parse_expectation(text)
     except ValidationError as exc:
         why = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
         raise ValueError(f"step {text!r}: {why}") from exc
+    except ValueError as exc:
+        raise ValueError(f"step {text!r}: {exc}") from exc
     if expectation is None:
         raise ValueError(unknown_step(text))
     return expectation
