@@ -1,5 +1,9 @@
 """Validity of whole suites on the demo corpora and on real development corpora, measured by code.
 
+The corpora: `sports` and `airline` (shipped in the package), and `tatqa`, `chinook` and `wikidialog` read from
+the development corpora's folder (`--devsets`, each `<name>/corpus`; TAT-QA's human questions beside it in
+`human_questions.jsonl`, HybriDialogue's in `wikidialog/human_turns.jsonl`).
+
 For each corpus: a fresh project (`bddgen init --corpus`, the shipped example specs kept with their
 conversations removed), `bddgen generate --m M`, `bddgen select --k K` and `bddgen implement --n N
 --turns L` with the project's default models (the embedded 1.5B). Then, per corpus, from the files the
@@ -30,6 +34,28 @@ project holds (selection, `.feature` files, provenance, LM log):
 - `turns`, `waived_turns` (per check switched off: kept turns it would have refused), `drops` (by reason),
   `seconds_per_written`, `tokens_per_turn`.
 
+The spec-first measures, beside those:
+
+- `asks_spec_share`, `asks_spec_off`: of the conversations written, those whose first answerable turn (kept, not
+  UNANSWERABLE, OFF-LIMITS or SYNTHESIS) asks the spec's own need, and the spec titles of the others. A turn asks it
+  (a) when its provenance record's `need` is an integer the feature provenance's `reading` lists, or (b) by its own
+  words (`asks_spec_attribute`): the question, its document's title or the table columns it reads holds one of the
+  spec's subject names (`spec_subject`; a spec naming nothing passes), and a noun the spec's When line asks for
+  (`asked_nouns`, from spaCy's parse; none: passes) has its stem among the question's words or those columns';
+- `identifier_questions`, `identifier_examples`: questions (every kept turn) that name a column as an identifier (a
+  table header in snake_case, CamelCase or ending in Id/_id/" ID", verbatim) or pick a row as a query does ("whose",
+  "with ID"), and up to 10 of them;
+- `written_share`: selected specs (`.feature` files with a spec) whose provenance holds a conversation, over all;
+- `repeated_questions`, `repeated_examples`: questions asked again in the suite, lower case without punctuation or
+  extra spaces: twice in one conversation or in two (each repeat counted once);
+- `tokens_per_written_conversation`, `seconds_per_written_conversation`: the implement stage's LM tokens (its
+  calls the cache did not answer, from the LM log) and seconds, per written conversation;
+- `human_auc`, `human_telling_words` (corpora kept with human questions: tatqa, wikidialog): the ROC AUC, over 5
+  stratified folds seeded with the project's seed, of a bag-of-words logistic regression telling the project's
+  questions (every kept turn's) from the human ones (0.5: it cannot), and the 10 words weighing most for each side,
+  what it still tells apart (None when a side has fewer than 5 questions). Classes are balanced by weight
+  (class_weight="balanced"), not by sampling. Needs scikit-learn: pip install -e .[bench].
+
 `--ablate NAME` (a boolean setting such as `select.near_duplicates`) measures each corpus a second time
 with that setting off and prints both. With `--measure PROJECT …`, a `select.*` switch reruns `select` and an
 `implement.*` switch (`implement.start_from_subject`, `implement.checks.roundtrip`, …) reruns `implement` on a
@@ -37,7 +63,7 @@ copy of each project (its LM cache kept), and prints the figures with and withou
 still runs, so `waived_turns` counts the kept turns it would have refused. The hand audit is printed separately from these figures: the
 10 first answerable turns per corpus with their evidence, to read against the data (`--audit`).
 
-    python benchmarks/bench_validity.py [--corpus sports airline tatqa chinook] [--devsets ../shared/devsets]
+    python benchmarks/bench_validity.py [--corpus sports airline tatqa chinook wikidialog] [--devsets ../shared/devsets]
         [--m 6] [--k 4] [--n 1] [--turns 5] [--ablate select.near_duplicates] [--keep DIR] [--audit] [--json]
 """
 
@@ -55,15 +81,22 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_yield import CommandFailed, lm_tokens  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ("sports", "airline")
-DEVSETS = ("tatqa", "chinook")
+DEVSETS = ("tatqa", "chinook", "wikidialog")
 ARITHMETIC = ("change", "percent_change", "average", "ratio", "sum", "difference")
+GENERIC_NOUNS = frozenset({"user", "assistant", "question", "information", "detail", "document", "passage"})  # lemmas
+NOT_ANSWERABLE = ("UNANSWERABLE", "OFF-LIMITS", "SYNTHESIS")
+_ROW_PICKING = re.compile(r"\bwhose\b|\bwith ID\b", re.IGNORECASE)
+HUMAN_FILES = ("human_questions.jsonl", "human_turns.jsonl")  # beside a development corpus: TAT-QA's, HybriDialogue's
+FOLDS = 5
+TELLING_WORDS = 10
+EXAMPLES = 10
 
 
 def bddgen(args: list[str], cwd: Path, env: dict[str, str]) -> float:
@@ -89,7 +122,7 @@ def corpus_path(name: str, devsets: Path) -> str:
         return name
     folder = devsets / name / "corpus"
     if not folder.is_dir():
-        raise SystemExit(f"no development corpus {folder}: pass --devsets DIR (the folder holding tatqa/ and chinook/)")
+        raise SystemExit(f"no development corpus {folder}: pass --devsets DIR (the folder holding tatqa/, chinook/ and wikidialog/)")
     return str(folder.resolve())
 
 
@@ -242,6 +275,122 @@ def _computed_agrees(evidence: dict[str, Any], reference: str, rows: list[list[s
     return stated is not None and abs(float(stated.group(0)) - round(results[op](), 2)) < 0.006
 
 
+# --- the spec-first measures: pure functions ------------------------------------------------------------
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def _stems(words: Iterable[str]) -> set[str]:
+    import snowballstemmer
+
+    stemmer = snowballstemmer.stemmer("english")
+    return {stemmer.stemWord(word) for word in words}
+
+
+def asked_nouns(doc: Any, names: Sequence[str]) -> list[str]:
+    """The nouns a spec's When line (`doc`, a spaCy parse) asks for: those under its verb "ask" (its object, "for …",
+    "about …", a clause "what … costs") but the asker's; with no "ask", those of its noun chunks but the subject's
+    (the user). Words of the spec's subject `names` and generic words (`GENERIC_NOUNS`) are left out."""
+    named = {word for name in names for word in _words(name)}
+    asks = [t for t in doc if t.lemma_.lower() == "ask" and t.pos_ in ("VERB", "AUX")]
+    heads = asks or [t for t in doc if t.dep_ == "ROOT"]
+    askers = {a.i for head in heads for child in head.children if child.dep_.startswith("nsubj") for a in child.subtree}
+    tokens = [t for head in asks for t in head.subtree] if asks else [t for chunk in doc.noun_chunks for t in chunk]
+    nouns = [t.text.lower() for t in tokens if t.pos_ == "NOUN" and t.i not in askers and t.lemma_.lower() not in GENERIC_NOUNS]
+    return list(dict.fromkeys(noun for noun in nouns if noun not in named))
+
+
+def asks_spec_attribute(question: str, title: str, columns: Sequence[str], names: Sequence[str], asked: Sequence[str]) -> bool:
+    """Whether a turn asks its spec's need by its own words: the question, its evidence's document `title` or the table
+    `columns` it reads holds one of the spec's subject `names` (a spec naming nothing passes), and one of the nouns the
+    spec's When asks for (`asked`; none: any question passes) has its stem among the question's words or the words of
+    those columns ("price_per_day_eur": price, per, day, eur)."""
+    from bddgen.implement.grounding import mentions
+    from bddgen.text import spoken_name
+
+    if names and not any(mentions(" ".join([question, title, *columns]), name) for name in names):
+        return False
+    said = _stems(_words(question)) | _stems(word for column in columns for word in _words(spoken_name(column)))
+    return not asked or bool(_stems(noun.lower() for noun in asked) & said)
+
+
+def claims_spec_need(turn: dict[str, Any], reading: Any) -> bool:
+    """Whether implement recorded that the turn asks one of the spec's needs: its `need` is an integer, the place of a
+    need in the feature provenance's `reading` (`{"needs": [...]}`; both absent from older files)."""
+    need, needs = turn.get("need"), reading.get("needs") if isinstance(reading, dict) else None
+    return isinstance(need, int) and not isinstance(need, bool) and isinstance(needs, list) and 0 <= need < len(needs)
+
+
+def first_answerable(turns: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """A conversation's first kept turn that is neither UNANSWERABLE, OFF-LIMITS nor SYNTHESIS."""
+    return next((t for t in turns if t.get("outcome") == "kept" and t.get("query_type") not in NOT_ANSWERABLE), None)
+
+
+def identifier_headers(headers: Iterable[str]) -> set[str]:
+    """Table headers written as identifiers: snake_case (`flight_number`), CamelCase (`MediaTypeId`), or ending in
+    `Id`, `_id` or ` ID`."""
+    return {h for h in headers if "_" in h or re.search(r"[a-z][A-Z]", h) or h.endswith(("Id", "_id", " ID"))}
+
+
+def identifier_question(question: str, identifiers: Iterable[str]) -> bool:
+    """Whether a question names a column as its identifier (one of `identifiers`, verbatim), or picks a row as a query
+    does ("whose", so also "of the … whose"; "with ID")."""
+    return bool(_ROW_PICKING.search(question)) or any(re.search(rf"(?<!\w){re.escape(h)}(?!\w)", question) for h in identifiers)
+
+
+def normalised_question(question: str) -> str:
+    """Lower case, punctuation removed, spaces collapsed."""
+    return " ".join(re.sub(r"[^\w\s]", "", question.lower()).split())
+
+
+def repeated_questions(questions: Iterable[str]) -> list[str]:
+    """Every question of a suite asked again, normalised: a second time in one conversation or in another."""
+    seen: set[str] = set()
+    repeats = []
+    for question in questions:
+        key = normalised_question(question)
+        if key and key in seen:
+            repeats.append(question)
+        seen.add(key)
+    return repeats
+
+
+def human_auc(generated: list[str], human: list[str], seed: int) -> dict[str, Any]:
+    """How well a bag-of-words logistic regression tells `generated` questions from `human` ones: its ROC AUC over 5
+    stratified folds shuffled with `seed` (0.5: it cannot tell them apart; 1.0: always), and the words that weigh most
+    for each side once fitted on all of them. The classes are balanced by weight (class_weight="balanced"), so every
+    question is used. `auc` is None when a side has fewer questions than folds. Needs scikit-learn (the bench extra)."""
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.pipeline import make_pipeline
+
+    figures: dict[str, Any] = {"auc": None, "generated": len(generated), "human": len(human), "generated_words": [], "human_words": []}
+    if min(len(generated), len(human)) < FOLDS:
+        return figures
+    texts, labels = [*generated, *human], [1] * len(generated) + [0] * len(human)
+    model = make_pipeline(CountVectorizer(), LogisticRegression(class_weight="balanced", max_iter=1000))
+    folds = StratifiedKFold(n_splits=FOLDS, shuffle=True, random_state=seed)
+    figures["auc"] = round(float(cross_val_score(model, texts, labels, cv=folds, scoring="roc_auc").mean()), 3)
+    model.fit(texts, labels)
+    words, weights = model[0].get_feature_names_out(), model[1].coef_[0]
+    order = weights.argsort()
+    figures["generated_words"] = [str(words[i]) for i in order[::-1][:TELLING_WORDS] if weights[i] > 0]
+    figures["human_words"] = [str(words[i]) for i in order[:TELLING_WORDS] if weights[i] < 0]
+    return figures
+
+
+def human_questions(corpus_folder: Path) -> list[str]:
+    """The human questions kept beside a development corpus (`HUMAN_FILES` in its folder's parent); [] for any other."""
+    for name in HUMAN_FILES:
+        path = corpus_folder.parent / name
+        if path.is_file():
+            return [str(json.loads(line)["question"]) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return []
+
+
 def project_models(project: Path) -> Any:
     """The models and corpus of the project in `project`, built on first use."""
     from bddgen.pipeline.models import Models
@@ -281,8 +430,10 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
     from bddgen.implement.declined import declined_rule
     from bddgen.implement.grounding import mentions
     from bddgen.implement.subject import spec_subject
+    from bddgen.ner.spacy_recognizer import SpacyRecognizer
 
     models = project_models(project)
+    parser = SpacyRecognizer(models.project.settings.ner.spacy_model)  # parses each spec's When lines
     corpus_folder = models.project.corpus_path
     corpus = models.corpus
     documents = corpus.by_id()
@@ -294,14 +445,21 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
     waived: Counter[str] = Counter()
     every_name: list[tuple[str, bool]] = []
     conversations_on_spec: list[tuple[str, bool]] = []
+    conversations_asking_spec: list[tuple[str, bool]] = []
+    identifiers = identifier_headers(h for d in corpus.documents if d.kind == "table" for h in d.headers)
+    questions: list[str] = []  # every kept turn's, in suite order
     audit: list[dict[str, Any]] = []
     for document in specs:
+        figures["selected_specs"] += document.form != "none"
         path = Path(document.path) if document.path else None
         sidecar = path.with_name(path.stem + ".provenance.json") if path else None
         if sidecar is None or not sidecar.is_file():
             continue
         provenance = json.loads(sidecar.read_text(encoding="utf-8"))
+        figures["written_specs"] += document.form != "none" and bool(provenance.get("conversations"))
         subject = spec_subject(document.spec, corpus, models.index)
+        asked = list(dict.fromkeys(noun for line in document.spec.when if (doc := parser.parse(line)) is not None
+                                   for noun in asked_nouns(doc, subject.names)))
         declines = bool(declined_rule(document.spec, corpus.system.off_limits, corpus.system.name))
         for rejected in provenance.get("rejected", []):
             drops[re.sub(r"\d+", "N", str(rejected.get("reason", "?")))[:140]] += 1
@@ -309,7 +467,12 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
             figures["written"] += 1
             on_spec = False
             named: set[str] = set()  # the spec's names its answerable turns ask about (both sides of a comparison)
-            for turn in (t for t in conversation.get("turns", []) if t.get("outcome") == "kept"):
+            kept = [t for t in conversation.get("turns", []) if t.get("outcome") == "kept"]
+            questions += [str(t.get("question", "")) for t in kept]
+            first = first_answerable(kept)
+            conversations_asking_spec.append((document.spec.title, first is not None and (
+                claims_spec_need(first, provenance.get("reading")) or _asks_by_words(first, documents, subject.names, asked))))
+            for turn in kept:
                 figures["turns"] += 1
                 waived.update({str(w).partition(":")[0] for w in turn.get("waived", [])})  # a check switched off would have refused it
                 kind = turn.get("query_type")
@@ -328,7 +491,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
                 source = documents.get(_evidence_document(evidence))
                 # evidence is about the subject when it, the title of the document it is from, or (a table's) the columns it
                 # reads names it: a spec about "the MediaTypeId with more tracks" is tested by a count over that column
-                read = [str(evidence.get("column", "")), *(evidence.get("columns") or []), *(evidence.get("filter") or {})] if evidence.get("kind") == "table" else []
+                read = _columns_read(evidence) if evidence.get("kind") == "table" else []
                 about = " ".join([f"{source.title}:" if source is not None else "", text, *read]).strip()
                 on_spec = on_spec or subject.held_by(about, _evidence_document(evidence))
                 named |= {name for name in subject.names if mentions(f"{about} {question}", name)}
@@ -355,6 +518,9 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
                 every_name.append((document.spec.title, named == set(subject.names)))
     written = figures["written"]
     tokens = lm_tokens(project)
+    identifier_asked = [q for q in questions if identifier_question(q, identifiers)]
+    repeats = repeated_questions(questions)
+    seconds_per_written = round(seconds["implement"] / written, 1) if written and "implement" in seconds else None
     return {
         **selection_figures(project, models),
         "on_spec_share": round(sum(ok for _, ok in conversations_on_spec) / len(conversations_on_spec), 3) if conversations_on_spec else None,
@@ -378,14 +544,64 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
         "waived_turns": dict(waived.most_common()),
         "drops": dict(drops.most_common()),
         "seconds": {k: round(v, 1) for k, v in seconds.items()},
-        "seconds_per_written": round(seconds["implement"] / written, 1) if written and "implement" in seconds else None,
+        "seconds_per_written": seconds_per_written,
         "tokens_per_turn": round(tokens / figures["turns"]) if figures["turns"] else None,
+        "asks_spec_share": _share(conversations_asking_spec),
+        "asks_spec_off": [title for title, ok in conversations_asking_spec if not ok],
+        "identifier_questions": len(identifier_asked),
+        "identifier_examples": identifier_asked[:EXAMPLES],
+        "written_share": round(figures["written_specs"] / figures["selected_specs"], 3) if figures["selected_specs"] else None,
+        "repeated_questions": len(repeats),
+        "repeated_examples": repeats[:EXAMPLES],
+        "tokens_per_written_conversation": round(tokens / written) if written else None,
+        "seconds_per_written_conversation": seconds_per_written,
+        **human_figures(questions, corpus_folder, models.project.settings.seed),
         "audit": audit,
     }
 
 
+def human_figures(generated: list[str], corpus_folder: Path, seed: int) -> dict[str, Any]:
+    """`human_auc` and `human_telling_words` of a corpus kept with human questions (None and {} for any other)."""
+    human = human_questions(corpus_folder)
+    if not human:
+        return {"human_auc": None, "human_telling_words": {}}
+    try:
+        found = human_auc(generated, human, seed)
+    except ImportError:
+        print("human_auc needs scikit-learn: pip install -e .[bench]", file=sys.stderr)
+        return {"human_auc": None, "human_telling_words": {}, "human_auc_missing": "scikit-learn: pip install -e .[bench]"}
+    return {"human_auc": found["auc"], "human_telling_words": {"generated": found["generated_words"], "human": found["human_words"]}}
+
+
 def _evidence_document(evidence: dict[str, Any]) -> str:
     return str(evidence.get("table") or evidence.get("document") or "")
+
+
+def _columns_read(evidence: dict[str, Any]) -> list[str]:
+    """The columns a turn reads: a table turn's answer, computation and filter columns; a need's query plan's (its
+    selected, grouping, ranking, computed and condition columns, without their table); none for a sentence."""
+    if evidence.get("kind") == "table":
+        return [str(evidence.get("column", "")), *(evidence.get("columns") or []), *(evidence.get("filter") or {})]
+    plan = evidence.get("plan") or {}  # only a need has one
+    read = [plan.get("select", ""), plan.get("group_by", ""), plan.get("order_by", ""), *(plan.get("columns") or []),
+            *(c.get("column", "") for c in plan.get("where") or [])]
+    return [str(column).rsplit(".", 1)[-1] for column in read if column]
+
+
+def _share(verdicts: list[tuple[str, bool]]) -> float | None:
+    return round(sum(ok for _, ok in verdicts) / len(verdicts), 3) if verdicts else None
+
+
+def _asks_by_words(turn: dict[str, Any], documents: dict[str, Any], names: Sequence[str], asked: Sequence[str]) -> bool:
+    """Route (b) of `asks_spec_share` on a turn's provenance record."""
+    evidence = turn.get("evidence") or {}
+    return asks_spec_attribute(str(turn.get("question", "")), _evidence_titles(evidence, documents), _columns_read(evidence), names, asked)
+
+
+def _evidence_titles(evidence: dict[str, Any], documents: dict[str, Any]) -> str:
+    """The titles of the documents a turn's evidence is from (a need's plan may read several tables)."""
+    ids = [evidence.get("table"), evidence.get("document"), *(evidence.get("tables") or [])]
+    return " ".join(documents[i].title for i in dict.fromkeys(str(i) for i in ids if i) if i in documents)
 
 
 def ablation_env(name: str) -> dict[str, str]:
@@ -397,7 +613,8 @@ def ablation_env(name: str) -> dict[str, str]:
 
 SHOWN = ("selected", "focuses", "near_duplicate_pairs", "contradicting_specs", "on_spec_share", "every_name_share", "max_copied_words", "glued_syntheses",
          "code_worded_share", "table_turns", "table_recomputed_agree", "arithmetic_turns", "count_turns", "rule_turns", "rule_recomputed_agree", "off_limits_turns", "written", "turns",
-         "seconds_per_written", "tokens_per_turn")
+         "seconds_per_written", "tokens_per_turn", "asks_spec_share", "identifier_questions", "written_share", "repeated_questions",
+         "tokens_per_written_conversation", "seconds_per_written_conversation", "human_auc")
 
 
 def _shown(figures: dict[str, Any]) -> dict[str, Any]:
@@ -406,14 +623,14 @@ def _shown(figures: dict[str, Any]) -> dict[str, Any]:
 
 def print_table(results: dict[str, dict[str, Any]]) -> None:
     names = list(results)
-    print(f"{'':24}" + "".join(f"{n[:24]:>26}" for n in names))
+    print(f"{'':34}" + "".join(f"{n[:24]:>26}" for n in names))
     for row in SHOWN:
         cells = []
         for n in names:
             value = results[n].get(row)
             shown = len(value) if isinstance(value, (list, dict)) and row != "focuses" else value
             cells.append(f"{str(shown)[:24]:>26}")
-        print(f"{row:24}" + "".join(cells))
+        print(f"{row:34}" + "".join(cells))
     for n in names:
         figures = results[n]
         print(f"\n== {n}")
@@ -426,6 +643,17 @@ def print_table(results: dict[str, dict[str, Any]]) -> None:
         print(f"  most copied question ({figures['max_copied_words']} words): {figures['most_copied_question']!r}")
         for reason, count in figures["drops"].items():
             print(f"  dropped {count} x {reason}")
+        for title in figures.get("asks_spec_off", []):
+            print(f"  first answerable turn not asking its spec: {title!r}")
+        for question in figures.get("identifier_examples", []):
+            print(f"  identifier question: {question!r}")
+        for question in figures.get("repeated_examples", []):
+            print(f"  asked again: {question!r}")
+        for side, words in figures.get("human_telling_words", {}).items():
+            if words:
+                print(f"  words telling {side} questions apart: {', '.join(words)}")
+        if "human_auc_missing" in figures:
+            print(f"  human_auc not measured: {figures['human_auc_missing']}")
 
 
 def print_audit(results: dict[str, dict[str, Any]]) -> None:
@@ -484,7 +712,7 @@ def print_selection_ablation(results: dict[str, tuple[dict[str, Any], dict[str, 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", nargs="+", default=[*DEMO, *DEVSETS], choices=[*DEMO, *DEVSETS])
-    parser.add_argument("--devsets", type=Path, default=ROOT.parent / "shared" / "devsets", help="folder holding tatqa/ and chinook/")
+    parser.add_argument("--devsets", type=Path, default=ROOT.parent / "shared" / "devsets", help="folder holding tatqa/, chinook/ and wikidialog/")
     parser.add_argument("--m", type=int, default=6, help="candidate specs generated per corpus")
     parser.add_argument("--k", type=int, default=4, help="specs selected per corpus (the demo corpora's examples included)")
     parser.add_argument("--n", type=int, default=1, help="conversations per spec")
