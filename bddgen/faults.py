@@ -19,8 +19,8 @@ MALFORMED_OUTPUT = '{"status": 200, "data": [{"id": null, "val\x00ue": "\\ud83d'
 BEHAVE_TOOL_ERROR = 'the tool "{tool}" fails with the error "{message}"'
 BEHAVE_TOOL_MALFORMED = 'the tool "{tool}" returns malformed output'
 
-_TOOL_ERROR = re.compile(r'^the tool "(?P<tool>[^"]+)" fails with the error "(?P<message>[^"]*)"$')
-_TOOL_MALFORMED = re.compile(r'^the tool "(?P<tool>[^"]+)" returns malformed output$')
+TOOL_ERROR = re.compile(r'^the tool "(?P<tool>[^"]+)" fails with the error "(?P<message>[^"]*)"$')
+TOOL_MALFORMED = re.compile(r'^the tool "(?P<tool>[^"]+)" returns malformed output$')
 
 
 class ToolFault(BaseModel):
@@ -47,9 +47,9 @@ class ToolFault(BaseModel):
 def read_fault_step(text: str) -> ToolFault | None:
     """The fault a step line states (without its keyword), or None when it states none."""
     text = " ".join(text.split())
-    if (match := _TOOL_ERROR.match(text)) is not None:
+    if (match := TOOL_ERROR.match(text)) is not None:
         return ToolFault(tool=match["tool"], kind="error", message=match["message"])
-    if (match := _TOOL_MALFORMED.match(text)) is not None:
+    if (match := TOOL_MALFORMED.match(text)) is not None:
         return ToolFault(tool=match["tool"], kind="malformed")
     return None
 

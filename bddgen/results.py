@@ -103,6 +103,8 @@ class TurnResult(BaseModel):
     score: int | None = Field(default=None, description="Judge score 1-5 when an LLM judged.")
     checks: list[str] = Field(default_factory=list, description="Deterministic checks applied, e.g. exact, abstention.")
     latency: float = Field(default=0.0, ge=0, description="Seconds the assistant took.")
+    started: str = Field(default="", description="When the turn (the spec check, a task's dialogue) began, ISO 8601 in UTC; empty when not timed.")
+    finished: str = Field(default="", description="When its verdict was reached, ISO 8601 in UTC; empty when not timed.")
     documents: list[str] = Field(default_factory=list, description="Documents of the conversation's chain.")
     contexts: list[str] = Field(default_factory=list, description="Context ids or snippets the assistant reported.")
     repeat: int = Field(default=1, ge=1)

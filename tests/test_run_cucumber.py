@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import json
+import re
+from datetime import datetime, timedelta
 from importlib.resources import files
 from pathlib import Path
 
@@ -49,24 +51,32 @@ Feature: Airline fees
 '''
 
 
-def _record(conversation: str, turn: int, verdict: Verdict, answer: str, expected: str, repeat: int = 1, **fields: object) -> TurnResult:
+RUN_STARTED = datetime.fromisoformat("2026-01-02T03:04:05+00:00")
+
+
+def _record(
+    conversation: str, turn: int, verdict: Verdict, answer: str, expected: str, repeat: int = 1, at: float = 0.0, **fields: object
+) -> TurnResult:
+    """A record of a turn that began `at` seconds into the run and took a second (the assistant its `latency`)."""
+    started = RUN_STARTED + timedelta(seconds=at)
     return TurnResult(
         run_id="r1", feature="features/fees.feature", spec_id="airline-fees", scenario="s", conversation_id=conversation,
         turn=turn, verdict=verdict, answer=answer, expected=expected, repeat=repeat, feedback=f"feedback of turn {turn}",
-        query_type=QueryType.SINGLE_DOC if turn else None, question=f"question {turn}" if turn else "", **fields,  # type: ignore[arg-type]
+        query_type=QueryType.SINGLE_DOC if turn else None, question=f"question {turn}" if turn else "",
+        started=started.isoformat(), finished=(started + timedelta(seconds=1)).isoformat(), **fields,  # type: ignore[arg-type]
     )
 
 
 RECORDS = [
-    _record("fees", 1, Verdict.PASS, "It costs 70 EUR.", "70 EUR", latency=0.25, score=None, checks=["exact"]),
-    _record("fees", 2, Verdict.PASS, "I cannot answer that.", "CANNOTANSWER"),
-    _record("fees", 3, Verdict.FAIL, "Oslo.", "Copenhagen", score=2),
-    _record("fees", 0, Verdict.PASS, "", "the assistant answers from the fee table"),
-    _record("fees", 1, Verdict.PASS, "70 EUR.", "70 EUR", repeat=2),
-    _record("fees", 2, Verdict.PASS, "No idea, sorry: I cannot answer.", "CANNOTANSWER", repeat=2),
-    _record("fees", 3, Verdict.PASS, "Copenhagen.", "Copenhagen", repeat=2),
-    _record("fees", 0, Verdict.PASS, "", "the assistant answers from the fee table", repeat=2),
-    _record("broken", 1, Verdict.ERROR, "", "No", error_category="transport"),
+    _record("fees", 1, Verdict.PASS, "It costs 70 EUR.", "70 EUR", at=2, latency=0.25, score=None, checks=["exact"]),
+    _record("fees", 2, Verdict.PASS, "I cannot answer that.", "CANNOTANSWER", at=3, latency=0.5),
+    _record("fees", 3, Verdict.FAIL, "Oslo.", "Copenhagen", at=4, latency=0.5, score=2),
+    _record("fees", 0, Verdict.PASS, "", "the assistant answers from the fee table", at=5),
+    _record("fees", 1, Verdict.PASS, "70 EUR.", "70 EUR", repeat=2, at=2.5, latency=0.5),
+    _record("fees", 2, Verdict.PASS, "No idea, sorry: I cannot answer.", "CANNOTANSWER", repeat=2, at=3.5, latency=0.5),
+    _record("fees", 3, Verdict.PASS, "Copenhagen.", "Copenhagen", repeat=2, at=4.5, latency=0.5),
+    _record("fees", 0, Verdict.PASS, "", "the assistant answers from the fee table", repeat=2, at=5.5),
+    _record("broken", 1, Verdict.ERROR, "", "No", at=7, latency=0.75, error_category="transport"),
 ]
 
 
@@ -148,6 +158,82 @@ def test_the_cucumber_json_loads_in_a_cucumber_json_consumer(written: Path) -> N
     assert "answer: Oslo." in base64.b64decode(step["embeddings"][0]["data"]).decode()
 
 
+def _seconds(stamp: dict[str, int]) -> float:
+    return stamp["seconds"] + stamp["nanos"] / 1e9
+
+
+def _at(seconds: float) -> float:
+    """A time `seconds` into the run, as seconds since the epoch."""
+    return RUN_STARTED.timestamp() + seconds
+
+
+def test_the_messages_carry_the_times_the_turns_were_run(written: Path) -> None:
+    """A test case starts when its first turn began, an ask step lasts the assistant's latency, a Then step until the
+    turn's verdict; the run spans every test case."""
+    messages = _messages(written)
+    steps = {s["id"]: s["text"] for m in messages if "pickle" in m for s in m["pickle"]["steps"]}
+    test_steps = {t["id"]: steps[t["pickleStepId"]] for m in messages if "testCase" in m for t in m["testCase"]["testSteps"]}
+    first = next(m["testCaseStarted"] for m in messages if "testCaseStarted" in m)
+    assert _seconds(first["timestamp"]) == _at(2)
+    started = {test_steps[m["testStepStarted"]["testStepId"]]: _seconds(m["testStepStarted"]["timestamp"])
+               for m in messages if "testStepStarted" in m and m["testStepStarted"]["testCaseStartedId"] == first["id"]}
+    finished = {test_steps[m["testStepFinished"]["testStepId"]]: m["testStepFinished"]
+                for m in messages if "testStepFinished" in m and m["testStepFinished"]["testCaseStartedId"] == first["id"]}
+    ask, agree = 'the user asks "Where is the hub?"', 'the answer should agree with "Copenhagen"'
+    assert (started[ask], _seconds(finished[ask]["timestamp"])) == (_at(4), _at(4.5))
+    assert _seconds(finished[ask]["testStepResult"]["duration"]) == 0.5
+    assert (started[agree], _seconds(finished[agree]["timestamp"])) == (_at(4.5), _at(5))
+    assert _seconds(finished["the conversation should satisfy the spec"]["timestamp"]) == _at(6)
+    case_finished = next(m["testCaseFinished"] for m in messages if "testCaseFinished" in m)
+    assert _seconds(case_finished["timestamp"]) == _at(6)
+    assert _seconds(messages[-1]["testRunFinished"]["timestamp"]) == _at(8)  # the broken conversation ended last
+    assert next(_seconds(m["testRunStarted"]["timestamp"]) for m in messages if "testRunStarted" in m) == _at(0)
+    durations = {s["name"]: s["result"]["duration"] for s in load_file(written / CUCUMBER_JSON)[0][0]["elements"][0]["steps"]}
+    assert (durations[ask], durations[agree]) == (500_000_000, 500_000_000)
+
+
+def test_each_step_names_the_step_definition_it_matched(written: Path) -> None:
+    """One step definition per pattern the run's steps used, each where its function is, with the step's arguments."""
+    messages = _messages(written)
+    definitions = {m["stepDefinition"]["id"]: m["stepDefinition"] for m in messages if "stepDefinition" in m}
+    steps = {s["id"]: s["text"] for m in messages if "pickle" in m for s in m["pickle"]["steps"]}
+    used = set()
+    for test_step in (t for m in messages if "testCase" in m for t in m["testCase"]["testSteps"]):
+        text = steps[test_step["pickleStepId"]]
+        [definition_id] = test_step["stepDefinitionIds"]
+        definition = definitions[definition_id]
+        assert definition["pattern"]["type"] == "REGULAR_EXPRESSION" and re.match(definition["pattern"]["source"], text), text
+        assert definition["sourceReference"]["uri"].startswith("bddgen/run/") and definition["sourceReference"]["location"]["line"] > 0
+        [arguments] = test_step["stepMatchArgumentsLists"]
+        values = [a["group"]["value"] for a in arguments["stepMatchArguments"]]
+        assert values == re.findall(r'"([^"]*)"', text), text
+        assert all(text[a["group"]["start"]:].startswith(a["group"]["value"]) for a in arguments["stepMatchArguments"])
+        used.add(definition_id)
+    assert used == set(definitions) and len(definitions) == 5  # ask, agree, contain, cannot answer, satisfy the spec
+    uris = {d["sourceReference"]["uri"] for d in definitions.values()}
+    assert uris == {"bddgen/run/behave_steps.py"}
+
+
+def test_the_repeats_of_a_conversation_are_attempts_of_one_test_case(written: Path) -> None:
+    """Cucumber's retries: the attempts of one test case number 0, 1, ...; each but the last will be retried."""
+    messages = _messages(written)
+    started = [m["testCaseStarted"] for m in messages if "testCaseStarted" in m]
+    retried = {m["testCaseFinished"]["testCaseStartedId"]: m["testCaseFinished"]["willBeRetried"] for m in messages if "testCaseFinished" in m}
+    fees, broken = started[:2], started[2]
+    assert fees[0]["testCaseId"] == fees[1]["testCaseId"] != broken["testCaseId"]
+    assert [s["attempt"] for s in started] == [0, 1, 0]
+    assert [retried[s["id"]] for s in started] == [True, False, False]
+
+
+def test_the_library_names_every_step_function(written: Path) -> None:
+    """Every step function of the step library (but the fallback for a hand-written spec's lines) has its definition."""
+    from bddgen.run import behave_steps, fault_steps, outcome_steps
+    from bddgen.run.step_library import library
+    from bddgen.run.trajectory_steps import TRAJECTORY_STEPS
+
+    modules = (behave_steps, fault_steps, outcome_steps)
+    functions = {getattr(m, name) for m in modules for name in m.__all__ if name != "spec_line"} | set(TRAJECTORY_STEPS.values())
+    assert {d.function for d in library()} == functions
 
 
 def test_bddgen_run_writes_both_files(judged_sports_project: Path) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import partial
 from typing import Any, Callable
 
 from bddgen.expectations import SCENARIO_KINDS, ManifestViolation, Permissions, Trace, TrajectoryExpectation, check_expectation, violations
@@ -117,7 +119,7 @@ class ConversationSession:
         with self._lock:
             for pending in range(1, number + 1):
                 if pending not in self._results:
-                    self._results[pending] = self._run_turn(pending)
+                    self._results[pending] = _timed(partial(self._run_turn, pending))
             return self._results[number]
 
     def spec_check(self) -> TurnResult:
@@ -125,14 +127,14 @@ class ConversationSession:
         with self._lock:
             if SPEC_TURN not in self._results:
                 self.turn(len(self.plan.conversation.turns))
-                self._results[SPEC_TURN] = self._check_spec()
+                self._results[SPEC_TURN] = _timed(self._check_spec)
             return self._results[SPEC_TURN]
 
     def outcome(self) -> TurnResult:
         """A task's outcome record (turn 0), playing the simulated dialogue first when it has not run."""
         with self._lock:
             if SPEC_TURN not in self._results:
-                self._run_task()
+                self._results[SPEC_TURN] = _timed(self._task_outcome)
             return self._results[SPEC_TURN]
 
     def run_all(self, stop: threading.Event) -> None:
@@ -183,6 +185,11 @@ class ConversationSession:
         judgement = _with_failures(judgement, failures)
         self._history += [Message("user", turn.question), Message("assistant", reply.answer)]
         return self._record(number, turn, judgement, latency, reply, [f.text for f in failures])
+
+    def _task_outcome(self) -> TurnResult:
+        """Plays the task's dialogue; its outcome record (the exchanges' records are kept beside it)."""
+        self._run_task()
+        return self._results[SPEC_TURN]
 
     def _run_task(self) -> None:
         task = self.plan.conversation.task
@@ -388,6 +395,13 @@ class ConversationSession:
             **shown,
             **fields,
         )
+
+
+def _timed(run: Callable[[], TurnResult]) -> TurnResult:
+    """`run`'s record, with when it began and when it finished."""
+    started = datetime.now(timezone.utc).isoformat()
+    record = run()
+    return record.model_copy(update={"started": started, "finished": datetime.now(timezone.utc).isoformat()})
 
 
 def simulator_explains_failure(dialogue: Dialogue, task: UserTask, change: StateDiff) -> bool:
