@@ -324,3 +324,94 @@ def test_an_unknown_line_in_a_conversation_is_refused_before_any_turn_runs(tmp_p
         "'the answer should contain \"...\"'? (see `bddgen validate`)" in done.stdout
     )
     assert not (root / "runs" / "unknown" / "results.jsonl").exists()
+
+
+HAND_WRITTEN = """Feature: Baggage
+
+  Scenario: The weight of a checked bag
+    When the user asks "How heavy may a checked bag be?"
+    Then the answer should contain "50 pounds"
+
+  Scenario: The capital, past the guardrail
+    When the user asks "What is the capital of California?"
+    Then the answer should contain "Sacramento"
+    And the agent should not call "cancel_booking"
+
+  @cabin
+  Scenario: The weight of a cabin bag
+    When the user asks "How heavy may a cabin bag be?"
+    Then the answer should contain "10 kg"
+"""
+HAND_WRITTEN_REPLIES = """
+  - match: "checked bag"
+    answer: "A checked bag may weigh up to 50 pounds (23 kg)."
+  - match: "capital of California"
+    answer: "Sacramento is the capital of California."
+  - match: "cabin bag"
+    answer: "A cabin bag may weigh up to 8 kg."
+"""
+
+
+def test_a_hand_written_contain_step_is_a_containment_check_in_behave_and_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn whose only answer step is `Then the answer should contain "X"` passes when the answer states X and fails
+    when it does not, the same in behave, results.jsonl and `bddgen run`, which names the failing step (no model)."""
+    root = _write_project(tmp_path / "project", judge="forbidden")
+    (root / "fake.yaml").write_text((root / "fake.yaml").read_text() + HAND_WRITTEN_REPLIES)
+    (root / "features" / "baggage.feature").write_text(HAND_WRITTEN)
+    done = subprocess.run(
+        [sys.executable, "-m", "behave", "-f", "plain", "-D", "run_id=plain", "features/baggage.feature"],
+        cwd=root, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "2 scenarios passed, 1 failed" in done.stdout
+    records = {r["question"]: r for r in _records(root / "runs" / "plain")}
+    shown = {q: (r["verdict"], r["expected"], r["query_type"], r["checks"]) for q, r in records.items()}
+    assert shown == {
+        "How heavy may a checked bag be?": ("PASS", "50 pounds", "SINGLE-DOC", ["exact"]),
+        "What is the capital of California?": ("PASS", "Sacramento", "SINGLE-DOC", ["exact"]),
+        "How heavy may a cabin bag be?": ("FAIL", "10 kg", "SINGLE-DOC", ["exact"]),
+    }
+
+    code, output = _invoke(root, monkeypatch, "features/baggage.feature", "--run-id", "cli")
+    line = HAND_WRITTEN.splitlines().index('    Then the answer should contain "10 kg"') + 1
+    assert code == 1, output
+    assert f'FAIL features/baggage.feature:{line} (The weight of a cabin bag): Then the answer should contain "10 kg"' in output
+    assert output.count("FAIL features/") == 1
+    assert _verdicts(root / "runs" / "cli") == _verdicts(root / "runs" / "plain")
+    code, output = _invoke(root, monkeypatch, "features/baggage.feature", "--tags", "not @cabin", "--run-id", "right")
+    assert code == 0, output
+    assert set(_verdicts(root / "runs" / "right").values()) == {"PASS"}
+
+
+WITHOUT_THEN = """Feature: The airline
+
+  Rule: Questions about the airline
+    Given a passenger
+    When they ask about the airline
+    Then the assistant answers from the documents
+
+    Scenario: The founder, then the base
+      When the user asks "Who founded the airline?"
+      When the user asks "And where is the second base?"
+      Then the answer should contain "Lisbon"
+"""
+
+
+def test_a_turn_without_a_then_step_fails_at_its_question_when_its_verdict_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn no step checks is judged as an abstention; when that fails, its question step fails with it, so behave,
+    results.jsonl and `bddgen run` (which names that step) agree."""
+    root = _write_project(tmp_path / "project", judge="forbidden")
+    (root / "fake.yaml").write_text((root / "fake.yaml").read_text() + '  - match: "founded"\n    answer: "Ana Lima founded it in 1999."\n')
+    (root / "features" / "airline.feature").write_text(WITHOUT_THEN)
+    done = subprocess.run(
+        [sys.executable, "-m", "behave", "-f", "plain", "-D", "run_id=plain", "features/airline.feature"],
+        cwd=root, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "0 scenarios passed, 1 failed" in done.stdout and "no Then step checks turn 1" in done.stdout
+    assert _verdicts(root / "runs" / "plain") == {("line-8", 1): "FAIL", ("line-8", 2): "PASS"}
+    code, output = _invoke(root, monkeypatch, "features/airline.feature", "--run-id", "cli")
+    line = WITHOUT_THEN.splitlines().index('      When the user asks "Who founded the airline?"') + 1
+    assert code == 1, output
+    assert f'FAIL features/airline.feature:{line} (The founder, then the base): When the user asks "Who founded the airline?"' in output
+    assert output.count("FAIL features/") == 1

@@ -329,10 +329,10 @@ def _task_conversation(
 
 
 def _turn(raw: dict[str, Any], source: str, line: int, whole: bool = False) -> Turn:
-    """A turn without an answer step is an abstention, unless it checks its trajectory only, or (`whole`) its
+    """A turn whose only answer step is `the answer should contain "X"` has X as its reference answer (the value alone
+    decides). A turn without an answer step is an abstention, unless it checks its trajectory only, or (`whole`) its
     conversation is judged as a whole (`@judged-as-a-whole`) or its file has no spec: then it is not judged."""
-    unjudged = (raw["trajectory"] or whole) and "exact_value" not in raw
-    answer = raw["answer"] or (TRAJECTORY_ONLY if unjudged else CANNOT_ANSWER)
+    answer = raw["answer"] or raw.get("exact_value") or (TRAJECTORY_ONLY if raw["trajectory"] or whole else CANNOT_ANSWER)
     query_type = raw["query_type"] or (QueryType.UNANSWERABLE if answer == CANNOT_ANSWER else QueryType.SINGLE_DOC)
     exact = None
     if "exact_value" in raw:

@@ -14,6 +14,7 @@ from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
 from bddgen.run.behave_runner import RUNNER_SETTING, announced_features, announced_files
 from bddgen.run.planning import conversation_id, feature_key, plan_features
+from bddgen.run.scenario import unchecked_turns
 from bddgen.run.suite import FailedStep, SuiteRun, active_suite, options_from_userdata
 
 __all__ = ["before_all", "before_scenario", "after_scenario", "after_all"]
@@ -46,13 +47,15 @@ def before_all(context: Any) -> None:
 
 
 def before_scenario(context: Any, scenario: Any) -> None:
-    """Attach the scenario's conversation; scenarios that are no conversation are skipped."""
+    """Attach the scenario's conversation, with the turns no Then step checks; scenarios that are no conversation are
+    skipped."""
     suite: SuiteRun = context.bddgen
     run = suite.scenario(feature_key(scenario.filename, suite.project.root), conversation_id(scenario))
     if run is None:
         scenario.skip("not a conversation bddgen runs (a spec, or past --limit)")
         return
     scenario.continue_after_failed_step = True
+    run.unchecked = unchecked_turns([step.name for step in scenario.steps])
     context.bddgen_scenario = run
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bddgen.expectations import Trace, TrajectoryExpectation, check_expectation
+from bddgen.expectations import PATTERNS, Trace, TrajectoryExpectation, check_expectation
+from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS
 from bddgen.outcomes import OutcomeExpectation, UserTask
 from bddgen.state_diff import render_diff_row
 from bddgen.errors import AssistantError
@@ -15,6 +16,18 @@ class TurnNotJudgedError(AssistantError):
     """A Then step of a turn whose question never got an answer (the When step has the reason)."""
 
 
+def unchecked_turns(steps: list[str]) -> frozenset[int]:
+    """The turns (1-based) of a scenario's step lines that no step after their question checks (nothing, or only the
+    spec check, follows it before the next question)."""
+    checked: list[bool] = []
+    for step in (" ".join(s.split()) for s in steps):
+        if ASK.match(step):
+            checked.append(False)
+        elif checked and any(p.match(step) for p in (AGREE, ABSTAIN, CONTAINS, *PATTERNS.values())):
+            checked[-1] = True
+    return frozenset(number for number, done in enumerate(checked, start=1) if not done)
+
+
 class ScenarioRun:
     """Tracks which turn the steps are at and turns each turn's verdicts into step outcomes:
     FAIL raises AssertionError (a behave failure), ERROR raises AssistantError (a behave error)."""
@@ -24,6 +37,8 @@ class ScenarioRun:
             raise ValueError("a scenario runs at least one session")
         self.sessions = sessions
         self.current = 0
+        self.unchecked: frozenset[int] = frozenset()
+        """Turns no Then step checks (`unchecked_turns`): their question step fails when their verdict does."""
 
     @property
     def plan(self) -> ConversationPlan:
@@ -45,6 +60,12 @@ class ScenarioRun:
         called = [f"{_where(r)}: {v}" for r in results for v in r.trajectory_failures if v.startswith("VIOLATION")]
         if called:
             raise AssertionError("\n".join(called))
+        failed = [r for r in results if r.verdict == Verdict.FAIL] if self.current in self.unchecked else []
+        if failed:
+            raise AssertionError("\n".join(_describe(r) for r in failed) + (
+                f"\nno Then step checks turn {self.current}, so it is judged as an abstention and this step fails for it; "
+                "add the step that checks its answer, or tag the scenario @judged-as-a-whole"
+            ))
 
     def check_turn(self) -> None:
         """`Then the answer should agree with "..."` / `Then the assistant should say it cannot answer`."""
