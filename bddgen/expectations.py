@@ -17,6 +17,7 @@ Each kind has one step phrase (a regular expression behave, the reader and the w
     Then the assistant should refuse
     Then the tool "lookup_booking" should return a result with "status" equal to "confirmed"
     Then the tool "get_weather" called by "travel" should return a result containing "sunny"
+    Then the answer should be JSON with "summary" containing "refund" and "pages" equal to "3"
     Then the scenario should take at most 5 seconds
     Then the scenario should use at most 2000 tokens
     Then the agent should achieve the goal "the booking is cancelled and the user is told the refund"
@@ -39,7 +40,8 @@ from bddgen.traces import BlockedCall, Handoff, ToolCall
 from bddgen.answer_checks import declines
 
 ExpectationKind = Literal[
-    "calls", "not_calls", "count", "order", "sequence", "handoff", "refuses_tool", "refuses", "returns", "limit", "goal"
+    "calls", "not_calls", "count", "order", "sequence", "handoff", "refuses_tool", "refuses", "returns", "answer_json", "limit",
+    "goal",
 ]
 Bound = Literal["at least", "at most", "exactly"]
 Measure = Literal["seconds", "turns", "tokens", "usd"]
@@ -71,6 +73,7 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         rf'^the tool "(?P<tool>[^"]+)"(?: called by "(?P<agent>[^"]+)")? should return a result '
         rf'(?:(?P<result_relation>{_RELATION}) "(?P<result_value>.*)"|with (?P<arguments>{_CONDITION}(?: and {_CONDITION})*))$'
     ),
+    "answer_json": re.compile(rf"^the answer should be JSON with (?P<arguments>{_CONDITION}(?: and {_CONDITION})*)$"),
     "limit": re.compile(
         rf"^the scenario should (?:take at most (?P<seconds>{_DECIMAL}) seconds?|take at most (?P<turns>\d+) turns?"
         rf"|use at most (?P<tokens>\d+) tokens?|cost at most (?P<usd>{_DECIMAL}) USD)$"
@@ -81,7 +84,8 @@ PATTERNS: dict[str, re.Pattern[str]] = {
 
 Relation = Literal["equal to", "containing", "matching"]
 _WITH_CONDITIONS = re.compile(
-    r'^(?:the agent(?: "[^"]+")? should call "[^"]+"|the tool "[^"]+"(?: called by "[^"]+")? should return a result) with (?P<conditions>.+)$'
+    r'^(?:the agent(?: "[^"]+")? should call "[^"]+"|the tool "[^"]+"(?: called by "[^"]+")? should return a result'
+    r'|the answer should be JSON) with (?P<conditions>.+)$'
 )
 _CONDITION_START = re.compile(r'(?:^|" and )"(?P<name>[^"]+)" (?P<relation>[^"\s]+(?: [^"\s]+){0,2}) "')
 RELATION_CUTOFF = 0.6  # not a setting: how close a word must be to a relation to be suggested (difflib's ratio)
@@ -89,7 +93,7 @@ RELATION_CUTOFF = 0.6  # not a setting: how close a word must be to a relation t
 
 def states_conditions(text: str) -> bool:
     """Whether a step line has the shape of a step with argument or result conditions (`... should call "T" with ...`,
-    `... should return a result with ...`), whatever its conditions say."""
+    `... should return a result with ...`, `the answer should be JSON with ...`), whatever its conditions say."""
     return _WITH_CONDITIONS.match(" ".join(text.split())) is not None
 
 
@@ -210,7 +214,8 @@ class TrajectoryExpectation(BaseModel):
     agent: str | None = Field(default=None, description="The agent that should (not) act; any agent when absent.")
     tool: str = Field(default="", description="calls, not_calls, refuses_tool: the tool.")
     arguments: list[ArgumentMatch] = Field(
-        default_factory=list, description="calls: conditions that one call of the tool meets together."
+        default_factory=list,
+        description="calls: conditions that one call of the tool meets together; returns: its result; answer_json: the answer.",
     )
     bound: Bound | None = Field(default=None, description="count: how the number of calls compares with `count`.")
     count: int = Field(default=0, ge=0, description="count: the number of calls of the tool.")
@@ -262,6 +267,8 @@ class TrajectoryExpectation(BaseModel):
         if self.kind == "returns":
             caller = f' called by "{self.agent}"' if self.agent else ""
             return f'the tool "{self.tool}"{caller} should return a result {self.result_condition}'
+        if self.kind == "answer_json":
+            return "the answer should be JSON with " + " and ".join(a.text for a in self.arguments)
         if self.kind == "limit":
             return f"the scenario should {self._limit_text}"
         if self.kind == "goal":
@@ -377,6 +384,15 @@ def _check_returns(e: TrajectoryExpectation, calls: list[ToolCall], actual: str)
     return f"expected {wanted}; actual results: {describe_results(mine)}{hint}"
 
 
+def _check_answer_json(e: TrajectoryExpectation, answer: str) -> str | None:
+    """answer_json: None when the answer's JSON meets every condition, else why not."""
+    wanted = f"expected an answer whose JSON has {' and '.join(a.text for a in e.arguments)}"
+    value = result_value(answer)
+    if not isinstance(value, (dict, list)):
+        return f"{wanted}; the answer is no JSON object or list: {_shortened(answer)!r}"
+    return None if all(a.holds(value) for a in e.arguments) else f"{wanted}; actual: {_shortened(answer)!r}"
+
+
 def check_expectation(expectation: TrajectoryExpectation, trace: Trace) -> str | None:
     """None when the trace meets the expectation, else why not (naming expected and actual). A scenario step
     (`SCENARIO_KINDS`) is no check of one trace: ValueError."""
@@ -421,6 +437,8 @@ def check_expectation(expectation: TrajectoryExpectation, trace: Trace) -> str |
         return f"expected a refused or blocked attempt to call {e.tool!r}; the trace records none (actual: {actual})"
     if e.kind == "returns":
         return _check_returns(e, by_agent, actual)
+    if e.kind == "answer_json":
+        return _check_answer_json(e, trace.answer)
     if trace.refusal:
         return None
     # a call the guard blocked is no refusal of the request: another agent may still carry it out

@@ -7,7 +7,8 @@ of no arguments) gives each run a new SDK run context. From `RunResult.new_items
 is a tool call by its item's agent (a hosted tool's under its SDK name, `web_search`, with what it
 was asked; its output, from the matching `ToolCallOutputItem`: text as it is, any other value as its
 JSON text), a `HandoffOutputItem` a handoff from `source_agent` to `target_agent`, a refusal part of a
-`MessageOutputItem` the reply's refusal; the run's token usage is the reply's. A tripped input or output
+`MessageOutputItem` the reply's refusal; the run's token usage is the reply's, its final output the answer (a
+structured one, of an agent with an `output_type`, as its JSON text). A tripped input or output
 guardrail is a refusal naming the guardrail, with an empty answer and the calls made before it. The app's own exceptions are its failures (not retried); only the
 model client's connection and HTTP errors are transport errors.
 """
@@ -18,6 +19,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
+
+from pydantic_core import to_json
 
 from bddgen.config import AssistantSettings
 from bddgen.plugins import import_callable
@@ -163,6 +166,14 @@ def _result_text(output: Any) -> str:
     return text[:RESULT_CHARS]
 
 
+def _answer_text(output: Any) -> str:
+    """The run's final output as the answer: text as it is, a structured output (a pydantic model, a dataclass, a list,
+    ... of an agent's `output_type`) as its JSON text, so a step reads its fields."""
+    if output is None or isinstance(output, str):
+        return output or ""
+    return to_json(output, fallback=str).decode()
+
+
 def trajectory_reply(items: list[Any], output: Any) -> AssistantReply:
     """The reply of one SDK run from its items and final output: the answer, tool calls, handoffs and refusal."""
     from agents import HandoffOutputItem, MessageOutputItem, ToolCallItem, ToolCallOutputItem
@@ -187,5 +198,4 @@ def trajectory_reply(items: list[Any], output: Any) -> AssistantReply:
             for part in item.raw_item.content:
                 if getattr(part, "type", "") == "refusal":
                     refusal = part.refusal
-    answer = output if isinstance(output, str) or output is None else json.dumps(output, default=str, ensure_ascii=False)
-    return AssistantReply(answer=answer or "", tool_calls=calls, handoffs=handoffs, refusal=refusal)
+    return AssistantReply(answer=_answer_text(output), tool_calls=calls, handoffs=handoffs, refusal=refusal)
