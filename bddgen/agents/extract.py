@@ -2,9 +2,10 @@
 
 Starting from the entry agent, every agent reached by handoffs (an `Agent`, or a `Handoff` made by
 `handoff(agent=...)`, which keeps its agent) is listed with its tools (each an allowed edge; a hosted
-tool under its SDK name, `web_search`), its handoffs (delegations) and its input and output
-guardrails. The SDK has no notion of a forbidden tool, so `restricted` edges are added by hand in the
-YAML; `with_restrictions` keeps every one of an earlier file and says which no longer match the app.
+tool under its SDK name, `web_search`; a hosted MCP server under its server label, as the trace
+records its calls), its handoffs (delegations) and its input and output guardrails. The SDK has no
+notion of a forbidden tool, so `restricted` edges are added by hand in the YAML; `with_restrictions`
+keeps every one of an earlier file and says which no longer match the app.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import yaml
 
 from bddgen.manifest.workflow import Agent, Delegation, Guardrail, Tool, ToolEdge, WorkflowManifest, semantic_problems
 from bddgen.errors import ConfigError, InputError
-from bddgen.run.assistants.agents_sdk import HOSTED_TOOLS
+from bddgen.run.assistants.agents_sdk import HOSTED_TOOLS, mcp_parameters
 
 INSTALL_HINT = "install the OpenAI Agents SDK: pip install 'bddgen[agents]'"
 UNSEEN_AGENT = "(reached through a Handoff that does not hold its agent; its tools are not listed)"
@@ -38,6 +39,17 @@ def _purpose(agent: Any) -> str:
 
 
 def _tool(tool: Any) -> Tool:
+    """The tool as the manifest lists it: a hosted MCP server under its label (the SDK names every such server
+    `hosted_mcp`), a hosted tool under its SDK name, a function with its parameter schema."""
+    from agents import HostedMCPTool
+
+    if isinstance(tool, HostedMCPTool):
+        config = tool.tool_config
+        where = config.get("server_url") or config.get("connector_id") or config.get("tunnel_id")
+        description = config.get("server_description") or (
+            f"The tools of the hosted MCP server {config['server_label']!r}" + (f" at {where}." if where else ".")
+        )
+        return Tool(name=config["server_label"], description=description, parameters=mcp_parameters(config))
     hosted = next((h for h in HOSTED_TOOLS.values() if h.name == tool.name), None)
     schema = getattr(tool, "params_json_schema", None)
     if not isinstance(schema, dict):
@@ -79,8 +91,9 @@ def manifest_from_sdk(entry: Any) -> WorkflowManifest:
         agents[agent.name] = Agent(name=agent.name, purpose=_purpose(agent))
         guardrails += _guardrails(agent)
         for tool in agent.tools:
-            tools.setdefault(tool.name, _tool(tool))
-            allowed.append(ToolEdge(agent=agent.name, tool=tool.name))
+            listed = _tool(tool)
+            tools.setdefault(listed.name, listed)
+            allowed.append(ToolEdge(agent=agent.name, tool=listed.name))
         for handoff in agent.handoffs:
             name, target = _target(handoff, sdk_agent)
             delegations.append(Delegation(source=agent.name, target=name))

@@ -5,12 +5,14 @@ Each turn runs the entry agent on the whole conversation (`Runner.run_sync`), li
 adapter: the assistant under test keeps no state between turns, and a context factory (a function
 of no arguments) gives each run a new SDK run context. From `RunResult.new_items`: a `ToolCallItem`
 is a tool call by its item's agent (a hosted tool's under its SDK name, `web_search`, with what it
-was asked; its output, from the matching `ToolCallOutputItem`: text as it is, any other value as its
-JSON text), a `HandoffOutputItem` a handoff from `source_agent` to `target_agent`, a refusal part of a
-`MessageOutputItem` the reply's refusal; the run's token usage is the reply's, its final output the answer (a
-structured one, of an agent with an `output_type`, as its JSON text). A tripped input or output
-guardrail is a refusal naming the guardrail, with an empty answer and the calls made before it. The app's own exceptions are its failures (not retried); only the
-model client's connection and HTTP errors are transport errors.
+was asked and what the call item holds of its output; a hosted MCP server's under its server label,
+with the MCP tool and its arguments; its output, from the matching `ToolCallOutputItem`: text as it
+is, any other value as its JSON text), a `HandoffOutputItem` a handoff from `source_agent` to
+`target_agent`, a refusal part of a `MessageOutputItem` the reply's refusal; the run's token usage
+is the reply's, its final output the answer (a structured one, of an agent with an `output_type`, as
+its JSON text). A tripped input or output guardrail is a refusal naming the guardrail, with an empty
+answer and the calls made before it. The app's own exceptions are its failures (not retried); only
+the model client's connection and HTTP errors are transport errors.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from pydantic_core import to_json
 
@@ -47,14 +49,31 @@ def _web_search(raw: Any) -> dict[str, Any]:
     return {"action": kind, **{k: v for k, v in action.items() if k in ("query", "queries", "url", "pattern")}}
 
 
+def _sources(raw: Any) -> dict[str, list[str]] | None:
+    """A web search's sources (their URLs), when the call item holds them."""
+    sources = _plain(_field(_field(raw, "action"), "sources"))
+    return {"sources": [_field(s, "url") for s in sources]} if sources else None
+
+
+def _listed(name: str) -> Callable[[Any], list[Any] | None]:
+    """The call item's list `name` (a file search's results, a code run's outputs) as plain data; None when empty."""
+    return lambda raw: [_plain(entry) for entry in _field(raw, name) or []] or None
+
+
+def _nothing(raw: Any) -> None:
+    """No output on the call item: the image of an image generation, or the output comes in a `ToolCallOutputItem`."""
+
+
 @dataclass(frozen=True)
 class HostedTool:
-    """A tool the model provider runs: its name in the manifest (the SDK tool's `name`), and its call's arguments."""
+    """A tool the model provider runs: its name in the manifest (the SDK tool's `name`), its call's arguments and the
+    output its call item holds (None when it holds none)."""
 
     name: str
     description: str
     parameters: dict[str, Any]
     arguments: Callable[[Any], dict[str, Any]]
+    output: Callable[[Any], Any] = _nothing
 
 
 _STRING = {"type": "string"}
@@ -64,15 +83,15 @@ HOSTED_TOOLS: dict[str, HostedTool] = {
         "web_search", "Search the web (hosted).",
         {"type": "object", "properties": {"action": {"enum": ["search", "open_page", "find_in_page"]}, "query": _STRING,
                                           "queries": _STRINGS, "url": _STRING, "pattern": _STRING}},
-        _web_search,
+        _web_search, _sources,
     ),
     "file_search_call": HostedTool(
         "file_search", "Search the app's vector stores (hosted).", {"type": "object", "properties": {"queries": _STRINGS}},
-        lambda raw: {"queries": list(_field(raw, "queries") or [])},
+        lambda raw: {"queries": list(_field(raw, "queries") or [])}, _listed("results"),
     ),
     "code_interpreter_call": HostedTool(
         "code_interpreter", "Run code in a sandbox (hosted).", {"type": "object", "properties": {"code": _STRING}},
-        lambda raw: {"code": _field(raw, "code") or ""},
+        lambda raw: {"code": _field(raw, "code") or ""}, _listed("outputs"),
     ),
     "image_generation_call": HostedTool("image_generation", "Generate an image (hosted).", {"type": "object"}, lambda raw: {}),
     "computer_call": HostedTool(
@@ -85,6 +104,17 @@ HOSTED_TOOLS: dict[str, HostedTool] = {
     ),
 }
 """Raw call item type -> the hosted tool it calls."""
+
+MCP_CALL = "mcp_call"  # the raw item type of a call of a hosted MCP server's tool
+
+
+def mcp_parameters(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments of a call of a hosted MCP server as the trace records them: the MCP `tool` (one of the server's
+    `allowed_tools` when the app lists them) and that tool's `arguments`."""
+    allowed = config.get("allowed_tools")
+    names = allowed.get("tool_names") if isinstance(allowed, Mapping) else allowed
+    tool = {"type": "string", "enum": list(names)} if names else {"type": "string"}
+    return {"type": "object", "properties": {"tool": tool, "arguments": {"type": "object"}}, "required": ["tool"]}
 
 
 def context_factory(settings: AssistantSettings, root: Path, where: str) -> Callable[[], Any] | None:
@@ -152,11 +182,21 @@ def _arguments(raw: Any) -> dict[str, Any]:
 
 
 def _call(raw: Any, agent: str) -> ToolCall:
-    """A call item as a trace's tool call: a hosted tool's under its manifest name, else the function's name."""
-    hosted = HOSTED_TOOLS.get(_field(raw, "type") or "")
+    """A call item as a trace's tool call: a hosted tool's under its manifest name with the output its item holds, a
+    hosted MCP server's under its server label (the MCP tool and its arguments as arguments), else the function's name."""
+    kind = _field(raw, "type") or ""
+    hosted = HOSTED_TOOLS.get(kind)
     if hosted is not None:
-        return ToolCall(name=hosted.name, arguments=hosted.arguments(raw), agent=agent)
-    name = _field(raw, "name") or _field(raw, "type") or type(raw).__name__
+        output = hosted.output(raw)
+        return ToolCall(name=hosted.name, arguments=hosted.arguments(raw), agent=agent, result="" if output is None else _result_text(output))
+    if kind == MCP_CALL:
+        output, error = _field(raw, "output"), _field(raw, "error")
+        result = output if output is not None else {"error": error} if error is not None else ""
+        return ToolCall(
+            name=_field(raw, "server_label"), arguments={"tool": _field(raw, "name"), "arguments": _arguments(raw)}, agent=agent,
+            result=_result_text(result),
+        )
+    name = _field(raw, "name") or kind or type(raw).__name__
     return ToolCall(name=name, arguments=_arguments(raw), agent=agent)
 
 
