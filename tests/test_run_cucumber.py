@@ -225,7 +225,60 @@ def test_the_repeats_of_a_conversation_are_attempts_of_one_test_case(written: Pa
     assert [retried[s["id"]] for s in started] == [True, False, False]
 
 
-def test_the_library_names_every_step_function(written: Path) -> None:
+TASK_FEATURE = '''Feature: Cancelling bookings
+
+  Rule: Cancelling bookings
+
+    @task @task-cancel-flex
+    Scenario: Cancel a Flex booking
+      Given the user's instruction:
+        """
+        You want to cancel booking NB8VTT.
+        """
+      When the simulated user talks with the assistant for at most 4 turns
+      Then row "NB8VTT" of table "bookings" should have "status" equal to "refunded"
+      And the agent should call "cancel_booking"
+
+    @conversation
+    Scenario: An untagged conversation
+      When the user asks "Can I cancel?"
+      Then the answer should agree with "Yes"
+'''
+
+
+def test_task_scenarios_and_untagged_conversations_are_reported(tmp_path: Path) -> None:
+    """A task (named by its @task-<id> tag) and a conversation without an @conv: tag (named line-<N>, as the run names
+    it) have their test cases too; a task's Given steps take no time, its dialogue is the step after them."""
+    (tmp_path / "features").mkdir()
+    (tmp_path / "features" / "tasks.feature").write_text(TASK_FEATURE)
+    line = next(n for n, text in enumerate(TASK_FEATURE.splitlines(), start=1) if "An untagged conversation" in text)
+    unmet = 'row "NB8VTT" of table "bookings" should have "status" equal to "refunded": it is "confirmed"'
+    task = [
+        _record("cancel-flex", 1, Verdict.FAIL, "Cancelled.", "").model_copy(update={"started": "", "finished": ""}),
+        _record("cancel-flex", 0, Verdict.FAIL, "", "", at=10, outcome_failures=[unmet]),
+        _record(f"line-{line}", 1, Verdict.PASS, "Yes.", "Yes", at=12, latency=0.5),
+    ]
+    metadata = RunMetadata(run_id="r1", assistant="fake", assistant_kind="fake", started=RUN_STARTED.isoformat())
+    write_cucumber(tmp_path, tmp_path, metadata, [r.model_copy(update={"feature": "features/tasks.feature"}) for r in task])
+    messages = _messages(tmp_path)
+    assert all(VALIDATOR.is_valid(m) for m in messages)
+    steps = {s["id"]: s["text"] for m in messages if "pickle" in m for s in m["pickle"]["steps"]}
+    test_steps = {t["id"]: steps[t["pickleStepId"]] for m in messages if "testCase" in m for t in m["testCase"]["testSteps"]}
+    first = next(m["testCaseStarted"]["id"] for m in messages if "testCaseStarted" in m)
+    started = {m["testStepStarted"]["testStepId"]: _seconds(m["testStepStarted"]["timestamp"]) for m in messages if "testStepStarted" in m}
+    finished = [m["testStepFinished"] for m in messages if "testStepFinished" in m and m["testStepFinished"]["testCaseStartedId"] == first]
+    timeline = [(test_steps[f["testStepId"]][:18], f["testStepResult"]["status"], started[f["testStepId"]], _seconds(f["timestamp"])) for f in finished]
+    assert timeline == [
+        ("the user's instruc", "PASSED", _at(10), _at(10)),
+        ("the simulated user", "PASSED", _at(10), _at(11)),
+        ('row "NB8VTT" of ta', "FAILED", _at(11), _at(11)),
+        ("the agent should c", "FAILED", _at(11), _at(11)),
+    ]
+    features, warnings = load_file(tmp_path / CUCUMBER_JSON)
+    assert warnings == [] and [e["name"] for e in features[0]["elements"]] == ["Cancel a Flex booking", "An untagged conversation"]
+
+
+def test_the_library_names_every_step_function() -> None:
     """Every step function of the step library (but the fallback for a hand-written spec's lines) has its definition."""
     from bddgen.run import behave_steps, fault_steps, outcome_steps
     from bddgen.run.step_library import library

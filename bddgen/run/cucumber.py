@@ -27,6 +27,7 @@ from gherkin.stream.id_generator import IdGenerator
 from bddgen import __version__
 from bddgen.features.vocabulary import ABSTAIN, AGREE, ASK, CONTAINS, SATISFY, decode_tag_value
 from bddgen.files import atomic_write
+from bddgen.outcomes import TASK_TAG_PREFIX
 from bddgen.results import RunMetadata, TurnResult, Verdict
 from bddgen.answer_checks import contains_exact
 from bddgen.run.feature_cache import FeatureCache
@@ -132,7 +133,8 @@ class _Messages:
         scenarios = {s["id"]: s for s in _scenarios(document.get("feature") or {})}
         elements = []
         for pickle in Compiler(self.ids).compile(document):
-            conversation = _conversation_id(pickle)
+            scenario = scenarios.get(pickle["astNodeIds"][0], {})
+            conversation = _conversation_id(pickle, scenario)
             runs = sorted((repeat, turns) for (cid, repeat), turns in conversations.items() if cid == conversation)
             if not runs:
                 continue
@@ -144,7 +146,6 @@ class _Messages:
                 "id": case, "pickleId": pickle["id"], "testRunStartedId": self.run_id,
                 "testSteps": [self._test_step(step, step_id, match) for (step, step_id), match in zip(steps, matches)],
             }})
-            scenario = scenarios.get(pickle["astNodeIds"][0], {})
             for attempt, (repeat, turns) in enumerate(runs):
                 timed = _timed(list(_outcomes(pickle["steps"], turns)), turns, self.run_started)
                 self._attempt(case, steps, timed, attempt, retried=attempt < len(runs) - 1)
@@ -251,9 +252,15 @@ def _scenarios(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
             yield from _scenarios(child["rule"])
 
 
-def _conversation_id(pickle: dict[str, Any]) -> str:
-    tags = [t["name"] for t in pickle.get("tags", []) if t["name"].startswith(_CONVERSATION_TAG)]
-    return decode_tag_value(tags[-1][len(_CONVERSATION_TAG):]) if tags else ""
+def _conversation_id(pickle: dict[str, Any], scenario: dict[str, Any]) -> str:
+    """The conversation a pickle runs, named as the run names it (`planning.conversation_id`): its `@conv:<id>` tag,
+    else a task's `@task-<id>` tag, else `line-<N>` of its scenario's line."""
+    tags = [t["name"] for t in pickle.get("tags", [])]
+    conversation = [t for t in tags if t.startswith(_CONVERSATION_TAG)]
+    if conversation:
+        return decode_tag_value(conversation[-1][len(_CONVERSATION_TAG):])
+    task = [t for t in tags if t.startswith(TASK_TAG_PREFIX)]
+    return task[-1][len(TASK_TAG_PREFIX):] if task else f"line-{scenario.get('location', {}).get('line', 0)}"
 
 
 def _outcomes(steps: list[dict[str, Any]], turns: dict[int, TurnResult]) -> Iterator[StepOutcome]:
