@@ -21,6 +21,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.project import Project
 from bddgen.report.structural import structural_report
+from bddgen.report.suite import suite_coverage
 from bddgen.run.assistants.fake import FakeAssistant, FakeScript
 from bddgen.run.behave_runner import RUNNER_SETTING
 from tests.agents_manifests import AIRLINE_MANIFEST
@@ -243,3 +244,22 @@ def test_the_requests_state_values_code_chose_from_the_projects_tables(tmp_path:
     assert "'Please cancel my reservation ABC123.' -> witnessed" in done.output
     log = json.loads((root / "features" / "structural-agents.realized.json").read_text())
     assert log["realizations"][0]["facts"] == ["reference: ABC123"]
+
+
+def test_manifest_scenarios_works_in_a_project_whose_corpus_holds_no_documents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _project(tmp_path / "project", FAKE_SCRIPT)
+    for folder in ("text", "tables", "policies"):  # the empty corpus `bddgen init` makes: an agent project needs none
+        (root / "corpus" / folder).mkdir(parents=True)
+    (root / "corpus" / "system.yaml").write_text("name: Bookings\npurpose: Answers questions about bookings.\n")
+    monkeypatch.chdir(root)
+    done = CliRunner().invoke(cli, ["manifest", "scenarios", "--only", "C4"], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    assert "2/2 objectives witnessed, 0 violated; 2 scenarios written" in done.output
+
+
+def test_a_corpus_with_only_its_system_and_manifest_files_has_no_coverage_to_certify(tmp_path: Path) -> None:
+    root = _project(tmp_path / "project", FAKE_SCRIPT)
+    (root / "corpus").mkdir()
+    (root / "corpus" / "system.yaml").write_text("name: Bookings\npurpose: Answers questions about bookings.\n")
+    (root / "agents.yaml").rename(root / "corpus" / "agents.yaml")  # where the airline demo keeps its manifest
+    assert suite_coverage(Project.discover(root, require_corpus=False)) is None

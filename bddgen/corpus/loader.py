@@ -162,6 +162,13 @@ class TableLimits:
     store_dir: Path | None = None
 
 
+def holds_documents(path: Path) -> bool:
+    """Whether the corpus folder holds anything read as documents (an entry of text/, tables/ or policies/, a *.jsonl
+    file): the corpus of a project testing an agent (`bddgen init` without `--corpus`) holds none, and needs none."""
+    folders = [path / name for name in FOLDER_SUFFIXES if (path / name).is_dir()]
+    return any(not entry.name.startswith(".") for folder in folders for entry in folder.iterdir()) or any(path.glob("*.jsonl"))
+
+
 def load_corpus(path: Path, limits: TableLimits = TableLimits()) -> Corpus:
     """The corpus in folder `path`; InputError listing every problem of every file otherwise."""
     root = Path(path)

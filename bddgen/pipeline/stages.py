@@ -24,6 +24,7 @@ from bddgen.agents.realize import (
     witness_objectives,
 )
 from bddgen.console import StageProgress, no_progress
+from bddgen.corpus import holds_documents
 from bddgen.errors import BddgenError, InputError, Problem
 from bddgen.features.lint import lint_features
 from bddgen.features.reader import feature_files
@@ -277,7 +278,7 @@ def structural_scenarios(
     against `assistant`; write the scenarios to `out` and the attempts beside it (`<stem>.realized.json`)."""
     manifest = read_manifest(manifest_file)
     settings = models.project.settings.structural
-    tables = [d for d in models.corpus.documents if isinstance(d, TableDocument)] if models.project.corpus_path.is_dir() else []
+    tables = [d for d in models.corpus.documents if isinstance(d, TableDocument)] if holds_documents(models.project.corpus_path) else []
     realizer = Realizer(
         manifest, models.lm, models.assistant(assistant), attempts=settings.attempts, max_chars=settings.request_chars,
         facts=FactChooser(tables, f"{models.project.settings.seed}", date.today()) if tables else None,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bddgen.corpus import load_corpus
-from bddgen.corpus.loader import SYSTEM_FILE
+from bddgen.corpus import holds_documents, load_corpus
 from bddgen.console import console
 from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
@@ -81,9 +80,9 @@ def bridging_entities(features_path: Path) -> dict[ConversationKey, set[str]]:
 
 def suite_coverage(project: Project) -> CoverageCertificate | None:
     """The certificate of the project's features over its corpus, linking entities as the implement stage recorded them;
-    None when the corpus folder holds no document, only its system.yaml (a project testing an agent, made by `bddgen
-    init` without `--corpus`)."""
-    if not any(p.is_file() and p.name != SYSTEM_FILE and not p.name.startswith(".") for p in project.corpus_path.rglob("*")):
+    None when the corpus folder holds no document (a project testing an agent, made by `bddgen init` without `--corpus`,
+    its system.yaml and maybe its agents.yaml there)."""
+    if not holds_documents(project.corpus_path):
         return None
     corpus = load_corpus(project.corpus_path)
     features, problems = readable_suite(project.features_path)
