@@ -166,10 +166,8 @@ class _Messages:
         definition, found = match
         if definition not in self._definitions:
             self._definitions[definition] = self.ids.get_next_id()
-        arguments = [
-            {"group": {"start": found.start(i), "value": found.group(i), "children": []} if found.group(i) is not None else {"children": []}}
-            for i in range(1, found.re.groups + 1)
-        ]
+        groups = [(found.start(i), found.group(i)) for i in range(1, found.re.groups + 1)]
+        arguments = [{"group": {"start": start, "value": value, "children": []} if value is not None else {"children": []}} for start, value in groups]
         return {"id": step_id, "pickleStepId": step["id"], "stepDefinitionIds": [self._definitions[definition]],
                 "stepMatchArgumentsLists": [{"stepMatchArguments": arguments}]}
 
@@ -179,10 +177,14 @@ class _Messages:
         begin = timed[0].started if timed else self.started
         end = timed[-1].finished if timed else begin
         self.started, self.ended = min(self.started, begin), max(self.ended, end)
-        messages: list[dict[str, Any]] = [{"testCaseStarted": {"id": started, "testCaseId": case, "attempt": attempt, "timestamp": _timestamp(begin)}}]
+        messages: list[dict[str, Any]] = [
+            {"testCaseStarted": {"id": started, "testCaseId": case, "attempt": attempt, "timestamp": _timestamp(begin)}},
+        ]
         for (_, step_id), step in zip(steps, timed):
             outcome = step.outcome
-            messages.append({"testStepStarted": {"testCaseStartedId": started, "testStepId": step_id, "timestamp": _timestamp(step.started)}})
+            messages.append({"testStepStarted": {
+                "testCaseStartedId": started, "testStepId": step_id, "timestamp": _timestamp(step.started),
+            }})
             if outcome.attachment:
                 messages.append({"attachment": {
                     "testCaseStartedId": started, "testStepId": step_id, "body": outcome.attachment,
@@ -212,7 +214,9 @@ class _Messages:
             for definition, definition_id in self._definitions.items()
         ]
         started = {"testRunStarted": {"timestamp": _timestamp(self.started), "id": self.run_id}}
-        ended = {"testRunFinished": {"testRunStartedId": self.run_id, "success": success, "timestamp": _timestamp(max(finished, self.ended))}}
+        ended = {"testRunFinished": {
+            "testRunStartedId": self.run_id, "success": success, "timestamp": _timestamp(max(finished, self.ended)),
+        }}
         messages = [meta, *self._documents, *definitions, started, *self._test_cases, *self._attempts, ended]
         return [message_converter.to_dict(message_converter.from_dict(m, Envelope)) for m in messages]
 
@@ -343,7 +347,10 @@ def _timed(outcomes: list[StepOutcome], turns: dict[int, TurnResult], run_starte
             timed.append(TimedStep(outcome, clock, clock))
             continue
         began, ended = span(outcome.turn, clock)
-        step = TimedStep(outcome, began, began + turns[outcome.turn].latency) if outcome.asks else TimedStep(outcome, clock, max(clock, ended))
+        if outcome.asks:
+            step = TimedStep(outcome, began, began + turns[outcome.turn].latency)
+        else:
+            step = TimedStep(outcome, clock, max(clock, ended))
         timed.append(step)
         clock = step.finished
     return timed
@@ -379,7 +386,8 @@ def _json_scenario(
         }
         if match is not None:
             definition, found = match
-            arguments = [{"val": found.group(i), "offset": found.start(i)} for i in range(1, found.re.groups + 1) if found.group(i) is not None]
+            groups = [(found.group(i), found.start(i)) for i in range(1, found.re.groups + 1)]
+            arguments = [{"val": value, "offset": offset} for value, offset in groups if value is not None]
             entry["match"] = {"location": f"{definition.uri}:{definition.line}", "arguments": arguments}
         if outcome.attachment:
             entry["embeddings"] = [{"mime_type": "text/plain", "data": base64.b64encode(outcome.attachment.encode()).decode("ascii")}]
