@@ -66,3 +66,20 @@ def test_a_suite_with_answers_keeps_its_breakdowns_beside_an_agent_run() -> None
     both = build_report([answered, agent])
     assert [b.name for b in both.breakdowns] == ["query_type", "chain_documents", "turn_position"]
     assert all("r2" not in row.cells for b in both.breakdowns for row in b.rows)
+
+
+def test_the_structural_coverage_section_needs_a_run_that_tested_an_agent(tmp_path: Path) -> None:
+    from bddgen.project import Project
+    from bddgen.report.project_report import run_structural_coverage
+    from bddgen.traces import ToolCall
+    from tests.agents_manifests import AIRLINE_MANIFEST
+
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "agents.yaml").write_text(AIRLINE_MANIFEST, encoding="utf-8")  # as in the airline demo corpus
+    (tmp_path / "bddgen.toml").write_text("", encoding="utf-8")
+    project = Project.discover(tmp_path, require_corpus=False)
+    plain_rag = synthetic_run("r1", "dense-rag", 7)
+    assert run_structural_coverage(project, plain_rag) is None
+    called = [r.model_copy(update={"tool_calls": [ToolCall(name="lookup_booking", agent="triage")]}) if r.turn == 1 else r for r in plain_rag.results]
+    found = run_structural_coverage(project, replace(plain_rag, results=called))
+    assert found is not None and found.manifest.endswith("agents.yaml")

@@ -22,6 +22,12 @@ def answer_turns(results: Iterable[TurnResult]) -> list[TurnResult]:
     return [r for r in question_turns(results) if r.expected not in ("", TRAJECTORY_ONLY)]
 
 
+def tested_an_agent(results: Iterable[TurnResult]) -> bool:
+    """Whether a run holds trajectory data: a tool call, handoff or blocked call reported, or a trajectory step checked
+    (a plain RAG assistant's run has none, whatever manifest its project holds)."""
+    return any(r.tool_calls or r.handoffs or r.blocked_calls or r.expected_trajectory for r in results)
+
+
 def conversation_checks(results: Iterable[TurnResult]) -> list[TurnResult]:
     """The whole-conversation 'should satisfy the spec' checks (turn 0)."""
     return [r for r in results if r.turn == 0]

@@ -17,7 +17,7 @@ from bddgen.report.costs import usage_costs
 from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.run.judge_check import read_check
 from bddgen.report.model import JudgeFigures, Report, RunStructuralCoverage
-from bddgen.report.outcomes import answer_turns
+from bddgen.report.outcomes import answer_turns, tested_an_agent
 from bddgen.report.runs import RunData, load_run, resolve_runs
 from bddgen.report.suite import spec_titles
 
@@ -47,7 +47,10 @@ def judge_figures(project: Project) -> JudgeFigures | None:
 
 
 def run_structural_coverage(project: Project, run: RunData) -> RunStructuralCoverage | None:
-    """C1–C4 coverage of the manifest of the run's assistant (see `manifest_path`); None without one."""
+    """C1–C4 coverage of the manifest of the run's assistant (see `manifest_path`); None without one, or when the run
+    tested no agent (`tested_an_agent`)."""
+    if not tested_an_agent(run.results):
+        return None
     try:
         settings = assistant_settings(run.metadata.assistant, project)
     except ConfigError:
