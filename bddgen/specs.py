@@ -8,6 +8,7 @@ from enum import Enum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from bddgen.faults import ToolFault
 from bddgen.expectations import TrajectoryExpectation
@@ -139,6 +140,11 @@ class ExactExpectation(_Strict):
     operation: ExactOperation
     value: str = Field(min_length=1, description="The exact value the answer must contain.")
     detail: str = Field(default="", description="How the value was computed (column, filter; the cells, formula and rounding of a computed one).")
+    alone: SkipJsonSchema[bool] = Field(
+        default=False, exclude=True,
+        description="The turn states no reference answer but this value (`Then the answer should contain` without `agree with`), "
+        "so the value alone decides; read from the .feature file, never written to another file.",
+    )
 
 
 TurnMark = Literal["reviewed", "edited", "disagrees"]

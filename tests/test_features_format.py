@@ -95,6 +95,19 @@ def test_hand_written_rule_description_is_a_spec() -> None:
     assert doc.spec.title == "Refund rules" and doc.form == "rule"
 
 
+def test_a_turn_whose_only_answer_step_is_contain_has_the_value_as_reference_and_writes_back_as_written() -> None:
+    text = (
+        "Feature: Baggage\n  Rule: Bag weights\n    Given a passenger\n    When they ask about bags\n    Then the assistant gives the limit\n\n"
+        '    Scenario: A checked bag\n      When the user asks "How heavy may a checked bag be?"\n'
+        '      Then the answer should contain "50 pounds"\n'
+    )
+    (turn,) = read_feature_text(text, "bags.feature").conversations[0].turns
+    assert (turn.answer, turn.query_type, turn.exact is not None and turn.exact.alone) == ("50 pounds", QueryType.SINGLE_DOC, True)
+    rendered = render_feature(read_feature_text(text, "bags.feature"))
+    assert "agree with" not in rendered and 'Then the answer should contain "50 pounds"' in rendered
+    assert read_feature_text(rendered, "bags.feature").conversations[0].turns == [turn]
+
+
 def test_locked_conversation_flag_round_trips() -> None:
     doc = _doc()
     doc.conversations[0].locked = True

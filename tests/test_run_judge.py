@@ -36,6 +36,20 @@ def test_exact_value_decides_without_a_model() -> None:
     assert "70" in failed.feedback
 
 
+def test_a_value_without_a_reference_answer_decides_alone_a_written_reference_still_counts() -> None:
+    """A turn whose only answer step is `should contain "XV104"` is a containment check; a reference answer that is
+    the value itself (`agree with "XV104"` beside it) still fails a denial of it."""
+    judge = Judge(_no_model)
+    alone = Turn(question="Which flight is booked?", answer="XV104", query_type=QueryType.SINGLE_DOC,
+                 exact=ExactExpectation(table_id="", operation="lookup", value="XV104", alone=True))
+    written = alone.model_copy(update={"exact": ExactExpectation(table_id="tables/bookings", operation="lookup", value="XV104")})
+    for answer in ("Your flight is XV104.", "XV104 is false."):
+        result = judge.judge_turn(alone, answer, [])
+        assert (result.verdict, result.checks) == (Verdict.PASS, ("exact",))
+    assert judge.judge_turn(alone, "Your flight is XV105.", []).verdict == Verdict.FAIL
+    assert judge.judge_turn(written, "XV104 is false.", []).verdict == Verdict.FAIL
+
+
 def test_abstention_detected_passes_without_a_model() -> None:
     result = Judge(_no_model).judge_turn(_turn(CANNOT_ANSWER, query_type=QueryType.UNANSWERABLE), "I cannot answer that.", [])
     assert (result.verdict, result.checks) == (Verdict.PASS, ("abstention",))

@@ -341,6 +341,7 @@ def _turn(raw: dict[str, Any], source: str, line: int, whole: bool = False) -> T
             table_id=table or (raw["doc_ids"][0] if raw["doc_ids"] else ""),
             operation=op if op in _EXACT_OPS else "lookup",
             value=raw["exact_value"],
+            alone=not raw["answer"],
         )
     return Turn(
         question=raw["question"], answer=answer, query_type=query_type, doc_ids=raw["doc_ids"], exact=exact, marks=raw["marks"],

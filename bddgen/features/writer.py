@@ -63,7 +63,7 @@ def _conversation_lines(conv: Conversation, language: str = DEFAULT_LANGUAGE) ->
         then = []
         if turn.answer.strip() == CANNOT_ANSWER:
             then.append(steps.abstain)
-        elif turn.answer.strip() != TRAJECTORY_ONLY:
+        elif turn.answer.strip() != TRAJECTORY_ONLY and not (turn.exact is not None and turn.exact.alone):
             then.append(steps.agree.format(answer=quote(turn.answer)))
         if turn.exact is not None:
             then.append(steps.contains.format(value=quote(turn.exact.value)))

@@ -146,14 +146,14 @@ class Judge:
         return self._grade(turn.question, answer, turn.answer, ANSWER_RUBRIC, history, ("abstention", "reference-parts"))
 
     def _judge_exact(self, turn: Turn, answer: str, history: list[Message], said: str) -> Judgement:
-        """The exact value decides, alone when the reference is the value itself; otherwise unless the answer alters a
-        quote of the reference or states nothing of a part of it (FAIL), or
+        """The exact value decides, alone when the turn states no reference answer but the value; otherwise unless the
+        answer alters a quote of the reference or states nothing of a part of it (FAIL), or
         beside the value leaves out a name of the reference, negates, or adds a number it does not (the model
         grades it)."""
         value = turn.exact.value if turn.exact is not None else ""
         if not contains_exact(answer, value):
             return Judgement(Verdict.FAIL, f"the answer does not state the exact value {value!r}", checks=("exact",))
-        if same_answer(turn.answer, value):  # the reference is the value alone (a turn whose only answer step is `should contain`)
+        if turn.exact is not None and turn.exact.alone:  # no reference answer but the value: a containment check
             return Judgement(Verdict.PASS, f"the answer states the exact value {value!r}", checks=("exact",))
         altered = altered_quote(answer, turn.answer)
         if altered:
