@@ -219,3 +219,28 @@ def test_judge_check_grades_with_the_judge_and_tolerances_of_the_run(
         assert changed_number.false_pass_rate == pytest.approx(1 / 3) and changed_number.by_model == 1
     else:
         assert changed_number.false_pass_rate == 0.0 and changed_number.by_model == 0
+
+
+def test_the_check_s_table_fits_80_columns_with_every_kind_named_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    import bddgen.commands.judge as command
+    from bddgen.run.judge_check import Figures, JudgeCheck
+
+    widest = {"candidates": 1200, "right": 600, "wrong": 600, "agreement": 1.0, "agreement_interval": (0.99, 1.0),
+              "false_fail_rate": 0.125, "false_fail_interval": (0.1, 1.0), "false_pass_rate": None, "false_pass_interval": (0.0, 1.0)}
+    check = JudgeCheck(
+        **widest, created="2025-01-01T00:00:00Z", judge_model="qwen2.5-coder-1.5b", seed=0, turns=100,
+        per_query_type={kind.value: Figures(**widest) for kind in QueryType},
+        per_kind={kind: Figures(**widest) for kind in RIGHT_KINDS + WRONG_KINDS},
+    )
+    shown = StringIO()
+    monkeypatch.setattr(command, "console", Console(file=shown, width=80))
+    command._print(check)
+    lines = shown.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    names = {line.split("│")[1].strip() for line in lines if line.count("│") > 2}
+    assert {*RIGHT_KINDS, *WRONG_KINDS, *(kind.value for kind in QueryType)} <= names
+    assert any("100% 99–100" in line for line in lines)

@@ -40,9 +40,10 @@ def check(n: int | None, as_json: bool) -> None:
 
 
 def _rate(value: float | None, interval: tuple[float, float]) -> str:
+    """`88% 80–92`: the rate and its interval, in percent (short, so the table fits 80 columns)."""
     if value is None:
         return "—"
-    return f"{value:.0%} [{interval[0]:.0%}–{interval[1]:.0%}]"
+    return f"{value:.0%} {interval[0] * 100:.0f}–{interval[1] * 100:.0f}"
 
 
 def _row(table: Table, name: str, figures: Figures) -> None:
@@ -53,9 +54,13 @@ def _row(table: Table, name: str, figures: Figures) -> None:
 
 
 def _print(result: JudgeCheck) -> None:
-    table = Table(title=f"judge {result.judge_model}: {result.candidates} candidates from {result.turns} turns")
-    for heading in ("", "candidates", "agreement", "false fail", "false pass"):
-        table.add_column(heading, justify="left" if not heading else "right")
+    table = Table(
+        title=f"judge {result.judge_model}: {result.candidates} candidates from {result.turns} turns",
+        caption="n: candidates; each rate with its 95% Wilson interval, in percent",
+    )
+    table.add_column("", overflow="fold")  # a kind's name is never cut, only folded on a narrow terminal
+    for heading in ("n", "agreement", "false fail", "false pass"):
+        table.add_column(heading, justify="right", no_wrap=True)
     _row(table, "all", result)
     for query_type, figures in result.per_query_type.items():
         _row(table, query_type, figures)
