@@ -12,7 +12,7 @@ import sys
 import click
 
 from bddgen import __version__
-from bddgen.console import VisibleConsole
+from bddgen.console import VisibleConsole, console
 from bddgen.errors import BddgenError
 
 # command name -> "module:attribute" (a click.Command), in the order of the pipeline.
@@ -61,11 +61,16 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="bddgen")
-def cli() -> None:
+@click.option(
+    "-q", "--quiet", is_flag=True,
+    help="No progress output (progress bars, a line per item done); errors, warnings, summaries and 'wrote ...' lines still show.",
+)
+def cli(quiet: bool) -> None:
     """bddgen: behaviour-driven test suites for information-seeking AI assistants.
 
     Exit codes: 0 ok, 1 tests failed, 2 input, config or usage error.
     """
+    console.shows_progress = not quiet
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -25,7 +25,10 @@ class VisibleConsole(Console):
     """A rich console that never sends a printed string's control characters to the terminal: titles,
     ids and answers come from LM output and corpus files, and ESC]0; or ESC[2J in one would retitle
     or clear the user's terminal. Strings and rich Texts, also inside tables, are made visible
-    before layout; rich's own styling and cursor moves are untouched."""
+    before layout; rich's own styling and cursor moves are untouched. `shows_progress` is off under
+    `bddgen -q`: progress bars and progress lines are left out, everything else is printed."""
+
+    shows_progress = True
 
     def render_str(self, text: str, **kwargs: Any) -> Text:
         return super().render_str(visible(text), **kwargs)
@@ -43,7 +46,7 @@ console = VisibleConsole(highlight=False)
 
 
 def progress() -> Progress:
-    """A progress bar for long commands (transient-free, so the log of what happened stays)."""
+    """A progress bar for long commands (transient-free, so the log of what happened stays); none under `bddgen -q`."""
     return Progress(
         SpinnerColumn(),
         TextColumn("[progress.description]{task.description}"),
@@ -51,7 +54,14 @@ def progress() -> Progress:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=console,
+        disable=not console.shows_progress,
     )
+
+
+def progress_line(text: str) -> None:
+    """One line of a long command's progress (an item done, a phase begun), left out under `bddgen -q`."""
+    if console.shows_progress:
+        console.print(text, markup=False, soft_wrap=True)
 
 
 class StageProgress(Protocol):

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from bddgen.console import console, simple_table
+from bddgen.console import console, progress_line, simple_table
 from bddgen.files import atomic_write
 from bddgen.intents import stage
 from bddgen.intents.memory import StrategyMemory
@@ -117,7 +117,7 @@ def search(
     def shown(outcome: CellOutcome) -> None:
         found = outcome.first_failure
         verdict = f"exposed at query {found}: {outcome.attempts[found - 1].reason}" if found else f"not exposed in {outcome.queries} queries"
-        _print(f"{outcome.method:8} {outcome.cell.id}: {verdict}")
+        progress_line(f"{outcome.method:8} {outcome.cell.id}: {verdict}")
 
     started = time.perf_counter()
     result, written = stage.search_stage(

@@ -14,7 +14,7 @@ from bddgen.agents.extract import manifest_from_sdk, manifest_yaml, with_restric
 from bddgen.manifest.workflow import parse_manifest, read_manifest, unreachable_agents
 from bddgen.manifest.project import MANIFEST_FILE, manifest_path
 from bddgen.agents.realize import Attempt, WitnessObjective, realized_path
-from bddgen.console import console
+from bddgen.console import console, progress_line
 from bddgen.files import atomic_write
 from bddgen.plugins import import_attribute
 from bddgen.pipeline import Models, stages
@@ -151,7 +151,7 @@ def scenarios(path: Path | None, assistant: str | None, out: Path | None, force:
         else:
             outcome = "witnessed" if objective.key in attempt.witnessed else "not witnessed"
         added = f" (code added: {attempt.completed_by_code!r})" if attempt.completed_by_code else ""
-        console.print(f"  {objective.key}: {attempt.request!r} -> {outcome}{added}", markup=False, soft_wrap=True)
+        progress_line(f"  {objective.key}: {attempt.request!r} -> {outcome}{added}")
 
     log = stages.structural_scenarios(Models(project), manifest_file, name, target, force=force, only=list(only), on_attempt=show)
     witnessed = sum(r.witnessed for r in log.realizations)

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from bddgen.config import LMSettings
-from bddgen.console import console, simple_table
+from bddgen.console import console, progress_line, simple_table
 from bddgen.lm.records import Usage
 from bddgen.pipeline import Models
 from bddgen.pipeline import stages
@@ -86,7 +86,7 @@ def probe(
     path = stage.weakness_path(project.root)
     if replan or not path.is_file():
         answerer, how = _answerer(answers, interview)
-        _print(f"planning weaknesses: {how}")
+        progress_line(f"planning weaknesses: {how}")
         index = stages.retriever(models)
         inputs = stage.PlanInputs(
             corpus=models.corpus,
@@ -123,7 +123,7 @@ def probe(
     outputs = stage.outputs_for(project.root, project.features_path, chosen_rubric, settings)
     store = ProbeStore(state, outputs)
     threads = stage.threads_to_run(state, weaknesses, names)
-    _print(f"probing {', '.join(names)} on {len(weaknesses.weaknesses)} weaknesses, {settings.rounds} rounds each, {settings.jobs} at a time")
+    progress_line(f"probing {', '.join(names)} on {len(weaknesses.weaknesses)} weaknesses, {settings.rounds} rounds each, {settings.jobs} at a time")
     stage.probe(store, threads, built, user_lm, judge_lm, chosen_rubric, models.corpus, settings, _shown_thread)
     console.print(simple_table("probe: final difficulty (the evaluation score) per weakness", SUMMARY_HEADER, summary_rows(threads, settings.failure_score)))
     header, rows = comparison_rows(threads)
@@ -150,13 +150,13 @@ def _project_path(project: Project, relative: str) -> Path:
 
 
 def _shown_answer(answer: InterviewAnswer) -> None:
-    _print(f"  [{answer.question_id}] ({answer.source}, novelty {answer.novelty:.2f}) {answer.answer}")
+    progress_line(f"  [{answer.question_id}] ({answer.source}, novelty {answer.novelty:.2f}) {answer.answer}")
 
 
 def _shown_thread(thread: Thread) -> None:
     scores = ", ".join(f"{d.judgement.overall:.1f}" for d in thread.dialogues)
     stopped = f"; stopped: {thread.error}" if thread.error else ""
-    _print(f"finished {thread.key}: scores {scores}; difficulty {' → '.join(f'{d:.2f}' for d in thread.trajectory)}{stopped}")
+    progress_line(f"finished {thread.key}: scores {scores}; difficulty {' → '.join(f'{d:.2f}' for d in thread.trajectory)}{stopped}")
 
 
 def _print_costs(before: dict[str, tuple[int, int, int]], after: dict[str, tuple[int, int, int]], seconds: float) -> None:
