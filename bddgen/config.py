@@ -247,7 +247,7 @@ class SelectSettings(_Section):
 
 CheckRule = Literal[
     "well_formed", "question_form", "copied_words", "repeats", "asked_beyond_evidence", "left_out", "unstated_names", "governor",
-    "answer_kind", "names", "unnamed_subject", "leak", "roundtrip", "copied_reply", "absent", "declines", "asks_again",
+    "answer_kind", "names", "unnamed_subject", "leak", "roundtrip", "copied_reply", "absent", "declines", "asks_again", "identifiers",
 ]
 
 
@@ -292,6 +292,10 @@ class TurnCheckSettings(_Section):
     )
     declines: bool = Field(default=True, description="An OFF-LIMITS request asks what its rule forbids, in the user's words, not why the rule exists.")
     asks_again: bool = Field(default=True, description="A SYNTHESIS asks again what each combined turn asked, about the same names.")
+    identifiers: bool = Field(
+        default=True,
+        description="A spec's own question names rows as people do: no column identifier ('MediaTypeId', 'flight_number'), no 'whose', no 'with ID'.",
+    )
 
     def on(self, rule: CheckRule) -> bool:
         """Whether check `rule` refuses a turn (off: what it finds is only recorded)."""
@@ -327,6 +331,12 @@ class ImplementSettings(_Section):
         description="A turn on a policy first asks a fact of a rule of a table row that is the case the rule names, without naming the "
         "case ('For booking 6Y6VK2, …?' of a rule on Saver fares, the booking being a Saver fare), so the assistant must read the row and "
         "then the rule.",
+    )
+    spec_first: bool = Field(
+        default=True,
+        description="Read each spec into its needs (the questions its When asks), answer each by a plan code executes (a query on the "
+        "tables, a sentence found for the question) and open the conversation with them; a spec no plan answers is reported, not "
+        "implemented on an unrelated chain. Off: conversations start from the chain of the spec's subject, as before.",
     )
     turn_attempts: int = Field(default=3, ge=1, description="Times a turn is written on one piece of evidence before other evidence is tried.")
     turn_evidence: int = Field(default=2, ge=1, description="Pieces of evidence (cells, sentences, unanswerable subjects) tried per turn before it is dropped.")

@@ -29,10 +29,10 @@ from bddgen.implement.scripted import faithful_replies
 from bddgen.lm.scripted import ScriptedLM
 
 
-def _slow(reply):
+def _slow(task, reply):
     def answer(request):
         with (Path(__file__).parent / "pids.txt").open("a") as pids:
-            pids.write(f"{os.getpid()}\\n")
+            pids.write(f"{os.getpid()} {task}\\n")
         time.sleep(0.05)
         return reply(request)
 
@@ -40,7 +40,7 @@ def _slow(reply):
 
 
 def lm():
-    return ScriptedLM(by_task={task: _slow(reply) for task, reply in faithful_replies().items()})
+    return ScriptedLM(by_task={task: _slow(task, reply) for task, reply in faithful_replies().items()})
 '''
 SETTINGS = f'''corpus = {json.dumps(CORPUS.as_posix())}
 [lm]
@@ -97,5 +97,8 @@ def test_implement_on_ray_writes_the_files_of_a_local_run_and_resumes_after_a_ki
     driver_pids.add(str(resumed.pid))
     assert _files(project / "features") == expected  # nothing lost, nothing doubled: byte for byte the local run's files
     assert all(_conversations(project)[spec][: len(ids)] == ids for spec, ids in partial.items())  # what the killed run wrote is kept
-    answered_in = set((project / "pids.txt").read_text().split())
-    assert answered_in and not answered_in & driver_pids  # the LM was called in Ray's workers, never by the driver
+    calls = [line.split() for line in (project / "pids.txt").read_text().splitlines()]
+    written_in = {pid for pid, task in calls if task == "write_turn"}
+    assert written_in and not written_in & driver_pids  # conversations were written in Ray's workers, never by the driver
+    # a spec's reading (its questions and their plans, once per spec) is made where implement runs
+    assert {task for pid, task in calls if pid in driver_pids} <= {"read_spec", "plan_query", "pick_passage"}

@@ -153,7 +153,7 @@ def test_import_of_a_ragas_dataset_gives_specs_that_implement_accepts(project: P
     _use_lm(monkeypatch)
     implemented = CliRunner().invoke(cli, ["implement", "--n", "1", "--turns", "4", "--chain-length", "2"])
     assert implemented.exit_code == 0, implemented.output
-    assert all(len(read_feature(f).conversations) == 1 for f in files)
+    assert all(len(read_feature(f).conversations) == 1 for f in files), implemented.output
 
 
 def test_import_of_deepeval_goldens_and_bad_records(tmp_path: Path) -> None:

@@ -96,7 +96,7 @@ def test_every_turn_shows_its_evidence(page: "playwright.Page", project: Path) -
     turn.locator("details.call summary").click()
     from playwright.sync_api import expect
 
-    expect(turn.locator("details.call")).to_contain_text("write_turn", timeout=30_000)  # the call is fetched when opened
+    expect(turn.locator("details.call")).to_contain_text("read_spec", timeout=30_000)  # the call is fetched when opened: the spec's own question leads to its reading
 
 
 def test_sentence_evidence_shows_the_passage_with_its_sentence_highlighted(page: "playwright.Page", project: Path) -> None:
@@ -158,5 +158,5 @@ def test_the_export_is_the_same_page_read_only(project: Path, tmp_path: Path) ->
         view.locator("section.turn").first.locator("details.call summary").click()
         from playwright.sync_api import expect
 
-        expect(view.locator("details.call").first).to_contain_text("write_turn", timeout=10_000)  # filled in on toggle, after the click
+        expect(view.locator("details.call").first).to_contain_text("read_spec", timeout=10_000)  # filled in on toggle, after the click
         browser.close()

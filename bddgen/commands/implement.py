@@ -11,6 +11,7 @@ from rich.table import Table
 from bddgen.console import console, progress_bar
 from bddgen.errors import BddgenError, InputError, Problem
 from bddgen.implement import ImplementReport
+from bddgen.implement.reading import SpecReading
 from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
@@ -32,8 +33,10 @@ def _overrides(n: int | None, turns: int | None, chain_length: int | None, jobs:
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Conversations written at once [default: [implement] jobs, 1].")
 @click.option("--redo", is_flag=True, help="Replace conversations that are not @locked.")
 @click.option("--seed", type=int, default=None, help="Seed of chain order and tie-breaking [default: seed, 0].")
+@click.option("--explain", is_flag=True, help="Only show how each spec is read: its questions, their kind and the plan that answers each.")
 def implement(
-    features: tuple[Path, ...], n: int | None, turns: int | None, chain_length: int | None, jobs: int | None, redo: bool, seed: int | None
+    features: tuple[Path, ...], n: int | None, turns: int | None, chain_length: int | None, jobs: int | None, redo: bool, seed: int | None,
+    explain: bool,
 ) -> None:
     """Turn each spec (FEATURE files or folders; default: the features folder) into conversations.
 
@@ -43,6 +46,12 @@ def implement(
     conversations are written at once; the files are the same as with one.
     """
     project = Project.discover(overrides=_overrides(n, turns, chain_length, jobs, seed))
+    if explain:
+        with progress_bar("reading specs") as on_progress:
+            readings = stages.explain(Models(project), list(features), on_progress=on_progress)
+        for path, reading in readings:
+            _print_reading(_relative(str(path), project), reading)
+        return
     acquire_project_lock(project, "implement")
     with progress_bar("implementing") as on_progress:
         report = stages.implement(Models(project), list(features), redo=redo, on_progress=on_progress)
@@ -88,6 +97,24 @@ def _print_summary(report: ImplementReport, project: Project) -> None:
     )
     if report.written:
         console.print("next: `bddgen run` runs the suite against your assistant", markup=False)
+
+
+def _print_reading(feature: str, reading: SpecReading) -> None:
+    """One spec's needs, each with its kind and the plan that answers it (or why none does)."""
+    console.print(f"{feature}:" + (" the spec has the assistant act; its questions are what a user asks to learn what the action would do" if reading.action else ""), markup=False)
+    evidence = {e.need: e for e in reading.evidence}
+    for number, need in enumerate(reading.needs):
+        console.print(f"  {number + 1}. [{need.kind}] {need.question}", markup=False, soft_wrap=True)
+        planned = evidence.get(number)
+        if planned is not None and planned.plan is not None:
+            console.print(f"     plan: {planned.plan.model_dump_json(exclude_defaults=True)}", markup=False, soft_wrap=True)
+            console.print(f"     answer (computed by code: {planned.detail}): {planned.answer}", markup=False, soft_wrap=True)
+        elif planned is not None:
+            console.print(f"     answer ({planned.document}, sentence {planned.sentence + 1}: {planned.text!r}): {planned.answer}", markup=False, soft_wrap=True)
+        elif need.kind == "refusal":
+            console.print("     a request the assistant must decline: asked as an OFF-LIMITS turn", markup=False)
+        else:
+            console.print(f"     no plan: {need.why_not}", markup=False, soft_wrap=True)
 
 
 def _relative(path: str, project: Project) -> str:

@@ -9,6 +9,7 @@ import re
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
+from itertools import zip_longest
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Literal, Sequence
@@ -26,8 +27,10 @@ from bddgen.implement.entities import EntityCache
 from bddgen.implement.graph import build_document_graph
 from bddgen.implement.declined import declined_rule
 from bddgen.implement.grounding import DocumentTexts
+from bddgen.implement.identifiers import identifier_columns
 from bddgen.normalise import content_words
-from bddgen.implement.plan import Sides, chain_length_for_turns, plan_turns
+from bddgen.implement.plan import Sides, chain_length_for_turns, plan_turns, with_needs
+from bddgen.implement.reading import Planner, SpecReading
 from bddgen.implement import review_record
 from bddgen.implement.provenance import (
     ConversationProvenance,
@@ -39,18 +42,20 @@ from bddgen.implement.provenance import (
     write_provenance,
 )
 from bddgen.implement.sources import documents_of, retrieve_sources
-from bddgen.implement.subject import spec_sides, spec_subject, start_documents
+from bddgen.implement.subject import SpecSubject, spec_sides, spec_subject, start_documents
 from bddgen.implement.turns import ConversationWriter, WriterContext
 from bddgen.implement.unanswerable import entity_kind
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.executors import Executor, OnThreads
 from bddgen.lm.jobs import InOrder
-from bddgen.models import Corpus
+from bddgen.implement.context import Document
+from bddgen.models import Corpus, TableDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import Conversation, Spec
 
 CHAINS_PER_CONVERSATION = 2  # chains tried per wanted conversation, so dropped ones can be replaced
+READING_TITLES = 8  # titles of the documents retrieved for a spec that its reading is shown
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,7 @@ class FeatureReport(BaseModel):
     conversation_seconds: list[float] = Field(default_factory=list, description="Time to write and verify each written conversation.")
     provenance: str = ""
     ungroundable: bool = Field(default=False, description="The spec names things no document holds: reported, not implemented.")
+    unplanned: list[str] = Field(default_factory=list, description="The spec's own questions no plan answers (none answered: reported, not implemented).")
 
 
 class ImplementReport(BaseModel):
@@ -257,8 +263,29 @@ def _plan(
         return report
     known = corpus.by_id()
     starts = start_documents(subject, doc.spec, known) if subject is not None else []
-    if subject is not None:
-        sources = sources.including(corpus, tuple(dict.fromkeys([*starts, *subject.starts])))
+    planner = Planner(lm, known, retriever, recognizer, corpus.system) if settings.spec_first else None
+    reading: SpecReading | None = None
+    if planner is not None:
+        try:
+            reading = provenance.reading or planner.read(
+                doc.spec, _titles(sources.overall, known), subject.names if subject is not None else (), _pages(subject, sources.overall, known)
+            )
+        except LMOutputError as exc:  # left for a rerun, not judged
+            report.failures.append(f"reading the spec: {exc.reason}")
+            _finish(sidecar, provenance, report, failed=True)
+            return report
+        provenance.reading = reading
+        if reading.action:
+            notes.append("the spec has the assistant act (an agent's action): implemented as the questions a user asks to learn what the action would do")
+        if not reading.evidence and not any(n.kind == "refusal" for n in reading.needs):
+            notes.append("unplanned: no plan answers the spec's own questions, so it is not implemented on an unrelated chain: " + "; ".join(
+                f"{n.question!r}: {n.why_not}" for n in reading.unplanned) + " (name what the corpus holds, or add the documents)")
+            report.unplanned = [n.question for n in reading.unplanned]
+            _finish(sidecar, provenance, report, failed=False)
+            return report
+        starts = list(dict.fromkeys([*(e.documents[0] for e in reading.evidence), *starts]))  # the chains start where the spec's answer is
+    if subject is not None or reading is not None:
+        sources = sources.including(corpus, tuple(dict.fromkeys([*starts, *(subject.starts if subject is not None else ())])))
     texts, tables, policies = documents_of(corpus, sources)
     # a spec about a rule (its subject is a policy: "Travelling with Pets") is asked on the rule's own sentences
     texts = [*texts, *(p for p in policies if subject is not None and p.id in subject.starts)]
@@ -286,7 +313,8 @@ def _plan(
         min_turns=settings.min_turns, seed=seed, avoid=review.rejected_evidence() if review else {}, system_name=corpus.system.name,
         unanswerable=settings.unanswerable_attributes, declined_rule=declined_rule(doc.spec, corpus.system.off_limits, corpus.system.name),
         checks=settings.checks, sides=spec_sides(subject, doc.spec, known) if subject is not None else Sides(),
-        rules_on_rows=settings.rules_on_rows,
+        rules_on_rows=settings.rules_on_rows, needs=tuple(reading.evidence) if reading is not None else (), planner=planner,
+        identifiers=tuple(identifier_columns(known)),
     )
     if not doc.conversations:  # a spec's first conversations are written in the corpus language
         doc.language = writing_language(corpus.language)
@@ -294,6 +322,31 @@ def _plan(
     # order conversations finish in; a run continued after an interruption gives the seeds of one that was not
     tried = len(provenance.rejected) + len(doc.conversations)
     return _SpecRun(path, doc, provenance, report, chains, context, settings.turns, needed, seed + tried)
+
+
+def explain_feature(
+    path: Path, corpus: Corpus, lm: LanguageModel, recognizer: EntityRecognizer, retriever: Retriever, settings: ImplementSettings
+) -> SpecReading:
+    """The spec of `path` read into its needs and each planned, as implement does before its conversations; writes nothing."""
+    spec = read_feature(path).spec
+    known = corpus.by_id()
+    sources = retrieve_sources(spec, corpus, retriever, settings.top_k_per_type)
+    subject = spec_subject(spec, corpus, retriever, ranked=sources.overall) if settings.start_from_subject else None
+    names = subject.names if subject is not None else ()
+    return Planner(lm, known, retriever, recognizer, corpus.system).read(spec, _titles(sources.overall, known), names, _pages(subject, sources.overall, known))
+
+
+def _pages(subject: SpecSubject | None, ranked: Sequence[str], known: dict[str, Document]) -> list[str]:
+    """The texts and policies a text need is read on before those retrieved for its question alone: the spec's subject's
+    own documents and those retrieved for the whole spec (its Then lines say what the answer is about), in turn."""
+    own = list(subject.starts) if subject is not None else []
+    retrieved = [d for d in ranked if d in known and not isinstance(known[d], TableDocument)]
+    return list(dict.fromkeys(d for pair in zip_longest(own, retrieved) for d in pair if d is not None))
+
+
+def _titles(ranked: Sequence[str], known: dict[str, Document]) -> list[str]:
+    """The titles of the best documents retrieved for a spec, which its reading is shown."""
+    return [known[d].title for d in ranked[:READING_TITLES] if d in known and not isinstance(known[d], TableDocument)]
 
 
 @dataclass
@@ -442,8 +495,9 @@ def _attempt(chain: Chain, context: WriterContext, turns: int) -> _Outcome:
     titles = {d: context.documents[d].title for d in chain.documents}
     plan = plan_turns(
         chain, turns, set(context.focus), titles, lambda name: entity_kind(name, context.recognizer, context.texts),
-        declines=bool(context.declined_rule), sides=context.sides,
+        declines=bool(context.declined_rule), sides=context.sides, needs=len(context.needs),
     )
+    plan = with_needs(plan, [(e.need, len(e.documents)) for e in context.needs])
     try:
         outcome = _conversation(plan.chain, ConversationWriter(context, plan))
     except LMOutputError as exc:

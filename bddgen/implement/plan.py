@@ -49,6 +49,7 @@ class PlannedTurn(BaseModel):
     columns: dict[str, str] = Field(default_factory=dict, description="PRE-FILLER and FILLER: table id -> the column holding the bridge.")
     subject: str = Field(default="", description="UNANSWERABLE: what the question is about.")
     side: str = Field(default="", description="SINGLE-DOC: the thing the spec names that the evidence must hold.")
+    need: int | None = Field(default=None, description="The spec's own question: the need of the spec's reading the turn asks.")
 
 
 class TurnPlan(BaseModel):
@@ -128,13 +129,16 @@ def _proxy(bridge: Bridge, target: str, kind: str) -> str:
 
 def plan_turns(
     chain: Chain, turns: int, focus: set[str], titles: Mapping[str, str], kind_of: Callable[[str], str], *, declines: bool = False,
-    sides: Sides = Sides(),
+    sides: Sides = Sides(), needs: int = 0,
 ) -> TurnPlan:
     """The turn plan for `chain` in `turns` turns, using as many chain documents as fit; `focus`
     holds the spec's content words (to pick bridging values that serve its theme), `titles` the
     documents' titles by id, `kind_of` a name's kind (person, organisation, place or other); `declines`: the
     spec says the assistant must decline a request (see `implement/declined.py`); `sides`: the things the
-    spec names, each asked about where the chain's documents hold it."""
+    spec names, each asked about where the chain's documents hold it; `needs`: the spec's own questions that open the
+    conversation (`with_needs`), in place of its first turn and of a comparison's sides, which they ask."""
+    if needs:
+        turns, sides = max(FIXED_TURNS, turns - needs + 1), Sides()
     docs = chain.documents[: chain_length_for_turns(turns)]
     named = sides.documents(docs)[: turns - FIXED_TURNS + 1]
     most = len(docs) - 1
@@ -173,3 +177,16 @@ def plan_turns(
     planned.insert(filler, PlannedTurn(query_type=refused, subject=subject))
     synthesis = PlannedTurn(query_type=QueryType.SYNTHESIS, documents=list(docs))
     return TurnPlan(chain=Chain(documents=list(docs), hops=chain.hops[: len(docs) - 1]), turns=[*planned, synthesis])
+
+
+def with_needs(plan: TurnPlan, needs: Sequence[tuple[int, int]]) -> TurnPlan:
+    """The plan opened by the spec's own questions in place of its first SINGLE-DOC turn: one turn per (need, documents
+    it reads) — a SINGLE-DOC turn on one document, a MULTI-DOC turn on a join of several."""
+    if not needs:
+        return plan
+    opening = [
+        PlannedTurn(query_type=QueryType.MULTI_DOC if read > 1 else QueryType.SINGLE_DOC, documents=list(plan.chain.documents[:1]), need=need)
+        for need, read in needs
+    ]
+    first = plan.turns[0].query_type is QueryType.SINGLE_DOC and plan.turns[0].need is None
+    return plan.model_copy(update={"turns": [*opening, *plan.turns[1 if first else 0:]]})

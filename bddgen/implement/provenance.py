@@ -14,6 +14,7 @@ from bddgen.files import atomic_write, read_json_file
 from bddgen.implement.chains import Hop
 from bddgen.implement.declined import DeclinedRequest
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence
+from bddgen.implement.reading import NeedEvidence, SpecReading
 from bddgen.implement.unanswerable import AbsentSubject
 from bddgen.specs import QueryType
 
@@ -30,7 +31,7 @@ class EarlierTurns(BaseModel):
     answers: list[str] = Field(default_factory=list)
 
 
-Evidence = Annotated[Union[TableEvidence, SentenceEvidence, AbsentSubject, DeclinedRequest, EarlierTurns], Field(discriminator="kind")]
+Evidence = Annotated[Union[TableEvidence, SentenceEvidence, AbsentSubject, DeclinedRequest, EarlierTurns, NeedEvidence], Field(discriminator="kind")]
 
 CheckName = Literal["well-formed", "question", "names", "grounding", "exact", "roundtrip", "unanswerable", "declines", "combines"]
 
@@ -78,6 +79,7 @@ class TurnProvenance(BaseModel):
         default="lm", description="'code': every LM wording failed and the question was worded by code from its evidence (a table cell's filter, an absent subject, the questions a synthesis combines)."
     )
     dropped: str = Field(default="", description="Why the turn was dropped ('' when kept).")
+    need: int | None = Field(default=None, description="The spec's own question: the need of the spec's reading this turn asks.")
 
 
 class ConversationProvenance(BaseModel):
@@ -121,6 +123,7 @@ class FeatureProvenance(BaseModel):
     reasons: dict[str, int] = Field(default_factory=dict, description="Repairs and drops counted by reason.")
     conversations: list[ConversationProvenance] = Field(default_factory=list)
     rejected: list[RejectedChain] = Field(default_factory=list)
+    reading: SpecReading | None = Field(default=None, description="The spec read into its needs, with the plan of each (`[implement] spec_first`).")
 
 
 def provenance_path(feature: Path) -> Path:

@@ -13,6 +13,7 @@ from bddgen.normalise import STOPWORDS, normalise
 from bddgen.implement.tasks import FIGURES, QUESTION_CHARS
 from bddgen.lm.base import LMRequest
 from bddgen.ner.base import CAPITALISED_RUN
+from bddgen.retrieval.lexical import tokenize
 from bddgen.specs import CANNOT_ANSWER
 
 Reply = Callable[[LMRequest], dict[str, Any]]
@@ -137,6 +138,67 @@ def _facts_not_asked(sentence: str, said: str) -> str:
     return facts[0] if facts else ""
 
 
+_ASKS = re.compile(r"\basks?\s+(for|about|what|which|who|how|when|where|whether)?\s*(.+)$", re.IGNORECASE)
+
+
+def read_spec(request: LMRequest) -> dict[str, Any]:
+    """The When line's request as the user's question, a lookup about the names the spec gives; the questions a When
+    line quotes ("the user asks: Can I bring my cat?"), as they are."""
+    spec = section(request, "Spec")
+    quoted = [q.strip().strip('"') for line in spec.splitlines() if line.startswith("When ") and "?" in line for q in [line.split(":", 1)[-1]]]
+    if quoted:
+        return {"needs": [{"question": q, "kind": "lookup", "about": []} for q in quoted[:3]], "action": False}
+    when = next((line[5:] for line in spec.splitlines() if line.startswith("When ")), spec.splitlines()[0])
+    asked = _ASKS.search(when)
+    opener, what = (asked.group(1) or "", asked.group(2)) if asked else ("", when)
+    what = what.rstrip(". ")
+    lines = [line.split(" ", 1)[-1] for line in spec.splitlines()]  # each line without its keyword
+    names = list(dict.fromkeys(m.group(0) for line in lines for m in CAPITALISED_RUN.finditer(line) if m.start() > 0))[:3]
+    unsaid = [n for n in names if n not in what]
+    asking = f"{opener.capitalize()} {what}" if opener.lower() not in ("", "for", "about") else f"What about {what}"
+    question = asking + (f", for {' and '.join(unsaid)}" if unsaid else "") + "?"
+    return {"needs": [{"question": question, "kind": "lookup", "about": names}], "action": False}
+
+
+def plan_query(request: LMRequest) -> dict[str, Any]:
+    """The cell of a row the question names (a table's cell it says) under the column whose name it says; a table
+    nobody has when the question names no row of the tables shown (code then refuses the plan)."""
+    question = f" {normalise(section(request, 'Question'))} "
+    table, columns = "", {}
+    for line in section(request, "Tables").splitlines():
+        if line.startswith("table "):
+            table, columns = line.split()[1], {}
+        elif line.startswith("  ") and ":" in line and table:
+            header, values = line.strip().split(":", 1)
+            columns[header] = [v.strip() for v in values.split("|")]
+            named = [(h, v) for h, vs in columns.items() for v in vs if len(v) > 2 and f" {normalise(v)} " in question]
+            asked = [h for h in columns if f" {normalise(h.replace('_', ' '))} " in question and h not in {n for n, _ in named}]
+            if named and asked:
+                return {"table": table, "where": [{"column": named[0][0], "op": "=", "value": named[0][1]}], "select": asked[0]}
+    return {"table": "(no table names what it asks)"}
+
+
+def pick_passage(request: LMRequest) -> dict[str, Any]:
+    """The passage and sentence sharing most words with the question, and its first fact the question does not say."""
+    question = normalise(section(request, "Question"))
+    words = set(tokenize(" ".join(set(question.split()) - STOPWORDS)))  # stems: a reader matches "cat" and "cats"
+    passages = re.split(r"^\[(\d+)\] ", section(request, "Passages"), flags=re.M)[1:]
+    best = (0, 0, "")
+    for number, body in zip(passages[::2], passages[1::2]):
+        for sentence in sentences(" ".join(body.splitlines()[1:])):
+            shared = len(words & set(tokenize(sentence)))
+            if shared > best[0]:
+                best = (shared, int(number), sentence)
+    shared, number, sentence = best
+    if not shared:
+        return {"passage": 0, "sentence": "", "answer": ""}
+    numbers = [m.group(0).strip(",.") for m in re.finditer(r"\S*\d\S*", sentence)] if question.startswith("how ") else []
+    return {"passage": number, "sentence": sentence, "answer": (numbers[0] if numbers else _facts_not_asked(sentence, question)) or sentence}
+
+
 def faithful_replies() -> dict[str, Reply]:
     """ScriptedLM `by_task` entries for every implement task."""
-    return {"write_turn": write_turn, "answer_from_documents": answer_from_documents, "figures_from_documents": figures_from_documents}
+    return {
+        "write_turn": write_turn, "answer_from_documents": answer_from_documents, "figures_from_documents": figures_from_documents,
+        "read_spec": read_spec, "plan_query": plan_query, "pick_passage": pick_passage,
+    }

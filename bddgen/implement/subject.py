@@ -125,6 +125,14 @@ def _is_date(name: str) -> bool:
     return any(w in _MONTHS for w in words) and all(w in _MONTHS or w.rstrip("stndrh").isdigit() for w in words)
 
 
+def _text(document: TextDocument | TableDocument | PolicyDocument) -> str:
+    """What a document writes, for finding the names a spec gives: a table's rows also as their cells side by side, in
+    both orders, so a name written over two columns ("Leonie" "Köhler", or "Adams" "Andrew") is held."""
+    if not isinstance(document, TableDocument):
+        return document.as_text()
+    return "\n".join([document.as_text(), *(" ".join(row) for row in document.rows), *(" ".join(reversed(row)) for row in document.rows)])
+
+
 class SubjectReader:
     """Reads the subjects of many specs in one corpus (its documents' texts read once)."""
 
@@ -132,7 +140,7 @@ class SubjectReader:
         self.corpus = corpus
         self.retriever = retriever
         self.documents = corpus.by_id()
-        self.texts = {doc_id: doc.as_text() for doc_id, doc in self.documents.items()}
+        self.texts = {doc_id: _text(doc) for doc_id, doc in self.documents.items()}
         # the line items of report tables ("Revenues", "Net income"): names a spec writes in any case
         self.line_items = {
             normalise(row[0]): row[0].strip() for doc in self.documents.values() if isinstance(doc, TableDocument) and label_column(doc)

@@ -59,6 +59,8 @@ class ConversationWriter:
                 record = self._write_turn(number, planned.model_copy(update={"query_type": kind}), kind)
             self.records.append(record)
             if record.outcome == "dropped":
+                if planned.need is not None:  # a conversation that does not ask the spec's own question does not test it
+                    return self._drop(f"turn {number} (the spec's own question): {record.dropped}")
                 if planned.query_type in (QueryType.UNANSWERABLE, QueryType.OFF_LIMITS, QueryType.SYNTHESIS):
                     return self._drop(f"turn {number} ({planned.query_type.value}): {record.dropped}")
                 if kind is QueryType.FILLER:
@@ -98,7 +100,7 @@ class ConversationWriter:
     # --- one turn -------------------------------------------------------------------------------
 
     def _write_turn(self, number: int, planned: PlannedTurn, kind: QueryType) -> TurnProvenance:
-        record = TurnProvenance(planned=number, query_type=kind, outcome="dropped")
+        record = TurnProvenance(planned=number, query_type=kind, outcome="dropped", need=planned.need)
         last_problems: list[str] = ["no evidence to ask about"]
         for evidence in islice(self.kinds.candidates(planned, kind), self.context.alternatives):
             record.evidence_tried += 1
@@ -123,17 +125,21 @@ class ConversationWriter:
         problems: list[str] = []
         unusable: LMOutputError | None = None
         usable = False
+        preset = reader.preset(planned, kind, evidence)
         for attempt in range(1, self.context.attempts + 1):
             inputs = self._inputs(planned, kind, reader, evidence, problems)
             temperature = None if attempt == 1 else min(1.0, self.context.lm.temperature + RETRY_HEAT * (attempt - 1))
-            record.attempts += 1
-            try:
-                written = self.context.lm.run(WRITE_TURN, stage=STAGE, temperature=temperature, **inputs)
-            except LMOutputError as exc:
-                unusable = exc
-                problems = [f"the reply was unusable: {exc.reason}"]
-                record.rewrites.append(problems[0])
-                continue
+            if attempt == 1 and preset is not None:  # the spec's own question as its reading wrote it: no LM call
+                written = preset
+            else:
+                record.attempts += 1
+                try:
+                    written = self.context.lm.run(WRITE_TURN, stage=STAGE, temperature=temperature, **inputs)
+                except LMOutputError as exc:
+                    unusable = exc
+                    problems = [f"the reply was unusable: {exc.reason}"]
+                    record.rewrites.append(problems[0])
+                    continue
             usable = True
             draft = reader.checked(planned, kind, evidence, written)
             # absence is proven by the corpus search, a refusal by the assistant's rule: neither by an LM
@@ -147,8 +153,9 @@ class ConversationWriter:
                 self._record_round_trip(draft, agreed, reply, f"answering your question from the documents gave {reply!r} instead of "
                                         f"{_expected(draft)!r}; ask so that the documents give exactly this answer")
             if not draft.problems:
-                record.prompt_hash = LMRequest(messages=WRITE_TURN.messages(**inputs)).prompt_hash()
-                record.roundtrip_first_try = record.attempts == 1
+                # the spec's own question as its reading wrote it leads to the reading's prompt
+                record.prompt_hash = LMRequest(messages=WRITE_TURN.messages(**inputs)).prompt_hash() if written is not preset else getattr(evidence, "prompt_hash", "")
+                record.roundtrip_first_try = attempt == 1 and record.evidence_tried == 1
                 return draft
             problems = draft.problems
             record.rewrites.append("; ".join(problems))
@@ -196,6 +203,9 @@ class ConversationWriter:
     def _answered(self, reader: EvidenceKind[Any], evidence: Evidence, draft: Draft, kind: QueryType) -> tuple[str, bool]:
         """The round trip's reply and whether it agrees, asking the kind's round-trip tasks in turn until one agrees
         (a computed question: its figures, then its answer)."""
+        own = reader.own_round_trip(evidence, draft.turn.question)
+        if own is not None:
+            return own
         reply = ""
         for task in reader.round_trip_tasks:
             reply = self._round_trip(reader, task, evidence, draft.turn.question, kind)

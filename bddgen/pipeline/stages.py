@@ -33,7 +33,8 @@ from bddgen.files import atomic_write
 from bddgen.generate import generate_candidates, load_candidates
 from bddgen.models import TableDocument
 from bddgen.implement import ImplementReport, ProgressEvent
-from bddgen.implement.pipeline import implement_features
+from bddgen.implement.pipeline import explain_feature, implement_features
+from bddgen.implement.reading import SpecReading
 from bddgen.pipeline.models import Models
 from bddgen.report.coverage_model import CoverageCertificate
 from bddgen.report.model import Report
@@ -139,6 +140,14 @@ def implement(
         paths, models.corpus, lm, models.recognizer, index, settings.implement, settings.seed, redo=redo, entity_cache=cache, on_progress=advance,
         executor=conversation_executor(models),
     )
+
+
+def explain(models: Models, features: list[Path] | None = None, on_progress: StageProgress = no_progress) -> list[tuple[Path, SpecReading]]:
+    """Each spec read into its needs and planned, as `implement` would, writing nothing (`bddgen implement --explain`)."""
+    project = models.project
+    paths = feature_files(features or [project.features_path])
+    index = retriever(models, on_progress)
+    return [(path, explain_feature(path, models.corpus, models.lm, models.recognizer, index, project.settings.implement)) for path in paths]
 
 
 @dataclass(frozen=True)

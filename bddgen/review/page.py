@@ -16,6 +16,7 @@ from bddgen.implement.checks import agrees
 from bddgen.implement.context import Document, sentences
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence
 from bddgen.implement.grounding import answer_facts
+from bddgen.implement.reading import NeedEvidence
 from bddgen.implement.provenance import ConversationProvenance, EarlierTurns, TurnCheck, TurnProvenance, provenance_path, read_provenance
 from bddgen.implement.declined import DeclinedRequest
 from bddgen.implement.unanswerable import AbsentSubject
@@ -38,7 +39,7 @@ class _View(BaseModel):
 class EvidenceView(_View):
     """A turn's evidence as the page draws it."""
 
-    kind: str = Field(description="table, sentence, absent, declined, turns or missing.")
+    kind: str = Field(description="table, sentence, plan, absent, declined, turns or missing.")
     document: str = ""
     title: str = ""
     headers: list[str] = Field(default_factory=list)
@@ -54,6 +55,7 @@ class EvidenceView(_View):
     retrieved: list[str] = Field(default_factory=list)
     rule: str = Field(default="", description="declined: the off-limits rule the request falls under.")
     turns: list[int] = Field(default_factory=list)
+    plan: str = Field(default="", description="plan: the query code ran on the tables for the spec's own question (JSON).")
     located: bool = Field(default=False, description="Found by searching the turn's documents; the turn has no recorded evidence.")
     note: str = ""
 
@@ -132,6 +134,16 @@ def evidence_view(
         return EvidenceView(kind="absent", attribute=evidence.attribute, entity=evidence.entity, retrieved=evidence.retrieved)
     if isinstance(evidence, DeclinedRequest):
         return EvidenceView(kind="declined", rule=evidence.rule, entity=evidence.entity)
+    if isinstance(evidence, NeedEvidence):
+        if evidence.plan is None:  # the spec's own question answered by a sentence
+            doc = documents.get(evidence.document)
+            if doc is None or isinstance(doc, TableDocument):
+                return EvidenceView(kind="missing", document=evidence.document, note=f"document {evidence.document} is not in the corpus")
+            return EvidenceView(kind="sentence", document=doc.id, title=doc.title, sentences=sentences(doc.passage), sentence=evidence.sentence)
+        return EvidenceView(
+            kind="plan", document=", ".join(evidence.tables), plan=evidence.plan.model_dump_json(exclude_defaults=True),
+            value=evidence.answer, note=evidence.detail,
+        )
     assert isinstance(evidence, EarlierTurns)
     return EvidenceView(kind="turns", turns=evidence.turns)
 

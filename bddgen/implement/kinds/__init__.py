@@ -7,6 +7,7 @@ from typing import Any, Iterator
 
 from bddgen.implement.kinds.base import Conversation, Draft, EvidenceKind, Kept, WriterContext, answerable, refer_to, standalone
 from bddgen.implement.kinds.beyond import AbsentKind, DeclinedKind
+from bddgen.implement.kinds.need import NeedKind
 from bddgen.implement.kinds.rule import RuleKind
 from bddgen.implement.kinds.sentence import SentenceKind
 from bddgen.implement.kinds.synthesis import SynthesisKind
@@ -19,7 +20,7 @@ from bddgen.specs import QueryType
 __all__ = ["Conversation", "Draft", "EvidenceKind", "Kept", "Kinds", "WriterContext", "answerable", "kind_of", "refer_to", "standalone"]
 
 _BY_EVIDENCE: dict[str, type[EvidenceKind[Any]]] = {
-    "sentence": SentenceKind, "absent": AbsentKind, "declined": DeclinedKind, "turns": SynthesisKind,
+    "sentence": SentenceKind, "absent": AbsentKind, "declined": DeclinedKind, "turns": SynthesisKind, "need": NeedKind,
 }
 
 
@@ -42,9 +43,10 @@ class Kinds:
         self.absent = AbsentKind(conversation)
         self.declined = DeclinedKind(conversation)
         self.synthesis = SynthesisKind(conversation)
+        self.need = NeedKind(conversation)
         self._conversation = conversation
         self._by_class: dict[type[EvidenceKind[Any]], EvidenceKind[Any]] = {
-            type(k): k for k in (self.sentence, self.rule, self.absent, self.declined, self.synthesis)
+            type(k): k for k in (self.sentence, self.rule, self.absent, self.declined, self.synthesis, self.need)
         }
         # turn types whose evidence is not read from the plan's documents
         self._by_turn: dict[QueryType, EvidenceKind[Any]] = {
@@ -61,6 +63,9 @@ class Kinds:
         """Evidence for a turn of `kind`, best first: for a turn on the plan's documents, per document a computed
         value and a count before a cell of a table (a comparison's side: its own cell first, the figure compared),
         or a fact of a text's sentence (of a policy's: first applied to a table row that is the case its rule is about)."""
+        if planned.need is not None:  # the spec's own question: its plan's reference, nothing else
+            yield from self.need.candidates(planned, kind, "")
+            return
         if kind in self._by_turn:
             yield from self._by_turn[kind].candidates(planned, kind, "")
             return

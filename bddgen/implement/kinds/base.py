@@ -16,6 +16,8 @@ from bddgen.implement.evidence import TableEvidence
 from bddgen.implement.grounding import DocumentTexts, Facts, mentions
 from bddgen.implement.plan import PlannedTurn, Sides, TurnPlan
 from bddgen.implement.provenance import CheckName, TurnCheck, TurnProvenance
+from bddgen.implement.identifiers import identifier_columns, identifier_problems
+from bddgen.implement.reading import NeedEvidence, Planner
 from bddgen.implement.questions import SentenceParser, one_of_several, question_for
 from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, RoundTripAnswer, RoundTripFigures, WrittenTurn
 from bddgen.implement.unanswerable import entity_kind
@@ -59,6 +61,9 @@ class WriterContext:
     checks: TurnCheckSettings = field(default_factory=TurnCheckSettings)  # which checks refuse a turn, and their thresholds
     sides: Sides = field(default_factory=Sides)  # the things the spec names, when two or more: each gets a turn
     rules_on_rows: bool = True  # a policy's sentence is first asked of a table row that is the case its rule is about
+    needs: tuple[NeedEvidence, ...] = ()  # the spec's own questions with the references their plans made, asked first
+    planner: Planner | None = None  # answers a need's question again for its round trip
+    identifiers: tuple[str, ...] | None = None  # the corpus's column names written as identifiers (None: read from the documents)
 
     def table(self, doc_id: str) -> TableDocument:
         """The table that table evidence cites (its id came from a table, so anything else is a bug)."""
@@ -271,6 +276,14 @@ class EvidenceKind(ABC, Generic[E]):
     def check(self, planned: PlannedTurn, kind: QueryType, evidence: E, question: str, answer: str, by_code: bool) -> Draft:
         """The turn as written, with its reference answer and the checks of its question against the evidence."""
 
+    def preset(self, planned: PlannedTurn, kind: QueryType, evidence: E) -> WrittenTurn | None:
+        """A wording tried before the LM writes one (the spec's own question as its reading wrote it); None by default."""
+        return None
+
+    def own_round_trip(self, evidence: E, question: str) -> tuple[str, bool] | None:
+        """(reply, agrees) of a round trip the kind makes itself, instead of answering from documents; None by default."""
+        return None
+
     def round_trip_documents(self, evidence: E, question: str) -> list[str]:
         """The documents a round trip answers `question` from (never the reference)."""
         raise NotImplementedError(f"{type(self).__name__} has no round trip")
@@ -304,12 +317,22 @@ class EvidenceKind(ABC, Generic[E]):
         if kind is QueryType.FILLER and planned.bridge and planned.proxy:
             question = refer_to(question, planned.bridge, planned.proxy)
         draft = self.check(planned, kind, evidence, question, written.answer, by_code)
+        if kind is not QueryType.SYNTHESIS:  # a database's words are no person's (a synthesis repeats the questions it combines)
+            identifiers = identifier_problems(question, self.identifier_columns())
+            if identifiers:
+                draft.log.check("question", {"identifiers": identifiers})
         if not self.asks_again:
             earlier = [k.turn.question for k in self.conversation.kept]
             repeated = repeats_problems(question, earlier, self.context.checks.repeated_share)
             if repeated:
                 draft.log.check("question", {"repeats": repeated})
         return draft
+
+    def identifier_columns(self) -> list[str]:
+        """The corpus's column names written as identifiers, read once per conversation."""
+        if self.context.identifiers is not None:
+            return list(self.context.identifiers)
+        return identifier_columns(self.context.documents)
 
     def log(self) -> CheckLog:
         """An empty record of checks under this conversation's switches."""

@@ -11,6 +11,7 @@ from bddgen.implement.computed import computed_agrees
 from bddgen.implement.context import Document
 from bddgen.implement.evidence import TableEvidence
 from bddgen.implement.grounding import Facts, answer_facts, mentions
+from bddgen.normalise import content_words
 from bddgen.implement.kinds.base import Draft, EvidenceKind, Kept, answerable, lower_first_word, recorded, standalone
 from bddgen.implement.plan import PlannedTurn
 from bddgen.implement.provenance import EarlierTurns, TurnCheck
@@ -70,7 +71,7 @@ class SynthesisKind(EvidenceKind[EarlierTurns]):
             "names", {"asks_again": dropped_relations(question, [_asked(k) for k in parts]) + unnamed},
             "asks again what each combined turn asked, about the same names",
         )
-        complete = all(agrees(k.facts, k.exact, answer) for k in parts) and not well_formed("answer", answer)
+        complete = all(agrees(k.facts, k.exact, answer) or _described(k, answer) for k in parts) and not well_formed("answer", answer)
         reference = answer if complete else "; ".join(k.turn.answer.rstrip(". ") for k in parts)  # as code words it: "18750; 62000"
         log.note("combines", "states the answers of turns " + ", ".join(str(p) for p in evidence.turns))
         docs = list(dict.fromkeys(d for k in parts for d in k.turn.doc_ids))
@@ -107,12 +108,22 @@ class SynthesisKind(EvidenceKind[EarlierTurns]):
 
     def agrees(self, evidence: EarlierTurns, draft: Draft, reply: str) -> bool:
         """Every combined answer is stated; a computed part may be stated by its cells, as its own round trip may."""
-        return all(agrees(k.facts, k.exact, reply) or self._computed_part_agrees(k, reply) for k in self._parts(evidence))
+        return all(agrees(k.facts, k.exact, reply) or self._computed_part_agrees(k, reply) or _described(k, reply) for k in self._parts(evidence))
 
     def _computed_part_agrees(self, kept: Kept, reply: str) -> bool:
         evidence = kept.record.evidence
         computed = isinstance(evidence, TableEvidence) and evidence.op not in ("lookup", "count")
         return computed and computed_agrees(self.context.table(evidence.table), evidence, reply)  # type: ignore[union-attr]
+
+
+DESCRIBED_SHARE = 0.5  # of a description's words, the share a reply restating it holds
+
+
+def _described(kept: Kept, reply: str) -> bool:
+    """A part with no name or number to state (a description: "to publish the work of young folk musicians") is stated by a
+    reply holding most of its words."""
+    words = content_words(kept.turn.answer)
+    return not kept.facts and not kept.exact and bool(words) and len(words & content_words(reply)) >= DESCRIBED_SHARE * len(words)
 
 
 _WHERE = re.compile(r"^(In [^,?]{1,80}), (.+)$")  # "In Report 21, what was …": the source a question is asked in

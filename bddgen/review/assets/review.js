@@ -71,6 +71,14 @@
           i === ev.sentence ? [h("mark", { class: "evidence-sentence" }, s), " "] : [s, " "])),
       );
     }
+    if (ev.kind === "plan") {
+      return h("div", { class: "evidence plan-evidence" },
+        h("div", { class: "label" }, `Evidence: a query on ${ev.document}, run by code`),
+        h("pre", { class: "plan" }, ev.plan),
+        h("div", { class: "filter" }, `${ev.note} → "${ev.value}"`),
+        turn.exact ? h("div", { class: "note" }, `the answer must contain "${turn.exact}"`) : null,
+      );
+    }
     if (ev.kind === "absent") {
       return h("div", { class: "evidence absent-evidence" },
         h("div", { class: "label" }, "Evidence: absent from the corpus"),

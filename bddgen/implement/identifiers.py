@@ -1,0 +1,27 @@
+"""Words of a database no person says: a column identifier ("MediaTypeId", "flight_number"), "whose", "with ID". A
+question holding one reads as a query, not as what a user types (`[implement.checks] identifiers`)."""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping, Sequence
+
+from bddgen.implement.context import Document
+from bddgen.models import TableDocument
+
+_IDENTIFIER = re.compile(r"^(?:\w+_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\w*(?:Id|ID))$")
+_AS_A_DATABASE = re.compile(r"\bwhose\b|\bwith (?:the )?id\b", re.IGNORECASE)
+
+
+def identifier_columns(documents: Mapping[str, Document]) -> list[str]:
+    """The column names written as identifiers ("MediaTypeId", "flight_number"): no person says them."""
+    headers = {h for d in documents.values() if isinstance(d, TableDocument) for h in d.headers}
+    return sorted(h for h in headers if _IDENTIFIER.match(h))
+
+
+def identifier_problems(question: str, identifiers: Sequence[str]) -> list[str]:
+    """What makes a question read as a database query: a column identifier, "whose", "with ID"."""
+    problems = [f'the question says the column name "{h}"; say what it means in plain words' for h in identifiers if re.search(rf"\b{re.escape(h)}\b", question)]
+    if _AS_A_DATABASE.search(question):
+        problems.append('ask as a person would, naming the thing by its name or number, without "whose" or "with ID"')
+    return problems

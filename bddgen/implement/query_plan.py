@@ -1,0 +1,345 @@
+"""A spec's table question as a structured query: the LM proposes it (JSON: tables, conditions, the column read,
+an aggregate, a grouping, an order), code checks it against the schema and runs it over every row, and that
+result is the reference answer. The LM never states the answer; it only says which rows and columns answer.
+
+A plan reads one table, joined to others through their declared foreign keys or a column of the same name
+holding the same values; a condition compares a column with a value (`=` matches a cell as the other table
+code does: case, accents and a ';'-listed part aside); an aggregate counts rows or sums, averages, or takes the
+smallest or largest value of a column, per group when `group_by` is given (the top group answers); a report
+table's row may instead be computed over its year columns (change, percentage change, average, ratio), by the
+same arithmetic as the rest of implement (`bddgen.implement.tables`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Iterable, Literal, Mapping, Sequence
+
+from pydantic import Field
+
+from bddgen.corpus.rowstore import select_rows
+from bddgen.implement.tables import TableQuery, TableQueryError, evaluate_table_query
+from bddgen.implement.wide import label_column
+from bddgen.lm.tasks import StrictReply
+from bddgen.models import TableDocument
+from bddgen.normalise import normalise
+from bddgen.numbers import format_number, parse_number
+from bddgen.specs import ExactExpectation, ExactOperation
+
+MAX_LISTED = 5  # a plan whose answer lists more values than this asks for too much to be one turn's answer
+SUGGESTED_VALUES = 3  # the closest values named back to the LM for a condition no row meets
+SCHEMA_SAMPLE_VALUES = 2  # example values per column in the schema the LM reads
+SCHEMA_VALUE_CHARS = 24
+Aggregate = Literal["none", "count", "sum", "average", "min", "max"]
+Computed = Literal["", "change", "percent_change", "average", "ratio"]
+
+
+class Condition(StrictReply):
+    """One condition every selected row meets."""
+
+    column: str = Field(description='A column, as "Table.Column" when the plan joins tables.')
+    op: Literal["=", "!=", "<", "<=", ">", ">=", "contains"] = "="
+    value: str
+
+
+class QueryPlan(StrictReply):
+    """The rows and columns that answer a question, as the LM proposes them; code runs it."""
+
+    table: str = Field(description="The table whose rows the question is about.")
+    join: list[str] = Field(default_factory=list, description="Other tables, linked to it by their keys.")
+    where: list[Condition] = Field(default_factory=list)
+    select: str = Field(default="", description="The column whose value answers (empty to count rows).")
+    aggregate: Aggregate = "none"
+    group_by: str = Field(default="", description="With an aggregate: one value per group, the top group answers.")
+    order: Literal["", "asc", "desc"] = ""
+    order_by: str = Field(default="", description="Without an aggregate: the column the rows are ranked by.")
+    limit: int = Field(default=0, ge=0, le=MAX_LISTED, description="How many ranked rows or groups answer (0: all).")
+    compute: Computed = Field(default="", description="A report table's row: computed over `columns` (years) of the one row selected.")
+    columns: list[str] = Field(default_factory=list, description="With compute: the year columns, in order (a, b).")
+
+
+class PlanError(ValueError):
+    """The plan does not fit the tables; the message tells the LM what to change."""
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """What a plan gives: the reference value (and the values it lists), how code got it, and the tables it read."""
+
+    value: str
+    operation: ExactOperation
+    detail: str
+    tables: tuple[str, ...]
+    listed: tuple[str, ...] = ()
+
+    @property
+    def answer(self) -> str:
+        """The reference answer as a person reads it."""
+        return ", ".join(self.listed) if self.listed else self.value
+
+    def exact(self) -> ExactExpectation | None:
+        """The exact check of a single value (a list is judged, not matched)."""
+        return None if self.listed else ExactExpectation(table_id=self.tables[0], operation=self.operation, value=self.value, detail=self.detail)
+
+
+@dataclass
+class Tables:
+    """The tables a plan may read, by id, with every row loaded once (from the row store for a large table)."""
+
+    tables: Mapping[str, TableDocument]
+    _rows: dict[str, list[list[str]]] = field(default_factory=dict)
+
+    def rows(self, table: TableDocument) -> list[list[str]]:
+        if table.id not in self._rows:
+            self._rows[table.id] = list(select_rows(table.store, len(table.headers), [])) if table.store is not None else table.rows
+        return self._rows[table.id]
+
+    def name(self, table: TableDocument) -> str:
+        """What the LM calls a table: its id's last part ("tables/chinook.Track" -> "Track"), unless another table has it too."""
+        short = table.id.rsplit("/", 1)[-1].rsplit(".", 1)[-1]
+        taken = [t for t in self.tables.values() if t.id.rsplit("/", 1)[-1].rsplit(".", 1)[-1] == short]
+        return short if len(taken) == 1 else table.id
+
+    def find(self, name: str) -> TableDocument:
+        wanted = normalise(name)
+        for table in self.tables.values():
+            if wanted in (normalise(table.id), normalise(self.name(table)), normalise(table.title)):
+                return table
+        raise PlanError(f"there is no table {name!r}; the tables are: {', '.join(self.name(t) for t in self.tables.values())}")
+
+    def schema(self, max_values: int = SCHEMA_SAMPLE_VALUES) -> str:
+        """The tables as the LM reads them: id, title, and each column with a few of its values."""
+        parts = []
+        for table in self.tables.values():
+            rows = self.rows(table)
+            columns = []
+            for index, header in enumerate(table.headers):
+                values = list(dict.fromkeys(r[index] for r in rows[:200] if index < len(r) and r[index].strip()))[:max_values]
+                columns.append(f"  {header}: {' | '.join(v[:SCHEMA_VALUE_CHARS] for v in values)}")
+            parts.append(f"table {self.name(table)} ({table.title}, {table.row_count} rows)\n" + "\n".join(columns))
+        return "\n".join(parts)
+
+
+def _matches(cell: str, value: str) -> bool:
+    wanted = normalise(value)
+    return normalise(cell) == wanted or any(normalise(part) == wanted for part in cell.split(";"))
+
+
+def _compare(cell: str, op: str, value: str) -> bool:
+    if op == "=":
+        return _matches(cell, value)
+    if op == "!=":
+        return not _matches(cell, value)
+    if op == "contains":
+        return normalise(value) in normalise(cell)
+    left, right = parse_number(cell), parse_number(value)
+    a, b = (left, right) if left is not None and right is not None else (cell.strip(), value.strip())
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]  # type: ignore[operator]
+
+
+class _Joined:
+    """The rows of a plan's table joined with its other tables: each row a mapping "table.column" -> cell."""
+
+    def __init__(self, plan: QueryPlan, tables: Tables) -> None:
+        self.tables = tables
+        self.linked: set[str] = set()  # the "Table.column" keys joins matched on
+        self.main = tables.find(plan.table)
+        self.read = [self.main]
+        rows = [self._named(self.main, r) for r in tables.rows(self.main)]
+        for name in _joined_names(plan.join, tables):
+            other = tables.find(name)
+            if other.id in {t.id for t in self.read}:
+                continue
+            left, right = self._link(other)
+            index: dict[str, list[list[str]]] = {}
+            position = other.headers.index(right)
+            for row in tables.rows(other):
+                if position < len(row):
+                    index.setdefault(normalise(row[position]), []).append(row)
+            rows = [{**r, **self._named(other, o)} for r in rows for o in index.get(normalise(r.get(left, "")), [])]
+            self.linked |= {left, self.key(other, right)}
+            self.read.append(other)
+        self.rows = rows
+
+    def key(self, table: TableDocument, header: str) -> str:
+        return f"{self.tables.name(table)}.{header}"
+
+    def _named(self, table: TableDocument, row: Sequence[str]) -> dict[str, str]:
+        return {self.key(table, h): (row[i] if i < len(row) else "") for i, h in enumerate(table.headers)}
+
+    def _link(self, other: TableDocument) -> tuple[str, str]:
+        """("table.column" of a table already read, the column of `other`) holding the same values."""
+        for table in self.read:
+            for key in table.foreign_keys:
+                if key.table == other.id:
+                    return self.key(table, key.column), key.references
+            for key in other.foreign_keys:
+                if key.table == table.id:
+                    return self.key(table, key.references), key.column
+        for table in self.read:
+            shared = [h for h in table.headers if h in other.headers]
+            if shared:
+                return self.key(table, shared[0]), shared[0]
+        raise PlanError(f"{self.tables.name(other)} is linked to none of {self._names()} by a key; join tables that share a key column")
+
+    def _names(self) -> str:
+        return ", ".join(self.tables.name(t) for t in self.read)
+
+    def column(self, name: str) -> str:
+        """The "Table.Column" a plan's column name means; PlanError naming the columns when it means none or several."""
+        wanted = normalise(name)
+        found = [
+            key for t in self.read for h in t.headers
+            if normalise(key := self.key(t, h)) == wanted or normalise(h) == wanted or normalise(f"{t.id}.{h}") == wanted
+        ]
+        if len(found) == 1:
+            return found[0]
+        keys = [k for k in found if k in self.linked]
+        if keys and len(keys) == len(found):  # a join's key: both tables hold the same value in a joined row
+            return keys[0]
+        if found:
+            raise PlanError(f"column {name!r} is in several tables ({', '.join(found)}); write it as Table.Column")
+        listed = ", ".join(self.key(t, h) for t in self.read for h in t.headers)
+        raise PlanError(f"there is no column {name!r} in {self._names()}; the columns are: {listed}")
+
+
+def _joined_names(join: Sequence[str], tables: Tables) -> list[str]:
+    """The tables a plan joins, read from what the LM wrote: a name, or a condition naming them ("Invoice.CustomerId = Customer.CustomerId")."""
+    names: list[str] = []
+    columns = {normalise(h) for t in tables.tables.values() for h in t.headers}
+    for entry in join:
+        if "=" not in entry:
+            if not (normalise(entry) in columns and not any(normalise(entry) == normalise(tables.name(t)) for t in tables.tables.values())):
+                names.append(entry)  # a key column named where a table was meant joins nothing more
+            continue
+        for side in entry.split("="):
+            table = side.strip().rpartition(".")[0]
+            if table:
+                names.append(table)
+    return list(dict.fromkeys(names))
+
+
+def run_plan(plan: QueryPlan, tables: Tables) -> PlanResult:
+    """The plan's answer over every row; PlanError saying what to change when it does not fit or has no single answer. A
+    computation over year columns is read only of a report table (a label column, a column per year); of another table
+    it is no part of the plan, which then reads its rows as written."""
+    if plan.select.replace(" ", "").upper() in ("COUNT(*)", "COUNT"):  # SQL for "how many rows"
+        plan = plan.model_copy(update={"select": "", "aggregate": "count"})
+    joined = _Joined(plan, tables)
+    read = tuple(t.id for t in joined.read)
+    if plan.compute and label_column(joined.main):
+        return _computed(plan, joined)
+    rows = joined.rows
+    described: list[str] = []
+    for condition in plan.where:
+        key = joined.column(condition.column)
+        before = rows
+        rows = [r for r in rows if _compare(r[key], condition.op, condition.value)]
+        described.append(f"{key} {condition.op} {condition.value}")
+        if not rows:
+            raise PlanError(_no_rows(key, condition, before))
+    where = f" where {' and '.join(described)}" if described else ""
+    if plan.aggregate != "none":
+        return _aggregated(plan, joined, rows, where, read)
+    if not plan.select:
+        raise PlanError("say which column answers (select), or count the rows (aggregate: count)")
+    column = joined.column(plan.select)
+    if plan.order_by:
+        ranked = joined.column(plan.order_by)
+        rows = sorted(rows, key=lambda r: _sort_key(r[ranked]), reverse=plan.order == "desc")
+    values = [r[column] for r in rows if r[column].strip()]
+    distinct = list(dict.fromkeys(values))
+    if plan.limit:
+        distinct = distinct[: plan.limit]
+    if not distinct:
+        raise PlanError(f"every selected row's {column} is empty")
+    detail = f"{column}{where}" + (f" ordered by {plan.order_by} {plan.order or 'asc'}" if plan.order_by else "")
+    if len(distinct) == 1:
+        return PlanResult(distinct[0], "lookup", detail, read)
+    if len(distinct) > MAX_LISTED:
+        raise PlanError(f"{len(distinct)} rows meet the conditions ({', '.join(distinct[:3])}, …): add a condition that picks the one asked about, or a limit")
+    return PlanResult(distinct[0], "lookup", detail, read, listed=tuple(distinct))
+
+
+def _sort_key(cell: str) -> tuple[int, float, str]:
+    number = parse_number(cell)
+    return (0, number, "") if number is not None else (1, 0.0, normalise(cell))
+
+
+def _no_rows(key: str, condition: Condition, rows: list[dict[str, str]]) -> str:
+    values = list(dict.fromkeys(r[key] for r in rows if r[key].strip()))
+    close = difflib.get_close_matches(condition.value, values, n=SUGGESTED_VALUES, cutoff=0.4) or values[:SUGGESTED_VALUES]
+    return f"no row has {key} {condition.op} {condition.value!r}; its values include: {', '.join(repr(v) for v in close)}"
+
+
+def _numbers(rows: Iterable[dict[str, str]], key: str) -> list[float]:
+    numbers = [parse_number(r[key]) for r in rows if r[key].strip()]
+    if any(n is None for n in numbers):
+        raise PlanError(f"{key} holds values that are not numbers; sum, average, min and max read a column of numbers")
+    return [n for n in numbers if n is not None]
+
+
+def _aggregate(plan: QueryPlan, joined: _Joined, rows: list[dict[str, str]]) -> float:
+    if plan.aggregate == "count":
+        return float(len(rows))
+    if not plan.select:
+        raise PlanError(f"say which column the {plan.aggregate} reads (select)")
+    numbers = _numbers(rows, joined.column(plan.select))
+    if not numbers:
+        raise PlanError(f"no number in {plan.select} among the selected rows")
+    return {"sum": sum(numbers), "average": sum(numbers) / len(numbers), "min": min(numbers), "max": max(numbers)}[plan.aggregate]
+
+
+def _shown(value: float) -> str:
+    return str(int(value)) if value == int(value) else format_number(value)
+
+
+_OPERATION: dict[str, ExactOperation] = {"count": "count", "sum": "sum", "average": "average", "min": "min", "max": "max"}
+
+
+def _aggregated(plan: QueryPlan, joined: _Joined, rows: list[dict[str, str]], where: str, read: tuple[str, ...]) -> PlanResult:
+    what = f"{plan.aggregate} of {joined.column(plan.select) if plan.select else 'rows'}{where}"
+    if not plan.group_by:
+        return PlanResult(_shown(_aggregate(plan, joined, rows)), _OPERATION[plan.aggregate], what, read)
+    key = joined.column(plan.group_by)
+    groups: dict[str, list[dict[str, str]]] = {}
+    for row in rows:
+        if row[key].strip():
+            groups.setdefault(row[key], []).append(row)
+    scored = sorted(((_aggregate(plan, joined, g), name) for name, g in groups.items()), key=lambda p: p[0], reverse=plan.order != "asc")
+    top = scored[: plan.limit or 1]
+    if len(scored) > len(top) and scored[len(top)][0] == top[-1][0]:
+        raise PlanError(f"{top[-1][1]} and {scored[len(top)][1]} tie at {_shown(top[-1][0])}: the question has no single answer")
+    detail = f"{what} per {key}, {'smallest' if plan.order == 'asc' else 'largest'} first"
+    if len(top) == 1:
+        name, value = top[0][1], _shown(top[0][0])
+        return PlanResult(name, "max" if plan.order != "asc" else "min", f"{detail} ({value})", read)
+    return PlanResult(top[0][1], "max", detail, read, listed=tuple(f"{n} ({_shown(v)})" for v, n in top))
+
+
+def _computed(plan: QueryPlan, joined: _Joined) -> PlanResult:
+    """A report table's row computed over its year columns, by `bddgen.implement.tables`' arithmetic."""
+    table = joined.main
+    label = label_column(table) or table.headers[0]
+    picked = [c for c in plan.where if c.op == "="]
+    if len(picked) != 1 or len(plan.columns) < 2:
+        raise PlanError("a computed value reads one row (one '=' condition on its label) and two or more year columns (columns)")
+    condition = picked[0]
+    own = len(joined.tables.name(table)) + 1  # "Table.column" -> "column"
+    column = joined.column(condition.column)[own:] if condition.column else label
+    columns = [joined.column(c)[own:] for c in plan.columns]
+    query = TableQuery(table=table.id, op=plan.compute, where_column=column, where_value=condition.value, columns=columns)
+    try:
+        exact = evaluate_table_query(query, table)
+    except TableQueryError as error:
+        raise PlanError(str(error)) from error
+    return PlanResult(exact.value, exact.operation, exact.detail, (table.id,))
+
+
+def same_result(first: PlanResult, second: PlanResult) -> bool:
+    """Whether two plans answer alike: the same value, or the same listed values in any order."""
+    if first.listed or second.listed:
+        return {normalise(v) for v in first.listed or (first.value,)} == {normalise(v) for v in second.listed or (second.value,)}
+    a, b = parse_number(first.value), parse_number(second.value)
+    return (a is not None and b is not None and abs(a - b) < 1e-6) or normalise(first.value) == normalise(second.value)

@@ -1,0 +1,458 @@
+"""A spec read into its needs, and a plan code executes for each: what the spec's When asks (one question per
+thing it asks about), of which kind, and the reference answer code computes for it.
+
+The LM reads the spec once and writes each need as the question its user would type (`READ_SPEC`); code
+then answers it: from the tables by a structured query the LM proposes and code checks and runs
+(`bddgen.implement.query_plan`), or from one sentence of a text or policy the retriever finds for the question,
+which the LM points at and code finds in the document. The conversation opens with these questions. A need no
+plan answers is reported with why, never replaced by an unrelated look-up.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal, Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bddgen.errors import LMOutputError
+from bddgen.implement.context import sentences
+from bddgen.implement.grounding import answer_facts, mentions, missing_facts
+from bddgen.implement.query_plan import PlanError, PlanResult, QueryPlan, Tables, run_plan, same_result
+from bddgen.implement.tasks import STAGE
+from bddgen.implement.wide import label_column
+from bddgen.lm.base import LMRequest
+from bddgen.lm.client import LanguageModel
+from bddgen.lm.tasks import PromptTask, StrictReply
+from bddgen.models import DocKind, PolicyDocument, SystemDescription, TableDocument, TextDocument
+from bddgen.ner.base import EntityRecognizer
+from bddgen.normalise import content_words
+from bddgen.retrieval.base import Retriever
+from bddgen.specs import Spec
+from bddgen.text import row_noun, singular
+
+NeedKind = Literal["lookup", "computed", "rule", "description", "refusal"]
+MAX_NEEDS = 3
+PLAN_ATTEMPTS = 3  # LM proposals of a query plan, each after the problems of the one before
+TABLES_SHOWN = 3  # tables retrieved for a question whose schema the LM reads (with the tables the best one's keys link)
+PASSAGES_SHOWN = 4  # passages retrieved for a text question
+PAGES_FIRST = 2  # of them, the spec's subject's own documents shown first
+LABELS_SHOWN = 40  # a report table's row labels listed in its schema
+BOUNDED_SHARE = 0.6  # an answer is bounded by its sentence when this share of its words are the sentence's
+_TABLE_KINDS = ("lookup", "computed")
+
+
+class NeedDraft(StrictReply):
+    """One question the spec's user asks, as the LM reads it."""
+
+    question: str = Field(min_length=5, max_length=240)
+    kind: NeedKind
+    about: list[str] = Field(default_factory=list, max_length=4)
+
+
+class SpecReadingDraft(StrictReply):
+    """The LM's reading of a spec."""
+
+    needs: list[NeedDraft] = Field(min_length=1, max_length=MAX_NEEDS)
+    action: bool = False
+
+
+READ_SPEC: PromptTask[SpecReadingDraft] = PromptTask(
+    name="read_spec",
+    instruction="""You read one test specification (Given/When/Then) of an assistant and write the question(s) its user asks.
+"needs": the questions the When line asks, each as the user would type it to the assistant: plain words, one question,
+naming the things it is about the way people name them (a person's or product's name, a flight number and date, a
+line item and year), never a database column or id name, never "whose". One question per thing asked about: a spec
+comparing two things asks one question about each. At most 3.
+"kind": lookup (one fact), computed (a count, sum, average, change, comparison or ranking), rule (what a policy
+allows, requires or costs), description (what something is, or is for), refusal (a request the assistant must decline).
+"about": the names of the people, things or items the question is about, as the data writes them (never a table name).
+Every question names what the spec names: "How much was Ana Silva's last invoice?", not "How much was the customer's last invoice?".
+"action": true when the spec has the assistant DO something (cancel, book, change, refund, transfer, update); then
+"needs" are the questions a user asks to learn what that action would do (whether it is allowed and why, what it
+would cost or save), about the same things. If "Problems" are listed, fix them.
+
+Example. Spec: When the user asks how many albums Led Zeppelin released / Then the assistant gives the count.
+Reply: {"needs": [{"question": "How many albums did Led Zeppelin release?", "kind": "computed", "about": ["Led Zeppelin"]}], "action": false}""",
+    output=SpecReadingDraft,
+    max_tokens=300,
+)
+
+PLAN_QUERY: PromptTask[QueryPlan] = PromptTask(
+    name="plan_query",
+    instruction="""Say which rows and columns of the tables below answer the user's question; code runs it. Do not answer it.
+"table": the table whose rows the question is about; "join": other tables needed, linked by their shared key columns.
+"where": conditions ({"column", "op": "=", "!=", "<", "<=", ">", ">=" or "contains", "value"}), values as the table writes them.
+"select": the column whose value answers. "aggregate": none, count (how many rows), sum, average, min or max of "select".
+"group_by" with an aggregate: which group has the most or least ("order": desc for most, asc for least; "limit": 1).
+"order_by" + "order" + "limit" without an aggregate: the top rows by a column.
+A report table (a row per line item, a column per year): "where" picks the line item; for a change, percentage
+change, average or ratio over years set "compute" (change, percent_change, average, ratio) and "columns" (the years, earliest first).
+Write columns as Table.Column when you join tables. Filter on an id column only with an id the question gives: pick a
+person, product or place by its name columns. If "Problems" are listed, fix them.
+
+Examples (other tables; the form is what matters):
+Tables: Book(BookId, Title, AuthorId, Year), Author(AuthorId, Name, Country)
+Question: How many books did Ana Reyes write? -> {"table": "Book", "join": ["Author"], "where": [{"column": "Author.Name", "op": "=", "value": "Ana Reyes"}], "aggregate": "count"}
+Question: Which country has the most authors? -> {"table": "Author", "aggregate": "count", "group_by": "Country", "order": "desc", "limit": 1}
+Question: When was Winter Roads published? -> {"table": "Book", "where": [{"column": "Title", "op": "=", "value": "Winter Roads"}], "select": "Year"}
+Question: What was the change in Net sales from 2018 to 2019? (a report table "Sales": item, 2019, 2018) -> {"table": "Sales", "where": [{"column": "item", "op": "=", "value": "Net sales"}], "compute": "change", "columns": ["2018", "2019"]}""",
+    output=QueryPlan,
+    max_tokens=260,
+)
+
+
+class PassagePick(StrictReply):
+    """Where a passage answers a question: its number, the sentence as the passage writes it, and the answer."""
+
+    passage: int = Field(ge=0, description="The passage's number; 0 when none answers.")
+    sentence: str = Field(default="", max_length=600)
+    answer: str = Field(default="", max_length=300)
+
+
+PICK_PASSAGE: PromptTask[PassagePick] = PromptTask(
+    name="pick_passage",
+    instruction="""Which numbered passage below answers the user's question? "passage": its number (0 when none does).
+"sentence": the one sentence of that passage that answers it, copied exactly. "answer": the answer in a few words, as that sentence says it.""",
+    output=PassagePick,
+    max_tokens=260,
+)
+
+
+class NeedEvidence(BaseModel):
+    """A need of the spec with the reference code made for it: a query plan's result on the tables, or one sentence."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["need"] = "need"
+    need: int = Field(ge=0, description="The need's place in the spec's reading.")
+    need_kind: NeedKind
+    question: str = Field(description="The question as the reading wrote it.")
+    answer: str = Field(description="The reference answer code made.")
+    value: str = Field(default="", description="A table plan's exact value ('' for a list or a sentence).")
+    plan: QueryPlan | None = None
+    detail: str = Field(default="", description="How code computed a table plan's value.")
+    operation: str = ""
+    tables: list[str] = Field(default_factory=list)
+    document: str = Field(default="", description="A sentence's document.")
+    sentence: int = Field(default=-1, description="The sentence's index in its passage.")
+    text: str = Field(default="", description="The sentence.")
+    passages: list[str] = Field(default_factory=list, description="The passages a text need was read from (its round trip reads them again).")
+    prompt_hash: str = Field(default="", description="Hash of the prompt that read the spec (and wrote the question).")
+
+    @property
+    def documents(self) -> list[str]:
+        return list(self.tables) if self.plan is not None else [self.document]
+
+
+class SpecNeed(BaseModel):
+    """One need of the reading and what became of it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str
+    kind: NeedKind
+    about: list[str] = Field(default_factory=list)
+    planned: bool = False
+    why_not: str = Field(default="", description="Why no plan answers it, and what the corpus would need.")
+
+
+class SpecReading(BaseModel):
+    """A spec read into its needs (shown in the provenance and by `bddgen implement --explain`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    needs: list[SpecNeed] = Field(default_factory=list)
+    action: bool = False
+    prompt_hash: str = Field(default="", description="Hash of the prompt that read the spec.")
+    evidence: list[NeedEvidence] = Field(default_factory=list, description="The planned needs' references, in need order.")
+
+    @property
+    def unplanned(self) -> list[SpecNeed]:
+        return [n for n in self.needs if not n.planned and n.kind != "refusal"]
+
+
+@dataclass(frozen=True)
+class Planner:
+    """What planning a spec's needs reads: the LM, the corpus's documents, the retriever and the recogniser."""
+
+    lm: LanguageModel
+    documents: Mapping[str, TextDocument | TableDocument | PolicyDocument]
+    retriever: Retriever
+    recognizer: EntityRecognizer
+    system: SystemDescription
+
+    def read(self, spec: Spec, titles: Sequence[str], names: Sequence[str] = (), pages: Sequence[str] = ()) -> SpecReading:
+        """The spec's needs, each planned where code can answer it; `names`: what the spec names that the corpus holds,
+        which its questions must name (read once more, told so, when one names none of them); `pages`: the documents
+        about those names (a thing's own page first), read before the others retrieved for a text question."""
+        inputs = {"spec": _spec_text(spec), "assistant": self._assistant(), "data": self._data(titles)}
+        draft = self.lm.run(READ_SPEC, stage=STAGE, **inputs)
+        unnamed = [n.question for n in draft.needs if names and not any(mentions(n.question, name) for name in names)]
+        if unnamed:
+            inputs["problems"] = "\n".join(f'- "{q}" names none of {", ".join(repr(n) for n in names)}: name what it asks about' for q in unnamed)
+            draft = self.lm.run(READ_SPEC, stage=STAGE, **inputs)
+        reading = SpecReading(action=draft.action, prompt_hash=LMRequest(messages=READ_SPEC.messages(**inputs)).prompt_hash())
+        for draft_need in _distinct(draft.needs):
+            need = SpecNeed(question=draft_need.question, kind=need_kind(draft_need.question, draft_need.kind), about=draft_need.about)
+            reading.needs.append(need)
+            if need.kind == "refusal":
+                continue
+            evidence, why = self.plan(len(reading.needs) - 1, need, pages)
+            need.planned, need.why_not = evidence is not None, why
+            if evidence is not None:
+                reading.evidence.append(evidence.model_copy(update={"prompt_hash": reading.prompt_hash}))
+        return reading
+
+    def _assistant(self) -> str:
+        system = self.system
+        return f"{system.name}: {system.purpose}".strip()
+
+    def _data(self, titles: Sequence[str]) -> str:
+        tables = [d for d in self.documents.values() if isinstance(d, TableDocument)]
+        shown = [f"table {d.title}: {', '.join(d.headers)}" for d in tables[:12]]
+        return "\n".join([*shown, *(f"document: {t}" for t in titles)]) or "(none)"
+
+    def plan(self, index: int, need: SpecNeed, pages: Sequence[str] = ()) -> tuple[NeedEvidence | None, str]:
+        """The need's evidence, or None and why no plan answers it."""
+        has_tables = any(isinstance(d, TableDocument) for d in self.documents.values())
+        has_texts = any(not isinstance(d, TableDocument) for d in self.documents.values())
+        order = ["table", "text"] if need.kind in _TABLE_KINDS else ["text", "table"]
+        reasons: list[str] = []
+        for way in order:
+            if way == "table" and has_tables:
+                evidence, why = self._table(index, need)
+            elif way == "text" and has_texts:
+                evidence, why = self._text(index, need, pages)
+            else:
+                continue
+            if evidence is not None:
+                return evidence, ""
+            reasons.append(why)
+        return None, "; ".join(reasons) or "the corpus has no document of a kind that could answer it"
+
+    # --- tables ---------------------------------------------------------------------------------------
+
+    def tables_for(self, question: str) -> Tables:
+        """The tables retrieved for `question`, with those their keys link to."""
+        hits = self.retriever.search(question, kinds=[DocKind.TABLE], top_k=TABLES_SHOWN)
+        found = [d for h in hits if isinstance(d := self.documents.get(h.doc_id), TableDocument)]
+        chosen = {t.id: t for t in found}
+        if found:  # the best table's neighbours by key: what it points at, and what points at it (a genre's tracks)
+            best = found[0]
+            linked = [self.documents.get(k.table) for k in best.foreign_keys] + [
+                d for d in self.documents.values() if isinstance(d, TableDocument) and any(k.table == best.id for k in d.foreign_keys)
+            ]
+            chosen.update({d.id: d for d in linked if isinstance(d, TableDocument)})
+        return Tables(chosen)
+
+    def propose(self, question: str, tables: Tables) -> tuple[QueryPlan | None, PlanResult | None, list[str]]:
+        """The LM's plan for `question` run on `tables`, retried with its problems; (None, None, problems) when none runs."""
+        problems: list[str] = []
+        schema = schema_text(tables)
+        for _ in range(PLAN_ATTEMPTS):
+            inputs = {"tables": schema, "question": question, **({"problems": "\n".join(f"- {p}" for p in problems[-2:])} if problems else {})}
+            try:
+                plan = self.lm.run(PLAN_QUERY, stage=STAGE, **inputs)
+            except LMOutputError as error:
+                problems.append(f"the reply was unusable: {error.reason}")
+                continue
+            plan = completed(plan, question)
+            wrong = unsaid_conditions(plan, question) or counted_elsewhere(plan, question, tables)
+            if wrong:
+                problems.append(wrong)
+                continue
+            try:
+                result = run_plan(plan, tables)
+            except PlanError as error:
+                problems.append(str(error))
+                continue
+            if plan.aggregate == "count" and not plan.group_by and result.value == "1" and plan.where:
+                problems.append("the plan counts the one row the question names; count the rows of the table of what the question counts, joined to it")
+                continue
+            return plan, result, problems
+        return None, None, problems
+
+    def _table(self, index: int, need: SpecNeed) -> tuple[NeedEvidence | None, str]:
+        tables = self.tables_for(need.question)
+        if not tables.tables:
+            return None, "no table was found for the question"
+        plan, result, problems = self.propose(need.question, tables)
+        if plan is None or result is None:
+            return None, f"no query plan the tables run: {problems[-1] if problems else 'none proposed'}"
+        return NeedEvidence(
+            need=index, need_kind=need.kind, question=need.question, answer=result.answer, value=result.value if not result.listed else "",
+            plan=plan, detail=result.detail, operation=result.operation, tables=list(result.tables),
+        ), ""
+
+    def replans(self, evidence: NeedEvidence, question: str) -> tuple[bool, str]:
+        """The round trip of a table need: a plan proposed from `question` alone gives the same result."""
+        assert evidence.plan is not None
+        tables = self.tables_for(question)
+        original = self.tables_for(evidence.question)
+        merged = Tables({**original.tables, **tables.tables})
+        plan, result, problems = self.propose(question, merged)
+        if plan is None or result is None:
+            return False, f"no plan runs for the question: {problems[-1] if problems else ''}"
+        expected = run_plan(evidence.plan, merged)
+        return same_result(expected, result), result.answer
+
+    # --- texts ----------------------------------------------------------------------------------------
+
+    def passages_for(self, question: str, pages: Sequence[str] = ()) -> list[TextDocument | PolicyDocument]:
+        """The passages retrieved for `question`, after `pages` (the spec's subject's own documents) when given."""
+        hits = self.retriever.search(question, kinds=[DocKind.TEXT, DocKind.POLICY], top_k=PASSAGES_SHOWN)
+        ids = list(dict.fromkeys([*pages[:PAGES_FIRST], *(h.doc_id for h in hits)]))[:PASSAGES_SHOWN]
+        return [d for i in ids if isinstance(d := self.documents.get(i), (TextDocument, PolicyDocument))]
+
+    def pick(self, question: str, passages: Sequence[TextDocument | PolicyDocument]) -> tuple[TextDocument | PolicyDocument, int, str] | None:
+        """(document, sentence index, answer) where the LM says a passage answers `question`; None when none does or
+        the sentence it quotes is in no passage."""
+        if not passages:
+            return None
+        shown = "\n\n".join(f"[{n}] {d.title}\n{d.passage}" for n, d in enumerate(passages, 1))
+        try:
+            pick = self.lm.run(PICK_PASSAGE, stage=STAGE, passages=shown, question=question)
+        except LMOutputError:
+            return None
+        if not 1 <= pick.passage <= len(passages):
+            return None
+        document = passages[pick.passage - 1]
+        found = locate(pick.sentence or pick.answer, sentences(document.passage))
+        return (document, found, pick.answer) if found >= 0 else None
+
+    def _text(self, index: int, need: SpecNeed, pages: Sequence[str] = ()) -> tuple[NeedEvidence | None, str]:
+        passages = self.passages_for(need.question, pages)
+        picked = self.pick(need.question, passages)
+        if picked is None:
+            return None, f"none of the {len(passages)} passages retrieved for it answers it"
+        document, position, answer = picked
+        sentence = sentences(document.passage)[position]
+        return NeedEvidence(
+            need=index, need_kind=need.kind, question=need.question, answer=bounded_answer(answer, sentence, self.recognizer),
+            document=document.id, sentence=position, text=sentence, passages=[p.id for p in passages],
+        ), ""
+
+    def reread(self, evidence: NeedEvidence, question: str) -> tuple[bool, str]:
+        """The round trip of a text need: the passages it was read from, read by the LM for `question` (not the need's own
+        wording), point at the same sentence, or at one stating every name and number of the reference."""
+        passages = [d for i in evidence.passages or [evidence.document] if isinstance(d := self.documents.get(i), (TextDocument, PolicyDocument))]
+        picked = self.pick(question, passages)
+        if picked is None:
+            return False, "(no passage answers it)"
+        document, position, answer = picked
+        sentence = sentences(document.passage)[position]
+        if document.id == evidence.document and position == evidence.sentence:
+            return True, answer
+        facts = answer_facts(evidence.answer, self.recognizer)
+        return bool(facts) and not missing_facts(facts, sentence), answer
+
+
+def unsaid_conditions(plan: QueryPlan, question: str) -> str:
+    """What the plan picks rows by that the question does not say ("CustomerId = 2" for "Leonie Köhler's invoice"): such a
+    plan answers another question than the one asked; '' when every condition's value is the question's."""
+    unsaid = [c for c in plan.where if c.op in ("=", "contains") and not mentions(question, c.value)]
+    if not unsaid:
+        return ""
+    shown = ", ".join(f"{c.column} {c.op} {c.value!r}" for c in unsaid)
+    return f"the question does not say {shown}: pick the rows by what the question names, in the column that holds it"
+
+
+_HOW_MANY = re.compile(r"\bhow many ([a-z]+(?: [a-z]+)?)", re.IGNORECASE)
+_MOST = re.compile(r"\b(?:most|highest|largest|biggest|greatest)\b", re.IGNORECASE)
+_LEAST = re.compile(r"\b(?:least|fewest|lowest|smallest)\b", re.IGNORECASE)
+
+
+def completed(plan: QueryPlan, question: str) -> QueryPlan:
+    """The plan with what its grouping implies: a group ranked by a count unless another aggregate is said, the most first
+    unless the question asks for the least."""
+    if not plan.group_by:
+        return plan
+    update: dict[str, object] = {}
+    if plan.aggregate == "none":
+        update["aggregate"] = "count"
+    if not plan.order:
+        update["order"] = "asc" if _LEAST.search(question) and not _MOST.search(question) else "desc"
+    return plan.model_copy(update=update) if update else plan
+
+
+def counted_elsewhere(plan: QueryPlan, question: str, tables: Tables) -> str:
+    """A count of the rows of one table where the question counts another's ("How many tracks …" counted over the genres);
+    '' when the counted table is what the question counts, or no table shown is."""
+    asked = _HOW_MANY.search(question)
+    if plan.aggregate != "count" or asked is None:
+        return ""
+    words = [singular(w.lower()) for w in asked.group(1).split()]
+    counted = {words[0], "".join(words)}  # "tracks", or "media types"
+
+    def noun(table: TableDocument) -> str:
+        return (row_noun(table.title) or tables.name(table)).lower().replace(" ", "")
+
+    try:
+        main = tables.find(plan.table)
+    except PlanError:
+        return ""
+    shown = list(tables.tables.values())
+    # the table named as counted, else one whose rows end in that word ("playlist track" for "tracks" only when no "track")
+    other = next((t for t in shown if noun(t) in counted), None) or next((t for t in shown if any(noun(t).endswith(w) for w in counted)), None)
+    if other is None or other.id == main.id or noun(main) in counted:
+        return ""
+    return f"the question counts {asked.group(1).split()[0]}: make {tables.name(other)} the table and join {tables.name(main)} to it for its conditions"
+
+
+_COMPUTING = re.compile(r"\b(?:how many|how much (?:did|has|have) .* (?:change|grow|fall|rise)|most|least|fewest|highest|lowest|largest|smallest|"
+                        r"average|total|sum|change|percentage|ratio|more|fewer|rank)\b", re.IGNORECASE)
+
+
+def need_kind(question: str, said: NeedKind) -> NeedKind:
+    """The need's kind: computed when the question asks to count, add, average, rank or compare, whatever the reading said."""
+    return "computed" if said in ("lookup", "rule", "description") and _COMPUTING.search(question) else said
+
+
+def schema_text(tables: Tables) -> str:
+    """The schema the LM plans on, a report table's row labels listed in full."""
+    parts = [tables.schema()]
+    for table in tables.tables.values():
+        label = label_column(table)
+        if label:
+            labels = [r[table.headers.index(label)] for r in tables.rows(table)][:LABELS_SHOWN]
+            parts.append(f"{tables.name(table)} line items ({label}): {' | '.join(l for l in labels if l.strip())}")
+    return "\n".join(parts)
+
+
+def locate(quoted: str, parts: Sequence[str]) -> int:
+    """The index of the sentence `quoted` copies (most of its words in one sentence); -1 when none."""
+    words = content_words(quoted)
+    if not words:
+        return -1
+    scored = [(len(words & content_words(p)) / len(words), -n) for n, p in enumerate(parts)]
+    share, position = max(scored, default=(0.0, 0))
+    return -position if share >= BOUNDED_SHARE else -1
+
+
+def bounded_answer(answer: str, sentence: str, recognizer: EntityRecognizer) -> str:
+    """The LM's short answer when its sentence bounds it (its names and numbers, and most of its words, are the
+    sentence's), else the sentence itself: what the document says is right by construction."""
+    words = content_words(answer)
+    facts = answer_facts(answer, recognizer)
+    if answer.strip() and words and not missing_facts(facts, sentence) and len(words & content_words(sentence)) >= BOUNDED_SHARE * len(words):
+        return answer.strip()
+    return sentence
+
+
+def _spec_text(spec: Spec) -> str:
+    lines = [f"Scenario: {spec.title}", *(f"Given {g}" for g in spec.given), *(f"When {w}" for w in spec.when), *(f"Then {t}" for t in spec.then)]
+    return "\n".join(lines)
+
+
+def _distinct(needs: Sequence[NeedDraft]) -> list[NeedDraft]:
+    """The needs, a question asked twice once."""
+    seen: set[frozenset[str]] = set()
+    kept = []
+    for need in needs:
+        words = frozenset(content_words(need.question))
+        if words not in seen:
+            seen.add(words)
+            kept.append(need)
+    return kept

@@ -1,0 +1,272 @@
+"""Spec first: a spec read into its needs, each answered by a plan code executes (a query on the tables, a sentence), and
+the conversation opened by the spec's own questions. Fixtures have the development corpora's shapes (a catalogue of linked
+tables with id keys, a report table with a column per year, encyclopedic passages), not their entities."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bddgen.config import ImplementSettings
+from bddgen.embed.base import HashingEmbedder
+from bddgen.features.reader import read_feature
+from bddgen.implement import implement_feature
+from bddgen.implement.identifiers import identifier_columns, identifier_problems
+from bddgen.implement.provenance import FeatureProvenance, provenance_path
+from bddgen.implement.query_plan import Condition, PlanError, QueryPlan, Tables, run_plan, same_result
+from bddgen.implement.reading import Planner, counted_elsewhere, need_kind, unsaid_conditions
+from bddgen.implement.scripted import faithful_replies, section
+from bddgen.lm.base import LMRequest
+from bddgen.lm.client import LanguageModel
+from bddgen.lm.scripted import ScriptedLM
+from bddgen.models import Corpus, ForeignKey, SystemDescription, TableDocument, TextDocument
+from bddgen.ner.base import RegexRecognizer
+from bddgen.retrieval.memory import MemoryIndex
+from bddgen.specs import Spec
+
+SYSTEM = SystemDescription(name="Quillon Records Desk", purpose="Answers questions about a record label's catalogue and its history.")
+LABEL = TableDocument(id="tables/db.Label", title="Label", headers=["LabelId", "Name"], rows=[["1", "Ferrow"], ["2", "Blue Tarn"]], key="LabelId")
+RECORD = TableDocument(
+    id="tables/db.Record", title="Record", headers=["RecordId", "Title", "LabelId", "Minutes"],
+    rows=[["1", "Salt Lines", "1", "41"], ["2", "Copper Weather", "1", "38"], ["3", "Night Ferry", "2", "52"], ["4", "Glass Orchard", "1", "45"]],
+    key="RecordId", foreign_keys=[ForeignKey(column="LabelId", table="tables/db.Label", references="LabelId")],
+)
+REPORT = TableDocument(
+    id="tables/report-07", title="Report 07 table: Revenue by segment", headers=["item", "2019", "2018"],
+    rows=[["Licensing", "$ 1,200.0", "$ 1,000.0"], ["Touring", "300.5", "280.0"], ["Total revenue", "$ 1,500.5", "$ 1,280.0"]],
+)
+HISTORY = TextDocument(
+    id="text/ferrow", title="Ferrow",
+    passage="Ferrow is an independent record label based in Oskerby. It was founded by the singer Dana Vell in 1994 to publish "
+    "the work of young folk musicians from the northern coast. The label moved to its present studio in 2008.",
+)
+OTHER = TextDocument(id="text/blue-tarn", title="Blue Tarn", passage="Blue Tarn is a jazz label. It was started in a harbour warehouse in 2001.")
+
+
+@pytest.fixture(scope="module")
+def corpus() -> Corpus:
+    return Corpus(system=SYSTEM, documents=[LABEL, RECORD, REPORT, HISTORY, OTHER])
+
+
+@pytest.fixture(scope="module")
+def index(corpus: Corpus) -> MemoryIndex:
+    return MemoryIndex(HashingEmbedder(), corpus)
+
+
+def _tables(*tables: TableDocument) -> Tables:
+    return Tables({t.id: t for t in tables})
+
+
+# --- plans code runs --------------------------------------------------------------------------------------------------
+
+
+def test_a_plan_counts_the_rows_of_a_joined_table_ranks_groups_and_reads_a_cell() -> None:
+    tables = _tables(LABEL, RECORD)
+    count = run_plan(QueryPlan(table="Record", join=["Label"], where=[Condition(column="Label.Name", value="ferrow")], aggregate="count"), tables)
+    assert (count.value, count.operation, count.exact().value) == ("3", "count", "3")  # matched as cells are: case aside
+    top = run_plan(QueryPlan(table="Record", join=["Label"], aggregate="count", group_by="Label.Name", order="desc", limit=1), tables)
+    assert top.value == "Ferrow" and "(3)" in top.detail
+    longest = run_plan(QueryPlan(table="Record", select="Title", order_by="Minutes", order="desc", limit=1), tables)
+    assert longest.value == "Night Ferry"  # ordered as numbers, not as text ("52" > "45")
+    total = run_plan(QueryPlan(table="Record", join=["Label"], where=[Condition(column="Label.Name", value="Ferrow")], select="Minutes", aggregate="sum"), tables)
+    assert total.value == "124"
+    listed = run_plan(QueryPlan(table="Record", where=[Condition(column="Minutes", op=">", value="40")], select="Title"), tables)
+    assert listed.listed == ("Salt Lines", "Night Ferry", "Glass Orchard") and listed.exact() is None  # a list is judged, not matched
+
+
+def test_a_report_tables_change_over_its_years_is_computed_by_the_tables_arithmetic() -> None:
+    result = run_plan(QueryPlan(table="report-07", where=[Condition(column="item", value="Licensing")], compute="change", columns=["2018", "2019"]), _tables(REPORT))
+    assert result.operation == "change" and result.value.startswith("200")
+    # a computation asked of a table with no column per year is no part of the plan: its rows are read as written
+    plain = run_plan(QueryPlan(table="Record", where=[Condition(column="Title", value="Salt Lines")], select="Minutes", compute="change"), _tables(RECORD))
+    assert plain.value == "41"
+
+
+@pytest.mark.parametrize(
+    ("plan", "says"),
+    [
+        (QueryPlan(table="Records", aggregate="count"), "the tables are: Label, Record"),
+        (QueryPlan(table="Record", select="Length"), "no column 'Length'"),
+        (QueryPlan(table="Record", join=["Label"], where=[Condition(column="Name", value="Ferow")], aggregate="count"), "its values include: 'Ferrow'"),
+        (QueryPlan(table="Record", where=[Condition(column="Minutes", op=">", value="100")], select="Title"), "no row has Record.Minutes > '100'"),
+        (QueryPlan(table="Label", aggregate="count", group_by="Name", order="desc", limit=1), "tie at 1"),
+    ],
+)
+def test_a_plan_the_schema_refuses_says_what_to_change(plan: QueryPlan, says: str) -> None:
+    with pytest.raises(PlanError) as refused:
+        run_plan(plan, _tables(LABEL, RECORD))
+    assert says in str(refused.value)
+
+
+def test_plans_agree_on_the_same_value_or_the_same_list_in_any_order() -> None:
+    tables = _tables(RECORD)
+    a = run_plan(QueryPlan(table="Record", where=[Condition(column="Minutes", op=">", value="40")], select="Title"), tables)
+    b = run_plan(QueryPlan(table="Record", where=[Condition(column="Minutes", op=">=", value="41")], select="Title", order_by="Minutes"), tables)
+    assert same_result(a, b)
+    assert not same_result(a, run_plan(QueryPlan(table="Record", aggregate="count"), tables))
+
+
+def test_a_plan_must_pick_rows_by_what_its_question_says_and_count_what_it_counts() -> None:
+    tables = _tables(LABEL, RECORD)
+    made_up = QueryPlan(table="Record", where=[Condition(column="LabelId", value="2")], aggregate="count")
+    assert "does not say LabelId = '2'" in unsaid_conditions(made_up, "How many records has Ferrow released?")
+    assert unsaid_conditions(QueryPlan(table="Record", join=["Label"], where=[Condition(column="Label.Name", value="Ferrow")]), "How many records has Ferrow released?") == ""
+    itself = QueryPlan(table="Label", where=[Condition(column="Name", value="Ferrow")], aggregate="count")
+    assert "make Record the table" in counted_elsewhere(itself, "How many records has Ferrow released?", tables)
+    assert counted_elsewhere(QueryPlan(table="Record", aggregate="count"), "How many records has Ferrow released?", tables) == ""
+    assert need_kind("Which label has the most records?", "lookup") == "computed"
+    assert need_kind("Who founded Ferrow?", "lookup") == "lookup"
+
+
+def test_a_question_naming_a_column_identifier_or_saying_whose_is_refused() -> None:
+    identifiers = identifier_columns({t.id: t for t in (LABEL, RECORD, REPORT)})
+    assert identifiers == ["LabelId", "RecordId"]
+    assert identifier_problems("How many records have LabelId 1?", identifiers)
+    assert identifier_problems("What is the title of the record whose minutes are 41?", identifiers)
+    assert identifier_problems("What is the name of the label with ID 2?", identifiers)
+    assert identifier_problems("How many records has Ferrow released?", identifiers) == []
+
+
+# --- a spec implemented from its reading ----------------------------------------------------------------------------
+
+
+def _lm(reading: dict[str, Any], plans: list[dict[str, Any]] | None = None, picks: list[dict[str, Any]] | None = None) -> tuple[LanguageModel, ScriptedLM]:
+    replies: dict[str, Any] = {**faithful_replies(), "read_spec": lambda request: reading}
+    if plans is not None:
+        replies["plan_query"] = lambda request: plans[0] if "## Problems" not in request.messages[-1].content else plans[-1]
+    if picks is not None:
+        replies["pick_passage"] = lambda request: next((p for q, p in picks if q in section(request, "Question")), {"passage": 0})  # type: ignore[misc]
+    backend = ScriptedLM(by_task=replies)
+    return LanguageModel(backend, max_retries=0), backend
+
+
+def _feature(tmp_path: Path, title: str, given: str, when: str, then: str) -> Path:
+    path = tmp_path / "spec.feature"
+    path.write_text(f"@spec @hand-written\nFeature: {title}\n\n  Rule: {title}\n    Given {given}\n    When {when}\n    Then {then}\n", encoding="utf-8")
+    return path
+
+
+def _provenance(path: Path) -> FeatureProvenance:
+    return FeatureProvenance.model_validate_json(provenance_path(path).read_text(encoding="utf-8"))
+
+
+def test_a_computed_need_opens_the_conversation_with_its_count_made_by_code(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    path = _feature(tmp_path, "Records per label", "a collector browses the catalogue", "the collector asks how many records Ferrow has released",
+                    "the assistant gives the number of Ferrow records")
+    question = "How many records has Ferrow released?"
+    plan = {"table": "Record", "join": ["Label"], "where": [{"column": "Label.Name", "op": "=", "value": "Ferrow"}], "aggregate": "count"}
+    lm, backend = _lm({"needs": [{"question": question, "kind": "computed", "about": ["Ferrow"]}]}, plans=[plan])
+    report = implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+    assert report.written == 1, report.features[0].notes
+    first = read_feature(path).conversations[0].turns[0]
+    assert (first.question, first.answer) == (question, "3")  # the reading's own question, answered by code
+    assert first.exact is not None and (first.exact.operation, first.exact.value) == ("count", "3")
+    record = _provenance(path)
+    assert record.reading is not None and record.reading.needs[0].planned
+    kept = record.conversations[0].turns[0]
+    assert kept.need == 0 and kept.evidence is not None and kept.evidence.kind == "need"
+    assert kept.prompt_hash == record.reading.prompt_hash  # the question leads to the prompt that read the spec
+    assert backend.tasks_seen().count("plan_query") == 2  # planned, then planned again from the question alone (the round trip)
+
+
+def test_a_round_trip_that_plans_another_answer_refuses_the_question_and_the_conversation(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    path = _feature(tmp_path, "Records per label", "a collector browses the catalogue", "the collector asks how many records Ferrow has released",
+                    "the assistant gives the number of Ferrow records")
+    counted = {"table": "Record", "join": ["Label"], "where": [{"column": "Label.Name", "op": "=", "value": "Ferrow"}], "aggregate": "count"}
+    summed = {**counted, "aggregate": "sum", "select": "Minutes"}
+    replies = iter([counted, *[summed] * 20])  # the plan, then the round trips read the question as another one
+    lm, _ = _lm({"needs": [{"question": "How many records has Ferrow released?", "kind": "computed", "about": ["Ferrow"]}]})
+    lm.backend.by_task["plan_query"] = lambda request: next(replies)  # type: ignore[attr-defined]
+    lm.backend._task_queues.pop("plan_query", None)  # type: ignore[attr-defined]
+    report = implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+    assert report.written == 0
+    rejected = _provenance(path).rejected
+    assert rejected and all("the spec's own question" in r.reason for r in rejected)
+
+
+def test_a_paraphrased_text_question_is_kept_by_the_round_trip_not_refused_for_its_words(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    path = _feature(tmp_path, "The label's purpose", "a listener discovers the Ferrow label", "the listener asks what Ferrow is for",
+                    "the assistant says why the label was founded")
+    question = "Why did Dana Vell start Ferrow?"  # shares almost no word with "to publish the work of young folk musicians"
+    sentence = HISTORY.passage.split(". ")[1] + "."
+    pick = {"passage": 1, "sentence": sentence, "answer": "to publish the work of young folk musicians from the northern coast"}
+    lm, _ = _lm({"needs": [{"question": question, "kind": "description", "about": ["Ferrow"]}]}, picks=[(question, pick)])
+    report = implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+    assert report.written == 1, (report.features[0].notes, _provenance(path).rejected)
+    first = read_feature(path).conversations[0].turns[0]
+    assert first.question == question and first.answer == pick["answer"]  # bounded by its sentence, so kept as the answer
+    evidence = _provenance(path).conversations[0].turns[0].evidence
+    assert evidence is not None and evidence.kind == "need" and evidence.document == "text/ferrow" and evidence.sentence == 1
+
+
+def test_an_answer_its_sentence_does_not_bound_is_replaced_by_the_sentence(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    path = _feature(tmp_path, "Founding of Ferrow", "a listener discovers the Ferrow label", "the listener asks who founded Ferrow",
+                    "the assistant names the founder")
+    question = "Who founded Ferrow?"
+    sentence = HISTORY.passage.split(". ")[1] + "."
+    pick = {"passage": 1, "sentence": sentence, "answer": "Mira Holt, a drummer"}  # a name the sentence does not say
+    lm, _ = _lm({"needs": [{"question": question, "kind": "lookup", "about": ["Ferrow"]}]}, plans=[{"table": "Label"}], picks=[(question, pick)])
+    implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+    reading = _provenance(path).reading
+    assert reading is not None and reading.evidence[0].answer == sentence
+
+
+def test_a_hand_written_agent_action_spec_is_implemented_as_the_questions_it_implies(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    path = _feature(tmp_path, "Withdraw a label's catalogue", "the manager of Ferrow calls the desk",
+                    "the manager asks the assistant to withdraw every Ferrow record from sale", "the assistant withdraws them and says how many it withdrew")
+    question = "How many Ferrow records are on sale?"
+    plan = {"table": "Record", "join": ["Label"], "where": [{"column": "Label.Name", "op": "=", "value": "Ferrow"}], "aggregate": "count"}
+    lm, _ = _lm({"needs": [{"question": question, "kind": "computed", "about": ["Ferrow"]}], "action": True}, plans=[plan])
+    report = implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+    assert report.written == 1
+    assert any("the spec has the assistant act" in note for note in report.features[0].notes)
+    assert _provenance(path).reading.action  # type: ignore[union-attr]
+    assert read_feature(path).conversations[0].turns[0].answer == "3"
+
+
+def test_a_spec_no_plan_answers_is_reported_not_implemented_on_an_unrelated_chain(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    path = _feature(tmp_path, "Ferrow's vinyl pressing plant", "a collector is curious about Ferrow", "the collector asks where Ferrow presses its vinyl",
+                    "the assistant names the pressing plant")
+    lm, backend = _lm({"needs": [{"question": "Where does Ferrow press its vinyl?", "kind": "lookup", "about": ["Ferrow"]}]},
+                      plans=[{"table": "Label", "select": "Plant"}], picks=[])
+    report = implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+    feature = report.features[0]
+    assert report.written == 0 and not read_feature(path).conversations
+    assert feature.unplanned == ["Where does Ferrow press its vinyl?"]
+    note = next(n for n in feature.notes if n.startswith("unplanned"))
+    assert "no column 'Plant'" in note and "passages retrieved for it answers it" in note
+    assert "write_turn" not in backend.tasks_seen()  # no conversation was begun
+
+
+def test_the_explain_command_prints_each_need_and_its_plan(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    from bddgen.implement.pipeline import explain_feature
+
+    path = _feature(tmp_path, "Records per label", "a collector browses the catalogue", "the collector asks how many records Ferrow has released",
+                    "the assistant gives the number of Ferrow records")
+    plan = {"table": "Record", "join": ["Label"], "where": [{"column": "Label.Name", "op": "=", "value": "Ferrow"}], "aggregate": "count"}
+    lm, backend = _lm({"needs": [{"question": "How many records has Ferrow released?", "kind": "computed", "about": ["Ferrow"]}]}, plans=[plan])
+    reading = explain_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings())
+    assert [(n.kind, n.planned) for n in reading.needs] == [("computed", True)]
+    assert reading.evidence[0].answer == "3" and json.loads(reading.evidence[0].plan.model_dump_json())["table"] == "Record"  # type: ignore[union-attr]
+    assert not provenance_path(path).exists()  # it writes nothing
+
+
+def test_a_question_read_from_the_spec_that_names_nothing_the_spec_names_is_read_again(corpus: Corpus, index: MemoryIndex) -> None:
+    replies = iter([
+        {"needs": [{"question": "How many records has the label released?", "kind": "computed", "about": []}]},
+        {"needs": [{"question": "How many records has Ferrow released?", "kind": "computed", "about": ["Ferrow"]}]},
+    ])
+    seen: list[LMRequest] = []
+
+    def read(request: LMRequest) -> dict[str, Any]:
+        seen.append(request)
+        return next(replies)
+
+    lm = LanguageModel(ScriptedLM(by_task={**faithful_replies(), "read_spec": read}), max_retries=0)
+    spec = Spec.create("Records per label", ["a collector"], ["the collector asks how many records Ferrow has released"], ["the count"])
+    reading = Planner(lm, corpus.by_id(), index, RegexRecognizer(), SYSTEM).read(spec, [], names=("Ferrow",))
+    assert reading.needs[0].question == "How many records has Ferrow released?"
+    assert "names none of 'Ferrow'" in section(seen[1], "Problems")
