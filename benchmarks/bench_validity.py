@@ -48,6 +48,12 @@ The spec-first measures, beside those:
 - `written_share`: selected specs (`.feature` files with a spec) whose provenance holds a conversation, over all;
 - `repeated_questions`, `repeated_examples`: questions asked again in the suite, lower case without punctuation or
   extra spaces: twice in one conversation or in two (each repeat counted once);
+- `plan_turns`, `plan_recomputed_agree`, `plan_not_recomputable`: need turns whose reference a query plan computed, how
+  many references the plan gives again as SQL over the original CSV or SQLite files (`plan_sql`: joins by declared
+  foreign keys else a column of the same name, `=` folded as bddgen compares cells, numbers compared as numbers; a
+  report table's change, percentage change, average or ratio by plain arithmetic; numbers to 2 decimals, a list as the
+  values its answer lists), and the plans that SQL cannot express (a table or column it cannot find, a number it
+  cannot read). None of it runs bddgen's plan code;
 - `tokens_per_written_conversation`, `seconds_per_written_conversation`: the implement stage's LM tokens (its
   calls the cache did not answer, from the LM log) and seconds, per written conversation;
 - `human_auc`, `human_telling_words` (corpora kept with human questions: tatqa, wikidialog): the ROC AUC, over 5
@@ -80,8 +86,9 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Literal, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_yield import CommandFailed, lm_tokens  # noqa: E402
@@ -185,6 +192,8 @@ class Recomputer:
     def __init__(self, corpus_folder: Path, documents: dict[str, Any]) -> None:
         self.folder = corpus_folder
         self.documents = documents
+        self._database: sqlite3.Connection | None = None
+        self._loaded: dict[str, SourceTable] = {}
 
     def rows(self, table_id: str) -> tuple[list[str], list[list[str]]]:
         document = self.documents[table_id]
@@ -199,6 +208,63 @@ class Recomputer:
             headers = [d[0] for d in cursor.description]
             return headers, [["" if v is None else (str(v) if not isinstance(v, float) or not v.is_integer() else str(int(v))) for v in row]
                              for row in cursor.fetchall()]
+
+    def foreign_keys(self, table_id: str) -> tuple[tuple[str, str, str], ...]:
+        """The links the original file declares for a table: a SQLite database's FOREIGN KEY clauses (to its tables the
+        corpus reads; a key naming no column points at the primary key), or `foreign_keys` ({column, table: id,
+        references}) in a CSV's sidecar when it has them."""
+        file, _, name = str(self.documents[table_id].source).partition("#")
+        source = self.folder / file
+        if source.suffix.lower() == ".csv":
+            import yaml
+
+            sidecar = source.with_suffix(".yaml")
+            try:
+                meta = yaml.safe_load(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else None
+            except yaml.YAMLError:
+                meta = None  # a sidecar bddgen would refuse too
+            keys = meta.get("foreign_keys") if isinstance(meta, dict) else None
+            return tuple((str(k["column"]), str(k["table"]), str(k["references"])) for k in keys or [] if isinstance(k, dict))
+        name = name or table_id.rsplit("/", 1)[-1].rsplit(".", 1)[-1]
+        read = {str(d.source).partition("#")[2]: i for i, d in self.documents.items() if str(getattr(d, "source", "")).partition("#")[0] == file}
+        found: list[tuple[str, str, str]] = []
+        connection = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            for row in connection.execute(f'PRAGMA foreign_key_list("{name}")').fetchall():
+                target, column, references = str(row[2]), str(row[3]), row[4]
+                if not references:
+                    primary = [r[1] for r in connection.execute(f'PRAGMA table_info("{target}")') if r[5]]
+                    references = primary[0] if len(primary) == 1 else None
+                if target in read and references:
+                    found.append((column, read[target], str(references)))
+        finally:
+            connection.close()
+        return tuple(found)
+
+    def source_table(self, table_id: str) -> SourceTable:
+        """The table loaded (once) into the in-memory database the plans' SQL runs on."""
+        if self._database is None:
+            self._database = plan_database()
+        if table_id not in self._loaded:
+            headers, rows = self.rows(table_id)
+            table = SourceTable(table_id, str(self.documents[table_id].title), f"t_{len(self._loaded)}", tuple(headers), self.foreign_keys(table_id))
+            load_table(self._database, table, rows)
+            self._loaded[table_id] = table
+        return self._loaded[table_id]
+
+    def plan_agrees(self, evidence: dict[str, Any], value: str, answer: str) -> bool | None:
+        """Whether a need's query plan, run as SQL over the tables it read (`evidence["tables"]`, loaded from the original
+        files), gives the reference `value` (or the values its `answer` lists); None when the SQL cannot express it."""
+        plan, ids = evidence.get("plan"), [str(i) for i in evidence.get("tables") or []]
+        if not isinstance(plan, dict) or not ids or any(i not in self.documents for i in ids):
+            return None
+        try:
+            query = plan_sql(plan, [self.source_table(i) for i in ids])
+            assert self._database is not None
+            found = run_plan_sql(self._database, query)
+        except (ValueError, KeyError, TypeError, OSError, sqlite3.Error):  # NotExpressible is a ValueError
+            return None
+        return None if found is None else recomputed_agrees(found, value, answer)
 
     def agrees(self, evidence: dict[str, Any], reference: str) -> bool | None:
         """Whether the rows the filter selects in the original file give `reference`; None when it cannot say."""
@@ -273,6 +339,341 @@ def _computed_agrees(evidence: dict[str, Any], reference: str, rows: list[list[s
         return None
     stated = re.search(r"-?\d+(?:\.\d+)?", reference.replace(",", ""))
     return stated is not None and abs(float(stated.group(0)) - round(results[op](), 2)) < 0.006
+
+
+# --- need turns with a query plan: the plan translated to SQL over the original files -------------------
+
+
+class NotExpressible(ValueError):
+    """A query plan this translation cannot express: a table or column it cannot find, two tables nothing links."""
+
+
+@dataclass(frozen=True)
+class SourceTable:
+    """A corpus table as its original file holds it, loaded into the in-memory database as `sql` (columns c0, c1, …
+    in header order and `_row`, its place in the file); `foreign_keys` are (column, id of the table it points to, that
+    table's column)."""
+
+    id: str
+    title: str
+    sql: str
+    headers: tuple[str, ...]
+    foreign_keys: tuple[tuple[str, str, str], ...] = ()
+
+    @property
+    def short(self) -> str:
+        """The name a plan gives it: its id's last part ("tables/chinook.Track" -> "Track")."""
+        return self.id.rsplit("/", 1)[-1].rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class PlanSQL:
+    """A plan as one SQL statement, its parameters and how its rows read: `number` (one row: the number, the count of
+    cells it read that are not numbers), `groups` (a group's value, its number, its cells that are not numbers; best
+    first), `values` (the answering cells, in order) or `cells` (the one row's year cells `compute` works on)."""
+
+    sql: str
+    params: tuple[str, ...]
+    shape: Literal["number", "groups", "values", "cells"]
+    limit: int = 0
+    compute: str = ""
+    indexes: tuple[tuple[str, str], ...] = ()  # (table, column) a join compares by fold(): indexed on that expression
+
+
+PLAN_COMPARISONS = ("<", "<=", ">", ">=")
+PLAN_AGGREGATES = {"sum": "SUM", "average": "AVG", "min": "MIN", "max": "MAX"}
+PLAN_COMPUTED = ("change", "percent_change", "average", "ratio")
+_YEAR_HEADER = re.compile(r"(?<!\d)(?:19|20|21)\d\d(?!\d)")
+
+
+def _fold(text: str) -> str:
+    """Text as `=` compares it: lower case, accents and punctuation aside (bddgen's normaliser, text folding only)."""
+    from bddgen.normalise import normalise
+
+    return normalise(str(text))
+
+
+def _same(cell: str | None, value: str | None) -> bool:
+    """A cell meets `= value`: folded alike, whole or one of its ';'-separated parts."""
+    cell, wanted = str(cell or ""), _fold(str(value or ""))
+    return _fold(cell) == wanted or any(_fold(part) == wanted for part in cell.split(";"))
+
+
+def _sql_number(cell: str | None) -> float | None:
+    return _amount(str(cell or ""))
+
+
+def plan_database() -> sqlite3.Connection:
+    """An in-memory database with the functions the plans' SQL calls: fold(text), same(cell, value), num(cell)."""
+    connection = sqlite3.connect(":memory:")
+    connection.create_function("fold", 1, _fold, deterministic=True)
+    connection.create_function("same", 2, _same, deterministic=True)
+    connection.create_function("num", 1, _sql_number, deterministic=True)
+    return connection
+
+
+def load_table(connection: sqlite3.Connection, table: SourceTable, rows: Iterable[Sequence[str]]) -> None:
+    """`rows` (blank lines left out, each cut or padded to the headers) as table `table.sql`."""
+    width = len(table.headers)
+    columns = ", ".join(f"c{i} TEXT" for i in range(width))
+    connection.execute(f'CREATE TABLE "{table.sql}" ({columns}, _row INTEGER)')
+    filled = (row for row in rows if any(cell.strip() for cell in row))
+    kept = [[*row[:width], *[""] * (width - len(row)), n] for n, row in enumerate(filled)]
+    connection.executemany(f'INSERT INTO "{table.sql}" VALUES ({", ".join("?" * (width + 1))})', kept)
+
+
+def _report_table(table: SourceTable) -> bool:
+    """A report table: a column of line items, then two columns or more named by a year ('2019', 'Fiscal 2018')."""
+    return sum(len(set(_YEAR_HEADER.findall(h))) == 1 for h in table.headers[1:]) >= 2
+
+
+class _PlanTables:
+    """The tables a plan reads, each under an alias (t0 its own table, t1… those it joins), and the columns it names."""
+
+    def __init__(self, tables: Sequence[SourceTable]) -> None:
+        self.tables = list(tables)
+        self.read: list[SourceTable] = []
+        self.linked: set[tuple[str, str]] = set()  # (table id, header) a join matched on
+
+    def find(self, name: str) -> SourceTable:
+        wanted = _fold(name)
+        for table in self.tables:
+            if wanted in (_fold(table.id), _fold(table.short), _fold(table.title)):
+                return table
+        raise NotExpressible(f"no table {name!r}")
+
+    def alias(self, table: SourceTable) -> str:
+        return f"t{[t.id for t in self.read].index(table.id)}"
+
+    def link(self, other: SourceTable) -> tuple[SourceTable, str, str]:
+        """(a table already read, its column, the column of `other`) a join matches: a declared foreign key either way,
+        else the first column of the same name."""
+        for table in self.read:
+            for column, target, references in table.foreign_keys:
+                if target == other.id:
+                    return table, column, references
+            for column, target, references in other.foreign_keys:
+                if target == table.id:
+                    return table, references, column
+        for table in self.read:
+            shared = [h for h in table.headers if h in other.headers]
+            if shared:
+                return table, shared[0], shared[0]
+        raise NotExpressible(f"nothing links {other.id} to {', '.join(t.id for t in self.read)}")
+
+    def column(self, name: str) -> tuple[SourceTable, str]:
+        """(table, header) a plan's column means: "Table.Column" or a bare "Column" that one table read has (or a
+        join's key, which every joined row holds alike)."""
+        wanted = _fold(name)
+        found = [(t, h) for t in self.read for h in t.headers if wanted in (_fold(f"{t.short}.{h}"), _fold(h), _fold(f"{t.id}.{h}"))]
+        if len(found) == 1:
+            return found[0]
+        keys = [(t, h) for t, h in found if (t.id, h) in self.linked]
+        if keys and len(keys) == len(found):
+            return keys[0]
+        raise NotExpressible(f"column {name!r} is in {len(found)} of the tables read")
+
+    def sql(self, name: str) -> str:
+        table, header = self.column(name)
+        return f"{self.alias(table)}.c{table.headers.index(header)}"
+
+
+def _joined(plan: dict[str, Any], tables: _PlanTables) -> list[str]:
+    """The table names a plan's `join` gives: names, or both sides' tables of a condition ("Invoice.CustomerId =
+    Customer.CustomerId"); a bare column name (a key named where a table was meant) joins nothing."""
+    names: list[str] = []
+    columns = {_fold(h) for t in tables.tables for h in t.headers}
+    table_names = {_fold(t.short) for t in tables.tables}
+    for entry in plan.get("join") or []:
+        entry = str(entry)
+        if "=" not in entry:
+            if not (_fold(entry) in columns and _fold(entry) not in table_names):
+                names.append(entry)
+            continue
+        names += [side.strip().rpartition(".")[0] for side in entry.split("=") if side.strip().rpartition(".")[0]]
+    return list(dict.fromkeys(names))
+
+
+def plan_sql(plan: dict[str, Any], tables: Sequence[SourceTable]) -> PlanSQL:
+    """A QueryPlan (its JSON) as SQL over `tables` loaded by `load_table`: joins by declared foreign keys else a column of
+    the same name (cells folded alike), `where` conditions (`=` by `same()`, numbers compared as numbers when both cells
+    parse), an aggregate (count, sum, average, min, max; per `group_by` group, best first), rows ranked by `order_by`,
+    or a report table's one row read for `compute`. NotExpressible when the plan names what the tables do not hold."""
+    plan = dict(plan)
+    if str(plan.get("select", "")).replace(" ", "").upper() in ("COUNT(*)", "COUNT"):
+        plan.update(select="", aggregate="count")
+    read = _PlanTables(tables)
+    main = read.find(str(plan.get("table", "")))
+    read.read.append(main)
+    where = [c for c in plan.get("where") or [] if isinstance(c, dict)]
+    if plan.get("compute") and _report_table(main):
+        return _compute_sql(plan, read, main, where)
+    sources: list[str] = [f'"{main.sql}" AS t0']
+    indexes: list[tuple[str, str]] = []
+    for name in _joined(plan, read):
+        other = read.find(name)
+        if other.id in {t.id for t in read.read}:
+            continue
+        table, left, right = read.link(other)
+        read.read.append(other)
+        right_at = other.headers.index(right)
+        sources.append(f'JOIN "{other.sql}" AS {read.alias(other)} ON fold({read.alias(table)}.c{table.headers.index(left)}) = '
+                       f"fold({read.alias(other)}.c{right_at})")
+        indexes.append((other.sql, f"c{right_at}"))
+        read.linked |= {(table.id, left), (other.id, right)}
+    conditions: list[str] = []
+    params: list[str] = []
+    for condition in where:
+        cell, op, value = read.sql(str(condition.get("column", ""))), str(condition.get("op", "=")), str(condition.get("value", ""))
+        if op == "=":
+            conditions.append(f"same({cell}, ?)")
+        elif op == "!=":
+            conditions.append(f"NOT same({cell}, ?)")
+        elif op == "contains":
+            conditions.append(f"instr(fold({cell}), fold(?)) > 0")
+        elif op in PLAN_COMPARISONS:
+            conditions.append(f"(CASE WHEN num({cell}) IS NOT NULL AND num(?) IS NOT NULL THEN num({cell}) {op} num(?) "
+                              f"ELSE trim({cell}) {op} trim(?) END)")
+            params += [value, value]
+        else:
+            raise NotExpressible(f"condition op {op!r}")
+        params.append(value)
+    source = " ".join(sources)
+    aggregate, limit = str(plan.get("aggregate") or "none"), int(plan.get("limit") or 0)
+    row_order = ", ".join(f"t{n}._row" for n in range(len(read.read)))
+    if aggregate != "none":
+        if aggregate == "count":
+            number, unread = "COUNT(*)", "0"
+        elif aggregate in PLAN_AGGREGATES and plan.get("select"):
+            cell = read.sql(str(plan["select"]))
+            number, unread = f"{PLAN_AGGREGATES[aggregate]}(num({cell}))", f"SUM(trim({cell}) <> '' AND num({cell}) IS NULL)"
+        else:
+            raise NotExpressible(f"aggregate {aggregate!r} of {plan.get('select')!r}")
+        if not plan.get("group_by"):
+            sql = f"SELECT {number}, {unread} FROM {source}" + (f" WHERE {' AND '.join(conditions)}" if conditions else "")
+            return PlanSQL(sql, tuple(params), "number", indexes=tuple(indexes))
+        group = read.sql(str(plan["group_by"]))
+        conditions.append(f"trim({group}) <> ''")
+        direction = "ASC" if plan.get("order") == "asc" else "DESC"
+        sql = (f"SELECT {group}, {number}, {unread} FROM {source} WHERE {' AND '.join(conditions)} GROUP BY {group} "
+               f"ORDER BY 2 {direction}, MIN(t0._row)")
+        return PlanSQL(sql, tuple(params), "groups", limit=limit, indexes=tuple(indexes))
+    if not plan.get("select"):
+        raise NotExpressible("neither a column nor an aggregate")
+    cell = read.sql(str(plan["select"]))
+    conditions.append(f"trim({cell}) <> ''")
+    order = row_order
+    if plan.get("order_by"):
+        ranked = read.sql(str(plan["order_by"]))
+        way = " DESC" if plan.get("order") == "desc" else ""  # numbers first, then text folded; ties in file order
+        order = (f"num({ranked}) IS NULL{way}, num({ranked}){way}, CASE WHEN num({ranked}) IS NULL THEN fold({ranked}) ELSE '' END{way}, "
+                 f"{row_order}")
+    sql = f"SELECT {cell} FROM {source} WHERE {' AND '.join(conditions)} ORDER BY {order}"
+    return PlanSQL(sql, tuple(params), "values", limit=limit, indexes=tuple(indexes))
+
+
+def _compute_sql(plan: dict[str, Any], read: _PlanTables, main: SourceTable, where: list[dict[str, Any]]) -> PlanSQL:
+    """A report table's one row (picked by its one '=' condition, on its line items when the condition names no column),
+    its year `columns` read."""
+    picked = [c for c in where if c.get("op", "=") == "="]
+    columns = [str(c) for c in plan.get("columns") or []]
+    if len(picked) != 1 or len(columns) < 2 or plan.get("compute") not in PLAN_COMPUTED:
+        raise NotExpressible("a computation reads one row ('=' on its label) and two year columns or more")
+    label = read.sql(str(picked[0]["column"])) if picked[0].get("column") else "t0.c0"
+    cells = ", ".join(read.sql(c) for c in columns)
+    return PlanSQL(f'SELECT {cells} FROM "{main.sql}" AS t0 WHERE same({label}, ?)', (str(picked[0].get("value", "")),), "cells",
+                   compute=str(plan["compute"]))
+
+
+Recomputed = tuple[Literal["number", "value", "values", "groups", "none"], Any]
+"""What a plan's SQL gives: ("number", float), ("value", a cell), ("values", [cells]), ("groups", [(name, number)]),
+or ("none", why) when it has no single answer (a tie for the top group, no such row)."""
+
+
+def run_plan_sql(connection: sqlite3.Connection, query: PlanSQL) -> Recomputed | None:
+    """The plan's result from its SQL; None when a cell it reads is no number this bench parses (a scale word)."""
+    for table, column in query.indexes:
+        connection.execute(f'CREATE INDEX IF NOT EXISTS "{table}_{column}_folded" ON "{table}" (fold({column}))')
+    rows = connection.execute(query.sql, query.params).fetchall()
+    if query.shape == "number":
+        number, unread = rows[0]
+        if unread:
+            return None
+        return ("none", "no number") if number is None else ("number", float(number))
+    if query.shape == "groups":
+        if any(unread for _, _, unread in rows):
+            return None
+        scored = [(str(name), float(number)) for name, number, _ in rows if number is not None]
+        top = scored[: query.limit or 1]
+        if not top or (len(scored) > len(top) and scored[len(top)][1] == top[-1][1]):
+            return ("none", "a tie for the top group" if top else "no group")
+        return ("value", top[0][0]) if len(top) == 1 else ("groups", top)
+    if query.shape == "values":
+        values = list(dict.fromkeys(str(value) for (value,) in rows))[: query.limit or None]
+        return ("none", "no row") if not values else ("value", values[0]) if len(values) == 1 else ("values", values)
+    if len(rows) != 1:
+        return ("none", f"{len(rows)} rows")
+    read = [_amount(str(cell or "")) for cell in rows[0]]
+    numbers = [n for n in read if n is not None]
+    if len(numbers) != len(read):
+        return None
+    a, b = numbers[0], numbers[-1]
+    if query.compute == "average":
+        return ("number", sum(numbers) / len(numbers))
+    if len(numbers) != 2 or (query.compute == "percent_change" and a == 0) or (query.compute == "ratio" and b == 0):
+        return ("none", "not two cells, or a division by zero")
+    return ("number", {"change": lambda: b - a, "percent_change": lambda: (b - a) / a * 100, "ratio": lambda: a / b}[query.compute]())
+
+
+def _stated_number(text: str) -> float | None:
+    found = re.search(r"-?\d+(?:\.\d+)?", text.replace(",", ""))
+    return float(found.group(0)) if found else None
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(round(a, 2) - round(b, 2)) < 0.006
+
+
+def _same_value(mine: str, stated: str) -> bool:
+    """One value given again: folded alike, or the same number."""
+    a, b = _amount(mine), _amount(stated)
+    return _fold(mine) == _fold(stated) or (a is not None and b is not None and _close(a, b))
+
+
+def _lists(answer: str, items: Sequence[Any], same: Callable[[Any, str], bool]) -> bool:
+    """Whether `answer` lists exactly `items`, in any order, joined by ', ' (an item may hold a comma itself)."""
+    pieces = answer.split(", ")
+
+    def fits(start: int, left: tuple[Any, ...]) -> bool:
+        if start == len(pieces) or not left:
+            return start == len(pieces) and not left
+        return any(same(item, ", ".join(pieces[start:end])) and fits(end, left[:n] + left[n + 1:])
+                   for end in range(start + 1, len(pieces) + 1) for n, item in enumerate(left))
+
+    return fits(0, tuple(items))
+
+
+def _group_item(item: tuple[str, float], stated: str) -> bool:
+    """A listed group, "name (number)", is `item`."""
+    found = re.fullmatch(r"(.*) \(([^()]*)\)", stated.strip())
+    number = _amount(found.group(2)) if found else None
+    return found is not None and _fold(found.group(1)) == _fold(item[0]) and number is not None and _close(number, item[1])
+
+
+def recomputed_agrees(found: Recomputed, value: str, answer: str) -> bool:
+    """Whether the independent result is the turn's reference: its value (a number to 2 decimals, a cell folded), or
+    for a list, the values its answer lists."""
+    kind, result = found
+    if kind == "number":
+        stated = _stated_number(value or answer)
+        return stated is not None and _close(result, stated)
+    if kind == "value":
+        return _same_value(str(result), value or answer)
+    if kind == "values":
+        return _lists(answer, result, _same_value)
+    if kind == "groups":
+        return _lists(answer, result, _group_item)
+    return False
 
 
 # --- the spec-first measures: pure functions ------------------------------------------------------------
@@ -500,6 +901,12 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
                     verdict = recompute.agrees(evidence, str(turn.get("value") or turn.get("answer", "")))
                     figures["table_recomputed_agree"] += verdict is True
                     figures["table_not_recomputable"] += verdict is None
+                if evidence.get("kind") == "need" and evidence.get("plan"):  # a spec's own question answered by a query plan
+                    figures["plan_turns"] += 1
+                    verdict = recompute.plan_agrees(evidence, str(turn.get("value") or evidence.get("value") or ""),
+                                                    str(evidence.get("answer") or turn.get("answer") or ""))
+                    figures["plan_recomputed_agree"] += verdict is True
+                    figures["plan_not_recomputable"] += verdict is None
                 case = evidence.get("case") if evidence.get("kind") == "sentence" else None
                 if case:  # a rule applied to a row: the row is the case its sentence names, read again from the original file
                     figures["rule_turns"] += 1
@@ -534,6 +941,9 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
         "table_turns": figures["table_turns"],
         "table_recomputed_agree": figures["table_recomputed_agree"],
         "table_not_recomputable": figures["table_not_recomputable"],
+        "plan_turns": figures["plan_turns"],
+        "plan_recomputed_agree": figures["plan_recomputed_agree"],
+        "plan_not_recomputable": figures["plan_not_recomputable"],
         "arithmetic_turns": figures["arithmetic_turns"],
         "count_turns": figures["count_turns"],
         "rule_turns": figures["rule_turns"],
@@ -612,7 +1022,8 @@ def ablation_env(name: str) -> dict[str, str]:
 
 
 SHOWN = ("selected", "focuses", "near_duplicate_pairs", "contradicting_specs", "on_spec_share", "every_name_share", "max_copied_words", "glued_syntheses",
-         "code_worded_share", "table_turns", "table_recomputed_agree", "arithmetic_turns", "count_turns", "rule_turns", "rule_recomputed_agree", "off_limits_turns", "written", "turns",
+         "code_worded_share", "table_turns", "table_recomputed_agree", "arithmetic_turns", "count_turns", "rule_turns", "rule_recomputed_agree", "off_limits_turns", "plan_turns",
+         "plan_recomputed_agree", "plan_not_recomputable", "written", "turns",
          "seconds_per_written", "tokens_per_turn", "asks_spec_share", "identifier_questions", "written_share", "repeated_questions",
          "tokens_per_written_conversation", "seconds_per_written_conversation", "human_auc")
 
