@@ -75,9 +75,9 @@ def test_count_questions_read_as_a_person_asks_them() -> None:
     referred = TableEvidence(table=TRACKS.id, row=1, column="MediaTypeId", filter={"MediaTypeId": "2"}, referred="MediaTypeId", op="count")
     assert count_question("track", referred, "that media type") == "For that media type, how many tracks are there?"
     by_key = referred.model_copy(update={"referred": ""})
-    assert count_question("track", by_key, "") == "How many tracks are there for the media type with ID 2?"
+    assert count_question("track", by_key, "") == "How many tracks are there for media type 2?"
     by_words = TableEvidence(table=TRACKS.id, row=0, column="Status", filter={"Status": "Landed"}, op="count")
-    assert count_question("track", by_words, "") == "How many tracks are there whose status is Landed?"
+    assert count_question("track", by_words, "") == "How many tracks have status Landed?"
 
 
 def test_the_round_trip_shows_several_counts_and_the_asked_one_in_its_place_by_size() -> None:

@@ -1063,16 +1063,16 @@ def test_a_table_question_worded_by_code_names_the_row_entity_and_a_key_by_what_
     from bddgen.implement.kinds.table import row_question
 
     genre = TableEvidence(table="tables/genre", row=0, column="Name", filter={"GenreId": "1"}, value="Rock")
-    assert row_question("genre", genre, "") == "What is the name of the genre with ID 1?"
+    assert row_question("genre", genre, "") == "What is the name of genre 1?"
     customer = TableEvidence(table="tables/customer", row=31, column="Address", filter={"Country": "Canada", "CustomerId": "32"}, referred="Country", value="696 Osborne Street")
     # the address is the customer's, not the country's
-    assert row_question("customer", customer, "that country") == "For that country, what is the address of the customer with ID 32?"
+    assert row_question("customer", customer, "that country") == "For that country, what is the address of customer 32?"
     fare = TableEvidence(table="tables/fares", row=0, column="checked_bags", filter={"fare_class": "Saver"}, referred="fare_class", value="1")
     assert row_question("fare class", fare, "that fare class") == "What is the checked bags of that fare class?"
     rental = TableEvidence(table="tables/cars", row=12, column="company", filter={"city": "Amsterdam", "rental_id": "CR013"}, referred="city", value="Compass")
-    assert row_question("car rental offer", rental, "that city") == "For that city, what is the company of the car rental offer with ID CR013?"
+    assert row_question("car rental offer", rental, "that city") == "For that city, what is the company of car rental offer CR013?"
     airport = TableEvidence(table="tables/airports", row=6, column="city", filter={"iata_code": "AMS"}, value="Amsterdam")
-    assert row_question("airport", airport, "") == "What is the city of the airport whose iata code is AMS?"
+    assert row_question("airport", airport, "") == "What is the city of the airport with iata code AMS?"
     final = TableEvidence(table="tables/finals", row=4, column="winner", filter={"year": "1995"}, value="Orlanmouth Wanderers")
     assert row_question("Varen Cup final", final, "") == "What is the winner of the 1995 Varen Cup final?"  # a row a year picks
     honours = TableEvidence(table="tables/honours", row=0, column="league_titles", filter={"club": "Harbour City FC"}, value="4")

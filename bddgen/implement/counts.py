@@ -83,15 +83,15 @@ def count_candidates(
 
 def count_question(noun: str, evidence: TableEvidence, proxy: str) -> str:
     """A count turn's question as a person asks it: "For that media type, how many tracks are there?", "How many
-    flights are there whose status is landed?", "How many tracks are there for the media type with ID 1?"."""
+    flights have status landed?", "How many tracks are there for media type 1?"."""
     things = plural(noun) if noun else "rows"
     if evidence.referred:
         return f"For {proxy}, how many {things} are there?"
     column, value = next(iter(evidence.filter.items()))
     identified = key_of(column)
     if identified:
-        return f"How many {things} are there for the {identified} with ID {value}?"
-    return f"How many {things} are there whose {spoken_name(column)} is {value}?"
+        return f"How many {things} are there for {identified} {value}?"
+    return f"How many {things} have {spoken_name(column)} {value}?"
 
 
 def counts_shown(table: TableDocument, evidence: TableEvidence, question: str) -> str:

@@ -129,7 +129,7 @@ class RuleKind(SentenceKind):
         return evidence.case
 
     def _row(self, evidence: SentenceEvidence) -> str:
-        """The row as a question names it: "the passenger booking with ID 6Y6VK2"."""
+        """The row as a question names it: "passenger booking 6Y6VK2"."""
         case = self._case(evidence)
         table = self.context.table(case.table)
         noun = row_noun(table.title)

@@ -37,10 +37,10 @@ def _own_key(noun: str, column: str) -> bool:
 
 
 def row_question(noun: str, evidence: TableEvidence, proxy: str) -> str:
-    """A table turn's question as a person asks it of a table whose rows are `noun`s: "What is the name of the
-    genre with ID 1?", "For that country, what is the address of the customer with ID 32?" (the row's own
-    entity, never the one a referred column names), "What is the fee of that fare class?", and of a row a
-    name picks, that name: "What is the league titles of Harbour City FC?"."""
+    """A table turn's question as a person asks it of a table whose rows are `noun`s: "What is the name of
+    genre 1?", "For that country, what is the address of customer 32?" (the row's own entity, never the one a
+    referred column names), "What is the fee of that fare class?", and of a row a name picks, that name: "What
+    is the league titles of Harbour City FC?"."""
     asked = f"the {spoken_name(evidence.column)}"
     if evidence.referred and not evidence.named():
         return f"What is {asked} of {proxy}?"
@@ -50,15 +50,16 @@ def row_question(noun: str, evidence: TableEvidence, proxy: str) -> str:
 
 def row_named(noun: str, evidence: TableEvidence) -> str:
     """The row a table turn reads, as a question names it: "Harbour City FC" (a row a name picks is that thing),
-    "the genre with ID 1", "the 1999 Varen Cup final" (a row a year picks), "the fare class whose cabin is business"."""
+    "genre 1" and "booking 6Y6VK2" (a row its own key picks: the thing and its code, as people say them), "the 1999
+    Varen Cup final" (a row a year picks), "the fare class with cabin business" — never "whose" or "with ID"."""
     named = evidence.named()
     if len(named) == 1 and names_in_words(value := next(iter(named.values()))) and not _own_key(noun, next(iter(named))):
         return value
     if len(named) == 1 and is_year(value := next(iter(named.values()))):
         return f"the {value} {noun}"  # "the 1995 Varen Cup final", not "the Varen Cup final whose year is 1995"
-    return f"the {noun} " + " and ".join(
-        f"with ID {value}" if _own_key(noun, column) else f"whose {spoken_name(column)} is {value}" for column, value in named.items()
-    )
+    keyed = [value for column, value in named.items() if _own_key(noun, column)]
+    others = [f"{spoken_name(column)} {value}" for column, value in named.items() if not _own_key(noun, column)]
+    return (f"{noun} {keyed[0]}" if keyed else f"the {noun}") + (" with " + " and ".join(others) if others else "")
 
 
 def _conditions(filters: Mapping[str, str]) -> str:
