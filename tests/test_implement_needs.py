@@ -16,7 +16,7 @@ from bddgen.features.reader import read_feature
 from bddgen.implement import implement_feature
 from bddgen.implement.identifiers import identifier_columns, identifier_problems
 from bddgen.implement.provenance import FeatureProvenance, provenance_path
-from bddgen.implement.query_plan import Condition, PlanError, QueryPlan, Tables, run_plan, same_result
+from bddgen.implement.query_plan import Condition, PlanError, QueryPlan, Tables, plan_from_words, run_plan, same_result
 from bddgen.implement.reading import Planner, counted_elsewhere, need_kind, unsaid_conditions
 from bddgen.implement.scripted import faithful_replies, section
 from bddgen.lm.base import LMRequest
@@ -270,3 +270,15 @@ def test_a_question_read_from_the_spec_that_names_nothing_the_spec_names_is_read
     reading = Planner(lm, corpus.by_id(), index, RegexRecognizer(), SYSTEM).read(spec, [], names=("Ferrow",))
     assert reading.needs[0].question == "How many records has Ferrow released?"
     assert "names none of 'Ferrow'" in section(seen[1], "Problems")
+
+
+def test_a_report_tables_line_item_and_years_said_by_the_question_plan_it_without_the_lm() -> None:
+    tables = _tables(REPORT, RECORD)
+    change = plan_from_words("How much did Licensing revenue change from 2018 to 2019?", tables)
+    assert change is not None and change.compute == "change" and run_plan(change, tables).value.startswith("200")
+    percent = plan_from_words("By what percentage did Touring grow between 2018 and 2019?", tables)
+    assert percent is not None and percent.compute == "percent_change"
+    cell = plan_from_words("What was Total revenue in 2019?", tables)
+    assert cell is not None and run_plan(cell, tables).value == "$ 1,500.5"
+    assert plan_from_words("What was Total revenue?", tables) is None  # no year said: the LM plans it
+    assert plan_from_words("How many records did Ferrow release in 2019?", tables) is None  # no report table's line item

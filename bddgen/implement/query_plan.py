@@ -13,6 +13,7 @@ same arithmetic as the rest of implement (`bddgen.implement.tables`).
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field
 from typing import Iterable, Literal, Mapping, Sequence
 
@@ -24,7 +25,7 @@ from bddgen.implement.wide import label_column
 from bddgen.lm.tasks import StrictReply
 from bddgen.models import TableDocument
 from bddgen.normalise import normalise
-from bddgen.numbers import format_number, parse_number
+from bddgen.numbers import format_number, parse_number, year_of
 from bddgen.specs import ExactExpectation, ExactOperation
 
 MAX_LISTED = 5  # a plan whose answer lists more values than this asks for too much to be one turn's answer
@@ -343,3 +344,33 @@ def same_result(first: PlanResult, second: PlanResult) -> bool:
         return {normalise(v) for v in first.listed or (first.value,)} == {normalise(v) for v in second.listed or (second.value,)}
     a, b = parse_number(first.value), parse_number(second.value)
     return (a is not None and b is not None and abs(a - b) < 1e-6) or normalise(first.value) == normalise(second.value)
+
+
+_CHANGE = re.compile(r"\b(?:change[ds]?|increase[ds]?|decrease[ds]?|grow|grew|growth|fall|fell|rise|rose|difference)\b", re.IGNORECASE)
+_PERCENT = re.compile(r"\bper ?cent(?:age)?\b|%", re.IGNORECASE)
+_AVERAGE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
+
+
+def plan_from_words(question: str, tables: Tables) -> QueryPlan | None:
+    """A plan read from the question's own words, for a report table (a row per line item, a column per year): the line
+    item it names and the years it says — one year: that cell; two or more with a change, percentage change or average
+    asked: that computation over them, earliest first. None when no report table's line item and year are said."""
+    said = f" {normalise(question)} "
+    for table in tables.tables.values():
+        label = label_column(table)
+        if not label:
+            continue
+        position = table.headers.index(label)
+        items = sorted({r[position] for r in tables.rows(table) if position < len(r) and r[position].strip()}, key=len, reverse=True)
+        item = next((i for i in items if f" {normalise(i)} " in said), None)
+        years = [h for h in table.headers[1:] if (y := year_of(h)) and y in said]
+        if item is None or not years:
+            continue
+        where = [Condition(column=f"{tables.name(table)}.{label}", value=item)]
+        ordered = sorted(years, key=year_of)
+        if len(ordered) >= 2 and (_AVERAGE.search(question) or _CHANGE.search(question)):
+            computed: Computed = "average" if _AVERAGE.search(question) else "percent_change" if _PERCENT.search(question) else "change"
+            return QueryPlan(table=tables.name(table), where=where, compute=computed, columns=[f"{tables.name(table)}.{c}" for c in ordered])
+        if len(ordered) == 1:
+            return QueryPlan(table=tables.name(table), where=where, select=f"{tables.name(table)}.{ordered[0]}")
+    return None

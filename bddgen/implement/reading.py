@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bddgen.errors import LMOutputError
 from bddgen.implement.context import sentences
 from bddgen.implement.grounding import answer_facts, mentions, missing_facts
-from bddgen.implement.query_plan import PlanError, PlanResult, QueryPlan, Tables, run_plan, same_result
+from bddgen.implement.query_plan import PlanError, PlanResult, QueryPlan, Tables, plan_from_words, run_plan, same_result
 from bddgen.implement.tasks import STAGE
 from bddgen.implement.wide import label_column
 from bddgen.lm.base import LMRequest
@@ -250,6 +250,12 @@ class Planner:
     def propose(self, question: str, tables: Tables) -> tuple[QueryPlan | None, PlanResult | None, list[str]]:
         """The LM's plan for `question` run on `tables`, retried with its problems; (None, None, problems) when none runs."""
         problems: list[str] = []
+        read = plan_from_words(question, tables)  # a report table's line item and years, said by the question itself
+        if read is not None:
+            try:
+                return read, run_plan(read, tables), problems
+            except PlanError as error:
+                problems.append(str(error))
         schema = schema_text(tables)
         for _ in range(PLAN_ATTEMPTS):
             inputs = {"tables": schema, "question": question, **({"problems": "\n".join(f"- {p}" for p in problems[-2:])} if problems else {})}
