@@ -169,7 +169,7 @@ def test_a_computed_need_opens_the_conversation_with_its_count_made_by_code(tmp_
     kept = record.conversations[0].turns[0]
     assert kept.need == 0 and kept.evidence is not None and kept.evidence.kind == "need"
     assert kept.prompt_hash == record.reading.prompt_hash  # the question leads to the prompt that read the spec
-    assert backend.tasks_seen().count("plan_query") == 2  # planned, then planned again from the question alone (the round trip)
+    assert "plan_query" not in backend.tasks_seen()  # what it counts and the value it names are its own words: planned by code, twice
 
 
 def test_a_round_trip_that_plans_another_answer_refuses_the_question_and_the_conversation(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
@@ -177,8 +177,8 @@ def test_a_round_trip_that_plans_another_answer_refuses_the_question_and_the_con
                     "the assistant gives the number of Ferrow records")
     counted = {"table": "Record", "join": ["Label"], "where": [{"column": "Label.Name", "op": "=", "value": "Ferrow"}], "aggregate": "count"}
     summed = {**counted, "aggregate": "sum", "select": "Minutes"}
-    replies = iter([counted, *[summed] * 20])  # the plan, then the round trips read the question as another one
-    lm, _ = _lm({"needs": [{"question": "How many records has Ferrow released?", "kind": "computed", "about": ["Ferrow"]}]})
+    replies = iter([summed, *[counted] * 20])  # the plan, then the round trips read the question as another one
+    lm, _ = _lm({"needs": [{"question": "How long do Ferrow's records play in all?", "kind": "computed", "about": ["Ferrow"]}]})
     lm.backend.by_task["plan_query"] = lambda request: next(replies)  # type: ignore[attr-defined]
     lm.backend._task_queues.pop("plan_query", None)  # type: ignore[attr-defined]
     report = implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
@@ -282,3 +282,17 @@ def test_a_report_tables_line_item_and_years_said_by_the_question_plan_it_withou
     assert cell is not None and run_plan(cell, tables).value == "$ 1,500.5"
     assert plan_from_words("What was Total revenue?", tables) is None  # no year said: the LM plans it
     assert plan_from_words("How many records did Ferrow release in 2019?", tables) is None  # no report table's line item
+
+
+def test_a_count_of_the_rows_linked_to_a_value_the_question_names_is_planned_without_the_lm() -> None:
+    people = TableDocument(id="tables/db.Buyer", title="Buyer", headers=["BuyerId", "FirstName", "LastName"],
+                           rows=[["1", "Ana", "Reyes"], ["2", "Ana", "Molt"]], key="BuyerId")
+    orders = TableDocument(id="tables/db.Order", title="Order", headers=["OrderId", "BuyerId", "Total"],
+                           rows=[["1", "1", "5"], ["2", "2", "7"], ["3", "2", "9"]], key="OrderId",
+                           foreign_keys=[ForeignKey(column="BuyerId", table="tables/db.Buyer", references="BuyerId")])
+    tables = _tables(LABEL, RECORD, people, orders)
+    records = plan_from_words("How many records has Ferrow released?", tables)
+    assert records is not None and records.table == "Record" and run_plan(records, tables).value == "3"
+    both = plan_from_words("How many orders has Ana Molt placed?", tables)  # a name over two columns: both parts pick the row
+    assert both is not None and run_plan(both, tables).value == "2"
+    assert plan_from_words("How many labels are there?", tables) is None  # no value named: the LM plans it

@@ -27,6 +27,7 @@ from bddgen.models import TableDocument
 from bddgen.normalise import normalise
 from bddgen.numbers import format_number, parse_number, year_of
 from bddgen.specs import ExactExpectation, ExactOperation
+from bddgen.text import row_noun, singular
 
 MAX_LISTED = 5  # a plan whose answer lists more values than this asks for too much to be one turn's answer
 SUGGESTED_VALUES = 3  # the closest values named back to the LM for a condition no row meets
@@ -352,9 +353,52 @@ _AVERAGE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
 
 
 def plan_from_words(question: str, tables: Tables) -> QueryPlan | None:
-    """A plan read from the question's own words, for a report table (a row per line item, a column per year): the line
-    item it names and the years it says — one year: that cell; two or more with a change, percentage change or average
-    asked: that computation over them, earliest first. None when no report table's line item and year are said."""
+    """A plan read from the question's own words: of a report table (`_report_plan`), else a count of the rows the
+    question counts that hold a value it names (`_count_plan`); None when its words fit neither."""
+    return _report_plan(question, tables) or _count_plan(question, tables)
+
+
+_HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.IGNORECASE)
+NAMED_VALUE_CHARS = 3  # a shorter cell ("1", "No") is no name a question says
+
+
+def _count_plan(question: str, tables: Tables) -> QueryPlan | None:
+    """"How many tracks are in the Protected MPEG-4 video file?": the rows of the table of tracks holding, or linked to a
+    row holding, the longest value of a table shown that the question says ("Protected MPEG-4 video file")."""
+    asked = _HOW_MANY.search(question)
+    if asked is None:
+        return None
+    counted_word = singular(asked.group(1).lower())
+    counted = next((t for t in tables.tables.values() if (row_noun(t.title) or tables.name(t)).lower().replace(" ", "") == counted_word), None)
+    if counted is None:
+        return None
+    said = f" {normalise(question)} "
+    found: list[tuple[int, TableDocument, str, str]] = []
+    for table in tables.tables.values():
+        for position, header in enumerate(table.headers):
+            for value in {r[position] for r in tables.rows(table) if position < len(r)}:
+                if len(value) >= NAMED_VALUE_CHARS and any(ch.isalpha() for ch in value) and f" {normalise(value)} " in said:
+                    found.append((len(value), table, header, value))
+    if not found:
+        return None
+    _, table, header, value = max(found, key=lambda f: (f[0], f[1].id == counted.id))
+    conditions = {header: value}
+    # the rest of a name written over columns of the same row ("Leonie" "Köhler"): every part the question says
+    position = table.headers.index(header)
+    rows = [r for r in tables.rows(table) if position < len(r) and r[position] == value]
+    for _, other, column, part in found:
+        index = other.headers.index(column)
+        if other.id == table.id and column not in conditions and any(index < len(r) and r[index] == part for r in rows):
+            conditions[column] = part
+    join = [] if table.id == counted.id else [tables.name(table)]
+    where = [Condition(column=f"{tables.name(table)}.{c}", value=v) for c, v in conditions.items()]
+    return QueryPlan(table=tables.name(counted), join=join, where=where, aggregate="count")
+
+
+def _report_plan(question: str, tables: Tables) -> QueryPlan | None:
+    """Of a report table (a row per line item, a column per year): the line item the question names and the years it
+    says — one year: that cell; two or more with a change, percentage change or average asked: that computation over
+    them, earliest first. None when no report table's line item and year are said."""
     said = f" {normalise(question)} "
     for table in tables.tables.values():
         label = label_column(table)
