@@ -296,3 +296,21 @@ def test_a_count_of_the_rows_linked_to_a_value_the_question_names_is_planned_wit
     both = plan_from_words("How many orders has Ana Molt placed?", tables)  # a name over two columns: both parts pick the row
     assert both is not None and run_plan(both, tables).value == "2"
     assert plan_from_words("How many labels are there?", tables) is None  # no value named: the LM plans it
+
+
+def test_a_reading_that_drops_the_years_the_spec_gives_is_read_again(corpus: Corpus, index: MemoryIndex) -> None:
+    replies = iter([
+        {"needs": [{"question": "What is Licensing revenue?", "kind": "description", "about": []}]},
+        {"needs": [{"question": "How did Licensing revenue change from 2018 to 2019?", "kind": "computed", "about": []}]},
+    ])
+    seen: list[LMRequest] = []
+
+    def read(request: LMRequest) -> dict[str, Any]:
+        seen.append(request)
+        return next(replies)
+
+    lm = LanguageModel(ScriptedLM(by_task={**faithful_replies(), "read_spec": read}), max_retries=0)
+    spec = Spec.create("Licensing change", ["an analyst compares 2018 with 2019"], ["the analyst asks how Licensing revenue changed"], ["the change"])
+    reading = Planner(lm, corpus.by_id(), index, RegexRecognizer(), SYSTEM).read(spec, [])
+    assert "(2018, 2019)" in section(seen[1], "Problems")
+    assert reading.evidence and reading.evidence[0].value.startswith("200")  # then planned from its own words

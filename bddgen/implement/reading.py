@@ -68,7 +68,8 @@ comparing two things asks one question about each. At most 3.
 "kind": lookup (one fact), computed (a count, sum, average, change, comparison or ranking), rule (what a policy
 allows, requires or costs), description (what something is, or is for), refusal (a request the assistant must decline).
 "about": the names of the people, things or items the question is about, as the data writes them (never a table name).
-Every question names what the spec names: "How much was Ana Silva's last invoice?", not "How much was the customer's last invoice?".
+Every question names what the spec names, with the years and dates it gives: "How much was Ana Silva's last invoice?", not
+"How much was the customer's last invoice?"; "How did Net sales change from 2018 to 2019?", not "What is Net sales?".
 "action": true when the spec has the assistant DO something (cancel, book, change, refund, transfer, update); then
 "needs" are the questions a user asks to learn what that action would do (whether it is allowed and why, what it
 would cost or save), about the same things. If "Problems" are listed, fix them.
@@ -189,9 +190,13 @@ class Planner:
         about those names (a thing's own page first), read before the others retrieved for a text question."""
         inputs = {"spec": _spec_text(spec), "assistant": self._assistant(), "data": self._data(titles)}
         draft = self.lm.run(READ_SPEC, stage=STAGE, **inputs)
-        unnamed = [n.question for n in draft.needs if names and not any(mentions(n.question, name) for name in names)]
-        if unnamed:
-            inputs["problems"] = "\n".join(f'- "{q}" names none of {", ".join(repr(n) for n in names)}: name what it asks about' for q in unnamed)
+        problems = [f'- "{n.question}" names none of {", ".join(repr(m) for m in names)}: name what it asks about'
+                    for n in draft.needs if names and not any(mentions(n.question, name) for name in names)]
+        years = sorted(set(_YEAR.findall(" ".join([*spec.given, *spec.when]))))
+        if years and not any(y in n.question for n in draft.needs for y in years):
+            problems.append(f"- no question says the years the spec gives ({', '.join(years)}): ask about them")
+        if problems:
+            inputs["problems"] = "\n".join(problems)
             draft = self.lm.run(READ_SPEC, stage=STAGE, **inputs)
         reading = SpecReading(action=draft.action, prompt_hash=LMRequest(messages=READ_SPEC.messages(**inputs)).prompt_hash())
         for draft_need in _distinct(draft.needs):
@@ -365,6 +370,7 @@ def unsaid_conditions(plan: QueryPlan, question: str) -> str:
     return f"the question does not say {shown}: pick the rows by what the question names, in the column that holds it"
 
 
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _HOW_MANY = re.compile(r"\bhow many ([a-z]+(?: [a-z]+)?)", re.IGNORECASE)
 _MOST = re.compile(r"\b(?:most|highest|largest|biggest|greatest)\b", re.IGNORECASE)
 _LEAST = re.compile(r"\b(?:least|fewest|lowest|smallest)\b", re.IGNORECASE)
