@@ -17,7 +17,7 @@ from bddgen.implement import implement_feature
 from bddgen.implement.identifiers import identifier_columns, identifier_problems
 from bddgen.implement.provenance import FeatureProvenance, provenance_path
 from bddgen.implement.query_plan import Condition, PlanError, QueryPlan, Tables, plan_from_words, run_plan, same_result
-from bddgen.implement.reading import Planner, counted_elsewhere, need_kind, unsaid_conditions
+from bddgen.implement.reading import Planner, counted_elsewhere, need_kind, uncounted, unsaid_conditions
 from bddgen.implement.scripted import faithful_replies, section
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
@@ -117,6 +117,9 @@ def test_a_plan_must_pick_rows_by_what_its_question_says_and_count_what_it_count
     itself = QueryPlan(table="Label", where=[Condition(column="Name", value="Ferrow")], aggregate="count")
     assert "make Record the table" in counted_elsewhere(itself, "How many records has Ferrow released?", tables)
     assert counted_elsewhere(QueryPlan(table="Record", aggregate="count"), "How many records has Ferrow released?", tables) == ""
+    assert "asks no count" in uncounted(QueryPlan(table="Record", aggregate="count"), "Which table lists the records?")
+    assert uncounted(QueryPlan(table="Record", aggregate="count"), "How many records are there?") == ""
+    assert uncounted(QueryPlan(table="Record", join=["Label"], aggregate="count", group_by="Label.Name"), "Which label has the most records?") == ""
     assert need_kind("Which label has the most records?", "lookup") == "computed"
     assert need_kind("Who founded Ferrow?", "lookup") == "lookup"
 

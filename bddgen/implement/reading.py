@@ -270,7 +270,7 @@ class Planner:
                 problems.append(f"the reply was unusable: {error.reason}")
                 continue
             plan = completed(plan, question)
-            wrong = unsaid_conditions(plan, question) or counted_elsewhere(plan, question, tables)
+            wrong = unsaid_conditions(plan, question) or counted_elsewhere(plan, question, tables) or uncounted(plan, question)
             if wrong:
                 problems.append(wrong)
                 continue
@@ -411,6 +411,16 @@ def counted_elsewhere(plan: QueryPlan, question: str, tables: Tables) -> str:
     if other is None or other.id == main.id or noun(main) in counted:
         return ""
     return f"the question counts {asked.group(1).split()[0]}: make {tables.name(other)} the table and join {tables.name(main)} to it for its conditions"
+
+
+_COUNTS = re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b", re.IGNORECASE)
+
+
+def uncounted(plan: QueryPlan, question: str) -> str:
+    """A count of rows where the question asks no count ("Which table gives the rates?" answered by the table's row count)."""
+    if plan.aggregate == "count" and not plan.group_by and not _COUNTS.search(question):
+        return "the question asks no count: select the column whose value answers it"
+    return ""
 
 
 _COMPUTING = re.compile(r"\b(?:how many|how much (?:did|has|have) .* (?:change|grow|fall|rise)|most|least|fewest|highest|lowest|largest|smallest|"
