@@ -317,3 +317,14 @@ def test_a_reading_that_drops_the_years_the_spec_gives_is_read_again(corpus: Cor
     reading = Planner(lm, corpus.by_id(), index, RegexRecognizer(), SYSTEM).read(spec, [])
     assert "(2018, 2019)" in section(seen[1], "Problems")
     assert reading.evidence and reading.evidence[0].value.startswith("200")  # then planned from its own words
+
+
+def test_a_sentence_that_only_restates_the_question_is_no_answer(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    heading = TextDocument(id="text/notes", title="Notes", passage="Deferred charges and other assets consisted of the following. The rest is in the table.")
+    local = Corpus(system=SYSTEM, documents=[heading])
+    question = "What are the deferred charges and other assets?"
+    pick = {"passage": 1, "sentence": "Deferred charges and other assets consisted of the following.", "answer": "Deferred charges and other assets"}
+    lm, _ = _lm({"needs": [{"question": question, "kind": "description", "about": []}]}, picks=[(question, pick)])
+    spec = Spec.create("Deferred charges", ["an analyst"], ["the analyst asks what the deferred charges are"], ["the items"])
+    reading = Planner(lm, local.by_id(), MemoryIndex(HashingEmbedder(), local), RegexRecognizer(), SYSTEM).read(spec, [])
+    assert not reading.evidence and "says nothing the question does not" in reading.needs[0].why_not

@@ -340,8 +340,11 @@ class Planner:
             return None, f"none of the {len(passages)} passages retrieved for it answers it"
         document, position, answer = picked
         sentence = sentences(document.passage)[position]
+        reference = bounded_answer(answer, sentence, self.recognizer)
+        if content_words(reference) <= content_words(need.question):  # "Deferred charges and other assets" for what they are
+            return None, f"the sentence the LM points at ({document.id}) says nothing the question does not"
         return NeedEvidence(
-            need=index, need_kind=need.kind, question=need.question, answer=bounded_answer(answer, sentence, self.recognizer),
+            need=index, need_kind=need.kind, question=need.question, answer=reference,
             document=document.id, sentence=position, text=sentence, passages=[p.id for p in passages],
         ), ""
 
