@@ -14,7 +14,7 @@ from bddgen.errors import LMOutputError
 from bddgen.implement.grounding import mentions
 from bddgen.implement.kinds import Conversation, Draft, EvidenceKind, Kept, Kinds, WriterContext, answerable
 from bddgen.implement.plan import PlannedTurn, TurnPlan
-from bddgen.implement.provenance import Evidence, TurnCheck, TurnProvenance
+from bddgen.implement.provenance import Evidence, TurnProvenance
 from bddgen.implement.tasks import STAGE, WRITE_TURN, RoundTripAnswer, RoundTripFigures
 from bddgen.lm.base import LMRequest
 from bddgen.lm.tasks import PromptTask

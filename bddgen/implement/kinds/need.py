@@ -5,7 +5,7 @@ alone (a table need) or asks which passage answers it (a text need) — meaning,
 
 from __future__ import annotations
 
-from typing import Iterator, Mapping, Sequence
+from typing import Iterator, Mapping
 
 from bddgen.implement.checks import form_problems, well_formed
 from bddgen.implement.context import Document
