@@ -17,7 +17,7 @@ from bddgen.implement import implement_feature
 from bddgen.implement.identifiers import identifier_columns, identifier_problems
 from bddgen.implement.provenance import FeatureProvenance, provenance_path
 from bddgen.implement.query_plan import Condition, PlanError, QueryPlan, Tables, plan_from_words, run_plan, same_result
-from bddgen.implement.reading import Planner, counted_elsewhere, need_kind, uncounted, unsaid_conditions
+from bddgen.implement.reading import Planner, SpecReading, counted_elsewhere, need_kind, uncounted, unsaid_conditions
 from bddgen.implement.scripted import faithful_replies, section
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
@@ -257,11 +257,9 @@ def test_the_explain_command_prints_each_need_and_its_plan(tmp_path: Path, corpu
     assert not provenance_path(path).exists()  # it writes nothing
 
 
-def test_a_question_read_from_the_spec_that_names_nothing_the_spec_names_is_read_again(corpus: Corpus, index: MemoryIndex) -> None:
-    replies = iter([
-        {"needs": [{"question": "How many records has the label released?", "kind": "computed", "about": []}]},
-        {"needs": [{"question": "How many records has Ferrow released?", "kind": "computed", "about": ["Ferrow"]}]},
-    ])
+def _read_twice(corpus: Corpus, index: MemoryIndex, spec: Spec, first: str, second: str, names: tuple[str, ...] = ()) -> tuple[SpecReading, list[LMRequest]]:
+    """The spec read by an LM that asks `first`, then (read again) `second`; with the reading requests it saw."""
+    replies = iter([{"needs": [{"question": q, "kind": "lookup", "about": []}]} for q in (first, second)])
     seen: list[LMRequest] = []
 
     def read(request: LMRequest) -> dict[str, Any]:
@@ -269,8 +267,12 @@ def test_a_question_read_from_the_spec_that_names_nothing_the_spec_names_is_read
         return next(replies)
 
     lm = LanguageModel(ScriptedLM(by_task={**faithful_replies(), "read_spec": read}), max_retries=0)
+    return Planner(lm, corpus.by_id(), index, RegexRecognizer(), SYSTEM).read(spec, [], names=names), seen
+
+
+def test_a_question_read_from_the_spec_that_names_nothing_the_spec_names_is_read_again(corpus: Corpus, index: MemoryIndex) -> None:
     spec = Spec.create("Records per label", ["a collector"], ["the collector asks how many records Ferrow has released"], ["the count"])
-    reading = Planner(lm, corpus.by_id(), index, RegexRecognizer(), SYSTEM).read(spec, [], names=("Ferrow",))
+    reading, seen = _read_twice(corpus, index, spec, "How many records has the label released?", "How many records has Ferrow released?", ("Ferrow",))
     assert reading.needs[0].question == "How many records has Ferrow released?"
     assert "names none of 'Ferrow'" in section(seen[1], "Problems")
 
@@ -302,19 +304,8 @@ def test_a_count_of_the_rows_linked_to_a_value_the_question_names_is_planned_wit
 
 
 def test_a_reading_that_drops_the_years_the_spec_gives_is_read_again(corpus: Corpus, index: MemoryIndex) -> None:
-    replies = iter([
-        {"needs": [{"question": "What is Licensing revenue?", "kind": "description", "about": []}]},
-        {"needs": [{"question": "How did Licensing revenue change from 2018 to 2019?", "kind": "computed", "about": []}]},
-    ])
-    seen: list[LMRequest] = []
-
-    def read(request: LMRequest) -> dict[str, Any]:
-        seen.append(request)
-        return next(replies)
-
-    lm = LanguageModel(ScriptedLM(by_task={**faithful_replies(), "read_spec": read}), max_retries=0)
     spec = Spec.create("Licensing change", ["an analyst compares 2018 with 2019"], ["the analyst asks how Licensing revenue changed"], ["the change"])
-    reading = Planner(lm, corpus.by_id(), index, RegexRecognizer(), SYSTEM).read(spec, [])
+    reading, seen = _read_twice(corpus, index, spec, "What is Licensing revenue?", "How did Licensing revenue change from 2018 to 2019?")
     assert "(2018, 2019)" in section(seen[1], "Problems")
     assert reading.evidence and reading.evidence[0].value.startswith("200")  # then planned from its own words
 

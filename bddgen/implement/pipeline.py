@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from itertools import zip_longest
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Literal, Sequence
+from typing import Callable, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -267,9 +267,7 @@ def _plan(
     reading: SpecReading | None = None
     if planner is not None:
         try:
-            reading = provenance.reading or planner.read(
-                doc.spec, _titles(sources.overall, known), subject.names if subject is not None else (), _pages(subject, sources.overall, known)
-            )
+            reading = provenance.reading or _read(planner, doc.spec, subject, sources.overall)
         except LMOutputError as exc:  # left for a rerun, not judged
             report.failures.append(f"reading the spec: {exc.reason}")
             _finish(sidecar, provenance, report, failed=True)
@@ -329,14 +327,19 @@ def explain_feature(
 ) -> SpecReading:
     """The spec of `path` read into its needs and each planned, as implement does before its conversations; writes nothing."""
     spec = read_feature(path).spec
-    known = corpus.by_id()
     sources = retrieve_sources(spec, corpus, retriever, settings.top_k_per_type)
     subject = spec_subject(spec, corpus, retriever, ranked=sources.overall) if settings.start_from_subject else None
-    names = subject.names if subject is not None else ()
-    return Planner(lm, known, retriever, recognizer, corpus.system).read(spec, _titles(sources.overall, known), names, _pages(subject, sources.overall, known))
+    return _read(Planner(lm, corpus.by_id(), retriever, recognizer, corpus.system), spec, subject, sources.overall)
 
 
-def _pages(subject: SpecSubject | None, ranked: Sequence[str], known: dict[str, Document]) -> list[str]:
+def _read(planner: Planner, spec: Spec, subject: SpecSubject | None, ranked: Sequence[str]) -> SpecReading:
+    """The spec's reading, shown the titles of its best documents, told the names it gives, its text needs read first on
+    its subject's documents and those retrieved for it."""
+    known = planner.documents
+    return planner.read(spec, _titles(ranked, known), subject.names if subject is not None else (), _pages(subject, ranked, known))
+
+
+def _pages(subject: SpecSubject | None, ranked: Sequence[str], known: Mapping[str, Document]) -> list[str]:
     """The texts and policies a text need is read on before those retrieved for its question alone: the spec's subject's
     own documents and those retrieved for the whole spec (its Then lines say what the answer is about), in turn."""
     own = list(subject.starts) if subject is not None else []
@@ -344,7 +347,7 @@ def _pages(subject: SpecSubject | None, ranked: Sequence[str], known: dict[str, 
     return list(dict.fromkeys(d for pair in zip_longest(own, retrieved) for d in pair if d is not None))
 
 
-def _titles(ranked: Sequence[str], known: dict[str, Document]) -> list[str]:
+def _titles(ranked: Sequence[str], known: Mapping[str, Document]) -> list[str]:
     """The titles of the best documents retrieved for a spec, which its reading is shown."""
     return [known[d].title for d in ranked[:READING_TITLES] if d in known and not isinstance(known[d], TableDocument)]
 

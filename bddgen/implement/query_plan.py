@@ -90,18 +90,22 @@ class Tables:
     """The tables a plan may read, by id, with every row loaded once (from the row store for a large table)."""
 
     tables: Mapping[str, TableDocument]
-    _rows: dict[str, list[list[str]]] = field(default_factory=dict)
+    loaded: dict[str, list[list[str]]] = field(default_factory=dict)  # every row, by table id: share it between Tables of one corpus
 
     def rows(self, table: TableDocument) -> list[list[str]]:
-        if table.id not in self._rows:
-            self._rows[table.id] = list(select_rows(table.store, len(table.headers), [])) if table.store is not None else table.rows
-        return self._rows[table.id]
+        if table.id not in self.loaded:
+            self.loaded[table.id] = list(select_rows(table.store, len(table.headers), [])) if table.store is not None else table.rows
+        return self.loaded[table.id]
 
     def name(self, table: TableDocument) -> str:
         """What the LM calls a table: its id's last part ("tables/chinook.Track" -> "Track"), unless another table has it too."""
         short = table.id.rsplit("/", 1)[-1].rsplit(".", 1)[-1]
         taken = [t for t in self.tables.values() if t.id.rsplit("/", 1)[-1].rsplit(".", 1)[-1] == short]
         return short if len(taken) == 1 else table.id
+
+    def noun(self, table: TableDocument) -> str:
+        """What one row of a table is, as one word a question counts ("mediatype", "track"): its title's head, else its name."""
+        return (row_noun(table.title) or self.name(table)).lower().replace(" ", "")
 
     def find(self, name: str) -> TableDocument:
         wanted = normalise(name)
@@ -148,7 +152,8 @@ class _Joined:
         self.linked: set[str] = set()  # the "Table.column" keys joins matched on
         self.main = tables.find(plan.table)
         self.read = [self.main]
-        rows = [self._named(self.main, r) for r in tables.rows(self.main)]
+        keys = self._keys(self.main)
+        rows = [self._named(keys, r) for r in tables.rows(self.main)]
         for name in _joined_names(plan.join, tables):
             other = tables.find(name)
             if other.id in {t.id for t in self.read}:
@@ -159,7 +164,8 @@ class _Joined:
             for row in tables.rows(other):
                 if position < len(row):
                     index.setdefault(normalise(row[position]), []).append(row)
-            rows = [{**r, **self._named(other, o)} for r in rows for o in index.get(normalise(r.get(left, "")), [])]
+            keys = self._keys(other)
+            rows = [{**r, **self._named(keys, o)} for r in rows for o in index.get(normalise(r.get(left, "")), [])]
             self.linked |= {left, self.key(other, right)}
             self.read.append(other)
         self.rows = rows
@@ -167,8 +173,13 @@ class _Joined:
     def key(self, table: TableDocument, header: str) -> str:
         return f"{self.tables.name(table)}.{header}"
 
-    def _named(self, table: TableDocument, row: Sequence[str]) -> dict[str, str]:
-        return {self.key(table, h): (row[i] if i < len(row) else "") for i, h in enumerate(table.headers)}
+    def _keys(self, table: TableDocument) -> list[str]:
+        return [self.key(table, h) for h in table.headers]
+
+    @staticmethod
+    def _named(keys: Sequence[str], row: Sequence[str]) -> dict[str, str]:
+        """One row as "Table.column" -> cell, by the table's keys (named once per table, not per row)."""
+        return {key: (row[i] if i < len(row) else "") for i, key in enumerate(keys)}
 
     def _link(self, other: TableDocument) -> tuple[str, str]:
         """("table.column" of a table already read, the column of `other`) holding the same values."""
@@ -369,7 +380,7 @@ def _count_plan(question: str, tables: Tables) -> QueryPlan | None:
     if asked is None:
         return None
     counted_word = singular(asked.group(1).lower())
-    counted = next((t for t in tables.tables.values() if (row_noun(t.title) or tables.name(t)).lower().replace(" ", "") == counted_word), None)
+    counted = next((t for t in tables.tables.values() if tables.noun(t) == counted_word), None)
     if counted is None:
         return None
     said = f" {normalise(question)} "

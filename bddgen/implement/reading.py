@@ -11,7 +11,7 @@ plan answers is reported with why, never replaced by an unrelated look-up.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,7 +30,7 @@ from bddgen.ner.base import EntityRecognizer
 from bddgen.normalise import content_words
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import Spec
-from bddgen.text import row_noun, singular
+from bddgen.text import singular
 
 NeedKind = Literal["lookup", "computed", "rule", "description", "refusal"]
 MAX_NEEDS = 3
@@ -183,6 +183,7 @@ class Planner:
     retriever: Retriever
     recognizer: EntityRecognizer
     system: SystemDescription
+    rows: dict[str, list[list[str]]] = field(default_factory=dict)  # every row of each table a plan read, loaded once per spec
 
     def read(self, spec: Spec, titles: Sequence[str], names: Sequence[str] = (), pages: Sequence[str] = ()) -> SpecReading:
         """The spec's needs, each planned where code can answer it; `names`: what the spec names that the corpus holds,
@@ -250,7 +251,7 @@ class Planner:
                 d for d in self.documents.values() if isinstance(d, TableDocument) and any(k.table == best.id for k in d.foreign_keys)
             ]
             chosen.update({d.id: d for d in linked if isinstance(d, TableDocument)})
-        return Tables(chosen)
+        return Tables(chosen, self.rows)
 
     def propose(self, question: str, tables: Tables) -> tuple[QueryPlan | None, PlanResult | None, list[str]]:
         """The LM's plan for `question` run on `tables`, retried with its problems; (None, None, problems) when none runs."""
@@ -302,7 +303,7 @@ class Planner:
         assert evidence.plan is not None
         tables = self.tables_for(question)
         original = self.tables_for(evidence.question)
-        merged = Tables({**original.tables, **tables.tables})
+        merged = Tables({**original.tables, **tables.tables}, self.rows)
         plan, result, problems = self.propose(question, merged)
         if plan is None or result is None:
             return False, f"no plan runs for the question: {problems[-1] if problems else ''}"
@@ -401,17 +402,14 @@ def counted_elsewhere(plan: QueryPlan, question: str, tables: Tables) -> str:
     words = [singular(w.lower()) for w in asked.group(1).split()]
     counted = {words[0], "".join(words)}  # "tracks", or "media types"
 
-    def noun(table: TableDocument) -> str:
-        return (row_noun(table.title) or tables.name(table)).lower().replace(" ", "")
-
     try:
         main = tables.find(plan.table)
     except PlanError:
         return ""
     shown = list(tables.tables.values())
     # the table named as counted, else one whose rows end in that word ("playlist track" for "tracks" only when no "track")
-    other = next((t for t in shown if noun(t) in counted), None) or next((t for t in shown if any(noun(t).endswith(w) for w in counted)), None)
-    if other is None or other.id == main.id or noun(main) in counted:
+    other = next((t for t in shown if tables.noun(t) in counted), None) or next((t for t in shown if any(tables.noun(t).endswith(w) for w in counted)), None)
+    if other is None or other.id == main.id or tables.noun(main) in counted:
         return ""
     return f"the question counts {asked.group(1).split()[0]}: make {tables.name(other)} the table and join {tables.name(main)} to it for its conditions"
 
