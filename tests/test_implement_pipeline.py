@@ -212,12 +212,35 @@ def test_dropped_conversations_are_recorded_and_not_tried_again(tmp_path: Path, 
     feature = report.features[0]
     assert feature.written == 0 and feature.dropped == 2
     provenance = FeatureProvenance.model_validate_json(provenance_path(path).read_text())
-    assert all(r.reason.startswith("turn ") and "(SYNTHESIS)" in r.reason for r in provenance.rejected)
+    # the spec's own question, planned on the rows, is kept; every follow-up and the SYNTHESIS are left out, so too few remain
+    assert all(r.reason == "only 2 turns kept (fewer than 3)" for r in provenance.rejected)
     tried = {frozenset(r.chain) for r in provenance.rejected}
 
     rerun = _implement(path, corpus, index, scripted(corpus)[0], n=1)
     assert rerun.written == 1
     assert frozenset(read_feature(path).conversations[0].chain) not in tried
+
+
+def test_a_conversation_keeps_the_specs_own_question_when_its_synthesis_cannot_be_kept(tmp_path: Path, corpora) -> None:
+    """Spec first, a SYNTHESIS (or UNANSWERABLE) turn no check keeps is left out, not the conversation: the spec's own
+    question is what it tests. Over a chain alone, the same failure drops the conversation."""
+    corpus, index, name = _first_corpus(corpora)
+    disagreeing = ScriptedLM(by_task={**faithful_replies(), "answer_from_documents": {"answer": "The documents do not say."}})
+
+    path = _spec_file(tmp_path, name)
+    report = _implement(path, corpus, index, LanguageModel(disagreeing, max_retries=1), n=1, min_turns=2)
+    assert report.written == 1
+    turns = read_feature(path).conversations[0].turns
+    assert turns[0].query_type is QueryType.SINGLE_DOC and QueryType.SYNTHESIS not in {t.query_type for t in turns}
+    record = FeatureProvenance.model_validate_json(provenance_path(path).read_text()).conversations[0]
+    assert record.turns[0].need == 0 and any(t.query_type is QueryType.SYNTHESIS and t.dropped for t in record.turns)
+
+    chain_only = tmp_path / "chain-only"
+    chain_only.mkdir()
+    path = _spec_file(chain_only, name)
+    options = ImplementSettings(n=1, min_turns=2, spec_first=False)
+    report = implement_feature(path, corpus, LanguageModel(disagreeing, max_retries=1), RegexRecognizer(), index, options, 0)
+    assert report.written == 0 and report.features[0].dropped >= 1
 
 
 def test_a_spec_about_a_rule_is_asked_on_the_rules_own_sentences(tmp_path: Path, corpora) -> None:

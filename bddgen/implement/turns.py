@@ -1,7 +1,8 @@
 """Write a conversation one turn at a time: code chooses each turn's evidence, the LM phrases it, the
 deterministic checks and a round trip verify it against that evidence, and a failing turn is rewritten
-with the reasons (bounded), then moved to other evidence, then dropped. The conversation is dropped
-only when its UNANSWERABLE or SYNTHESIS turn cannot be kept, or too few turns remain. What each kind of
+with the reasons (bounded), then moved to other evidence, then dropped. A conversation opened by the spec's own
+questions is dropped only when one of those cannot be kept, or too few turns remain; one over a chain alone also
+when its UNANSWERABLE or SYNTHESIS turn cannot be kept. What each kind of
 evidence asks, and how it is checked, is the kind's (`bddgen.implement.kinds`); this is only the loop."""
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ class ConversationWriter:
         self.kinds = Kinds(self.conversation)
         self.kept = self.conversation.kept
         self.records: list[TurnProvenance] = []
+        # opened by the spec's own questions: those turns are what it tests, so only they, or too few turns, drop it
+        self.spec_first = any(t.need is not None for t in plan.turns)
 
     def write(self) -> WrittenConversation:
         number = 0
@@ -61,7 +64,7 @@ class ConversationWriter:
             if record.outcome == "dropped":
                 if planned.need is not None:  # a conversation that does not ask the spec's own question does not test it
                     return self._drop(f"turn {number} (the spec's own question): {record.dropped}")
-                if planned.query_type in (QueryType.UNANSWERABLE, QueryType.OFF_LIMITS, QueryType.SYNTHESIS):
+                if planned.query_type in (QueryType.UNANSWERABLE, QueryType.OFF_LIMITS, QueryType.SYNTHESIS) and not self.spec_first:
                     return self._drop(f"turn {number} ({planned.query_type.value}): {record.dropped}")
                 if kind is QueryType.FILLER:
                     self._unpair_pre_filler()
