@@ -1,4 +1,5 @@
-"""Which column identifies a row of a corpus table, chosen by code from what the table says about itself.
+"""Which column identifies a row of a corpus table, chosen by code from what the table says about itself; which
+columns hold keys, and which column names are written as identifiers.
 
 In order: the key the table's sidecar declares; the column the description names after "keyed by" or
 "identified by" (the header sharing most words with that phrase); the first column; the shortest run of
@@ -9,13 +10,16 @@ across the table's rows.
 from __future__ import annotations
 
 import re
+from typing import Iterable
 
-from bddgen.state_diff import COMPOSITE_SEPARATOR, ROWID
 from bddgen.models import TableDocument
+from bddgen.state_diff import COMPOSITE_SEPARATOR, ROWID
 
 KEY_PHRASE = re.compile(r"\b(?:keyed|identified)\s+by\s+([^.,;:]+)", re.IGNORECASE)
 PHRASE_END = re.compile(r"\s+(?:that|which|and|from|in|of|for)\s+", re.IGNORECASE)
 WORD = re.compile(r"[a-z0-9]+")
+_WRITTEN_AS_IDENTIFIER = re.compile(r"^(?:\w+_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\w*(?:Id|ID))$")
+_ID_NAME = re.compile(r"(?:^|[_ ])(?:id|Id|ID)$|[a-z](?:Id|ID)$")
 
 
 def _words(text: str) -> set[str]:
@@ -52,3 +56,15 @@ def table_key(table: TableDocument) -> str:
         if _unique(table, columns):
             return COMPOSITE_SEPARATOR.join(columns)
     return ROWID
+
+
+def key_columns(table: TableDocument) -> set[str]:
+    """The columns that hold keys, not facts: the declared key, the links to other tables and the columns named as ids
+    ("GenreId", "customer_id", "id"). A number in one says which row, not how much; no person compares two rows on it."""
+    named = {h for h in table.headers if _ID_NAME.search(h)}
+    return named | {fk.column for fk in table.foreign_keys} | ({table.key} if table.key else set())
+
+
+def identifier_headers(tables: Iterable[TableDocument]) -> list[str]:
+    """The column names written as identifiers ("MediaTypeId", "flight_number"): words of a database no person says."""
+    return sorted({h for t in tables for h in t.headers if _WRITTEN_AS_IDENTIFIER.match(h)})

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bddgen.corpus import load_corpus
-from bddgen.generate.checks import CleanDraft, RejectionReason, check_novelty, check_text
+from bddgen.generate.checks import CleanDraft, RejectionReason, check_asks_something, check_novelty, check_text
 from bddgen.generate.summary import CorpusSummary, entity_names
 from bddgen.generate.tasks import SpecDraft
 
@@ -97,3 +97,19 @@ def test_the_names_a_material_gives_do_not_count_against_the_title_length() -> N
     assert check_text(draft, titles=set(), assistant=ASSISTANT, focuses=FOCUSES, names=names) is None
     rejection = check_text(draft, titles=set(), assistant=ASSISTANT, focuses=FOCUSES)
     assert rejection is not None and rejection.reason is RejectionReason.GENERIC_TITLE
+
+
+@pytest.mark.parametrize(
+    ("when", "then", "reason"),
+    [
+        ("the user asks what the media type of a protected AAC audio file is", "the assistant should give 'Protected AAC audio file'", RejectionReason.TAUTOLOGY),
+        ("the user asks what the city of Miami is", 'the assistant should answer "Miami".', RejectionReason.TAUTOLOGY),
+        ("the user asks which media type has more tracks", "the assistant should count the tracks per MediaTypeId", RejectionReason.IDENTIFIER),
+        ("the user asks who wrote 'Night Harbour'", "the assistant should say that 'Night Harbour' was written by Ina Vale", None),
+        ("the user asks which city the club plays in", "the assistant should answer 'Miami'", None),
+    ],
+)
+def test_a_spec_asks_what_the_user_does_not_know_in_plain_words(when: str, then: str, reason: RejectionReason | None) -> None:
+    draft = CleanDraft("Some topic", ["the user is curious"], [when], [then])
+    rejection = check_asks_something(draft, ["MediaTypeId", "flight_number"])
+    assert (rejection.reason if rejection else None) is reason

@@ -199,3 +199,40 @@ def test_a_report_table_with_a_column_per_year_is_material_for_a_change_between_
     # a table with no year columns is still material for a look-up, a count or a total
     clubs = sports.chooser.choose(FocusKind.TABLE, random.Random(3))
     assert "changed from" not in clubs.text and "looks up a value" in clubs.text
+
+
+def _lending_database(sports: Grounding) -> Corpus:
+    """Two tables linked by a declared key (a database's shape: each loan belongs to a member), no year columns."""
+    from bddgen.models import ForeignKey, TableDocument
+
+    members = TableDocument(
+        id="tables/members", title="members", headers=["MemberId", "Name", "Joined"], key="MemberId",
+        rows=[["1", "Ada Brook", "2015"], ["2", "Cyril Dane", "2017"], ["3", "Edith Fane", "2020"]],
+    )
+    loans = TableDocument(
+        id="tables/loans", title="loans", headers=["LoanId", "MemberId", "Days"], key="LoanId",
+        foreign_keys=[ForeignKey(column="MemberId", table="tables/members", references="MemberId")],
+        rows=[["10", "1", "14"], ["11", "1", "7"], ["12", "3", "21"]],
+    )
+    return sports.corpus.model_copy(update={"documents": [*sports.corpus.texts, members, loans]})
+
+
+def test_a_database_is_asked_counts_and_totals_over_a_named_rows_records(sports: Grounding) -> None:
+    """Table specs on linked tables ask what the database answers by counting or adding up a named row's records,
+    never a key: the member is named, what is counted is said, the total is of a number that is no key."""
+    chooser = MaterialChooser(_lending_database(sports), [], [])
+    materials = [chooser.choose(FocusKind.TABLE, random.Random(seed)) for seed in range(40)]
+    aggregates = [m for m in materials if "records" in m.text]
+    assert aggregates and len(aggregates) < len(materials)  # look-ups are still written too
+    for material in aggregates:
+        assert material.subject in ("Ada Brook", "Cyril Dane", "Edith Fane") and material.must_name == (material.subject,)
+        assert f"how many loans records {material.subject} has" in material.text or f"the total Days of the loans records of {material.subject}" in material.text
+        assert check_focus(_draft(f"Loans of {material.subject}", when=f"the user asks how many loans {material.subject} has"), material) is None
+        assert check_focus(_draft("Loans", when="the user asks how many loans there are"), material) is not None  # the member is named
+    assert not any("total MemberId" in m.text or "total LoanId" in m.text for m in aggregates)
+
+
+def test_two_rows_are_never_compared_on_a_key(sports: Grounding) -> None:
+    chooser = MaterialChooser(_lending_database(sports), [], [])
+    compared = [chooser.choose(FocusKind.COMPARISON, random.Random(seed)) for seed in range(20)]
+    assert compared and all("Id" not in m.topic_hint for m in compared)

@@ -37,6 +37,8 @@ _VAGUE_ASK = re.compile(
     r"|\b(?:information|info|details|facts|everything|anything|more)\s+(?:about|on|regarding)\b",
     re.IGNORECASE,
 )
+# a Then line whose expected answer is the quoted value it ends with: "should give 'Protected AAC audio file'"
+_EXPECTED = re.compile(r"\bshould \w+(?: \w+){0,4}? (\"[^\"]+\"|“[^”]+”|'[^']+'|‘[^’]+’)[.!]?$", re.IGNORECASE)
 MAX_TITLE_WORDS = 10
 
 
@@ -56,6 +58,8 @@ class RejectionReason(str, Enum):
     OFF_FOCUS = "off focus"
     OFF_CORPUS = "off corpus"
     THEN_NOT_SUPPORTED = "then not supported"
+    TAUTOLOGY = "tautology"
+    IDENTIFIER = "column identifier"
 
 
 @dataclass(frozen=True)
@@ -150,6 +154,30 @@ def check_text(
             )
     if title in titles:
         return Rejection(RejectionReason.REPEATED_TITLE, f"The title {draft.title!r} is already written; choose another topic.")
+    return None
+
+
+def check_asks_something(draft: CleanDraft, identifiers: Sequence[str]) -> Rejection | None:
+    """The draft asks what the user does not know yet, in words a person says: no Then line expects a quoted value its
+    Given or When already says ("asks what the media type of a protected AAC audio file is … should give 'Protected
+    AAC audio file'"), and no line says a column identifier (`identifiers`: "MediaTypeId", "flight_number")."""
+    asked = " ".join(" ".join(part.lower().split()) for part in [*draft.given, *draft.when])
+    for line in draft.then:
+        if (expected := _EXPECTED.search(line)) is not None:
+            quoted = expected.group(1)
+            value = " ".join(quoted.strip("\"'“”‘’").lower().split())
+            if value and value in asked:
+                return Rejection(
+                    RejectionReason.TAUTOLOGY,
+                    f"Your last draft expects {quoted}, which its Given or When already says; ask for something the user does not know yet.",
+                )
+    for line in draft.all_lines:
+        for identifier in identifiers:
+            if re.search(rf"\b{re.escape(identifier)}\b", line):
+                return Rejection(
+                    RejectionReason.IDENTIFIER,
+                    f"Your last draft says the column name {identifier!r}; no user says it: name what it means in plain words.",
+                )
     return None
 
 

@@ -16,10 +16,12 @@ from enum import Enum
 from bddgen.generate.terms import key_terms
 from bddgen.implement.computed import computed_candidates
 from bddgen.models import Corpus, PolicyDocument, TableDocument, TextDocument
+from bddgen.table_keys import key_columns
 
 MATERIAL_WORDS = 60  # words of a document's opening shown to the model
 MAX_TITLES_LISTED = 12
 MAX_LINE_ITEM_WORDS = 6  # a wide table's line item a spec asks a change of: one a person names in a question
+AGGREGATE_SHARE = 0.5  # of table specs on a database (tables linked by keys): a count or total over a named row's records
 _NAME_CELL = re.compile(r"^[A-Z][\w'’.&-]*(?: [\w'’.&-]+){0,4}$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _NUMBER = re.compile(r"^-?\d[\d,]*(?:\.\d+)?$")
@@ -153,7 +155,40 @@ class MaterialChooser:
         return self._row(*rng.choice(self.named_tables), rng)
 
     def _table(self, table: TableDocument, rng: random.Random) -> Material:
-        return self._change(table, rng) or self._lookup(table, rng)
+        aggregate = self._aggregate(table, rng) if rng.random() < AGGREGATE_SHARE else None
+        return self._change(table, rng) or aggregate or self._lookup(table, rng)
+
+    def _aggregate(self, table: TableDocument, rng: random.Random) -> Material | None:
+        """On a database, what its owners ask of it: how many records of one table a named row of another has (the
+        tracks of a genre, the invoices of a customer), or the total of a number they hold. `table` is either side of a
+        declared link whose parent has a name column; None when it is on no such link."""
+        by_id = {t.id: t for t in self.tables}
+        links = [
+            (child, fk.column, parent)
+            for child in self.tables for fk in child.foreign_keys
+            if (parent := by_id.get(fk.table)) is not None and table.id in (child.id, parent.id) and _name_column(parent) is not None
+        ]
+        if not links:
+            return None
+        child, _, parent = rng.choice(links)
+        name_at = _name_column(parent)
+        assert name_at is not None
+        name = rng.choice([row[name_at].strip() for row in parent.rows if name_at < len(row) and row[name_at].strip()])
+        keys = key_columns(child)
+        totals = [child.headers[i] for i in _number_columns(child) if child.headers[i] not in keys]
+        if totals and rng.random() < 0.5:
+            column = rng.choice(totals)
+            ask = f"the total {column} of the {child.title} records of {name}"
+        else:
+            column, ask = "", f"how many {child.title} records {name} has"
+        text = "\n".join([
+            f"Table: {child.title}", f"Columns: {', '.join(child.headers)}",
+            f"Each row of it belongs to a row of the table {parent.title} (Columns: {', '.join(parent.headers)}).",
+            f"Write a spec in which the user asks {ask} (a count or a total that the database answers), naming {name!r} "
+            f"and saying what is counted in the user's own words, never a column name.",
+        ])
+        terms = frozenset(key_terms(child.title)) | (frozenset(key_terms(column.replace("_", " "))) if column else frozenset())
+        return Material(FocusKind.TABLE, name, text, must_name=(name,), topic_terms=terms, topic_hint=f"what is counted ({child.title})")
 
     def _change(self, table: TableDocument, rng: random.Random) -> Material | None:
         """A report table with one column per year is asked what analysts ask of it: how a line item changed
@@ -204,7 +239,9 @@ class MaterialChooser:
     def _comparison(self, table: TableDocument, column: int, rng: random.Random) -> Material:
         first, second = rng.sample(table.rows, 2)
         names = (first[column].strip(), second[column].strip())
-        compared = [i for i in _number_columns(table) if i != column] or [i for i in range(len(table.headers)) if i != column]
+        keys = key_columns(table)  # a key's number says which row, not how much: no one compares two rows on it
+        facts = [i for i in range(len(table.headers)) if i != column and table.headers[i] not in keys]
+        compared = [i for i in _number_columns(table) if i in facts] or facts or [i for i in range(len(table.headers)) if i != column]
         on = table.headers[rng.choice(compared)]
         text = "\n".join(
             [

@@ -15,7 +15,7 @@ from bddgen.config import GenerateSettings
 from bddgen.embed.base import Embedder
 from bddgen.errors import InputError, LMOutputError, Problem
 from bddgen.files import atomic_write
-from bddgen.generate.checks import CleanDraft, Rejection, RejectionReason, check_novelty, check_text
+from bddgen.generate.checks import CleanDraft, Rejection, RejectionReason, check_asks_something, check_novelty, check_text
 from bddgen.generate.focus import Material, MaterialChooser, focus_kind
 from bddgen.generate.grounding import CorpusView, check_concrete, check_corpus, check_focus, check_then_facts
 from bddgen.generate.summary import CorpusSummary
@@ -25,6 +25,7 @@ from bddgen.lm.jobs import InOrder
 from bddgen.models import Corpus, SystemDescription
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import CandidateSet, Spec, slugify
+from bddgen.table_keys import identifier_headers
 
 STAGE = "generate"
 MAX_TITLES_SHOWN = 40
@@ -102,6 +103,7 @@ class _Generator:
         self.candidates, self.out, self.seed = candidates, out, seed
         self.chooser = MaterialChooser(corpus, system.off_limits, self.summary.names)
         self.view = CorpusView.of(corpus, self.summary.known_words)
+        self.identifiers = identifier_headers(corpus.tables)
         self.served = [focus for focus in settings.focuses if self.chooser.serves(focus_kind(focus))]
         if not self.served:
             raise InputError(
@@ -135,6 +137,7 @@ class _Generator:
         clean = CleanDraft.of(draft)
         rejection = (
             check_text(clean, known.titles, self.assistant, self.focuses, material.must_name)
+            or check_asks_something(clean, self.identifiers)
             or check_concrete(clean, self.view)
             or check_focus(clean, material)
             or check_corpus(clean, material, self.retriever, self.view, self.settings.cover_top_k, self.settings.min_title_cover)

@@ -8,15 +8,14 @@ from typing import Mapping, Sequence
 
 from bddgen.implement.context import Document
 from bddgen.models import TableDocument
+from bddgen.table_keys import identifier_headers
 
-_IDENTIFIER = re.compile(r"^(?:\w+_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\w*(?:Id|ID))$")
 _AS_A_DATABASE = re.compile(r"\bwhose\b|\bwith (?:the )?id\b", re.IGNORECASE)
 
 
 def identifier_columns(documents: Mapping[str, Document]) -> list[str]:
     """The column names written as identifiers ("MediaTypeId", "flight_number"): no person says them."""
-    headers = {h for d in documents.values() if isinstance(d, TableDocument) for h in d.headers}
-    return sorted(h for h in headers if _IDENTIFIER.match(h))
+    return identifier_headers(d for d in documents.values() if isinstance(d, TableDocument))
 
 
 def identifier_problems(question: str, identifiers: Sequence[str]) -> list[str]:
