@@ -17,7 +17,7 @@ from bddgen.implement import implement_feature
 from bddgen.implement.identifiers import identifier_columns, identifier_problems
 from bddgen.implement.provenance import FeatureProvenance, provenance_path
 from bddgen.implement.query_plan import Condition, PlanError, QueryPlan, Tables, plan_from_words, run_plan, same_result
-from bddgen.implement.reading import Planner, SpecReading, counted_elsewhere, need_kind, uncounted, unsaid_conditions
+from bddgen.implement.reading import Planner, SpecReading, counted_elsewhere, need_kind, quoted_sentence, uncounted, unsaid_conditions
 from bddgen.implement.scripted import faithful_replies, section
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
@@ -319,3 +319,39 @@ def test_a_sentence_that_only_restates_the_question_is_no_answer(tmp_path: Path,
     spec = Spec.create("Deferred charges", ["an analyst"], ["the analyst asks what the deferred charges are"], ["the items"])
     reading = Planner(lm, local.by_id(), MemoryIndex(HashingEmbedder(), local), RegexRecognizer(), SYSTEM).read(spec, [])
     assert not reading.evidence and "says nothing the question does not" in reading.needs[0].why_not
+
+
+def test_a_quoted_sentence_is_found_in_another_passage_than_the_one_pointed_at_and_cut_to_the_answers_sentence() -> None:
+    """A small model miscounts passages and quotes several sentences: the sentence is found wherever it is, and of a quote
+    of several, the one holding the answer is the reference's."""
+    passages = [OTHER, HISTORY]
+    quote = HISTORY.passage.split(". ")[1] + "."
+    assert quoted_sentence(quote, "Dana Vell", passages, 0) == (HISTORY, 1)  # pointed at Blue Tarn, quoted Ferrow
+    whole = HISTORY.passage  # every sentence of the passage pasted
+    assert quoted_sentence(whole, "Oskerby", passages, 1) == (HISTORY, 0)
+    assert quoted_sentence(whole, "2008", passages, 1) == (HISTORY, 2)
+    assert quoted_sentence("A sentence no passage says about tides and kites.", "kites", passages, 1) is None
+
+
+def test_the_specs_own_text_question_is_confirmed_by_answering_it_not_by_the_same_pick_again(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    """Asked in the reading's own words, a text need's round trip answers the question from its passages (another task than
+    the pick, so not the same reply again): an answer without the reference's names refuses the reference."""
+    question = "Who founded Ferrow?"
+    sentence = HISTORY.passage.split(". ")[1] + "."
+    pick = {"passage": 1, "sentence": sentence, "answer": "Dana Vell"}
+
+    def implement(answer: str, folder: str) -> FeatureProvenance:
+        (tmp_path / folder).mkdir()
+        path = _feature(tmp_path / folder, "Founding of Ferrow", "a listener discovers the Ferrow label", "the listener asks who founded Ferrow",
+                        "the assistant names the founder")
+        lm, backend = _lm({"needs": [{"question": question, "kind": "lookup", "about": ["Ferrow"]}]}, plans=[{"table": "Label"}], picks=[(question, pick)])
+        backend.by_task["answer_from_documents"] = lambda request: {"answer": answer if question in section(request, "Question") else "Dana Vell"}
+        implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+        return _provenance(path)
+
+    agreed = implement("The singer Dana Vell founded it in 1994.", "agreed")
+    assert agreed.conversations and agreed.conversations[0].turns[0].question == question
+    refused = implement("Mira Holt", "refused")
+    own = [t for c in [*refused.conversations, *refused.rejected] for t in c.turns if t.need == 0]
+    assert own and not any(t.question == question and t.outcome == "kept" for t in own)
+    assert any(t.roundtrip_answer == "Mira Holt" for t in own)

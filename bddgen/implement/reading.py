@@ -20,7 +20,7 @@ from bddgen.errors import LMOutputError
 from bddgen.implement.context import sentences
 from bddgen.implement.grounding import answer_facts, mentions, missing_facts
 from bddgen.implement.query_plan import PlanError, PlanResult, QueryPlan, Tables, plan_from_words, run_plan, same_result
-from bddgen.implement.tasks import STAGE
+from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, STAGE
 from bddgen.implement.wide import label_column
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
@@ -328,11 +328,8 @@ class Planner:
             pick = self.lm.run(PICK_PASSAGE, stage=STAGE, passages=shown, question=question)
         except LMOutputError:
             return None
-        if not 1 <= pick.passage <= len(passages):
-            return None
-        document = passages[pick.passage - 1]
-        found = locate(pick.sentence or pick.answer, sentences(document.passage))
-        return (document, found, pick.answer) if found >= 0 else None
+        found = quoted_sentence(pick.sentence or pick.answer, pick.answer, passages, pick.passage - 1)
+        return (found[0], found[1], pick.answer) if found is not None else None
 
     def _text(self, index: int, need: SpecNeed, pages: Sequence[str] = ()) -> tuple[NeedEvidence | None, str]:
         passages = self.passages_for(need.question, pages)
@@ -351,8 +348,18 @@ class Planner:
 
     def reread(self, evidence: NeedEvidence, question: str) -> tuple[bool, str]:
         """The round trip of a text need: the passages it was read from, read by the LM for `question` (not the need's own
-        wording), point at the same sentence, or at one stating every name and number of the reference."""
+        wording), point at the same sentence, or at one stating every name and number of the reference. The need's own
+        wording, read so once already, is answered instead (another task, so not the same reply again): the answer must
+        state every name and number of the reference (a reference with none: the same sentence pointed at)."""
         passages = [d for i in evidence.passages or [evidence.document] if isinstance(d := self.documents.get(i), (TextDocument, PolicyDocument))]
+        facts = answer_facts(evidence.answer, self.recognizer)
+        if facts and " ".join(question.split()) == " ".join(evidence.question.split()):
+            shown = "\n\n".join(f"{d.title}\n{d.passage}" for d in passages)
+            try:
+                reply = self.lm.run(ANSWER_FROM_DOCUMENTS, stage=STAGE, documents=shown, conversation_so_far="(none)", question=question)
+            except LMOutputError as exc:
+                return False, f"(no usable answer: {exc.reason})"
+            return not missing_facts(facts, reply.answer), reply.answer
         picked = self.pick(question, passages)
         if picked is None:
             return False, "(no passage answers it)"
@@ -442,6 +449,24 @@ def schema_text(tables: Tables) -> str:
             labels = [r[table.headers.index(label)] for r in tables.rows(table)][:LABELS_SHOWN]
             parts.append(f"{tables.name(table)} line items ({label}): {' | '.join(l for l in labels if l.strip())}")
     return "\n".join(parts)
+
+
+def quoted_sentence(
+    quoted: str, answer: str, passages: Sequence[TextDocument | PolicyDocument], pointed: int
+) -> tuple[TextDocument | PolicyDocument, int] | None:
+    """(passage, sentence index) of the sentence the LM quoted: in the passage it pointed at (`pointed`, from 0) first,
+    then in the others (a small model miscounts them); of a quote of several sentences, the one holding `answer`'s
+    words, else its first. None when no passage holds it."""
+    order = [passages[pointed], *(p for n, p in enumerate(passages) if n != pointed)] if 0 <= pointed < len(passages) else list(passages)
+    pieces = sentences(quoted) or [quoted]
+    asked = content_words(answer)
+    for document in order:
+        parts = sentences(document.passage)
+        found = [position for piece in pieces if (position := locate(piece, parts)) >= 0]
+        if found:
+            holding = [position for position in found if asked and asked <= content_words(parts[position])]
+            return document, (holding or found)[0]
+    return None
 
 
 def locate(quoted: str, parts: Sequence[str]) -> int:
