@@ -17,7 +17,9 @@ from bddgen.implement import implement_feature
 from bddgen.implement.identifiers import identifier_columns, identifier_problems
 from bddgen.implement.provenance import FeatureProvenance, provenance_path
 from bddgen.implement.query_plan import Condition, PlanError, QueryPlan, Tables, plan_from_words, run_plan, same_result
-from bddgen.implement.reading import Planner, SpecReading, counted_elsewhere, need_kind, quoted_sentence, uncounted, unsaid_conditions
+from bddgen.implement.reading import (
+    Planner, SpecReading, condition_years, counted_elsewhere, need_kind, quoted_sentence, uncounted, unsaid_conditions,
+)
 from bddgen.implement.scripted import faithful_replies, section
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
@@ -355,3 +357,10 @@ def test_the_specs_own_text_question_is_confirmed_by_answering_it_not_by_the_sam
     own = [t for c in [*refused.conversations, *refused.rejected] for t in c.turns if t.need == 0]
     assert own and not any(t.question == question and t.outcome == "kept" for t in own)
     assert any(t.roundtrip_answer == "Mira Holt" for t in own)
+
+
+def test_a_year_inside_a_name_the_spec_gives_is_no_year_its_questions_must_say() -> None:
+    assert condition_years("the user asks how licensing revenue changed from 2018 to 2019", ()) == ["2018", "2019"]
+    assert condition_years("the user asks about Dana Vell's role in Night Ferry (1994 album)", ()) == []
+    assert condition_years("the user asks about the 2010 Harbour Cup final", ["2010 Harbour Cup"]) == []
+    assert condition_years("the user asks who won the 2010 Harbour Cup in 2011", ["2010 Harbour Cup"]) == ["2011"]

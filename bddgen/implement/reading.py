@@ -193,7 +193,7 @@ class Planner:
         draft = self.lm.run(READ_SPEC, stage=STAGE, **inputs)
         problems = [f'- "{n.question}" names none of {", ".join(repr(m) for m in names)}: name what it asks about'
                     for n in draft.needs if names and not any(mentions(n.question, name) for name in names)]
-        years = sorted(set(_YEAR.findall(" ".join([*spec.given, *spec.when]))))
+        years = condition_years(" ".join([*spec.given, *spec.when]), names)
         if years and not any(y in n.question for n in draft.needs for y in years):
             problems.append(f"- no question says the years the spec gives ({', '.join(years)}): ask about them")
         if problems:
@@ -382,6 +382,15 @@ def unsaid_conditions(plan: QueryPlan, question: str) -> str:
 
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_PARENTHESES = re.compile(r"\([^()]*\)")
+
+
+def condition_years(text: str, names: Sequence[str]) -> list[str]:
+    """The years `text` asks about ("in 2019", "from 2017 to 2018"), not those inside a name it gives ("Girlfriends (1978
+    film)", `names`) or in parentheses: a film's year names the film, it sets no condition on the answer."""
+    for name in sorted(names, key=len, reverse=True):
+        text = re.sub(re.escape(name), " ", text, flags=re.IGNORECASE)
+    return sorted(set(_YEAR.findall(_PARENTHESES.sub(" ", text))))
 _HOW_MANY = re.compile(r"\bhow many ([a-z]+(?: [a-z]+)?)", re.IGNORECASE)
 _MOST = re.compile(r"\b(?:most|highest|largest|biggest|greatest)\b", re.IGNORECASE)
 _LEAST = re.compile(r"\b(?:least|fewest|lowest|smallest)\b", re.IGNORECASE)
