@@ -15,10 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from behave.formatter._registry import make_formatters
 from behave.model import Feature
 from behave.parser import ParserError
-from behave.runner import Context, Runner
+from behave.runner import Runner
 from behave.runner_util import FeatureScenarioLocationCollector2, FileLocation
 
 from bddgen.errors import InputError
@@ -81,17 +80,27 @@ class FeatureRunner(Runner):
     """behave's own runner that reads the features from the run's one parse and announces them for the run."""
 
     parsed: FeatureCache | None = None  # the run's parse (`bddgen run` hands over its own); a new one otherwise
+    _building = False  # True inside `run_with_paths` until the features are built
 
     def run_with_paths(self) -> bool:
-        """behave's `Runner.run_with_paths`, with the features built from the run's parse."""
-        self.context = Context(self)
-        self.load_hooks()
-        self.load_step_definitions()
+        """behave's `Runner.run_with_paths` (hooks, steps, features, formatters, run), with the features built from
+        the run's parse (in `feature_locations`, where behave collects them)."""
+        self._building = True
+        try:
+            return bool(super().run_with_paths())
+        finally:
+            self._building = False
+
+    def feature_locations(self) -> list[Any]:
+        """behave's feature locations; inside `run_with_paths` the features of those not excluded are built from the
+        run's parse here, and none is left for behave's own parser."""
+        locations = list(super().feature_locations())
+        if not self._building:
+            return locations
+        self._building = False
         self.parsed = self.parsed or FeatureCache()
-        locations = [filename for filename in self.feature_locations() if not self.config.exclude(filename)]
-        self.features.extend(parse_features(locations, self.parsed))
-        self.formatters = make_formatters(self.config, self.config.outputs)
-        return self.run_model()
+        self.features.extend(parse_features([name for name in locations if not self.config.exclude(name)], self.parsed))
+        return []
 
     def run_model(self, features: Sequence[Any] | None = None) -> bool:
         planned = list(self.features if features is None else features)
