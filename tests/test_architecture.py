@@ -1,16 +1,20 @@
-"""Layers run one way: a module imports only from its own layer or the layers below it, and no two
-packages import each other (docs/architecture.md, "Layers").
+"""Layers run one way: a module imports only from its own layer or the layers below it, no two packages
+import each other, a stage imports another stage only where `STAGE_IMPORTS` says why, and no modules of
+one package import each other round a circle (docs/architecture.md, "Layers").
 
 The imports are read with `ast` from every module of `bddgen/`, including those inside functions
-(a lazy import is still a dependency) and under `if TYPE_CHECKING:`.
+(a lazy import is still a dependency) and under `if TYPE_CHECKING:`. `pytest -s` prints the counts.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
+
+import networkx as nx
 
 PACKAGE = Path(__file__).resolve().parents[1] / "bddgen"
 
@@ -31,6 +35,61 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
 )
 """Lowest first. A unit is a package of bddgen/ or a module at its top; `bddgen` is the package's __init__."""
 
+STAGE_IMPORTS: dict[tuple[str, str], str] = {
+    # (importing stage, imported stage): why the one uses the other. Every other import between two packages of
+    # the stages layer fails the test, and so does an entry here that no import needs any more.
+    # -- run is the evaluation core (assistants, judge, simulated user, the runner of samples); it sits in the
+    #    stages layer, not below it, only because its airline reference agent is the tasks stage's AgentWorld.
+    ("agents", "run"): "scenarios are realised against run's Assistant; the Agents SDK extractor shares the adapter's hosted tools",
+    ("intents", "run"): "requests go to run's Assistant; the search runs its seed tasks on SampleRunner",
+    ("probe", "run"): "threads use run's Assistant, its guard, the simulated-user loop and SampleRunner",
+    ("judging", "run"): "candidate answers are varied with the judge's own matchers, graded by the run's judge and "
+                        "kept in its check record",
+    ("report", "run"): "the report reads the judge's tool kinds, the assistant's settings and the judge check record",
+    ("run", "tasks"): "the airline reference agent is the tasks stage's AgentWorld (its rules and candidate calls)",
+    # -- implement owns the reading of a spec, its evidence and the provenance sidecars; later stages reuse them.
+    ("generate", "implement"): "a draft spec is checked with implement's reading of a spec (spec facts, computed candidates)",
+    ("select", "implement"): "selection retrieves by the spec's subject and drops a deselected file's provenance sidecar",
+    ("review", "implement"): "the review page rechecks an edited turn with implement's evidence kinds and provenance",
+    ("tasks", "implement"): "policy evidence is split into sentences as implement splits them; its scripted replies read "
+                            "prompt sections as implement's do",
+    ("judging", "implement"): "candidate answers are made from the verified turns' evidence and provenance",
+    ("report", "implement"): "the report reads provenance sidecars, chains and entity links of the suite",
+    # -- agent stages build on each other.
+    ("agents", "intents"): "a structural scenario's witness arguments come from the intents' partitions of a tool",
+    ("agents", "tasks"): "a realised objective is worded with the tasks stage's fact phrases",
+    ("probe", "intents"): "the probe writes its YAML files with the intents' file helpers and quotes steps the same way",
+    # -- report and judging come last: they read what the other stages wrote.
+    ("report", "agents"): "structural coverage and trajectory metrics are report sections",
+    ("report", "intents"): "the intents' results are a report section",
+    ("report", "review"): "coverage counts reviewed and rejected conversations",
+    ("judging", "review"): "rejected conversations are not graded",
+    ("judging", "report"): "agreement rates get report's Wilson intervals",
+}
+"""The declared dependencies between stages (packages of the "stages" layer), each with its reason."""
+
+PACKAGE_CIRCLES: dict[frozenset[str], str] = {
+    # modules of one package that import each other round a circle: why the circle stays
+    frozenset({"bddgen.run.suite", "bddgen.run.ray_backend"}): (
+        "both imports are lazy or for type checking: the driver's suite hands a conversation to Ray, and a Ray "
+        "worker builds the suite that runs it"
+    ),
+    frozenset({"bddgen.tasks.candidates", "bddgen.tasks.world"}): (
+        "world.py imports candidates.py for type checking only: AgentWorld.required_by takes an evaluated call"
+    ),
+}
+"""Known circles of modules inside one package; a new one fails the test."""
+
+PRIVATE_IMPORTS: dict[str, str] = {
+    # another library's private module or name that bddgen imports: why there is no public one to use
+    "re._constants": "intents' shortest-match sampler walks a parsed regular expression; the standard library has no "
+                     "public parser (it was sre_constants before Python 3.11)",
+    "re._parser": "the parser of that walk (sre_parse before Python 3.11)",
+}
+"""Known imports of private modules or names of other libraries; a new one fails the test."""
+
+ARCHITECTURE_PAGE = PACKAGE.parent / "docs" / "architecture.md"
+
 
 @dataclass(frozen=True)
 class Import:
@@ -40,6 +99,7 @@ class Import:
     path: str
     line: int
     target: str
+    names: tuple[str, ...] = ()  # what `from target import ...` takes: submodules or attributes
 
 
 def module_name(path: Path) -> str:
@@ -53,17 +113,42 @@ def imports_of(source: str, module: str, is_package: bool, path: str = "") -> li
     found: list[Import] = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
+            found += [Import(module, path, node.lineno, alias.name) for alias in node.names if in_bddgen(alias.name)]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(anchor + ([node.module] if node.module else []))
-            names = [f"{base}.{alias.name}" for alias in node.names] if base == "bddgen" else [base]
+            taken = tuple(alias.name for alias in node.names)
+            if base == "bddgen":
+                found += [Import(module, path, node.lineno, f"bddgen.{name}") for name in taken]
+            elif in_bddgen(base):
+                found.append(Import(module, path, node.lineno, base, taken))
+    return found
+
+
+def in_bddgen(name: str) -> bool:
+    """Whether a dotted name is bddgen or in it."""
+    return name == "bddgen" or name.startswith("bddgen.")
+
+
+def private_library_imports(source: str, path: str = "") -> list[str]:
+    """Each import of another library's private module or name, as `path:line: name`."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
         else:
             continue
-        found += [Import(module, path, node.lineno, name) for name in names if name == "bddgen" or name.startswith("bddgen.")]
+        found += [f"{path}:{node.lineno}: {name}" for name in names if not in_bddgen(name) and is_private(name)]
     return found
+
+
+def is_private(name: str) -> bool:
+    """Whether a dotted name has a private part (`behave.formatter._registry`; `__future__` is not one)."""
+    return any(part.startswith("_") and not part.endswith("__") for part in name.split("."))
 
 
 def all_imports() -> list[Import]:
@@ -128,6 +213,63 @@ def circle(imports: list[Import]) -> list[str]:
     return []
 
 
+def stage_imports(imports: list[Import]) -> dict[tuple[str, str], list[Import]]:
+    """The imports of one stage's modules by another stage's, by (importing stage, imported stage)."""
+    stages = dict(LAYERS)["stages"]
+    found: dict[tuple[str, str], list[Import]] = {}
+    for item in imports:
+        edge = (unit(item.source), unit(item.target))
+        if edge[0] != edge[1] and edge[0] in stages and edge[1] in stages:
+            found.setdefault(edge, []).append(item)
+    return found
+
+
+def undeclared(found: dict[tuple[str, str], list[Import]], declared: dict[tuple[str, str], str]) -> list[str]:
+    """Each stage-to-stage dependency `declared` lacks, with its first import."""
+    return [
+        f"{a} -> {b}: {items[0].path}:{items[0].line} imports {items[0].target}" for (a, b), items in sorted(found.items())
+        if (a, b) not in declared
+    ]
+
+
+def bddgen_modules() -> set[str]:
+    """The dotted name of every module of bddgen/ (a package by its name)."""
+    return {module_name(path) for path in PACKAGE.rglob("*.py")}
+
+
+def named_modules(item: Import, modules: set[str]) -> list[str]:
+    """The modules an import names: `from bddgen.run import judge` names bddgen.run.judge, `from bddgen.run.judge
+    import Judge` names bddgen.run.judge (a package's __init__ that runs on the way is not counted)."""
+    submodules = [f"{item.target}.{name}" for name in item.names if f"{item.target}.{name}" in modules]
+    whole = not item.names or len(submodules) < len(item.names)
+    return [name for name in [*submodules, *([item.target] if whole else [])] if name in modules]
+
+
+def package_circles(imports: list[Import], modules: set[str]) -> dict[frozenset[str], list[str]]:
+    """Each set of modules of one package that import each other round a circle, with the imports between them."""
+    graph = nx.DiGraph()
+    for item in imports:
+        for target in named_modules(item, modules):
+            if target != item.source and unit(target) == unit(item.source) and not graph.has_edge(item.source, target):
+                graph.add_edge(item.source, target, where=f"{item.path}:{item.line}")
+    return {
+        frozenset(circle): sorted(f"{a} -> {b} ({where})" for a, b, where in graph.subgraph(circle).edges(data="where"))
+        for circle in nx.strongly_connected_components(graph) if len(circle) > 1
+    }
+
+
+def documented_layers(text: str) -> dict[str, set[str]]:
+    """The units of each layer in the table under `## Layers`: its first column's layer, its second's names."""
+    section = text[text.index("## Layers") :].split("\n## ", 1)[0]
+    layers: dict[str, set[str]] = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 3 and cells[0] not in ("layer", "---"):
+            names = re.findall(r"`([^`]+)`", cells[1])
+            layers.setdefault(cells[0], set()).update(name.removesuffix("/").removesuffix(".py") for name in names)
+    return layers
+
+
 def test_every_unit_has_a_layer() -> None:
     units = {unit(module_name(path)) for path in PACKAGE.rglob("*.py")}
     placed = set().union(*(names for _, names in LAYERS))
@@ -135,14 +277,54 @@ def test_every_unit_has_a_layer() -> None:
     assert sorted(placed - units) == [], "LAYERS names a unit bddgen/ no longer has"
 
 
+def test_the_layers_of_the_docs_are_the_layers_of_the_test() -> None:
+    documented = documented_layers(ARCHITECTURE_PAGE.read_text(encoding="utf-8"))
+    assert documented == {name: set(units) - {"bddgen"} for name, units in LAYERS}, (
+        "the table under '## Layers' in docs/architecture.md and LAYERS differ"
+    )
+
+
 def test_no_import_climbs_a_layer() -> None:
     found = upward(all_imports())
+    print(f"\nimports climbing a layer: {len(found)}")
     assert found == [], f"{len(found)} imports climb a layer:\n" + "\n".join(found)
 
 
 def test_no_two_packages_import_each_other() -> None:
     found = mutual(all_imports())
+    print(f"\npairs of packages importing each other: {len(found)}")
     assert found == [], f"{len(found)} pairs of packages import each other:\n" + "\n".join(found)
+
+
+def test_a_stage_imports_another_only_where_declared() -> None:
+    found = stage_imports(all_imports())
+    missing = undeclared(found, STAGE_IMPORTS)
+    print(f"\nstage-to-stage imports: {sum(map(len, found.values()))}, in {len(found)} dependencies ({len(missing)} undeclared)")
+    assert missing == [], "declare these stage-to-stage dependencies, with a reason, in STAGE_IMPORTS:\n" + "\n".join(missing)
+    stale = sorted(set(STAGE_IMPORTS) - set(found))
+    assert stale == [], f"STAGE_IMPORTS declares dependencies no import needs any more: {stale}"
+
+
+def test_no_new_circle_of_modules_inside_a_package() -> None:
+    found = package_circles(all_imports(), bddgen_modules())
+    new = {circle: edges for circle, edges in found.items() if circle not in PACKAGE_CIRCLES}
+    print(f"\ncircles of modules inside a package: {len(found)} ({len(new)} new)")
+    assert new == {}, "modules of one package import each other round a circle:\n" + "\n".join(
+        "; ".join(edges) for edges in new.values()
+    )
+    gone = [sorted(circle) for circle in PACKAGE_CIRCLES if circle not in found]
+    assert gone == [], f"PACKAGE_CIRCLES names circles that are gone: {gone}"
+
+
+def test_no_module_imports_a_private_name_of_another_library() -> None:
+    found = [
+        entry for path in sorted(PACKAGE.rglob("*.py"))
+        for entry in private_library_imports(path.read_text(encoding="utf-8"), path.relative_to(PACKAGE.parent).as_posix())
+    ]
+    names = {entry.rsplit(": ", 1)[1] for entry in found}
+    new = [entry for entry in found if entry.rsplit(": ", 1)[1] not in PRIVATE_IMPORTS]
+    assert new == [], "use the library's public API instead of:\n" + "\n".join(new)
+    assert sorted(set(PRIVATE_IMPORTS) - names) == [], "PRIVATE_IMPORTS names imports bddgen no longer has"
 
 
 def test_packages_import_in_one_order() -> None:
@@ -181,3 +363,53 @@ def test_a_circle_of_three_packages_is_found() -> None:
     ]
     assert mutual(imports) == []
     assert sorted(set(circle(imports))) == ["probe", "run", "tasks"]
+
+
+def test_a_stage_to_stage_import_needs_a_declaration() -> None:
+    imports = [
+        Import("bddgen.review.page", "r.py", 4, "bddgen.implement.evidence"), Import("bddgen.review.page", "r.py", 5, "bddgen.implement.context"),
+        Import("bddgen.probe.stage", "p.py", 7, "bddgen.run.runner"), Import("bddgen.probe.stage", "p.py", 8, "bddgen.lm.client"),
+    ]
+    found = stage_imports(imports)
+    assert sorted(found) == [("probe", "run"), ("review", "implement")] and len(found[("review", "implement")]) == 2
+    assert undeclared(found, {("review", "implement"): "why"}) == ["probe -> run: p.py:7 imports bddgen.run.runner"]
+
+
+def test_a_circle_of_modules_is_found_through_from_package_import_module() -> None:
+    modules = {"bddgen.tasks", "bddgen.tasks.world", "bddgen.tasks.candidates", "bddgen.tasks.model", "bddgen.run.suite"}
+    source = "from bddgen.tasks import candidates, Model\n"
+    imports = [
+        *imports_of(source, "bddgen.tasks.world", is_package=False, path="w.py"),
+        Import("bddgen.tasks.candidates", "c.py", 2, "bddgen.tasks.world", ("AgentWorld",)),
+        Import("bddgen.tasks.model", "m.py", 3, "bddgen.run.suite"), Import("bddgen.run.suite", "s.py", 4, "bddgen.tasks.model"),
+    ]
+    assert named_modules(imports[0], modules) == ["bddgen.tasks.candidates", "bddgen.tasks"]
+    assert package_circles(imports, modules) == {
+        frozenset({"bddgen.tasks.world", "bddgen.tasks.candidates"}): [
+            "bddgen.tasks.candidates -> bddgen.tasks.world (c.py:2)", "bddgen.tasks.world -> bddgen.tasks.candidates (w.py:1)",
+        ],
+    }
+
+
+def test_a_private_module_or_name_of_a_library_is_found() -> None:
+    source = (
+        "from __future__ import annotations\n"
+        "import re\n"
+        "from behave.formatter._registry import make_formatters\n"
+        "from behave.formatter import _registry\n"
+        "from behave.runner import Runner\n"
+        "from bddgen.run import _private\n"
+        "from . import _sibling\n"
+    )
+    assert private_library_imports(source, "x.py") == [
+        "x.py:3: behave.formatter._registry.make_formatters", "x.py:4: behave.formatter._registry",
+    ]
+
+
+def test_the_layers_table_is_read_by_its_first_two_columns() -> None:
+    text = (
+        "## Layers\n\n| layer | package or module | what it is |\n| --- | --- | --- |\n"
+        "| entry | `cli.py`, `commands/` | parse, then `run/` |\n| stages | `run/` | the run (`run/reference/`) |\n"
+        "| stages | `tasks/` | tasks |\n\n## Stages\n\n| stage | package |\n| --- | --- |\n| x | `y/` |\n"
+    )
+    assert documented_layers(text) == {"entry": {"cli", "commands"}, "stages": {"run", "tasks"}}

@@ -1,6 +1,6 @@
 """The README and the documentation site stay navigable: every relative link and anchor resolves,
-every page is in the site's nav, every schema is documented, and the README's two commands are
-the ones CI runs."""
+every page is in the site's nav and reachable by links from the index, every schema is documented,
+and the README's two commands are the ones CI runs."""
 
 from __future__ import annotations
 
@@ -123,6 +123,38 @@ def test_every_docs_page_is_in_the_site_nav_and_every_nav_page_exists() -> None:
     on_disk = sorted(p.name for p in DOCS.glob("*.md"))
     assert sorted(set(on_disk) - set(pages)) == [], "add these pages to the nav in mkdocs.yml"
     assert sorted(set(pages) - set(on_disk)) == [], "the nav in mkdocs.yml names pages that do not exist"
+
+
+def reachable_pages(start: Path) -> set[Path]:
+    """The pages of docs/ that links lead to from `start`, page by page, `start` included."""
+    found, todo = set(), [start.resolve()]
+    while todo:
+        page = todo.pop()
+        if page in found:
+            continue
+        found.add(page)
+        for _, target in links(page.read_text(encoding="utf-8")):
+            file_part = target.partition("#")[0]
+            if file_part and not re.match(r"^[a-z][a-z0-9+.-]*:", target):
+                linked = (page.parent / file_part).resolve()
+                if linked.suffix == ".md" and linked.parent == DOCS.resolve() and linked.is_file():
+                    todo.append(linked)
+    return found
+
+
+def test_every_docs_page_is_reachable_from_the_index() -> None:
+    reached = reachable_pages(DOCS / "index.md")
+    unreached = sorted(p.name for p in DOCS.glob("*.md") if p.resolve() not in reached)
+    assert unreached == [], "link these pages from docs/index.md or from a page it leads to"
+
+
+def test_the_reach_check_follows_links_page_by_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "DOCS", tmp_path)
+    (tmp_path / "index.md").write_text("[a](a.md#top) [web](https://example.org/b.md)\n```\n[fenced](c.md)\n```\n", encoding="utf-8")
+    (tmp_path / "a.md").write_text("[b](./b.md) [back](index.md)\n", encoding="utf-8")
+    for name in ("b.md", "c.md"):
+        (tmp_path / name).write_text("# Page\n", encoding="utf-8")
+    assert sorted(p.name for p in reachable_pages(tmp_path / "index.md")) == ["a.md", "b.md", "index.md"]
 
 
 def test_every_schema_file_is_documented() -> None:
