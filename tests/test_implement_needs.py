@@ -27,7 +27,7 @@ from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus, ForeignKey, SystemDescription, TableDocument, TextDocument
 from bddgen.ner.base import RegexRecognizer
 from bddgen.retrieval.memory import MemoryIndex
-from bddgen.specs import Spec
+from bddgen.specs import CANNOT_ANSWER, QueryType, Spec
 
 SYSTEM = SystemDescription(name="Quillon Records Desk", purpose="Answers questions about a record label's catalogue and its history.")
 LABEL = TableDocument(id="tables/db.Label", title="Label", headers=["LabelId", "Name"], rows=[["1", "Ferrow"], ["2", "Blue Tarn"]], key="LabelId")
@@ -335,28 +335,37 @@ def test_a_quoted_sentence_is_found_in_another_passage_than_the_one_pointed_at_a
     assert quoted_sentence("A sentence no passage says about tides and kites.", "kites", passages, 1) is None
 
 
-def test_the_specs_own_text_question_is_confirmed_by_answering_it_not_by_the_same_pick_again(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
-    """Asked in the reading's own words, a text need's round trip answers the question from its passages (another task than
-    the pick, so not the same reply again): an answer without the reference's names refuses the reference."""
+def test_the_specs_own_text_question_is_confirmed_by_a_reading_in_another_order_not_by_the_same_pick_again(
+    tmp_path: Path, corpus: Corpus, index: MemoryIndex
+) -> None:
+    """Asked in the reading's own words, a text need's round trip shows its passages in the reverse order (the same prompt
+    would be the same reply): a model that points at the sentence for its words agrees, one that points at a place does not."""
     question = "Who founded Ferrow?"
     sentence = HISTORY.passage.split(". ")[1] + "."
-    pick = {"passage": 1, "sentence": sentence, "answer": "Dana Vell"}
 
-    def implement(answer: str, folder: str) -> FeatureProvenance:
+    def implement(pick: Any, folder: str) -> FeatureProvenance:
         (tmp_path / folder).mkdir()
         path = _feature(tmp_path / folder, "Founding of Ferrow", "a listener discovers the Ferrow label", "the listener asks who founded Ferrow",
                         "the assistant names the founder")
-        lm, backend = _lm({"needs": [{"question": question, "kind": "lookup", "about": ["Ferrow"]}]}, plans=[{"table": "Label"}], picks=[(question, pick)])
-        backend.by_task["answer_from_documents"] = lambda request: {"answer": answer if question in section(request, "Question") else "Dana Vell"}
+        lm, backend = _lm({"needs": [{"question": question, "kind": "lookup", "about": ["Ferrow"]}]}, plans=[{"table": "Label"}])
+        backend.by_task["pick_passage"] = pick
         implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
         return _provenance(path)
 
-    agreed = implement("The singer Dana Vell founded it in 1994.", "agreed")
+    def by_words(request: LMRequest) -> dict[str, Any]:  # the passage that holds the sentence, wherever it is shown
+        shown = section(request, "Passages").split("\n\n")
+        place = next(n for n, passage in enumerate(shown, 1) if "Dana Vell" in passage)
+        return {"passage": place, "sentence": sentence, "answer": "Dana Vell"}
+
+    def by_place(request: LMRequest) -> dict[str, Any]:  # the first passage shown, whichever it is
+        first = section(request, "Passages").split("\n\n")[0].split("\n", 1)[1]
+        return {"passage": 1, "sentence": first.split(". ")[0], "answer": "Dana Vell"}
+
+    agreed = implement(by_words, "by-words")
     assert agreed.conversations and agreed.conversations[0].turns[0].question == question
-    refused = implement("Mira Holt", "refused")
+    refused = implement(by_place, "by-place")
     own = [t for c in [*refused.conversations, *refused.rejected] for t in c.turns if t.need == 0]
-    assert own and not any(t.question == question and t.outcome == "kept" for t in own)
-    assert any(t.roundtrip_answer == "Mira Holt" for t in own)
+    assert not any(t.question == question and t.outcome == "kept" for t in own)
 
 
 def test_a_year_inside_a_name_the_spec_gives_is_no_year_its_questions_must_say() -> None:
@@ -364,3 +373,28 @@ def test_a_year_inside_a_name_the_spec_gives_is_no_year_its_questions_must_say()
     assert condition_years("the user asks about Dana Vell's role in Night Ferry (1994 album)", ()) == []
     assert condition_years("the user asks about the 2010 Harbour Cup final", ["2010 Harbour Cup"]) == []
     assert condition_years("the user asks who won the 2010 Harbour Cup in 2011", ["2010 Harbour Cup"]) == ["2011"]
+
+
+def test_a_request_the_spec_declines_opens_the_conversation_refused_by_the_assistants_rule(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    """A refusal need is asked first, in the reading's words, and its reference is the refusal the off-limits line requires;
+    with no such line the spec is reported, not implemented."""
+    question = "What is Dana Vell's home address?"
+    reading = {"needs": [{"question": question, "kind": "refusal", "about": ["Dana Vell"]}]}
+    spec = ("Address of a founder", "a caller asks about Ferrow's founder Dana Vell", "the caller asks for Dana Vell's home address",
+            "the assistant should decline to reveal a home address")
+    guarded = corpus.model_copy(update={"system": SYSTEM.model_copy(update={"off_limits": ["Revealing a person's home address"]})})
+    lm, _ = _lm(reading)
+    path = _feature(tmp_path, *spec)
+    report = implement_feature(path, guarded, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+    assert report.written == 1, (report.features[0].notes, _provenance(path).rejected)
+    turns = read_feature(path).conversations[0].turns
+    assert (turns[0].query_type, turns[0].question, turns[0].answer) == (QueryType.OFF_LIMITS, question, CANNOT_ANSWER)
+    assert [t.query_type for t in turns].count(QueryType.OFF_LIMITS) == 1  # one refusal tests it
+    evidence = _provenance(path).reading.evidence[0]  # type: ignore[union-attr]
+    assert evidence.rule == "Revealing a person's home address" and evidence.documents == []
+
+    (tmp_path / "no-rule").mkdir()
+    path = _feature(tmp_path / "no-rule", *spec)
+    report = implement_feature(path, corpus, _lm(reading)[0], RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+    assert report.written == 0 and report.features[0].unplanned == [question]
+    assert "no off-limits line" in " ".join(report.features[0].notes)

@@ -30,7 +30,7 @@ from bddgen.implement.grounding import DocumentTexts
 from bddgen.implement.identifiers import identifier_columns
 from bddgen.normalise import content_words
 from bddgen.implement.plan import Sides, chain_length_for_turns, plan_turns, with_needs
-from bddgen.implement.reading import Planner, SpecReading
+from bddgen.implement.reading import NeedEvidence, Planner, SpecReading
 from bddgen.implement import review_record
 from bddgen.implement.provenance import (
     ConversationProvenance,
@@ -52,7 +52,7 @@ from bddgen.implement.context import Document
 from bddgen.models import Corpus, TableDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.retrieval.base import Retriever
-from bddgen.specs import Conversation, Spec
+from bddgen.specs import Conversation, QueryType, Spec
 
 CHAINS_PER_CONVERSATION = 2  # chains tried per wanted conversation, so dropped ones can be replaced
 READING_TITLES = 8  # titles of the documents retrieved for a spec that its reading is shown
@@ -275,13 +275,13 @@ def _plan(
         provenance.reading = reading
         if reading.action:
             notes.append("the spec has the assistant act (an agent's action): implemented as the questions a user asks to learn what the action would do")
-        if not reading.evidence and not any(n.kind == "refusal" for n in reading.needs):
+        if not reading.evidence:
             notes.append("unplanned: no plan answers the spec's own questions, so it is not implemented on an unrelated chain: " + "; ".join(
                 f"{n.question!r}: {n.why_not}" for n in reading.unplanned) + " (name what the corpus holds, or add the documents)")
             report.unplanned = [n.question for n in reading.unplanned]
             _finish(sidecar, provenance, report, failed=False)
             return report
-        starts = list(dict.fromkeys([*(e.documents[0] for e in reading.evidence), *starts]))  # the chains start where the spec's answer is
+        starts = list(dict.fromkeys([*(d for e in reading.evidence for d in e.documents[:1]), *starts]))  # the chains start where the spec's answer is
     if subject is not None or reading is not None:
         sources = sources.including(corpus, tuple(dict.fromkeys([*starts, *(subject.starts if subject is not None else ())])))
     texts, tables, policies = documents_of(corpus, sources)
@@ -500,12 +500,20 @@ def _attempt(chain: Chain, context: WriterContext, turns: int) -> _Outcome:
         chain, turns, set(context.focus), titles, lambda name: entity_kind(name, context.recognizer, context.texts),
         declines=bool(context.declined_rule), sides=context.sides, needs=len(context.needs),
     )
-    plan = with_needs(plan, [(e.need, len(e.documents)) for e in context.needs])
+    plan = with_needs(plan, [(e.need, _opening_type(e)) for e in context.needs])
     try:
         outcome = _conversation(plan.chain, ConversationWriter(context, plan))
     except LMOutputError as exc:
         return _Failed(f"chain {' > '.join(plan.chain.documents)}: {exc.reason}")
     return replace(outcome, seconds=round(time.perf_counter() - started, 2)) if isinstance(outcome, _Written) else outcome
+
+
+def _opening_type(evidence: NeedEvidence) -> QueryType:
+    """The turn type of the spec's own question: a request it declines is OFF-LIMITS; one read from a join of several
+    tables MULTI-DOC; others SINGLE-DOC."""
+    if evidence.need_kind == "refusal":
+        return QueryType.OFF_LIMITS
+    return QueryType.MULTI_DOC if len(evidence.documents) > 1 else QueryType.SINGLE_DOC
 
 
 def _reasons(records: list[TurnProvenance], dropped: str) -> Counter[str]:

@@ -179,14 +179,18 @@ def plan_turns(
     return TurnPlan(chain=Chain(documents=list(docs), hops=chain.hops[: len(docs) - 1]), turns=[*planned, synthesis])
 
 
-def with_needs(plan: TurnPlan, needs: Sequence[tuple[int, int]]) -> TurnPlan:
-    """The plan opened by the spec's own questions in place of its first SINGLE-DOC turn: one turn per (need, documents
-    it reads) — a SINGLE-DOC turn on one document, a MULTI-DOC turn on a join of several."""
+def with_needs(plan: TurnPlan, needs: Sequence[tuple[int, QueryType]]) -> TurnPlan:
+    """The plan opened by the spec's own questions in place of its first SINGLE-DOC turn: one turn per (need, its turn
+    type) — SINGLE-DOC on one document, MULTI-DOC on a join of several, OFF-LIMITS for a request the spec declines (then
+    the plan's own OFF-LIMITS turn asks an unanswerable question instead: one refusal tests it)."""
     if not needs:
         return plan
     opening = [
-        PlannedTurn(query_type=QueryType.MULTI_DOC if read > 1 else QueryType.SINGLE_DOC, documents=list(plan.chain.documents[:1]), need=need)
-        for need, read in needs
+        PlannedTurn(query_type=kind, documents=[] if kind is QueryType.OFF_LIMITS else list(plan.chain.documents[:1]), need=need)
+        for need, kind in needs
     ]
     first = plan.turns[0].query_type is QueryType.SINGLE_DOC and plan.turns[0].need is None
-    return plan.model_copy(update={"turns": [*opening, *plan.turns[1 if first else 0:]]})
+    rest = plan.turns[1 if first else 0:]
+    if any(kind is QueryType.OFF_LIMITS for _, kind in needs):
+        rest = [t.model_copy(update={"query_type": QueryType.UNANSWERABLE}) if t.query_type is QueryType.OFF_LIMITS else t for t in rest]
+    return plan.model_copy(update={"turns": [*opening, *rest]})

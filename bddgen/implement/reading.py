@@ -18,9 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.errors import LMOutputError
 from bddgen.implement.context import sentences
+from bddgen.implement.declined import declined_rule
 from bddgen.implement.grounding import answer_facts, mentions, missing_facts
 from bddgen.implement.query_plan import PlanError, PlanResult, QueryPlan, Tables, plan_from_words, run_plan, same_result
-from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, STAGE
+from bddgen.implement.tasks import STAGE
 from bddgen.implement.wide import label_column
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
@@ -29,7 +30,7 @@ from bddgen.models import DocKind, PolicyDocument, SystemDescription, TableDocum
 from bddgen.ner.base import EntityRecognizer
 from bddgen.normalise import content_words
 from bddgen.retrieval.base import Retriever
-from bddgen.specs import Spec
+from bddgen.specs import CANNOT_ANSWER, Spec
 from bddgen.text import singular
 
 NeedKind = Literal["lookup", "computed", "rule", "description", "refusal"]
@@ -140,10 +141,14 @@ class NeedEvidence(BaseModel):
     sentence: int = Field(default=-1, description="The sentence's index in its passage.")
     text: str = Field(default="", description="The sentence.")
     passages: list[str] = Field(default_factory=list, description="The passages a text need was read from (its round trip reads them again).")
+    rule: str = Field(default="", description="A refusal: the off-limits line of the assistant's description that forbids the request.")
     prompt_hash: str = Field(default="", description="Hash of the prompt that read the spec (and wrote the question).")
 
     @property
     def documents(self) -> list[str]:
+        """The documents its reference is read from (none for a refusal: the rule decides it)."""
+        if self.need_kind == "refusal":
+            return []
         return list(self.tables) if self.plan is not None else [self.document]
 
 
@@ -171,7 +176,7 @@ class SpecReading(BaseModel):
 
     @property
     def unplanned(self) -> list[SpecNeed]:
-        return [n for n in self.needs if not n.planned and n.kind != "refusal"]
+        return [n for n in self.needs if not n.planned]
 
 
 @dataclass(frozen=True)
@@ -204,12 +209,22 @@ class Planner:
             need = SpecNeed(question=draft_need.question, kind=need_kind(draft_need.question, draft_need.kind), about=draft_need.about)
             reading.needs.append(need)
             if need.kind == "refusal":
-                continue
-            evidence, why = self.plan(len(reading.needs) - 1, need, pages)
+                evidence, why = self._refusal(len(reading.needs) - 1, need, spec)
+            else:
+                evidence, why = self.plan(len(reading.needs) - 1, need, pages)
             need.planned, need.why_not = evidence is not None, why
             if evidence is not None:
                 reading.evidence.append(evidence.model_copy(update={"prompt_hash": reading.prompt_hash}))
         return reading
+
+    def _refusal(self, index: int, need: SpecNeed, spec: Spec) -> tuple[NeedEvidence | None, str]:
+        """A request the spec says the assistant declines: its reference is the refusal when an off-limits line of the
+        assistant's description forbids it (the line the spec keeps, `declined_rule`); None and why otherwise."""
+        rule = declined_rule(spec, self.system.off_limits, self.system.name)
+        if not rule:
+            return None, ("no off-limits line of the assistant's description forbids it (add the line to system.yaml's "
+                          "off_limits, and the request is asked and its refusal expected)")
+        return NeedEvidence(need=index, need_kind="refusal", question=need.question, answer=CANNOT_ANSWER, rule=rule), ""
 
     def _assistant(self) -> str:
         system = self.system
@@ -347,20 +362,12 @@ class Planner:
         ), ""
 
     def reread(self, evidence: NeedEvidence, question: str) -> tuple[bool, str]:
-        """The round trip of a text need: the passages it was read from, read by the LM for `question` (not the need's own
-        wording), point at the same sentence, or at one stating every name and number of the reference. The need's own
-        wording, read so once already, is answered instead (another task, so not the same reply again): the answer must
-        state every name and number of the reference (a reference with none: the same sentence pointed at)."""
+        """The round trip of a text need: the passages it was read from, read by the LM for `question`, point at the same
+        sentence, or at one stating every name and number of the reference. They are shown in the reverse order: the
+        need's own wording, read so once already, would otherwise be the same prompt and the same reply, and a small
+        model that points at a passage for its place, not its words, points elsewhere."""
         passages = [d for i in evidence.passages or [evidence.document] if isinstance(d := self.documents.get(i), (TextDocument, PolicyDocument))]
-        facts = answer_facts(evidence.answer, self.recognizer)
-        if facts and " ".join(question.split()) == " ".join(evidence.question.split()):
-            shown = "\n\n".join(f"{d.title}\n{d.passage}" for d in passages)
-            try:
-                reply = self.lm.run(ANSWER_FROM_DOCUMENTS, stage=STAGE, documents=shown, conversation_so_far="(none)", question=question)
-            except LMOutputError as exc:
-                return False, f"(no usable answer: {exc.reason})"
-            return not missing_facts(facts, reply.answer), reply.answer
-        picked = self.pick(question, passages)
+        picked = self.pick(question, passages[::-1])
         if picked is None:
             return False, "(no passage answers it)"
         document, position, answer = picked

@@ -179,17 +179,19 @@ def plan_query(request: LMRequest) -> dict[str, Any]:
 
 
 def pick_passage(request: LMRequest) -> dict[str, Any]:
-    """The passage and sentence sharing most words with the question, and its first fact the question does not say."""
+    """The passage and sentence sharing most words with the question (of equals, the same whatever the passages' order),
+    and its first fact the question does not say."""
     question = normalise(section(request, "Question"))
     words = set(tokenize(" ".join(set(question.split()) - STOPWORDS)))  # stems: a reader matches "cat" and "cats"
     passages = re.split(r"^\[(\d+)\] ", section(request, "Passages"), flags=re.M)[1:]
-    best = (0, 0, "")
+    best: tuple[int, int, str, int] = (0, 0, "", 0)
     for number, body in zip(passages[::2], passages[1::2]):
+        titled = len(words & set(tokenize(body.splitlines()[0])))  # of equals, a sentence of the page the question is about
         for sentence in sentences(" ".join(body.splitlines()[1:])):
             shared = len(words & set(tokenize(sentence)))
-            if shared > best[0]:
-                best = (shared, int(number), sentence)
-    shared, number, sentence = best
+            if (shared, titled, sentence) > best[:3]:  # ties go to the same sentence in whatever order the passages are shown
+                best = (shared, titled, sentence, int(number))
+    shared, _, sentence, number = best
     if not shared:
         return {"passage": 0, "sentence": "", "answer": ""}
     numbers = [m.group(0).strip(",.") for m in re.finditer(r"\S*\d\S*", sentence)] if question.startswith("how ") else []

@@ -56,7 +56,7 @@ class ConversationWriter:
             if kind is QueryType.FILLER and not self._bridge_carried(planned):
                 kind = QueryType.SINGLE_DOC  # its PRE-FILLER was dropped: name the entity instead of referring to it
             record = self._write_turn(number, planned, kind)
-            if record.outcome == "dropped" and kind is QueryType.OFF_LIMITS:  # no request the rule forbids: an unanswerable one
+            if record.outcome == "dropped" and kind is QueryType.OFF_LIMITS and planned.need is None:  # no request the rule forbids: an unanswerable one
                 self.records.append(record)
                 kind = QueryType.UNANSWERABLE
                 record = self._write_turn(number, planned.model_copy(update={"query_type": kind}), kind)

@@ -1,7 +1,8 @@
 """The spec's own question: a turn on a need of the spec's reading (`bddgen.implement.reading`), whose reference
-code made before any wording (a query plan's result, one sentence). The question is the reading's own wording
-first, rewritten by the LM only when a check refuses it; the round trip asks the plan again from the question
-alone (a table need) or asks which passage answers it (a text need) — meaning, not shared words."""
+code made before any wording (a query plan's result, one sentence, a refusal an off-limits rule requires). The
+question is the reading's own wording first, rewritten by the LM only when a check refuses it; the round trip asks
+the plan again from the question alone (a table need) or asks which passage answers it (a text need) — meaning, not
+shared words. A refusal has none: the rule decides it, and the question must ask what the rule forbids."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Iterator, Mapping
 
 from bddgen.implement.checks import form_problems, well_formed
 from bddgen.implement.context import Document
+from bddgen.implement.declined import declined_problems
 from bddgen.implement.grounding import answer_facts
 from bddgen.implement.kinds.base import Draft, EvidenceKind, recorded
 from bddgen.implement.plan import PlannedTurn
@@ -18,7 +20,7 @@ from bddgen.implement.tasks import WrittenTurn
 from bddgen.implement.identifiers import identifier_columns, identifier_problems
 from bddgen.ner.base import EntityRecognizer
 from bddgen.normalise import normalise
-from bddgen.specs import ExactExpectation, QueryType, Turn
+from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Turn
 
 class NeedKind(EvidenceKind[NeedEvidence]):
     """A turn asking one of the spec's needs, answered by its plan."""
@@ -31,10 +33,15 @@ class NeedKind(EvidenceKind[NeedEvidence]):
         return WrittenTurn.model_construct(question=evidence.question, answer=evidence.answer)
 
     def task(self, planned: PlannedTurn, kind: QueryType, evidence: NeedEvidence) -> str:
+        if evidence.rule:
+            return (f'Write this request as the user would, in plain words: "{evidence.question}". It must ask for exactly what '
+                    f'this rule forbids: "{evidence.rule}". The answer is "{CANNOT_ANSWER}".')
         return (f'Ask this question as the user would, in plain words: "{evidence.question}". Keep what it asks and the names '
                 f"it gives; its answer is: {evidence.answer}")
 
     def evidence_text(self, evidence: NeedEvidence) -> str:
+        if evidence.rule:
+            return f'(none: the assistant must decline "{evidence.rule}")'
         if evidence.plan is not None:
             return f"computed from the tables ({evidence.detail}): {evidence.answer}"
         return evidence.text
@@ -45,6 +52,10 @@ class NeedKind(EvidenceKind[NeedEvidence]):
     def check(self, planned: PlannedTurn, kind: QueryType, evidence: NeedEvidence, question: str, answer: str, by_code: bool) -> Draft:
         log = self.log()
         log.check("well-formed", {"well_formed": well_formed("question", question)})
+        if evidence.rule:
+            declines = declined_problems(question, evidence.rule, self.context.system_name, by_code=True)
+            log.check("declines", {"declines": declines}, f'asks what this rule forbids: "{evidence.rule}"')
+            return Draft(Turn(question=question, answer=CANNOT_ANSWER, query_type=QueryType.OFF_LIMITS, doc_ids=[]), log)
         log.check("question", {"question_form": form_problems(question)})
         exact = None
         if evidence.plan is not None and evidence.value:
@@ -55,6 +66,8 @@ class NeedKind(EvidenceKind[NeedEvidence]):
 
     def own_round_trip(self, evidence: NeedEvidence, question: str) -> tuple[str, bool]:
         """The plan proposed again from `question` alone, or the passage picked for it, agrees with the reference."""
+        if evidence.rule:
+            return f'declined by the rule "{evidence.rule}"', True  # the rule decides it, not an answer from the documents
         planner = self.context.planner
         assert planner is not None, "a need turn is written only with a planner"
         agreed, reply = planner.replans(evidence, question) if evidence.plan is not None else planner.reread(evidence, question)
@@ -65,6 +78,9 @@ class NeedKind(EvidenceKind[NeedEvidence]):
         cls, turn: Turn, evidence: NeedEvidence, documents: Mapping[str, Document], recognizer: EntityRecognizer, earlier: Mapping[int, Turn]
     ) -> list[TurnCheck]:
         answered = [] if normalise(evidence.answer) in normalise(turn.answer) else [f"the reference must state what code computed: {evidence.answer}"]
+        if evidence.rule:
+            declines = declined_problems(turn.question, evidence.rule, by_code=True)
+            return [recorded("declines", answered + declines, f'asks what this rule forbids: "{evidence.rule}"')]
         return [
             recorded("question", form_problems(turn.question) + identifier_problems(turn.question, identifier_columns(documents))),
             recorded("exact", answered, f"the spec's own question, answered by code: {evidence.detail or evidence.text}"),
