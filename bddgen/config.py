@@ -294,7 +294,7 @@ class TurnCheckSettings(_Section):
     asks_again: bool = Field(default=True, description="A SYNTHESIS asks again what each combined turn asked, about the same names.")
     identifiers: bool = Field(
         default=True,
-        description="A question names rows as people do: no column identifier ('MediaTypeId', 'flight_number'), no 'whose', no 'with ID' (a SYNTHESIS repeats the questions it combines).",
+        description="A question names rows as people do: no column identifier ('MediaTypeId', 'flight_number'), no key asked for in words ('the genre id of track 1393'), no 'whose', no 'with ID' (a SYNTHESIS repeats the questions it combines).",
     )
 
     def on(self, rule: CheckRule) -> bool:

@@ -58,10 +58,15 @@ def table_key(table: TableDocument) -> str:
     return ROWID
 
 
+def is_key_name(header: str) -> bool:
+    """Whether a column is named as an id ("GenreId", "customer_id", "ID")."""
+    return _ID_NAME.search(header) is not None
+
+
 def key_columns(table: TableDocument) -> set[str]:
     """The columns that hold keys, not facts: the declared key, the links to other tables and the columns named as ids
     ("GenreId", "customer_id", "id"). A number in one says which row, not how much; no person compares two rows on it."""
-    named = {h for h in table.headers if _ID_NAME.search(h)}
+    named = {h for h in table.headers if is_key_name(h)}
     return named | {fk.column for fk in table.foreign_keys} | ({table.key} if table.key else set())
 
 

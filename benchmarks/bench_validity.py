@@ -43,8 +43,8 @@ The spec-first measures, beside those:
   spec's subject names (`spec_subject`; a spec naming nothing passes), and a noun the spec's When line asks for
   (`asked_nouns`, from spaCy's parse; none: passes) has its stem among the question's words or those columns';
 - `identifier_questions`, `identifier_examples`: questions (every kept turn) that name a column as an identifier (a
-  table header in snake_case, CamelCase or ending in Id/_id/" ID", verbatim) or pick a row as a query does ("whose",
-  "with ID"), and up to 10 of them;
+  table header in snake_case, CamelCase or ending in Id/_id/" ID", verbatim), ask for a key by its spoken name ("the
+  genre id of track 1393") or pick a row as a query does ("whose", "with ID"), and up to 10 of them;
 - `written_share`: selected specs (`.feature` files with a spec) whose provenance holds a conversation, over all;
 - `repeated_questions`, `repeated_examples`: questions asked again in the suite, lower case without punctuation or
   extra spaces: twice in one conversation or in two (each repeat counted once);
@@ -736,9 +736,13 @@ def identifier_headers(headers: Iterable[str]) -> set[str]:
 
 
 def identifier_question(question: str, identifiers: Iterable[str]) -> bool:
-    """Whether a question names a column as its identifier (one of `identifiers`, verbatim), or picks a row as a query
-    does ("whose", so also "of the … whose"; "with ID")."""
-    return bool(_ROW_PICKING.search(question)) or any(re.search(rf"(?<!\w){re.escape(h)}(?!\w)", question) for h in identifiers)
+    """Whether a question names a column as its identifier (one of `identifiers`, verbatim), asks for a key by its
+    spoken name ("the genre id of track 1393": `GenreId` said in words), or picks a row as a query does ("whose", so
+    also "of the … whose"; "with ID")."""
+    headers = list(identifiers)
+    keys = [" ".join(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", h).replace("_", " ").lower().split()) for h in headers if re.search(r"(?:^|[_ a-z])(?:id|Id|ID)$", h)]
+    return (bool(_ROW_PICKING.search(question)) or any(re.search(rf"(?<!\w){re.escape(h)}(?!\w)", question) for h in headers)
+            or any(re.search(rf"(?<!\w){re.escape(k)}(?!\w)", question, re.IGNORECASE) for k in keys if " " in k))
 
 
 def normalised_question(question: str) -> str:

@@ -142,6 +142,8 @@ def test_identifier_headers_are_snake_camel_or_id_columns() -> None:
         ("What is the unit price of that song?", False),  # the column said in words
         ("Which genre does that song belong to?", False),
         ("What is the UnitPriceTotal of it?", False),  # not the header, only a longer word
+        ("What is the genre id of track 1393?", True),  # a key asked for in words
+        ("Which genre is track 1393 in?", False),
     ],
 )
 def test_identifier_question(question: str, expected: bool) -> None:

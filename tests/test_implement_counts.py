@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from bddgen.config import TurnCheckSettings
 from bddgen.embed.base import HashingEmbedder
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import read_feature_text
@@ -87,14 +88,29 @@ def test_the_round_trip_shows_several_counts_and_the_asked_one_in_its_place_by_s
     assert group_counts(TRACKS, "MediaTypeId") == [("1", 8), ("2", 4), ("3", 1)]
 
 
-def _writer(spec: Spec, plan: TurnPlan) -> ConversationWriter:
+def _writer(spec: Spec, plan: TurnPlan, checks: TurnCheckSettings = TurnCheckSettings()) -> ConversationWriter:
     corpus = Corpus(system=SystemDescription(name="Music shop", purpose="Answers questions about the shop's catalogue."), documents=[MEDIA, TRACKS])
     context = WriterContext(
         spec=spec, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()), lm=LanguageModel(ScriptedLM(by_task=faithful_replies()), max_retries=0),
         recognizer=RegexRecognizer(), retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(spec.as_text())),
-        attempts=2, alternatives=4, min_turns=3,
+        attempts=2, alternatives=4, min_turns=3, checks=checks,
     )
     return ConversationWriter(context, plan)
+
+
+KEYS_WAIVED = TurnCheckSettings(identifiers=False)  # a bridge over a key: its PRE-FILLER asks the key, which no person asks
+
+
+def test_a_bridge_whose_pre_filler_asks_a_key_is_not_asked() -> None:
+    """"What is the media type id of Protected AAC audio file?" asks a join key: refused, so the bridge is not crossed;
+    with the check off, what it would have refused is kept in the turn's record."""
+    spec = Spec.create("Media types by tracks", ["a music fan"], ["the fan asks which media type has more tracks"], ["the assistant names it"])
+    result = _writer(spec, _bridged_plan()).write()
+    pre = result.records[0]
+    assert pre.query_type is QueryType.PRE_FILLER and pre.outcome == "dropped" and 'asks for a key ("media type id")' in pre.dropped
+    assert QueryType.FILLER not in {t.query_type for t in result.turns}
+    waived = _writer(spec, _bridged_plan(), KEYS_WAIVED).write().records[0]
+    assert waived.outcome == "kept" and any("media type id" in w for w in waived.waived)
 
 
 def _bridged_plan() -> TurnPlan:
@@ -111,7 +127,7 @@ def _bridged_plan() -> TurnPlan:
 
 def test_a_spec_asking_which_has_more_gets_a_count_turn_with_an_exact_check_in_the_feature() -> None:
     spec = Spec.create("Media types by tracks", ["a music fan"], ["the fan asks which media type has more tracks"], ["the assistant names it"])
-    result = _writer(spec, _bridged_plan()).write()
+    result = _writer(spec, _bridged_plan(), KEYS_WAIVED).write()
     assert not result.dropped, result.dropped
     filler = next(t for t in result.turns if t.query_type is QueryType.FILLER)
     assert filler.question == "How many tracks are there for that media type?"
@@ -126,6 +142,6 @@ def test_a_spec_asking_which_has_more_gets_a_count_turn_with_an_exact_check_in_t
 
 def test_a_spec_that_asks_no_count_gets_a_look_up_instead() -> None:
     spec = Spec.create("Media type names", ["a music fan"], ["the fan asks for the name of a track of a media type"], ["the assistant names it"])
-    result = _writer(spec, _bridged_plan()).write()
+    result = _writer(spec, _bridged_plan(), KEYS_WAIVED).write()
     filler = next(t for t in result.turns if t.query_type is QueryType.FILLER)
     assert filler.exact is not None and filler.exact.operation == "lookup"

@@ -133,6 +133,8 @@ def test_a_question_naming_a_column_identifier_or_saying_whose_is_refused() -> N
     assert identifier_problems("What is the title of the record whose minutes are 41?", identifiers)
     assert identifier_problems("What is the name of the label with ID 2?", identifiers)
     assert identifier_problems("How many records has Ferrow released?", identifiers) == []
+    assert identifier_problems("What is the label id of Salt Lines?", identifiers)  # a key asked for in words
+    assert identifier_problems("Which label released record 3?", identifiers) == []  # a row named by its number is fine
 
 
 # --- a spec implemented from its reading ----------------------------------------------------------------------------

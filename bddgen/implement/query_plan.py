@@ -388,7 +388,7 @@ def _count_plan(question: str, tables: Tables) -> QueryPlan | None:
     for table in tables.tables.values():
         for position, header in enumerate(table.headers):
             for value in {r[position] for r in tables.rows(table) if position < len(r)}:
-                if len(value) >= NAMED_VALUE_CHARS and any(ch.isalpha() for ch in value) and f" {normalise(value)} " in said:
+                if len(value) >= NAMED_VALUE_CHARS and any(ch.isalpha() for ch in value) and _says(said, value):
                     found.append((len(value), table, header, value))
     if not found:
         return None
@@ -404,6 +404,11 @@ def _count_plan(question: str, tables: Tables) -> QueryPlan | None:
     join = [] if table.id == counted.id else [tables.name(table)]
     where = [Condition(column=f"{tables.name(table)}.{c}", value=v) for c, v in conditions.items()]
     return QueryPlan(table=tables.name(counted), join=join, where=where, aggregate="count")
+
+
+def _says(said: str, value: str) -> bool:
+    """Whether the question (`said`: normalised, in spaces) names `value`, in the singular or the plural ("AAC audio files")."""
+    return re.search(rf" {re.escape(normalise(value))}(?:e?s)? ", said) is not None
 
 
 def _report_plan(question: str, tables: Tables) -> QueryPlan | None:

@@ -212,6 +212,8 @@ class Planner:
                 evidence, why = self._refusal(len(reading.needs) - 1, need, spec)
             else:
                 evidence, why = self.plan(len(reading.needs) - 1, need, pages)
+                if evidence is not None and (why := _answered_already(evidence, reading.evidence)):
+                    evidence = None
             need.planned, need.why_not = evidence is not None, why
             if evidence is not None:
                 reading.evidence.append(evidence.model_copy(update={"prompt_hash": reading.prompt_hash}))
@@ -356,6 +358,8 @@ class Planner:
         reference = bounded_answer(answer, sentence, self.recognizer)
         if content_words(reference) <= content_words(need.question):  # "Deferred charges and other assets" for what they are
             return None, f"the sentence the LM points at ({document.id}) says nothing the question does not"
+        if unsaid := [y for y in condition_years(need.question, need.about) if y not in sentence]:
+            return None, f"the sentence the LM points at ({document.id}) is not about {', '.join(unsaid)}, which the question asks about"
         return NeedEvidence(
             need=index, need_kind=need.kind, question=need.question, answer=reference,
             document=document.id, sentence=position, text=sentence, passages=[p.id for p in passages],
@@ -376,6 +380,17 @@ class Planner:
             return True, answer
         facts = answer_facts(evidence.answer, self.recognizer)
         return bool(facts) and not missing_facts(facts, sentence), answer
+
+
+def _answered_already(evidence: NeedEvidence, earlier: Sequence[NeedEvidence]) -> str:
+    """Why a need's reference answers no question of its own: the question says it ("What is Daan Peeters' first name?":
+    Daan), or an earlier need has it (a second question planned as the first: it asks nothing new); '' otherwise."""
+    answer = evidence.value or evidence.answer
+    if any(ch.isalpha() for ch in answer) and mentions(evidence.question, answer):  # a name; a number may be said for another reason
+        return f"the question says its own answer ({answer})"
+    if same := next((e for e in earlier if " ".join((e.value or e.answer).split()) == " ".join(answer.split())), None):
+        return f"its answer is that of {same.question!r}: it asks nothing that question does not"
+    return ""
 
 
 def unsaid_conditions(plan: QueryPlan, question: str) -> str:

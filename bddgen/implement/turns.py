@@ -145,6 +145,9 @@ class ConversationWriter:
                     continue
             usable = True
             draft = reader.checked(planned, kind, evidence, written)
+            if (earlier := self._asked_before(draft, planned)) is not None:  # any wording of this evidence asks that again
+                record.rewrites.append(f"the fact of turn {earlier} again (the same answer from the same document): other evidence")
+                return None
             # absence is proven by the corpus search, a refusal by the assistant's rule: neither by an LM
             if not draft.problems and reader.round_trip:
                 reply, agreed = self._answered(reader, evidence, draft, kind)
@@ -166,6 +169,19 @@ class ConversationWriter:
         if unusable is not None and not usable:
             raise unusable  # the LM never gave a usable reply: the chain is left for a rerun, not judged
         return self._plain_draft(planned, kind, reader, evidence, record)
+
+    def _asked_before(self, draft: Draft, planned: PlannedTurn) -> int | None:
+        """The number of a kept turn whose reference `draft` gives again from one of its documents (the spec's own question
+        "How much did Fixed Price sales change?" then "what was the change in the Fixed Price?"); None when it asks
+        something new. A SYNTHESIS combines earlier answers, and the spec's own questions come first, so neither counts."""
+        if planned.need is not None or draft.turn.query_type in (QueryType.SYNTHESIS, QueryType.UNANSWERABLE, QueryType.OFF_LIMITS):
+            return None
+        asked = " ".join(_expected(draft).lower().split())
+        for number, kept in enumerate(self.kept, 1):
+            same = " ".join((kept.exact or kept.turn.answer).lower().split()) == asked
+            if same and answerable(kept) and set(kept.turn.doc_ids) & set(draft.turn.doc_ids):
+                return number
+        return None
 
     def _plain_draft(self, planned: PlannedTurn, kind: QueryType, reader: EvidenceKind[Any], evidence: Evidence, record: TurnProvenance) -> Draft | None:
         """The question worded by code, for a turn whose every LM wording failed and whose evidence fixes
