@@ -305,6 +305,8 @@ def test_a_count_of_the_rows_linked_to_a_value_the_question_names_is_planned_wit
     both = plan_from_words("How many orders has Ana Molt placed?", tables)  # a name over two columns: both parts pick the row
     assert both is not None and run_plan(both, tables).value == "2"
     assert plan_from_words("How many labels are there?", tables) is None  # no value named: the LM plans it
+    plural = plan_from_words("How many records are there on the Blue Tarns?", tables)  # the value said in the plural
+    assert plural is not None and run_plan(plural, tables).value == "1"
 
 
 def test_a_reading_that_drops_the_years_the_spec_gives_is_read_again(corpus: Corpus, index: MemoryIndex) -> None:
@@ -400,3 +402,31 @@ def test_a_request_the_spec_declines_opens_the_conversation_refused_by_the_assis
     report = implement_feature(path, corpus, _lm(reading)[0], RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
     assert report.written == 0 and report.features[0].unplanned == [question]
     assert "no off-limits line" in " ".join(report.features[0].notes)
+
+
+def test_a_need_that_says_its_own_answer_or_repeats_an_earlier_one_or_reads_another_years_sentence_is_not_planned(
+    tmp_path: Path, corpus: Corpus, index: MemoryIndex
+) -> None:
+    own = "What is the name of the Ferrow label?"
+    count, again = "How many records has Ferrow released?", "How many albums did Ferrow put out?"
+    dated = "What did Ferrow do in 2010?"
+    by_name = {"table": "Label", "where": [{"column": "Name", "op": "=", "value": "Ferrow"}], "select": "Name"}
+    counted = {"table": "Record", "join": ["Label"], "where": [{"column": "Label.Name", "op": "=", "value": "Ferrow"}], "aggregate": "count"}
+    founded = {"passage": 1, "sentence": HISTORY.passage.split(". ")[1], "answer": "Dana Vell"}
+
+    def needs_of(questions: tuple[str, ...], folder: str) -> dict[str, Any]:
+        (tmp_path / folder).mkdir()
+        reading = {"needs": [{"question": q, "kind": "description" if q == dated else "lookup", "about": ["Ferrow"]} for q in questions]}
+        lm, backend = _lm(reading, picks=[(dated, founded)])
+        backend.by_task["plan_query"] = lambda request: by_name if own in section(request, "Question") else counted
+        path = _feature(tmp_path / folder, "Ferrow's catalogue", "a listener discovers the Ferrow label", "the listener asks about Ferrow's records",
+                        "the assistant says how many there are")
+        report = implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+        reading_made = _provenance(path).reading
+        assert reading_made is not None, report.features[0].failures
+        return {n.question: n for n in reading_made.needs}
+
+    needs = needs_of((count, again, dated), "several")
+    assert needs[count].planned and "asks nothing that question does not" in needs[again].why_not
+    assert "not about 2010" in needs[dated].why_not
+    assert "says its own answer" in needs_of((own,), "own")[own].why_not
