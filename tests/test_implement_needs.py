@@ -430,3 +430,11 @@ def test_a_need_that_says_its_own_answer_or_repeats_an_earlier_one_or_reads_anot
     assert needs[count].planned and "asks nothing that question does not" in needs[again].why_not
     assert "not about 2010" in needs[dated].why_not
     assert "says its own answer" in needs_of((own,), "own")[own].why_not
+
+
+def test_a_column_holding_a_key_is_never_a_turns_answer() -> None:
+    """"What is the label of Salt Lines?" answered "1" asks a key: a person wants the label's name; ids and links are no answer."""
+    from bddgen.implement.evidence import table_candidates
+
+    asked = {e.column for e in table_candidates(RECORD, {"records"})}
+    assert asked and asked.isdisjoint({"RecordId", "LabelId"}) and asked <= {"Title", "Minutes"}

@@ -19,6 +19,7 @@ from bddgen.implement.names import is_counted, is_name_fragment
 from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_words, normalise
 from bddgen.implement.tables import TableQuery, evaluate_table_query, matching_count, row_meets
 from bddgen.implement.wide import column_year, label_column, unique_label, value_columns
+from bddgen.table_keys import is_key_name
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
 from bddgen.numbers import year_of
 from bddgen.ner.base import EntityRecognizer
@@ -171,10 +172,16 @@ def own_columns(table: TableDocument) -> set[str]:
 
 
 def _answer_columns(table: TableDocument, row: int, focus: set[str], skip: Sequence[str]) -> list[str]:
-    """The row's usable cells, the table's key column last (it names the row; the question should ask about it)."""
+    """The row's usable cells, the table's key column last (it names the row; the question should ask about it). A
+    column named as an id or linking to another table ("GenreId") is no answer: its number says which row, and a
+    person asks for what it names ("Rock"), not for it."""
     cells = dict(zip(table.headers, table.rows[row]))
     key = key_column(table)
-    usable = [h for h in table.headers if h not in skip and cells.get(h, "").strip() and len(cells[h]) <= ANSWER_VALUE_CHARS]
+    links = {fk.column for fk in table.foreign_keys}
+    usable = [
+        h for h in table.headers
+        if h not in skip and cells.get(h, "").strip() and len(cells[h]) <= ANSWER_VALUE_CHARS and not is_key_name(h) and h not in links
+    ]
     return sorted(usable, key=lambda h: (h == key, -len(content_words(spoken_name(h)) & focus), table.headers.index(h)))
 
 
