@@ -438,3 +438,21 @@ def test_a_column_holding_a_key_is_never_a_turns_answer() -> None:
 
     asked = {e.column for e in table_candidates(RECORD, {"records"})}
     assert asked and asked.isdisjoint({"RecordId", "LabelId"}) and asked <= {"Title", "Minutes"}
+
+
+def test_the_amount_of_a_named_rows_latest_record_is_planned_without_the_lm_and_a_tie_has_no_answer() -> None:
+    buyers = TableDocument(id="tables/db.Buyer", title="Buyer", headers=["BuyerId", "FirstName", "LastName"],
+                           rows=[["1", "Ana", "Reyes"], ["2", "Ana", "Molt"]], key="BuyerId")
+    orders = TableDocument(id="tables/db.Order", title="Order", headers=["OrderId", "BuyerId", "OrderDate", "Total"],
+                           rows=[["1", "2", "2021-03-04 00:00:00", "5.94"], ["2", "2", "2021-11-20 00:00:00", "13.86"],
+                                 ["3", "1", "2021-12-01 00:00:00", "1.98"], ["4", "2", "2021-02-28 00:00:00", "8.91"]],
+                           key="OrderId", foreign_keys=[ForeignKey(column="BuyerId", table="tables/db.Buyer", references="BuyerId")])
+    tables = _tables(buyers, orders)
+    latest = plan_from_words("How much was Ana Molt's last order?", tables)
+    assert latest is not None and run_plan(latest, tables).value == "13.86"  # by day, not by the year read as a number
+    first = plan_from_words("When was Ana Molt's first order?", tables)
+    assert first is not None and run_plan(first, tables).value == "2021-02-28 00:00:00"
+    assert plan_from_words("What was Ana Molt's last order?", tables) is None  # neither an amount nor a date asked
+    tied = orders.model_copy(update={"rows": [*orders.rows, ["5", "2", "2021-11-20 00:00:00", "2.00"]]})
+    with pytest.raises(PlanError, match="tie"):
+        run_plan(latest, _tables(buyers, tied))

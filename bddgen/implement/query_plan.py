@@ -26,6 +26,7 @@ from bddgen.lm.tasks import StrictReply
 from bddgen.models import TableDocument
 from bddgen.normalise import normalise
 from bddgen.numbers import format_number, parse_number, year_of
+from bddgen.table_keys import key_columns
 from bddgen.specs import ExactExpectation, ExactOperation
 from bddgen.text import row_noun, singular
 
@@ -261,6 +262,8 @@ def run_plan(plan: QueryPlan, tables: Tables) -> PlanResult:
     if plan.order_by:
         ranked = joined.column(plan.order_by)
         rows = sorted(rows, key=lambda r: _sort_key(r[ranked]), reverse=plan.order == "desc")
+        if plan.limit and len(rows) > plan.limit and rows[plan.limit - 1][ranked] == rows[plan.limit][ranked]:
+            raise PlanError(f"rows tie on {ranked} ({rows[plan.limit][ranked]}): the ranking has no single answer")
     values = [r[column] for r in rows if r[column].strip()]
     distinct = list(dict.fromkeys(values))
     if plan.limit:
@@ -275,7 +278,13 @@ def run_plan(plan: QueryPlan, tables: Tables) -> PlanResult:
     return PlanResult(distinct[0], "lookup", detail, read, listed=tuple(distinct))
 
 
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
 def _sort_key(cell: str) -> tuple[int, float, str]:
+    """A cell's rank: an ISO date by its text (so by day, not by its year read as a number), a number by its value."""
+    if _ISO_DATE.match(cell.strip()):
+        return (1, 0.0, cell.strip())
     number = parse_number(cell)
     return (0, number, "") if number is not None else (1, 0.0, normalise(cell))
 
@@ -365,8 +374,9 @@ _AVERAGE = re.compile(r"\baverage\b|\bmean\b", re.IGNORECASE)
 
 def plan_from_words(question: str, tables: Tables) -> QueryPlan | None:
     """A plan read from the question's own words: of a report table (`_report_plan`), else a count of the rows the
-    question counts that hold a value it names (`_count_plan`); None when its words fit neither."""
-    return _report_plan(question, tables) or _count_plan(question, tables)
+    question counts that hold a value it names (`_count_plan`), else the amount or date of the latest (or first) row
+    linked to a row it names (`_latest_plan`); None when its words fit none."""
+    return _report_plan(question, tables) or _count_plan(question, tables) or _latest_plan(question, tables)
 
 
 _HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.IGNORECASE)
@@ -377,12 +387,57 @@ def _count_plan(question: str, tables: Tables) -> QueryPlan | None:
     """"How many tracks are in the Protected MPEG-4 video file?": the rows of the table of tracks holding, or linked to a
     row holding, the longest value of a table shown that the question says ("Protected MPEG-4 video file")."""
     asked = _HOW_MANY.search(question)
-    if asked is None:
+    counted = _table_of(asked.group(1), tables) if asked is not None else None
+    named = _named(question, tables, counted) if counted is not None else None
+    if counted is None or named is None:
         return None
-    counted_word = singular(asked.group(1).lower())
-    counted = next((t for t in tables.tables.values() if tables.noun(t) == counted_word), None)
-    if counted is None:
+    join, where = named
+    return QueryPlan(table=tables.name(counted), join=join, where=where, aggregate="count")
+
+
+_LATEST = re.compile(r"\b(last|latest|most recent|newest|first|earliest|oldest) ([a-z]+)", re.IGNORECASE)
+_AMOUNT = re.compile(r"^how much\b|\b(?:amount|total|cost|price|paid|pay)\b", re.IGNORECASE)
+_WHEN = re.compile(r"^when\b|\bdate\b", re.IGNORECASE)
+
+
+def _latest_plan(question: str, tables: Tables) -> QueryPlan | None:
+    """"How much was Leonie Köhler's last invoice?": of the rows of the table of invoices linked to the row the question
+    names, the one with the latest (or, for "first", the earliest) date — its amount (the one number of the table that is
+    no key) for "how much", its date for "when". None when the question says neither, or the table has no one date column."""
+    asked = _LATEST.search(question)
+    ranked = _table_of(asked.group(2), tables) if asked is not None else None
+    named = _named(question, tables, ranked) if ranked is not None else None
+    if asked is None or ranked is None or named is None:
         return None
+    rows = tables.rows(ranked)
+    dates = [h for n, h in enumerate(ranked.headers) if rows and all(n < len(r) and _ISO_DATE.match(r[n].strip()) for r in rows)]
+    keys = key_columns(ranked)
+    amounts = [h for n, h in enumerate(ranked.headers)
+               if h not in keys and rows and all(n < len(r) and parse_number(r[n]) is not None for r in rows) and h not in dates]
+    if len(dates) != 1:
+        return None
+    if _AMOUNT.search(question) and len(amounts) == 1:
+        select = amounts[0]
+    elif _WHEN.search(question):
+        select = dates[0]
+    else:
+        return None
+    join, where = named
+    name = tables.name(ranked)
+    latest = asked.group(1).lower() in ("last", "latest", "most recent", "newest")
+    return QueryPlan(table=name, join=join, where=where, select=f"{name}.{select}", order="desc" if latest else "asc",
+                     order_by=f"{name}.{dates[0]}", limit=1)
+
+
+def _table_of(word: str, tables: Tables) -> TableDocument | None:
+    """The table whose rows a word names ("tracks", "invoice")."""
+    noun = singular(word.lower())
+    return next((t for t in tables.tables.values() if tables.noun(t) == noun), None)
+
+
+def _named(question: str, tables: Tables, asked: TableDocument) -> tuple[list[str], list[Condition]] | None:
+    """(the tables to join, the conditions) that pick the rows of `asked` holding, or linked to a row holding, the
+    longest value of a table shown that the question says; None when it says none."""
     said = f" {normalise(question)} "
     found: list[tuple[int, TableDocument, str, str]] = []
     for table in tables.tables.values():
@@ -392,7 +447,7 @@ def _count_plan(question: str, tables: Tables) -> QueryPlan | None:
                     found.append((len(value), table, header, value))
     if not found:
         return None
-    _, table, header, value = max(found, key=lambda f: (f[0], f[1].id == counted.id))
+    _, table, header, value = max(found, key=lambda f: (f[0], f[1].id == asked.id))
     conditions = {header: value}
     # the rest of a name written over columns of the same row ("Leonie" "Köhler"): every part the question says
     position = table.headers.index(header)
@@ -401,9 +456,8 @@ def _count_plan(question: str, tables: Tables) -> QueryPlan | None:
         index = other.headers.index(column)
         if other.id == table.id and column not in conditions and any(index < len(r) and r[index] == part for r in rows):
             conditions[column] = part
-    join = [] if table.id == counted.id else [tables.name(table)]
-    where = [Condition(column=f"{tables.name(table)}.{c}", value=v) for c, v in conditions.items()]
-    return QueryPlan(table=tables.name(counted), join=join, where=where, aggregate="count")
+    join = [] if table.id == asked.id else [tables.name(table)]
+    return join, [Condition(column=f"{tables.name(table)}.{c}", value=v) for c, v in conditions.items()]
 
 
 def _says(said: str, value: str) -> bool:
