@@ -29,7 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "implement": ("bddgen.commands.implement:implement", "Turn specs into grounded conversations."),
     "review": ("bddgen.commands.review:review", "Review the suite beside its evidence on a local page."),
     "run": ("bddgen.commands.run:run", "Run the suites against an assistant."),
-    "judge": ("bddgen.commands.judge:judge", "Qualify the judge on answers of known verdict made from your turns (check)."),
+    "judge": ("bddgen.commands.judge:judge", "Qualify the judge on answers of known verdict: made from your turns, or labelled by you (check, label)."),
     "report": ("bddgen.commands.report:report", "Failure-rate reports and run comparison."),
     "coverage": ("bddgen.commands.report:coverage", "Which documents and entities the suite covers."),
     "export": ("bddgen.commands.interop:export", "Conversations as a ragas, DeepEval, promptfoo or JSONL dataset."),

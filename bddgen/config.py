@@ -359,6 +359,10 @@ class JudgeCheckSettings(_Section):
     )
 
 
+JudgeMethod = Literal["rubric", "claims"]
+"""How the judge model grades a turn the deterministic checks leave to it (docs/judge.md)."""
+
+
 class RunSettings(_Section):
     """`bddgen run`: executing the suites against an assistant."""
 
@@ -390,6 +394,11 @@ class RunSettings(_Section):
         default=2, ge=0,
         description="Judge: words of a part besides its names, numbers, units and function words ('spectators', 'minute') for "
         "the deterministic checks to pass an answer on it; with more, the model judges.",
+    )
+    judge_method: JudgeMethod = Field(
+        default="rubric",
+        description="Judge: how the model grades a turn the deterministic checks leave to it: rubric (one 1-5 grade against the "
+        "reference) or claims (one yes/no question per claim of the reference the question asks for, and one for a contradiction).",
     )
 
 

@@ -31,6 +31,7 @@ from bddgen.intents.memory import MemoryExport
 from bddgen.intents.model import PartitionTable, SearchResult, SeedFile
 from bddgen.interop.model import ExportedConversation
 from bddgen.run.judge_check import JudgeCheck
+from bddgen.judging.labelled import LABELLED_FORMAT, LabelledAnswer
 from bddgen.lm.tasks import PromptTask
 from bddgen.probe.model import ProbeState, WeaknessList
 from bddgen.probe.rubric import Rubric
@@ -76,6 +77,7 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
     "probe-state.json": ProbeState,
     "rubric.yaml": Rubric,
     "judge-check.json": JudgeCheck,
+    LABELLED_FORMAT: LabelledAnswer,
 }
 """File name -> the model of its content (for .jsonl files: of one line)."""
 

@@ -11,7 +11,7 @@ import random
 from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Protocol, Sequence
 
 from bddgen.errors import InputError, Problem
 from bddgen.implement.evidence import TableEvidence
@@ -23,7 +23,7 @@ from bddgen.models import TableDocument
 from bddgen.report.stats import wilson_interval
 from bddgen.results import Verdict
 from bddgen.review.state import REJECTED_TAG
-from bddgen.run.judge import Judge
+from bddgen.run.judge import Judge, by_model
 from bddgen.run.judge_check import Figures, GradedCandidate, JudgeCheck
 from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY
 
@@ -34,7 +34,23 @@ def _share(count: int, total: int) -> float | None:
     return count / total if total else None
 
 
-def figures(graded: list[GradedCandidate]) -> Figures:
+class Graded(Protocol):
+    """An answer of known verdict with the judge's (a candidate, a labelled answer)."""
+
+    @property
+    def should_pass(self) -> bool: ...
+
+    @property
+    def verdict(self) -> Verdict: ...
+
+    @property
+    def by_model(self) -> bool: ...
+
+    @property
+    def agrees(self) -> bool: ...
+
+
+def figures(graded: Sequence[Graded]) -> Figures:
     """Agreement, false-fail and false-pass rates of `graded`, each with its 95% Wilson interval."""
     right = [g for g in graded if g.should_pass]
     wrong = [g for g in graded if not g.should_pass]
@@ -111,7 +127,7 @@ def grade(judge: Judge, candidates: list[Candidate], on_progress: Callable[[int,
                 feature=source.feature, conversation_id=source.conversation_id, turn=source.number,
                 query_type=source.turn.query_type.value, kind=candidate.kind, question=source.turn.question,
                 reference=source.turn.answer, answer=candidate.answer, should_pass=candidate.should_pass,
-                verdict=judgement.verdict, feedback=judgement.feedback, by_model=judgement.score is not None,
+                verdict=judgement.verdict, feedback=judgement.feedback, by_model=by_model(judgement),
             )
         )
         on_progress(done, len(candidates))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from bddgen.manifest.workflow import read_manifest
 from bddgen.agents.witness_facts import FactChooser
@@ -31,7 +31,7 @@ from bddgen.features.reader import feature_files
 from bddgen.features.writer import write_feature
 from bddgen.files import atomic_write
 from bddgen.generate import generate_candidates, load_candidates
-from bddgen.models import TableDocument
+from bddgen.models import Document, TableDocument
 from bddgen.implement import ImplementReport, ProgressEvent
 from bddgen.implement.pipeline import explain_feature, implement_features
 from bddgen.implement.reading import SpecReading
@@ -48,6 +48,11 @@ from bddgen.select import SpecPool, WriteReport, build_pool, scan_suite, select_
 from bddgen.specs import CandidateSet, Selection
 
 if TYPE_CHECKING:
+    from bddgen.judging.agreement import LabelledCheck
+    from bddgen.judging.labelled import LabelledLine
+    from bddgen.judging.labelling import TurnToLabel
+    from bddgen.report.runs import RunData
+    from bddgen.run.judge import Judge
     from bddgen.run.judge_check import JudgeCheck
     from bddgen.retrieval.hybrid import HybridIndex, IngestReport
 
@@ -228,16 +233,11 @@ def judge_check(models: Models, n: int, on_progress: StageProgress = no_progress
     """Grade candidate answers of known verdict, made from at most `n` verified turns, with the judge the run
     uses ([judge], [run] passing_score and tolerances, told whether [run] assistant calls tools); write the figures
     to .bddgen/judge-check.json."""
-    from bddgen.manifest.project import project_manifest
     from bddgen.judging.qualify import judge_check as qualify
     from bddgen.run.judge_check import write_check
-    from bddgen.run.assistants.factory import assistant_settings
-    from bddgen.run.judge import TOOL_KINDS, run_judge
 
     project, settings = models.project, models.project.settings
-    assistant = assistant_settings(settings.run.assistant, project)
-    judge = run_judge(settings.run, lambda: models.judge_lm, tools=assistant.kind in TOOL_KINDS or project_manifest(project, assistant) is not None,
-                      documents=lambda: models.corpus.documents if project.corpus_path.is_dir() else [])
+    judge = _run_judge(models, lambda: models.corpus.documents if project.corpus_path.is_dir() else [])
 
     tables: dict[str, TableDocument] = {}
 
@@ -252,6 +252,44 @@ def judge_check(models: Models, n: int, on_progress: StageProgress = no_progress
     )
     write_check(project.ensure_state(), check)
     return check
+
+
+def _run_judge(models: Models, documents: Callable[[], Sequence[Document]]) -> "Judge":
+    """The judge `bddgen run` grades with ([judge], [run] passing_score, tolerances and judge_method, told whether [run]
+    assistant calls tools), reading cited passages from `documents`."""
+    from bddgen.manifest.project import project_manifest
+    from bddgen.run.assistants.factory import assistant_settings
+    from bddgen.run.judge import TOOL_KINDS, run_judge
+
+    project, settings = models.project, models.project.settings
+    assistant = assistant_settings(settings.run.assistant, project)
+    tools = assistant.kind in TOOL_KINDS or project_manifest(project, assistant) is not None
+    return run_judge(settings.run, lambda: models.judge_lm, tools=tools, documents=documents)
+
+
+def judge_labelled(models: Models, answers: list["LabelledLine"], file: str, on_progress: StageProgress = no_progress) -> "LabelledCheck":
+    """Grade the answers people labelled (read from `file`) with the judge the run uses, each with its own passage, and
+    count how often it agrees with them (overall, per source, per query type, per reference length)."""
+    from bddgen.judging.agreement import grade_labelled, passages, summarise_labelled
+
+    settings = models.project.settings
+    judge = _run_judge(models, lambda: passages(answers))
+    graded = grade_labelled(judge, answers, on_progress=lambda done, total: on_progress("grading labelled answers", done, total))
+    return summarise_labelled(graded, file=file, judge_model=settings.judge_lm.model, method=settings.run.judge_method)
+
+
+def turns_to_label(models: Models, run: str | None, labelled: Path, n: int) -> tuple["RunData", list["TurnToLabel"]]:
+    """The run (`run`: an id or folder; default the latest) and its next `n` judged turns that `labelled` does not label
+    yet, each with the passages of the documents it cites."""
+    from bddgen.judging.labelling import FeatureTurns, labelled_turns, turns_to_label as next_turns
+    from bddgen.report.runs import load_run, resolve_runs
+    from bddgen.run.judge import CitedPassages
+
+    project = models.project
+    data = load_run(resolve_runs(project.runs_path, [run] if run else [])[0])
+    cited = CitedPassages(lambda: models.corpus.documents if project.corpus_path.is_dir() else [])
+    done = labelled_turns(labelled)
+    return data, next_turns(data.metadata, data.results, FeatureTurns(project.root), cited, done, n, project.settings.seed)
 
 
 def _nothing_to_run(tags: str) -> str:

@@ -5,15 +5,15 @@ from __future__ import annotations
 import threading
 from typing import Callable, Sequence
 
-from bddgen.config import RunSettings, default_of
+from bddgen.config import JudgeMethod, RunSettings, default_of
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import ASSISTANT, USER, Line, render_history, render_transcript
 from bddgen.models import Document, PolicyDocument, TextDocument
 from bddgen.results import JUDGE_ERROR, Judgement, Verdict
-from bddgen.normalise import content_words
 from bddgen.answer_checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
+from bddgen.run.claims import CLAIMS_CHECK, stems, verify_claims
 from bddgen.run.reference_match import (
     DEFAULT_TOLERANCES, Tolerances, adds_claims, altered_quote, contradicted_number, match_reference, quotes_reference, states_names,
 )
@@ -43,11 +43,6 @@ GOAL_RUBRIC = (
     "Score 4: The goal is achieved but for a minor part of it.\n"
     "Score 5: The goal is fully achieved."
 )
-
-
-def _stems(text: str) -> set[str]:
-    """Content words without a plural 's' ('fees' and 'fee' meet)."""
-    return {w.rstrip("s") for w in content_words(text)}
 
 
 def expects_abstention(turn: Turn) -> bool:
@@ -82,16 +77,19 @@ class Judge:
         cited: Callable[[str], str] | None = None,
         passing_score: int = default_of(RunSettings, "passing_score"),
         tolerances: Tolerances = DEFAULT_TOLERANCES,
+        method: JudgeMethod = default_of(RunSettings, "judge_method"),
     ) -> None:
         """`tools`: the assistant calls tools, so 'wrong tool or order' is a category the model may name. `cited`: the
         passage of a document a turn cites (`CitedPassages`), where an answer's claims beyond the reference may be found.
         `passing_score`: the model's score (1-5) from which an answer or conversation passes. `tolerances`: how the
-        deterministic checks read a reference (`Tolerances.of(settings.run)`)."""
+        deterministic checks read a reference (`Tolerances.of(settings.run)`). `method`: how the model grades an answer the
+        checks leave to it (`[run] judge_method`: a rubric grade, or the claims of the reference one by one)."""
         self._lm_provider = lm_provider
         self.tools = tools
         self._cited = cited
         self.passing_score = passing_score
         self.tolerances = tolerances
+        self.method = method
         self._lm: LanguageModel | None = None
         self._lock = threading.Lock()
 
@@ -143,7 +141,7 @@ class Judge:
         if decided is not None:
             verdict = Verdict.PASS if decided.passed else Verdict.FAIL
             return Judgement(verdict, decided.reason, checks=("abstention", "reference-parts"))
-        return self._grade(turn.question, answer, turn.answer, ANSWER_RUBRIC, history, ("abstention", "reference-parts"))
+        return self._grade_answer(turn, answer, history, ("abstention", "reference-parts"))
 
     def _judge_exact(self, turn: Turn, answer: str, history: list[Message], said: str) -> Judgement:
         """The exact value decides, alone when the turn states no reference answer but the value; otherwise unless the
@@ -165,7 +163,7 @@ class Judge:
         if replaced:
             return Judgement(Verdict.FAIL, f"the answer states the exact value {value!r} but {replaced}", checks=("exact", "reference-parts"))
         if decided is None and (self._adds_claims(turn, answer, said) or not states_names(answer, turn.answer)):
-            return self._grade(turn.question, answer, turn.answer, ANSWER_RUBRIC, history, ("exact", "reference-parts"))
+            return self._grade_answer(turn, answer, history, ("exact", "reference-parts"))
         return Judgement(Verdict.PASS, f"the answer states the exact value {value!r}", checks=("exact",))
 
     def _adds_claims(self, turn: Turn, answer: str, said: str) -> bool:
@@ -173,8 +171,12 @@ class Judge:
         the documents the turn cites state: true detail from the turn's own source is no error."""
         if not adds_claims(answer, turn.answer, said, self.tolerances.unit):
             return False
-        cited = " ".join(self._cited(doc_id) for doc_id in turn.doc_ids) if self._cited is not None else ""
+        cited = self._passage(turn)
         return not cited.strip() or adds_claims(answer, turn.answer, f"{said} {cited}", self.tolerances.unit)
+
+    def _passage(self, turn: Turn) -> str:
+        """The passages of the documents the turn cites ('' for none, a table or an unknown id)."""
+        return " ".join(self._cited(doc_id) for doc_id in turn.doc_ids) if self._cited is not None else ""
 
     def judge_conversation(self, spec: Spec, exchanges: list[tuple[str, str]], references: list[str] | None = None) -> Judgement:
         """Grade the whole (question, answer) transcript against the spec's Given/When/Then, on what its turns
@@ -182,8 +184,8 @@ class Judge:
         fails without a model call (it cannot show the spec's behaviour); otherwise the model sees each turn's
         reference answer (a conversation judged as a whole, with none, is graded on its transcript)."""
         references = references or [""] * len(exchanges)
-        asked = _stems(" ".join(q + " " + r for (q, _), r in zip(exchanges, references)))
-        if any(references) and not asked & _stems(spec.as_text()):  # a conversation without references is judged as a whole
+        asked = stems(" ".join(q + " " + r for (q, _), r in zip(exchanges, references)))
+        if any(references) and not asked & stems(spec.as_text()):  # a conversation without references is judged as a whole
             return Judgement(
                 Verdict.FAIL,
                 "no turn of this conversation touches the spec: its questions and reference answers share no word with "
@@ -218,6 +220,13 @@ class Judge:
         verdict, category = (Verdict.PASS, "") if passed else (Verdict.FAIL, GOAL_CATEGORY)
         return Judgement(verdict, f"judge score {grade.score}: {grade.feedback}", grade.score, category, ("goal",))
 
+    def _grade_answer(self, turn: Turn, answer: str, history: list[Message], checks: tuple[str, ...]) -> Judgement:
+        """The model's verdict on an answer to an answerable turn, by `method`: a rubric grade against the reference, or
+        the reference's claims one by one (`verify_claims`)."""
+        if self.method == "claims":
+            return verify_claims(self.lm, turn, answer, self._passage(turn), checks, self.tolerances)
+        return self._grade(turn.question, answer, turn.answer, ANSWER_RUBRIC, history, checks)
+
     def _grade(
         self, question: str, answer: str, reference: str, rubric: str, history: list[Message], checks: tuple[str, ...]
     ) -> Judgement:
@@ -238,7 +247,13 @@ class Judge:
 def run_judge(
     settings: RunSettings, lm_provider: Callable[[], LanguageModel], *, tools: bool, documents: Callable[[], Sequence[Document]]
 ) -> Judge:
-    """The judge `bddgen run` grades with and `bddgen judge check` qualifies: the project's [run] passing_score and
-    tolerances, the passages of `documents` (read on first need) for a turn's cited documents."""
+    """The judge `bddgen run` grades with and `bddgen judge check` qualifies: the project's [run] passing_score,
+    tolerances and judge_method, the passages of `documents` (read on first need) for a turn's cited documents."""
     return Judge(lm_provider, tools=tools, cited=CitedPassages(documents), passing_score=settings.passing_score,
-                 tolerances=Tolerances.of(settings))
+                 tolerances=Tolerances.of(settings), method=settings.judge_method)
+
+
+def by_model(judgement: Judgement) -> bool:
+    """Whether the judge model decided `judgement`: a rubric score, or the claims method's questions (no deterministic
+    check decided it)."""
+    return judgement.score is not None or CLAIMS_CHECK in judgement.checks

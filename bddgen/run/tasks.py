@@ -1,4 +1,5 @@
-"""The judge's prompts: Prometheus-style absolute grading of a turn, and of a conversation against its spec."""
+"""The judge's prompts: Prometheus-style absolute grading of a turn, and of a conversation against its spec; the claims
+method's yes/no questions (a claim of the reference stated, a source contradicted)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bddgen.lm.tasks import PromptTask
+from bddgen.lm.tasks import PromptTask, StrictReply
 
 ErrorCategory = Literal["none", "multi-document", "coreference", "retrieval", "wrong tool or order", "multiple correct answers"]
 TOOL_CATEGORY = "wrong tool or order"
@@ -96,6 +97,58 @@ SPEC_RUBRIC = (
     "Score 4: The conversation meets the Then lines with a minor lapse.\n"
     "Score 5: The conversation fully meets every Then line its turns exercise."
 )
+
+
+class ClaimCheck(StrictReply):
+    """The response's words that say the claim, then the yes/no answer they justify."""
+
+    quote: str = Field(max_length=300, description="The response's words that say the claim; empty when none do.")
+    says: Literal["yes", "no"]
+
+
+class ContradictionCheck(StrictReply):
+    """The response's statement its sources call false, then the yes/no answer it justifies."""
+
+    contradiction: str = Field(
+        max_length=300, description="The response's statement that the reference answer or the passage says is false; empty when none."
+    )
+    contradicts: Literal["yes", "no"]
+
+
+_ONLY_THE_SOURCES = (
+    "Judge only from the texts given here, never from your own knowledge of the subject: what you believe to be true "
+    "or likely does not count."
+)
+
+JUDGE_CLAIM = PromptTask(
+    name="judge-claim",
+    instruction=(
+        "A response to a question is given, and one claim: a part of the reference answer to that question. Does the "
+        "response say what the claim says, as its answer to the question? Any wording counts: a paraphrase, a name "
+        "shortened to a surname, a number written another way or in another unit. A response that says the claim and "
+        "more still says it; one that only calls it possible, or says something else, does not. "
+        f"{_ONLY_THE_SOURCES}\n"
+        "quote: the response's words that say the claim (empty when none do); says: yes or no."
+    ),
+    output=ClaimCheck,
+)
+"""Does the response say that ...? One call per required claim of the reference (the claims method)."""
+
+JUDGE_CONTRADICTION = PromptTask(
+    name="judge-contradiction",
+    instruction=(
+        "A response to a question is given with its sources: the reference answer and, when given, the passage it was "
+        "written from. Does the response contradict them? A contradiction is a statement of the response that the "
+        "reference answer or the passage says is false: another number, name, date or place for the same thing, the "
+        "negation of what they state, or a denial of the reference answer. Leaving something out is no contradiction, "
+        "nor is a detail the passage states beyond the reference answer, nor a statement neither of them addresses. "
+        f"{_ONLY_THE_SOURCES}\n"
+        "contradiction: the response's statement that they say is false, in its words (empty when there is none); "
+        "contradicts: yes or no."
+    ),
+    output=ContradictionCheck,
+)
+"""Does the response contradict the reference or the cited passage? One call per turn (the claims method)."""
 
 
 class UserTurn(BaseModel):

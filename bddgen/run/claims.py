@@ -1,0 +1,113 @@
+"""The judge's claims method (`[run] judge_method = "claims"`): code splits the reference answer into claims, the
+judge model answers one yes/no question per claim the question asks for ("does the response say that ...?") and
+one more (does the response contradict the reference or the passage the turn cites?). PASS when every required
+claim is said and nothing is contradicted."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from bddgen.errors import LMOutputError
+from bddgen.lm.client import LanguageModel
+from bddgen.normalise import content_words
+from bddgen.results import JUDGE_ERROR, Judgement, Verdict
+from bddgen.run.quantities import states
+from bddgen.run.reference_match import DEFAULT_TOLERANCES, Tolerances, part_of, reference_parts
+from bddgen.run.tasks import JUDGE_CLAIM, JUDGE_CONTRADICTION
+from bddgen.specs import QueryType, Turn
+
+STAGE = "run"
+CLAIMS_CHECK = "claims"
+"""The name the claims method adds to a judgement's checks (the reference split into claims by code)."""
+
+ClaimKind = Literal["synthesis part", "list item", "clause", "sentence"]
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+def stems(text: str) -> set[str]:
+    """Content words without a plural 's' ('fees' and 'fee' meet)."""
+    return {w.rstrip("s") for w in content_words(text)}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a reference answer: its text, where it comes from, and whether the question asks for it."""
+
+    text: str
+    kind: ClaimKind
+    required: bool
+
+
+def _asked(question: str) -> set[str]:
+    """The question's content words but its names (capitalised words after the first): what it asks about."""
+    words = question.split()
+    return stems(" ".join(w for i, w in enumerate(words) if i == 0 or not w[:1].isupper()))
+
+
+def split_claims(reference: str, query_type: QueryType, question: str, max_words: int = DEFAULT_TOLERANCES.part_max_words) -> list[Claim]:
+    """The claims of `reference`: the '; '-separated parts of a SYNTHESIS reference and the items of a list of names or
+    numbers (every one required: the question asks for each); otherwise its sentences, split again at ';' into
+    clauses. The first of those is required (a reference states its answer first), and so is every later one that
+    shares a word other than a name with the question; the rest say more than the question asks, and are optional."""
+    if query_type is QueryType.SYNTHESIS and ";" in reference:
+        return [Claim(part.strip(), "synthesis part", True) for part in reference.split(";") if part.strip()]
+    items = reference_parts(reference, query_type, max_words)
+    if len(items) > 1:
+        return [Claim(item.text, "list item", True) for item in items]
+    asked = _asked(question)
+    claims: list[Claim] = []
+    for sentence in _SENTENCE_END.split(" ".join(reference.split())):
+        kind: ClaimKind = "clause" if ";" in sentence else "sentence"
+        for text in (c.strip() for c in sentence.split(";")):
+            if text:
+                claims.append(Claim(text, kind, not claims or bool(stems(text) & asked)))
+    return claims
+
+
+def said_by_code(claim: Claim, answer: str, tolerances: Tolerances) -> bool | None:
+    """Whether the answer says a claim that is a bare quantity ('61,811 spectators', '1899'): every number stated, compared
+    as numbers with their units; None for any other claim (the model reads it)."""
+    part = part_of(claim.text)
+    if not part.numbers or part.names or part.other_words > tolerances.other_words_max:
+        return None
+    return all(states(answer, number, tolerances.unit) for number in part.numbers)
+
+
+def _listed(claims: list[Claim]) -> str:
+    return ", ".join(repr(c.text) for c in claims)
+
+
+def verify_claims(
+    lm: LanguageModel, turn: Turn, answer: str, passage: str, checks: tuple[str, ...], tolerances: Tolerances = DEFAULT_TOLERANCES
+) -> Judgement:
+    """The claims method's verdict on `answer` to `turn`, with `passage` (the text of the documents the turn cites, or '')
+    shown to the contradiction question. An unusable reply (after the LM's retries) is the judge's ERROR."""
+    checks = (*checks, CLAIMS_CHECK)
+    claims = split_claims(turn.answer, turn.query_type, turn.question, tolerances.part_max_words)
+    required = [c for c in claims if c.required]
+    try:
+        missing = [c for c in required if not _said(lm, turn.question, c, answer, tolerances)]
+        if missing:
+            whole = f" of the reference {turn.answer!r}" if len(claims) > 1 else ""
+            return Judgement(Verdict.FAIL, f"the answer does not say {_listed(missing)}{whole}", checks=checks)
+        sources = {"reference_answer": turn.answer, **({"passage": passage} if passage.strip() else {})}
+        found = lm.run(JUDGE_CONTRADICTION, stage=STAGE, question=turn.question, **sources, response=answer)
+    except LMOutputError as exc:
+        return Judgement(Verdict.ERROR, f"the judge's reply was unusable: {exc.reason}", error_category=JUDGE_ERROR, checks=checks)
+    if found.contradicts == "yes":
+        what = f"says {found.contradiction!r}, which contradicts" if found.contradiction.strip() else "contradicts"
+        return Judgement(Verdict.FAIL, f"the answer {what} the reference answer or its passage (reference: {turn.answer})", checks=checks)
+    optional = [c for c in claims if not c.required]
+    beyond = f"; the question does not ask for {_listed(optional)}" if optional else ""
+    return Judgement(Verdict.PASS, f"the answer says {_listed(required)} and contradicts nothing{beyond}", checks=checks)
+
+
+def _said(lm: LanguageModel, question: str, claim: Claim, answer: str, tolerances: Tolerances) -> bool:
+    """Whether the answer says `claim`: by code for a bare quantity, else by the model's yes or no."""
+    decided = said_by_code(claim, answer, tolerances)
+    if decided is not None:
+        return decided
+    return lm.run(JUDGE_CLAIM, stage=STAGE, question=question, response=answer, claim=claim.text).says == "yes"
