@@ -456,3 +456,18 @@ def test_the_amount_of_a_named_rows_latest_record_is_planned_without_the_lm_and_
     tied = orders.model_copy(update={"rows": [*orders.rows, ["5", "2", "2021-11-20 00:00:00", "2.00"]]})
     with pytest.raises(PlanError, match="tie"):
         run_plan(latest, _tables(buyers, tied))
+
+
+def test_a_rewording_of_the_specs_own_question_that_gives_away_its_answer_is_refused(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    question = "Who founded Ferrow? And when?"  # two questions: the reading's wording is refused, the LM rewrites it
+    sentence = HISTORY.passage.split(". ")[1] + "."
+    lm, backend = _lm({"needs": [{"question": question, "kind": "lookup", "about": ["Ferrow"]}]}, plans=[{"table": "Label"}],
+                      picks=[(question, {"passage": 1, "sentence": sentence, "answer": "Dana Vell"})])
+    backend.by_task["write_turn"] = lambda request: {"question": "What does the history say about Dana Vell and Ferrow?", "answer": "Dana Vell"}
+    path = _feature(tmp_path, "Founding of Ferrow", "a listener discovers the Ferrow label", "the listener asks who founded Ferrow and when",
+                    "the assistant names the founder")
+    implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+    provenance = _provenance(path)
+    own = [t for c in [*provenance.conversations, *provenance.rejected] for t in c.turns if t.need == 0]
+    assert own and not any(t.outcome == "kept" for t in own)
+    assert any('gives away its answer "Dana Vell"' in r for t in own for r in t.rewrites)

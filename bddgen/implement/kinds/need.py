@@ -11,7 +11,7 @@ from typing import Iterator, Mapping
 from bddgen.implement.checks import form_problems, well_formed
 from bddgen.implement.context import Document
 from bddgen.implement.declined import declined_problems
-from bddgen.implement.grounding import answer_facts
+from bddgen.implement.grounding import answer_facts, mentions
 from bddgen.implement.kinds.base import Draft, EvidenceKind, recorded
 from bddgen.implement.plan import PlannedTurn
 from bddgen.implement.provenance import TurnCheck
@@ -57,6 +57,9 @@ class NeedKind(EvidenceKind[NeedEvidence]):
             log.check("declines", {"declines": declines}, f'asks what this rule forbids: "{evidence.rule}"')
             return Draft(Turn(question=question, answer=CANNOT_ANSWER, query_type=QueryType.OFF_LIMITS, doc_ids=[]), log)
         log.check("question", {"question_form": form_problems(question)})
+        named = evidence.value or evidence.answer
+        leaked = named != evidence.text and any(ch.isalpha() for ch in named) and mentions(question, named)
+        log.check("names", {"leak": [f'the question gives away its answer "{named}"; ask for it instead'] if leaked else []})
         exact = None
         if evidence.plan is not None and evidence.value:
             exact = ExactExpectation(table_id=evidence.tables[0], operation=evidence.operation, value=evidence.value, detail=evidence.detail)  # type: ignore[arg-type]
