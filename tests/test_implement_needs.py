@@ -18,7 +18,7 @@ from bddgen.implement.identifiers import identifier_columns, identifier_problems
 from bddgen.implement.provenance import FeatureProvenance, provenance_path
 from bddgen.implement.query_plan import Condition, PlanError, QueryPlan, Tables, plan_from_words, run_plan, same_result
 from bddgen.implement.reading import (
-    Planner, SpecReading, condition_years, counted_elsewhere, need_kind, quoted_sentence, uncounted, unsaid_conditions,
+    Planner, SpecNeed, SpecReading, condition_years, counted_elsewhere, need_kind, quoted_sentence, uncounted, unsaid_conditions,
 )
 from bddgen.implement.scripted import faithful_replies, section
 from bddgen.lm.base import LMRequest
@@ -430,6 +430,12 @@ def test_a_need_that_says_its_own_answer_or_repeats_an_earlier_one_or_reads_anot
     assert needs[count].planned and "asks nothing that question does not" in needs[again].why_not
     assert "not about 2010" in needs[dated].why_not
     assert "says its own answer" in needs_of((own,), "own")[own].why_not
+    titled = "Where was Ferrow based in 1994?"  # the year is in the sentence's page title, not in the sentence
+    page = HISTORY.model_copy(update={"title": "Ferrow (1994 label)"})
+    dated_page = Planner(_lm({"needs": []}, picks=[(titled, {"passage": 1, "sentence": HISTORY.passage.split(". ")[0], "answer": "Oskerby"})])[0],
+                         {page.id: page}, index, RegexRecognizer(), SYSTEM)
+    evidence, why = dated_page.plan(0, SpecNeed(question=titled, kind="lookup", about=["Ferrow"]), [page.id])
+    assert evidence is not None and evidence.answer == "Oskerby", why
 
 
 def test_a_column_holding_a_key_is_never_a_turns_answer() -> None:

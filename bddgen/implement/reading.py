@@ -358,7 +358,7 @@ class Planner:
         reference = bounded_answer(answer, sentence, self.recognizer)
         if content_words(reference) <= content_words(need.question):  # "Deferred charges and other assets" for what they are
             return None, f"the sentence the LM points at ({document.id}) says nothing the question does not"
-        if unsaid := [y for y in condition_years(need.question, need.about) if y not in sentence]:
+        if unsaid := [y for y in condition_years(need.question, need.about) if y not in f"{document.title} {sentence}"]:
             return None, f"the sentence the LM points at ({document.id}) is not about {', '.join(unsaid)}, which the question asks about"
         return NeedEvidence(
             need=index, need_kind=need.kind, question=need.question, answer=reference,
