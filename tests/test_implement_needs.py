@@ -477,3 +477,18 @@ def test_a_rewording_of_the_specs_own_question_that_gives_away_its_answer_is_ref
     own = [t for c in [*provenance.conversations, *provenance.rejected] for t in c.turns if t.need == 0]
     assert own and not any(t.outcome == "kept" for t in own)
     assert any('gives away its answer "Dana Vell"' in r for t in own for r in t.rewrites)
+
+
+def test_an_answer_the_quoted_sentence_does_not_say_is_taken_from_the_sentence_of_its_passage_that_does(
+    tmp_path: Path, corpus: Corpus, index: MemoryIndex
+) -> None:
+    """The LM quoted the passage's first sentence but answered from its third: the reference is the third's, not the
+    first sentence, which does not answer the question."""
+    question = "When did Ferrow move to its present studio?"
+    pick = {"passage": 1, "sentence": HISTORY.passage.split(". ")[0], "answer": "2008"}
+    lm, _ = _lm({"needs": [{"question": question, "kind": "lookup", "about": ["Ferrow"]}]}, plans=[{"table": "Label"}], picks=[(question, pick)])
+    path = _feature(tmp_path, "Ferrow's studio", "a listener discovers the Ferrow label", "the listener asks when Ferrow moved studio",
+                    "the assistant gives the year")
+    implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+    evidence = _provenance(path).reading.evidence[0]  # type: ignore[union-attr]
+    assert (evidence.answer, evidence.sentence) == ("2008", 2)

@@ -354,7 +354,11 @@ class Planner:
         if picked is None:
             return None, f"none of the {len(passages)} passages retrieved for it answers it"
         document, position, answer = picked
-        sentence = sentences(document.passage)[position]
+        parts = sentences(document.passage)
+        if bounded_answer(answer, parts[position], self.recognizer) == parts[position]:
+            # the LM's answer is not in the sentence it quoted: the sentence of that passage that says it, if one does
+            position = next((n for n, part in enumerate(parts) if bounded_answer(answer, part, self.recognizer) != part), position)
+        sentence = parts[position]
         reference = bounded_answer(answer, sentence, self.recognizer)
         if content_words(reference) <= content_words(need.question):  # "Deferred charges and other assets" for what they are
             return None, f"the sentence the LM points at ({document.id}) says nothing the question does not"
