@@ -492,3 +492,30 @@ def test_an_answer_the_quoted_sentence_does_not_say_is_taken_from_the_sentence_o
     implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
     evidence = _provenance(path).reading.evidence[0]  # type: ignore[union-attr]
     assert (evidence.answer, evidence.sentence) == ("2008", 2)
+
+
+def test_the_specs_own_table_question_is_confirmed_on_its_tables_shown_in_another_order(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    """Asked in the reading's own words, a table need's round trip shows the tables in the reverse order (the same prompt
+    would be the same plan): a planner that counts the table the question names agrees, one that counts whichever table
+    comes first does not."""
+    question = "What is the longest record, in minutes?"
+
+    def implement(plan_of: Any, folder: str) -> FeatureProvenance:
+        (tmp_path / folder).mkdir()
+        lm, backend = _lm({"needs": [{"question": question, "kind": "computed", "about": []}]})
+        backend.by_task["plan_query"] = plan_of
+        path = _feature(tmp_path / folder, "Longest record", "a collector browses the catalogue", "the collector asks how long the longest record is",
+                        "the assistant gives its minutes")
+        implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+        return _provenance(path)
+
+    def first_shown(request: LMRequest) -> dict[str, Any]:
+        table = next(line.split()[1] for line in section(request, "Tables").splitlines() if line.startswith("table "))
+        column = "Minutes" if table == "Record" else "2019" if table.startswith("report") else "LabelId"
+        return {"table": table, "select": column, "aggregate": "max"}
+
+    agreed = implement(lambda request: {"table": "Record", "select": "Minutes", "aggregate": "max"}, "by-columns")
+    assert agreed.conversations and agreed.conversations[0].turns[0].question == question
+    placed = implement(first_shown, "by-place")
+    own = [t for c in [*placed.conversations, *placed.rejected] for t in c.turns if t.need == 0]
+    assert not placed.conversations and own and all(t.outcome == "dropped" for t in own)

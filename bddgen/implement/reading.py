@@ -316,11 +316,13 @@ class Planner:
         ), ""
 
     def replans(self, evidence: NeedEvidence, question: str) -> tuple[bool, str]:
-        """The round trip of a table need: a plan proposed from `question` alone gives the same result."""
+        """The round trip of a table need: a plan proposed from `question` alone gives the same result. The tables are
+        shown in the reverse order: in the reading's own wording the same prompt would be the same plan again, and a
+        small model that planned on the first table shown for its place, not its columns, plans elsewhere."""
         assert evidence.plan is not None
         tables = self.tables_for(question)
         original = self.tables_for(evidence.question)
-        merged = Tables({**original.tables, **tables.tables}, self.rows)
+        merged = Tables(dict(reversed(list({**original.tables, **tables.tables}.items()))), self.rows)
         plan, result, problems = self.propose(question, merged)
         if plan is None or result is None:
             return False, f"no plan runs for the question: {problems[-1] if problems else ''}"
