@@ -338,8 +338,8 @@ class Planner:
         return [d for i in ids if isinstance(d := self.documents.get(i), (TextDocument, PolicyDocument))]
 
     def pick(self, question: str, passages: Sequence[TextDocument | PolicyDocument]) -> tuple[TextDocument | PolicyDocument, int, str] | None:
-        """(document, sentence index, answer) where the LM says a passage answers `question`; None when none does or
-        the sentence it quotes is in no passage."""
+        """(document, sentence index, answer) where the LM says a passage answers `question` (of its passage, the sentence
+        that says the answer when the one quoted does not); None when none does or the sentence it quotes is in no passage."""
         if not passages:
             return None
         shown = "\n\n".join(f"[{n}] {d.title}\n{d.passage}" for n, d in enumerate(passages, 1))
@@ -348,7 +348,14 @@ class Planner:
         except LMOutputError:
             return None
         found = quoted_sentence(pick.sentence or pick.answer, pick.answer, passages, pick.passage - 1)
-        return (found[0], found[1], pick.answer) if found is not None else None
+        if found is None:
+            return None
+        document, position = found
+        parts = sentences(document.passage)
+        if bounded_answer(pick.answer, parts[position], self.recognizer) == parts[position]:
+            # the LM's answer is not in the sentence it quoted: the sentence of that passage that says it, if one does
+            position = next((n for n, part in enumerate(parts) if bounded_answer(pick.answer, part, self.recognizer) != part), position)
+        return document, position, pick.answer
 
     def _text(self, index: int, need: SpecNeed, pages: Sequence[str] = ()) -> tuple[NeedEvidence | None, str]:
         passages = self.passages_for(need.question, pages)
@@ -356,11 +363,7 @@ class Planner:
         if picked is None:
             return None, f"none of the {len(passages)} passages retrieved for it answers it"
         document, position, answer = picked
-        parts = sentences(document.passage)
-        if bounded_answer(answer, parts[position], self.recognizer) == parts[position]:
-            # the LM's answer is not in the sentence it quoted: the sentence of that passage that says it, if one does
-            position = next((n for n, part in enumerate(parts) if bounded_answer(answer, part, self.recognizer) != part), position)
-        sentence = parts[position]
+        sentence = sentences(document.passage)[position]
         reference = bounded_answer(answer, sentence, self.recognizer)
         if content_words(reference) <= content_words(need.question):  # "Deferred charges and other assets" for what they are
             return None, f"the sentence the LM points at ({document.id}) says nothing the question does not"
