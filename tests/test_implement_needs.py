@@ -519,3 +519,15 @@ def test_the_specs_own_table_question_is_confirmed_on_its_tables_shown_in_anothe
     placed = implement(first_shown, "by-place")
     own = [t for c in [*placed.conversations, *placed.rejected] for t in c.turns if t.need == 0]
     assert not placed.conversations and own and all(t.outcome == "dropped" for t in own)
+
+
+def test_the_assistants_own_name_is_no_answer_to_a_text_need(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    """"What is the company name of the car rental offer?" answered with the assistant's own name, which every policy says,
+    from a sentence about something else: not planned."""
+    question = "Which company runs the desk?"
+    branded = corpus.model_copy(update={"system": SYSTEM.model_copy(update={"name": "Ferrow"})})
+    pick = {"passage": 1, "sentence": HISTORY.passage.split(". ")[0], "answer": "Ferrow"}
+    lm, _ = _lm({"needs": [{"question": question, "kind": "description", "about": []}]}, plans=[{"table": "Label"}], picks=[(question, pick)])
+    path = _feature(tmp_path, "The desk's company", "a caller phones the desk", "the caller asks which company runs it", "the assistant names it")
+    report = implement_feature(path, branded, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+    assert report.written == 0 and "the assistant's own name" in " ".join(report.features[0].notes)

@@ -367,6 +367,8 @@ class Planner:
         reference = bounded_answer(answer, sentence, self.recognizer)
         if content_words(reference) <= content_words(need.question):  # "Deferred charges and other assets" for what they are
             return None, f"the sentence the LM points at ({document.id}) says nothing the question does not"
+        if content_words(reference) <= content_words(self.system.name):  # the assistant's own name is in every one of its policies
+            return None, f"the answer the LM gives is the assistant's own name ({reference}), which its documents say everywhere"
         if unsaid := [y for y in condition_years(need.question, need.about) if y not in f"{document.title} {sentence}"]:
             return None, f"the sentence the LM points at ({document.id}) is not about {', '.join(unsaid)}, which the question asks about"
         return NeedEvidence(
