@@ -18,7 +18,7 @@ from bddgen.implement.identifiers import identifier_columns, identifier_problems
 from bddgen.implement.provenance import FeatureProvenance, provenance_path
 from bddgen.implement.query_plan import Condition, PlanError, QueryPlan, Tables, plan_from_words, run_plan, same_result
 from bddgen.implement.reading import (
-    Planner, SpecNeed, SpecReading, condition_years, counted_elsewhere, need_kind, quoted_sentence, uncounted, unsaid_conditions,
+    Planner, SpecNeed, SpecReading, condition_years, schema_text, counted_elsewhere, need_kind, quoted_sentence, uncounted, unsaid_conditions,
 )
 from bddgen.implement.scripted import faithful_replies, section
 from bddgen.lm.base import LMRequest
@@ -531,3 +531,14 @@ def test_the_assistants_own_name_is_no_answer_to_a_text_need(tmp_path: Path, cor
     path = _feature(tmp_path, "The desk's company", "a caller phones the desk", "the caller asks which company runs it", "the assistant names it")
     report = implement_feature(path, branded, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
     assert report.written == 0 and "the assistant's own name" in " ".join(report.features[0].notes)
+
+
+def test_a_round_trips_schema_is_the_same_schema_told_the_other_way_round() -> None:
+    """With one table shown its order cannot change: a round trip's schema lists the report's line items, and each
+    column's values, the other way round, so that the reading's own wording is not the same prompt again."""
+    tables = _tables(LABEL, REPORT)
+    shown, reversed_ = schema_text(tables), schema_text(tables, reverse=True)
+    assert "Licensing | Touring | Total revenue" in shown and "Total revenue | Touring | Licensing" in reversed_
+    assert shown.index("table Label") < shown.index("table report-07") and reversed_.index("table report-07") < reversed_.index("table Label")
+    assert "Name: Ferrow | Blue Tarn" in shown and "Name: Blue Tarn | Ferrow" in reversed_
+    assert sorted(line.split(":")[0] for line in shown.splitlines()) == sorted(line.split(":")[0] for line in reversed_.splitlines())

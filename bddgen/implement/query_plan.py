@@ -115,14 +115,16 @@ class Tables:
                 return table
         raise PlanError(f"there is no table {name!r}; the tables are: {', '.join(self.name(t) for t in self.tables.values())}")
 
-    def schema(self, max_values: int = SCHEMA_SAMPLE_VALUES) -> str:
-        """The tables as the LM reads them: id, title, and each column with a few of its values."""
+    def schema(self, max_values: int = SCHEMA_SAMPLE_VALUES, *, reverse: bool = False) -> str:
+        """The tables as the LM reads them: id, title, and each column with a few of its values (`reverse`: the tables,
+        and the values of each column, in the reverse order — the same schema told otherwise)."""
         parts = []
-        for table in self.tables.values():
+        for table in list(self.tables.values())[:: -1 if reverse else 1]:
             rows = self.rows(table)
             columns = []
             for index, header in enumerate(table.headers):
                 values = list(dict.fromkeys(r[index] for r in rows[:200] if index < len(r) and r[index].strip()))[:max_values]
+                values = values[::-1] if reverse else values
                 columns.append(f"  {header}: {' | '.join(v[:SCHEMA_VALUE_CHARS] for v in values)}")
             parts.append(f"table {self.name(table)} ({table.title}, {table.row_count} rows)\n" + "\n".join(columns))
         return "\n".join(parts)

@@ -270,8 +270,9 @@ class Planner:
             chosen.update({d.id: d for d in linked if isinstance(d, TableDocument)})
         return Tables(chosen, self.rows)
 
-    def propose(self, question: str, tables: Tables) -> tuple[QueryPlan | None, PlanResult | None, list[str]]:
-        """The LM's plan for `question` run on `tables`, retried with its problems; (None, None, problems) when none runs."""
+    def propose(self, question: str, tables: Tables, *, reverse: bool = False) -> tuple[QueryPlan | None, PlanResult | None, list[str]]:
+        """The LM's plan for `question` run on `tables`, retried with its problems; (None, None, problems) when none runs.
+        `reverse`: the schema is shown in the reverse order (a round trip's, so that it is not the same prompt again)."""
         problems: list[str] = []
         read = plan_from_words(question, tables)  # a report table's line item and years, said by the question itself
         if read is not None:
@@ -279,7 +280,7 @@ class Planner:
                 return read, run_plan(read, tables), problems
             except PlanError as error:
                 problems.append(str(error))
-        schema = schema_text(tables)
+        schema = schema_text(tables, reverse=reverse)
         for _ in range(PLAN_ATTEMPTS):
             inputs = {"tables": schema, "question": question, **({"problems": "\n".join(f"- {p}" for p in problems[-2:])} if problems else {})}
             try:
@@ -316,14 +317,15 @@ class Planner:
         ), ""
 
     def replans(self, evidence: NeedEvidence, question: str) -> tuple[bool, str]:
-        """The round trip of a table need: a plan proposed from `question` alone gives the same result. The tables are
-        shown in the reverse order: in the reading's own wording the same prompt would be the same plan again, and a
-        small model that planned on the first table shown for its place, not its columns, plans elsewhere."""
+        """The round trip of a table need: a plan proposed from `question` alone gives the same result. The schema is
+        shown in the reverse order (tables, their values, a report's line items): in the reading's own wording the same
+        prompt would be the same plan again, and a small model that planned on what came first, not on what the question
+        says, plans elsewhere."""
         assert evidence.plan is not None
         tables = self.tables_for(question)
         original = self.tables_for(evidence.question)
-        merged = Tables(dict(reversed(list({**original.tables, **tables.tables}.items()))), self.rows)
-        plan, result, problems = self.propose(question, merged)
+        merged = Tables({**original.tables, **tables.tables}, self.rows)
+        plan, result, problems = self.propose(question, merged, reverse=True)
         if plan is None or result is None:
             return False, f"no plan runs for the question: {problems[-1] if problems else ''}"
         expected = run_plan(evidence.plan, merged)
@@ -482,13 +484,14 @@ def need_kind(question: str, said: NeedKind) -> NeedKind:
     return "computed" if said in ("lookup", "rule", "description") and _COMPUTING.search(question) else said
 
 
-def schema_text(tables: Tables) -> str:
-    """The schema the LM plans on, a report table's row labels listed in full."""
-    parts = [tables.schema()]
-    for table in tables.tables.values():
+def schema_text(tables: Tables, *, reverse: bool = False) -> str:
+    """The schema the LM plans on, a report table's row labels listed in full (`reverse`: tables, values and labels in
+    the reverse order)."""
+    parts = [tables.schema(reverse=reverse)]
+    for table in list(tables.tables.values())[:: -1 if reverse else 1]:
         label = label_column(table)
         if label:
-            labels = [r[table.headers.index(label)] for r in tables.rows(table)][:LABELS_SHOWN]
+            labels = [r[table.headers.index(label)] for r in tables.rows(table)][:LABELS_SHOWN][:: -1 if reverse else 1]
             parts.append(f"{tables.name(table)} line items ({label}): {' | '.join(l for l in labels if l.strip())}")
     return "\n".join(parts)
 
