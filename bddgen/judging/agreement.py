@@ -17,6 +17,7 @@ from bddgen.judging.qualify import figures
 from bddgen.models import TextDocument
 from bddgen.results import Verdict
 from bddgen.run.judge import Judge, by_model
+from bddgen.run.judge_check import Rates
 
 SHORT_REFERENCE_WORDS = 8
 """A reference of at most this many words is short. It is the default `[run] part_max_words`: up to it a reference is
@@ -44,20 +45,10 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class LabelledFigures(_Strict):
-    """Agreement, false-fail and false-pass rates of one group of labelled answers, each with its 95% Wilson interval."""
+class LabelledFigures(Rates):
+    """The rates of one group of labelled answers (`Rates`; its candidates are the answers a person labelled)."""
 
     labelled: int
-    right: int = Field(description="Answers labelled right (the judge should pass them).")
-    wrong: int = Field(description="Answers labelled wrong (the judge should fail them).")
-    agreement: float | None = Field(description="Share of answers the judge gave the person's verdict.")
-    agreement_interval: tuple[float, float]
-    false_fail_rate: float | None = Field(description="Share of answers labelled right the judge failed (or could not grade).")
-    false_fail_interval: tuple[float, float]
-    false_pass_rate: float | None = Field(description="Share of answers labelled wrong the judge passed.")
-    false_pass_interval: tuple[float, float]
-    errors: int = Field(default=0, description="Answers the judge could not grade (an unusable reply).")
-    by_model: int = Field(default=0, description="Answers the judge model decided (the rest were decided by checks).")
 
 
 class GradedLabel(_Strict):

@@ -13,12 +13,12 @@ from bddgen.results import Verdict
 CHECK_FILE = "judge-check.json"
 
 
-class Figures(BaseModel):
-    """Agreement, false-fail and false-pass rates of one group of candidates, each with its 95% Wilson interval."""
+class Rates(BaseModel):
+    """Agreement, false-fail and false-pass rates of one group of answers with known verdicts (generated candidates, or
+    answers a person labelled), each with its 95% Wilson interval."""
 
     model_config = ConfigDict(extra="forbid")
 
-    candidates: int
     right: int = Field(description="Candidates that should pass.")
     wrong: int = Field(description="Candidates that should fail.")
     agreement: float | None = Field(description="Share of candidates given their known verdict.")
@@ -29,6 +29,12 @@ class Figures(BaseModel):
     false_pass_interval: tuple[float, float]
     errors: int = Field(default=0, description="Candidates the judge could not grade (an unusable reply).")
     by_model: int = Field(default=0, description="Candidates the judge model graded (the rest were decided by checks).")
+
+
+class Figures(Rates):
+    """The rates of one group of generated candidates."""
+
+    candidates: int
 
 
 class GradedCandidate(BaseModel):
