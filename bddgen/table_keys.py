@@ -63,11 +63,16 @@ def is_key_name(header: str) -> bool:
     return _ID_NAME.search(header) is not None
 
 
+def reference_columns(table: TableDocument) -> set[str]:
+    """The columns that point at rows, this table's or another's: those named as ids ("GenreId", "customer_id", "id")
+    and the links to other tables. Their values say which row, and a person asks for what they name, not for them."""
+    return {h for h in table.headers if is_key_name(h)} | {fk.column for fk in table.foreign_keys}
+
+
 def key_columns(table: TableDocument) -> set[str]:
-    """The columns that hold keys, not facts: the declared key, the links to other tables and the columns named as ids
-    ("GenreId", "customer_id", "id"). A number in one says which row, not how much; no person compares two rows on it."""
-    named = {h for h in table.headers if is_key_name(h)}
-    return named | {fk.column for fk in table.foreign_keys} | ({table.key} if table.key else set())
+    """The columns that hold keys, not facts: the declared key and the `reference_columns`. A number in one says which
+    row, not how much; no person compares two rows on it."""
+    return reference_columns(table) | ({table.key} if table.key else set())
 
 
 def identifier_headers(tables: Iterable[TableDocument]) -> list[str]:

@@ -164,15 +164,13 @@ class MaterialChooser:
         declared link whose parent has a name column; None when it is on no such link."""
         by_id = {t.id: t for t in self.tables}
         links = [
-            (child, fk.column, parent)
+            (child, parent, name_at)
             for child in self.tables for fk in child.foreign_keys
-            if (parent := by_id.get(fk.table)) is not None and table.id in (child.id, parent.id) and _name_column(parent) is not None
+            if (parent := by_id.get(fk.table)) is not None and table.id in (child.id, parent.id) and (name_at := _name_column(parent)) is not None
         ]
         if not links:
             return None
-        child, _, parent = rng.choice(links)
-        name_at = _name_column(parent)
-        assert name_at is not None
+        child, parent, name_at = rng.choice(links)
         name = rng.choice([row[name_at].strip() for row in parent.rows if name_at < len(row) and row[name_at].strip()])
         keys = key_columns(child)
         totals = [child.headers[i] for i in _number_columns(child) if child.headers[i] not in keys]

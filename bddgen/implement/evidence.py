@@ -19,7 +19,7 @@ from bddgen.implement.names import is_counted, is_name_fragment
 from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_words, normalise
 from bddgen.implement.tables import TableQuery, evaluate_table_query, matching_count, row_meets
 from bddgen.implement.wide import column_year, label_column, unique_label, value_columns
-from bddgen.table_keys import is_key_name
+from bddgen.table_keys import reference_columns
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
 from bddgen.numbers import year_of
 from bddgen.ner.base import EntityRecognizer
@@ -177,11 +177,8 @@ def _answer_columns(table: TableDocument, row: int, focus: set[str], skip: Seque
     person asks for what it names ("Rock"), not for it."""
     cells = dict(zip(table.headers, table.rows[row]))
     key = key_column(table)
-    links = {fk.column for fk in table.foreign_keys}
-    usable = [
-        h for h in table.headers
-        if h not in skip and cells.get(h, "").strip() and len(cells[h]) <= ANSWER_VALUE_CHARS and not is_key_name(h) and h not in links
-    ]
+    references = reference_columns(table)
+    usable = [h for h in table.headers if h not in skip and h not in references and cells.get(h, "").strip() and len(cells[h]) <= ANSWER_VALUE_CHARS]
     return sorted(usable, key=lambda h: (h == key, -len(content_words(spoken_name(h)) & focus), table.headers.index(h)))
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Iterator, Mapping
 
-from bddgen.implement.checks import form_problems, well_formed
+from bddgen.implement.checks import form_problems, leak_problems, well_formed
 from bddgen.implement.context import Document
 from bddgen.implement.declined import declined_problems
-from bddgen.implement.grounding import answer_facts, mentions
+from bddgen.implement.grounding import answer_facts
 from bddgen.implement.kinds.base import Draft, EvidenceKind, recorded
 from bddgen.implement.plan import PlannedTurn
 from bddgen.implement.provenance import TurnCheck
@@ -58,8 +58,8 @@ class NeedKind(EvidenceKind[NeedEvidence]):
             return Draft(Turn(question=question, answer=CANNOT_ANSWER, query_type=QueryType.OFF_LIMITS, doc_ids=[]), log)
         log.check("question", {"question_form": form_problems(question)})
         named = evidence.value or evidence.answer
-        leaked = named != evidence.text and any(ch.isalpha() for ch in named) and mentions(question, named)
-        log.check("names", {"leak": [f'the question gives away its answer "{named}"; ask for it instead'] if leaked else []})
+        askable = named != evidence.text and any(ch.isalpha() for ch in named)  # a sentence or a bare number may be said
+        log.check("names", {"leak": leak_problems(question, named, ()) if askable else []})
         exact = None
         if evidence.plan is not None and evidence.value:
             exact = ExactExpectation(table_id=evidence.tables[0], operation=evidence.operation, value=evidence.value, detail=evidence.detail)  # type: ignore[arg-type]
