@@ -228,6 +228,13 @@ class SelectSettings(_Section):
     gamma: float = Field(default=0.0, ge=0, description="RBF width; 0 = median heuristic.")
     lam: float = Field(default=1.0, gt=0, description="λ in log det(K_S + λI).")
     top_r: int = Field(default=5, ge=1, description="Documents retrieved per candidate.")
+    check_plans: bool = Field(
+        default=True,
+        description="Before the greedy chooses a generated candidate, read it as implement does ([implement] spec_first): one "
+        "that names what no document holds, or asks nothing a plan answers, is passed over (listed with why in "
+        "selection.json) and the next best is chosen. Its LM calls are the ones implement makes, so implement reads them "
+        "from the LM cache.",
+    )
     score_threshold: float = Field(default=0.0, description="Minimum retrieval score for a document to count.")
     near_duplicates: bool = Field(
         default=True, description="A near-duplicate of a selected spec (same template, or embeddings closer than the cosine below) waits until no other candidate is left."

@@ -98,6 +98,13 @@ class SelectedSpec(_Strict):
     diversity_gain: float = Field(default=0.0, description="The log-det part of `gain` (the rest is α·new_documents).")
 
 
+class PassedOver(_Strict):
+    """A candidate the greedy would have chosen that implement could not write, and why (`[select] check_plans`)."""
+
+    spec: Spec
+    why: str
+
+
 class Selection(_Strict):
     """The output of `bddgen select` (selection.json)."""
 
@@ -107,6 +114,11 @@ class Selection(_Strict):
     objective: float
     selected: list[SelectedSpec]
     gamma: float = Field(default=0.0, description="RBF kernel width used (the median heuristic's value when [select] gamma = 0).")
+    passed_over: list[PassedOver] = Field(
+        default_factory=list,
+        description="Candidates the greedy reached but implement could not write on this corpus ([select] check_plans), in "
+        "the order they were reached, with why.",
+    )
 
 
 class QueryType(str, Enum):

@@ -542,3 +542,44 @@ def test_a_round_trips_schema_is_the_same_schema_told_the_other_way_round() -> N
     assert shown.index("table Label") < shown.index("table report-07") and reversed_.index("table report-07") < reversed_.index("table Label")
     assert "Name: Ferrow | Blue Tarn" in shown and "Name: Blue Tarn | Ferrow" in reversed_
     assert sorted(line.split(":")[0] for line in shown.splitlines()) == sorted(line.split(":")[0] for line in reversed_.splitlines())
+
+
+def test_selection_passes_over_a_spec_implement_could_not_write_and_reads_the_chosen_one_as_implement_will(
+    tmp_path: Path, corpus: Corpus, index: MemoryIndex
+) -> None:
+    import numpy as np
+
+    from bddgen.config import SelectSettings
+    from bddgen.implement.pipeline import why_not_implementable
+    from bddgen.select import select_specs
+    from bddgen.select.pool import SpecPool
+
+    vinyl = Spec.create("Ferrow's vinyl pressing plant", ["a collector is curious about Ferrow"],
+                        ["the collector asks where Ferrow presses its vinyl"], ["the assistant names the pressing plant"])
+    count = Spec.create("Records per label", ["a collector browses the catalogue"],
+                        ["the collector asks how many records Ferrow has released"], ["the assistant gives the number of Ferrow records"])
+    history = Spec.create("Blue Tarn's start", ["a listener likes jazz"], ["the listener asks where Blue Tarn started"], ["the assistant says where"])
+    questions = {vinyl.title: "Where does Ferrow press its vinyl?", count.title: "How many records has Ferrow released?",
+                 history.title: "Where was Blue Tarn started?"}
+    lm, backend = _lm({}, plans=[{"table": "Record", "join": ["Label"], "where": [{"column": "Label.Name", "op": "=", "value": "Ferrow"}],
+                                  "aggregate": "count"}],
+                      picks=[("Where was Blue Tarn started?", {"passage": 1, "sentence": "It was started in a harbour warehouse in 2001.",
+                                                                "answer": "in a harbour warehouse"})])
+    backend.by_task["read_spec"] = lambda request: {"needs": [  # type: ignore[index]
+        {"question": q, "kind": "computed" if q.startswith("How many") else "lookup", "about": []}
+        for title, q in questions.items() if title in request.messages[-1].content]}
+    settings = ImplementSettings(n=1, turns=4)
+    # the vinyl spec covers the most documents, so the greedy reaches it first
+    pool = SpecPool(specs=[vinyl, count, history], embeddings=np.eye(3), preselected=0,
+                    documents=[["text/ferrow", "tables/db.Label", "tables/db.Record"], ["tables/db.Record"], ["text/blue-tarn"]])
+    selection = select_specs(pool, 2, SelectSettings(near_duplicates=False, cover_focuses=False), seed=0,
+                             admissible=lambda spec: why_not_implementable(spec, corpus, lm, RegexRecognizer(), index, settings))
+    assert [s.spec.title for s in selection.selected] == [count.title, history.title]
+    assert [p.spec.title for p in selection.passed_over] == [vinyl.title]
+    assert "no plan answers its own questions" in selection.passed_over[0].why and "Where does Ferrow press its vinyl?" in selection.passed_over[0].why
+    # the reading made to choose a spec is the reading implement makes, so an LM cache answers implement's
+    checked = [r.prompt_hash() for r in backend.requests if r.task == "read_spec" and count.title in r.messages[-1].content]
+    path = _feature(tmp_path, count.title, count.given[0], count.when[0], count.then[0])
+    implement_feature(path, corpus, lm, RegexRecognizer(), index, settings, 0)
+    implemented = [r.prompt_hash() for r in backend.requests if r.task == "read_spec" and count.title in r.messages[-1].content]
+    assert checked and implemented[len(checked):][:len(checked)] == checked

@@ -40,7 +40,8 @@ def _run(argv: list[str]) -> int:
 
 def _scripted_project(root: Path, monkeypatch: pytest.MonkeyPatch, corpus: Path) -> Path:
     """A project on `corpus` whose generate LM writes drafts that follow each prompt's material."""
-    (root / "bddgen.toml").write_text(f'corpus = "{corpus.as_posix()}"\n[embedder]\nbackend = "hashing"\n')
+    # the scripted LM writes drafts, not readings: these tests choose by the objective alone (check_plans: tests/test_implement_needs.py)
+    (root / "bddgen.toml").write_text(f'corpus = "{corpus.as_posix()}"\n[embedder]\nbackend = "hashing"\n[select]\ncheck_plans = false\n')
     monkeypatch.chdir(root)
     scripted = LanguageModel(ScriptedLM(default=drafts_following_prompts()))
     monkeypatch.setattr("bddgen.lm.pool.build_language_model", lambda project, settings=None, where="[lm]": scripted)

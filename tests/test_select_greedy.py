@@ -115,3 +115,29 @@ def test_median_heuristic_puts_a_typical_pair_at_one_over_e() -> None:
     kernel = rbf_kernel(embeddings, embeddings, gamma)
     off_diagonal = kernel[np.triu_indices(120, k=1)]
     assert float(np.median(off_diagonal)) == pytest.approx(np.exp(-1), rel=1e-6)
+
+
+def test_a_row_the_admissibility_check_refuses_is_passed_over_for_the_next_best_and_only_reached_rows_are_checked() -> None:
+    from bddgen.select.greedy import Constraints
+
+    rng = np.random.default_rng(3)
+    embeddings, documents = _unit_rows(rng, 40, 6), _documents(rng, 40, 12)
+    params = ObjectiveParams(gamma=1.0, lam=1.0, alpha=0.5)
+    plain = greedy_select(embeddings, documents, 5, params)
+    refused = {plain.order[0], plain.order[2]}
+    asked: list[int] = []
+
+    def why_not(row: int) -> str:
+        asked.append(row)
+        return "nothing answers it" if row in refused else ""
+
+    checked = greedy_select(embeddings, documents, 5, params, constraints=Constraints(admissible=why_not))
+    assert len(checked.order) == 5 and not refused & set(checked.order)
+    passed = [row for row, _ in checked.passed_over]
+    assert passed[0] == plain.order[0] and set(passed) <= refused and all(why == "nothing answers it" for _, why in checked.passed_over)
+    # the rest is the greedy over the rows left: the same as the greedy on a pool without the rows passed over
+    kept = [i for i in range(40) if i not in passed]
+    without = greedy_select(embeddings[kept], [documents[i] for i in kept], 5, params)
+    assert checked.order == [kept[i] for i in without.order]
+    assert sorted(asked) == sorted([*checked.order, *passed])  # each reached row once, never the whole pool
+    assert greedy_select(embeddings, documents, 5, params, constraints=Constraints(admissible=lambda row: "no")).order == []

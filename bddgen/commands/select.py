@@ -54,6 +54,14 @@ def select(k: int | None, compare: bool, force: bool) -> None:
         f"{len(report.removed)} no longer selected removed, in {project.features_path}; selection in {project.selection_file}",
         markup=False, soft_wrap=True,
     )
+    for passed in selection.passed_over:
+        console.print(f"passed over (implement could not write it): {passed.spec.title!r}: {passed.why}", markup=False, soft_wrap=True)
+    if len(selection.selected) < settings.select.k and selection.passed_over:
+        console.print(
+            f"only {len(selection.selected)} of k = {settings.select.k} specs could be written on this corpus: generate more "
+            "candidates (`bddgen generate --m`), or set [select] check_plans = false to select without reading them",
+            markup=False, soft_wrap=True,
+        )
     for path in report.left_edited:
         console.print(f"left in place (edited, not selected again): {path}", markup=False, soft_wrap=True)
     for path, why in report.skipped.items():

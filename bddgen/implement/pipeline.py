@@ -41,7 +41,7 @@ from bddgen.implement.provenance import (
     read_provenance,
     write_provenance,
 )
-from bddgen.implement.sources import documents_of, retrieve_sources
+from bddgen.implement.sources import SpecSources, documents_of, retrieve_sources
 from bddgen.implement.subject import SpecSubject, spec_sides, spec_subject, start_documents
 from bddgen.implement.turns import ConversationWriter, WriterContext
 from bddgen.implement.unanswerable import entity_kind
@@ -251,8 +251,7 @@ def _plan(
         _finish(sidecar, provenance, report, failed=False)
         return report
     write_provenance(sidecar, provenance)  # marks the run as under way, so an interrupted run continues
-    sources = retrieve_sources(doc.spec, corpus, retriever, settings.top_k_per_type)
-    subject = spec_subject(doc.spec, corpus, retriever, ranked=sources.overall) if settings.start_from_subject else None
+    sources, subject = _retrieved(doc.spec, corpus, retriever, settings)
     if subject is not None and subject.ungroundable:
         notes.append(
             f"ungroundable: the spec names {', '.join(repr(n) for n in subject.unheld)}, which no document of the corpus holds; "
@@ -327,9 +326,33 @@ def explain_feature(
 ) -> SpecReading:
     """The spec of `path` read into its needs and each planned, as implement does before its conversations; writes nothing."""
     spec = read_feature(path).spec
-    sources = retrieve_sources(spec, corpus, retriever, settings.top_k_per_type)
-    subject = spec_subject(spec, corpus, retriever, ranked=sources.overall) if settings.start_from_subject else None
+    sources, subject = _retrieved(spec, corpus, retriever, settings)
     return _read(Planner(lm, corpus.by_id(), retriever, recognizer, corpus.system), spec, subject, sources.overall)
+
+
+def _retrieved(spec: Spec, corpus: Corpus, retriever: Retriever, settings: ImplementSettings) -> tuple[SpecSources, SpecSubject | None]:
+    """The documents retrieved for the spec, and its subject (what it names, resolved to documents) when the settings use it."""
+    sources = retrieve_sources(spec, corpus, retriever, settings.top_k_per_type)
+    return sources, spec_subject(spec, corpus, retriever, ranked=sources.overall) if settings.start_from_subject else None
+
+
+def why_not_implementable(
+    spec: Spec, corpus: Corpus, lm: LanguageModel, recognizer: EntityRecognizer, retriever: Retriever, settings: ImplementSettings
+) -> str:
+    """Why implement would report the spec instead of writing it ('' when a plan answers one of its own questions):
+    it names what no document holds, or no plan answers any question it asks. Without `[implement] spec_first`, ''."""
+    if not settings.spec_first:
+        return ""
+    sources, subject = _retrieved(spec, corpus, retriever, settings)
+    if subject is not None and subject.ungroundable:
+        return f"it names {', '.join(repr(n) for n in subject.unheld)}, which no document of the corpus holds"
+    try:
+        reading = _read(Planner(lm, corpus.by_id(), retriever, recognizer, corpus.system), spec, subject, sources.overall)
+    except LMOutputError as exc:
+        return f"the LM's reading of it was unusable: {exc.reason}"
+    if reading.evidence:
+        return ""
+    return "no plan answers its own questions: " + "; ".join(f"{n.question!r}: {n.why_not}" for n in reading.unplanned)
 
 
 def _read(planner: Planner, spec: Spec, subject: SpecSubject | None, ranked: Sequence[str]) -> SpecReading:

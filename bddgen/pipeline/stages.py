@@ -33,7 +33,7 @@ from bddgen.files import atomic_write
 from bddgen.generate import generate_candidates, load_candidates
 from bddgen.models import Document, TableDocument
 from bddgen.implement import ImplementReport, ProgressEvent
-from bddgen.implement.pipeline import explain_feature, implement_features
+from bddgen.implement.pipeline import explain_feature, implement_features, why_not_implementable
 from bddgen.implement.reading import SpecReading
 from bddgen.pipeline.models import Models
 from bddgen.report.coverage_model import CoverageCertificate
@@ -45,7 +45,7 @@ from bddgen.run.feature_cache import FeatureCache
 from bddgen.run.runner import SampleRunner
 from bddgen.run.suite import RunOptions, RunSummary, SuiteRun
 from bddgen.select import SpecPool, WriteReport, build_pool, scan_suite, select_specs, write_selected
-from bddgen.specs import CandidateSet, Selection
+from bddgen.specs import CandidateSet, Selection, Spec
 
 if TYPE_CHECKING:
     from bddgen.judging.agreement import LabelledCheck
@@ -113,9 +113,22 @@ def select(models: Models, *, force: bool = False, on_progress: StageProgress = 
         top_r=settings.select.top_r, score_threshold=settings.select.score_threshold, corpus=models.corpus,
         on_progress=lambda done, total: on_progress(None, done, total),
     )
-    selection = select_specs(pool, settings.select.k, settings.select, seed=settings.seed)
+    selection = select_specs(pool, settings.select.k, settings.select, seed=settings.seed, admissible=_implementable(models, index, on_progress))
     atomic_write(project.selection_file, selection.model_dump_json(indent=2) + "\n")
     return SelectOutcome(selection, pool, write_selected(selection, suite, force=force))
+
+
+def _implementable(models: Models, index: HybridIndex, on_progress: StageProgress) -> Callable[[Spec], str] | None:
+    """Why implement could not write a spec ('' when it could), for the greedy to pass it over ([select] check_plans)."""
+    settings = models.project.settings
+    if not settings.select.check_plans:
+        return None
+
+    def why_not(spec: Spec) -> str:
+        on_progress(f"reading {spec.title!r} as implement will")
+        return why_not_implementable(spec, models.corpus, models.lm, models.recognizer, index, settings.implement)
+
+    return why_not
 
 
 def implement(

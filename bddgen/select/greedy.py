@@ -23,7 +23,7 @@ import itertools
 import math
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -42,6 +42,7 @@ class GreedyTrace:
     diversity_gains: list[float]
     new_documents: list[int]
     alpha: float
+    passed_over: list[tuple[int, str]] = field(default_factory=list)  # rows the greedy would have chosen, and why they may not be
     gains: list[float] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -150,10 +151,12 @@ def _thread_pools() -> ThreadpoolController:
 class Constraints:
     """What keeps a suite diverse in what its specs test: a near-duplicate of a chosen spec waits until no
     other candidate is left, and while some focus (`focuses[i]` of row i, '' for none) has no chosen spec, the
-    next pick comes from a missing focus."""
+    next pick comes from a missing focus. `admissible(i)` says why row i may not be chosen ('' when it may); it is asked
+    only of the row the greedy is about to choose, so an expensive check runs on few rows."""
 
     duplicates: NearDuplicates | None = None
     focuses: Sequence[str] = ()
+    admissible: Callable[[int], str] | None = None
 
     def allowed(self, available: np.ndarray, blocked: np.ndarray, chosen: Sequence[int]) -> np.ndarray:
         """The rows the next pick may come from (every available one when the constraints leave none)."""
@@ -202,6 +205,7 @@ def _greedy(
     blocked = np.zeros(n, dtype=bool)  # near-duplicates of a chosen row: taken only when nothing else is left
     diversity: list[float] = []
     new_docs: list[int] = []
+    passed_over: list[tuple[int, str]] = []
 
     def take(candidate: int) -> None:
         diversity.append(logdet.choose(candidate))
@@ -212,7 +216,7 @@ def _greedy(
     for candidate in preselected:
         logdet.evaluate(np.array([candidate]))
         take(int(candidate))
-    while logdet.size < total:
+    while logdet.size < total and available.any():
         allowed = constraints.allowed(available, blocked, logdet.chosen)
         bound = np.where(allowed, logdet.gain + params.alpha * coverage.new_count, -np.inf)
         batch_size = FIRST_BATCH
@@ -229,5 +233,11 @@ def _greedy(
             logdet.evaluate(batch)
             bound[batch] = logdet.gain[batch] + params.alpha * coverage.new_count[batch]
             batch_size *= 2
+        if constraints.admissible is not None and (why := constraints.admissible(best)):
+            available[best] = False
+            passed_over.append((best, why))
+            continue
         take(best)
-    return GreedyTrace(order=list(logdet.chosen), diversity_gains=diversity, new_documents=new_docs, alpha=params.alpha)
+    return GreedyTrace(
+        order=list(logdet.chosen), diversity_gains=diversity, new_documents=new_docs, alpha=params.alpha, passed_over=passed_over
+    )

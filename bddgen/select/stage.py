@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Callable, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -13,7 +13,7 @@ from bddgen.select.kernel import ObjectiveParams, median_gamma
 from bddgen.select.metrics import SelectionMetrics, measure
 from bddgen.select.pool import SpecPool
 from bddgen.select.templates import NearDuplicates
-from bddgen.specs import SelectedSpec, Selection
+from bddgen.specs import PassedOver, SelectedSpec, Selection, Spec
 
 Method = Literal["greedy", "random", "max-min"]
 METHODS: tuple[Method, ...] = ("greedy", "max-min", "random")
@@ -34,13 +34,17 @@ def objective_params(pool: SpecPool, settings: SelectSettings, seed: int) -> Obj
     return ObjectiveParams(gamma=gamma, lam=settings.lam, alpha=settings.alpha)
 
 
-def constraints_for(pool: SpecPool, settings: SelectSettings) -> Constraints:
-    """Near-duplicates wait and missing focuses come first, as the settings say."""
+def constraints_for(pool: SpecPool, settings: SelectSettings, admissible: Callable[[Spec], str] | None = None) -> Constraints:
+    """Near-duplicates wait and missing focuses come first, as the settings say; a spec `admissible` says why not
+    (implement could not write it) is passed over."""
     duplicates = NearDuplicates(
         pool.specs, pool.embeddings, max_cosine=settings.near_duplicate_cosine, min_template_overlap=settings.near_duplicate_overlap,
         values=pool.values,
     ) if settings.near_duplicates else None
-    return Constraints(duplicates=duplicates, focuses=[s.focus for s in pool.specs] if settings.cover_focuses else [])
+    return Constraints(
+        duplicates=duplicates, focuses=[s.focus for s in pool.specs] if settings.cover_focuses else [],
+        admissible=(lambda row: admissible(pool.specs[row])) if admissible is not None else None,
+    )
 
 
 def _trace(
@@ -58,10 +62,15 @@ def _trace(
     return greedy_select(pool.embeddings, documents, len(order), params, preselected=order)
 
 
-def select_specs(pool: SpecPool, k: int, settings: SelectSettings, *, seed: int, method: Method = "greedy") -> Selection:
-    """Choose k specs in total; the pool's preselected specs are kept and counted among the k."""
+def select_specs(
+    pool: SpecPool, k: int, settings: SelectSettings, *, seed: int, method: Method = "greedy",
+    admissible: Callable[[Spec], str] | None = None,
+) -> Selection:
+    """Choose k specs in total; the pool's preselected specs are kept and counted among the k. With `admissible`, a
+    candidate the greedy reaches is chosen only when it says nothing against it (greedy only; the baselines compare
+    orders as they are)."""
     params = objective_params(pool, settings, seed)
-    trace = _trace(pool, k, params, method, seed, constraints_for(pool, settings))
+    trace = _trace(pool, k, params, method, seed, constraints_for(pool, settings, admissible))
     selected = [
         SelectedSpec(
             spec=pool.specs[index],
@@ -77,7 +86,8 @@ def select_specs(pool: SpecPool, k: int, settings: SelectSettings, *, seed: int,
         )
     ]
     return Selection(
-        method=method, k=k, pool_size=pool.candidate_count, objective=trace.objective, selected=selected, gamma=params.gamma
+        method=method, k=k, pool_size=pool.candidate_count, objective=trace.objective, selected=selected, gamma=params.gamma,
+        passed_over=[PassedOver(spec=pool.specs[row], why=why) for row, why in trace.passed_over],
     )
 
 
