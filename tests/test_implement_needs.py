@@ -583,3 +583,20 @@ def test_selection_passes_over_a_spec_implement_could_not_write_and_reads_the_ch
     implement_feature(path, corpus, lm, RegexRecognizer(), index, settings, 0)
     implemented = [r.prompt_hash() for r in backend.requests if r.task == "read_spec" and count.title in r.messages[-1].content]
     assert checked and implemented[len(checked):][:len(checked)] == checked
+
+
+def test_a_plan_on_a_row_whose_label_says_less_of_the_question_than_another_rows_is_refused() -> None:
+    from bddgen.implement.reading import closer_row
+
+    sections = TableDocument(
+        id="tables/report-11", title="Report 11 table: Net sales by segment", headers=["Recorded Music:", "2019", "2018"],
+        rows=[["Streaming", "$ 410", "$ 380"], ["Physical", "120", "150"], ["Total Recorded Music", "530", "530"],
+              ["Publishing:", "", ""], ["Licensing", "200", "190"], ["Total Publishing", "200", "190"], ["Total", "$ 730", "$ 720"]],
+    )
+    tables = _tables(sections)
+    grand = QueryPlan(table="report-11", where=[Condition(column="report-11.Recorded Music:", value="Total")], select="report-11.2019")
+    problem = closer_row(grand, "What were the total sales for Recorded Music in 2019?", tables)
+    assert "'Total Recorded Music'" in problem  # the grand total is not the segment's total
+    segment = grand.model_copy(update={"where": [Condition(column="report-11.Recorded Music:", value="Total Recorded Music")]})
+    assert closer_row(segment, "What were the total sales for Recorded Music in 2019?", tables) == ""
+    assert closer_row(grand, "What were the total net sales in 2019?", tables) == ""  # no other label says more of it

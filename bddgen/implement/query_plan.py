@@ -220,6 +220,13 @@ class _Joined:
         raise PlanError(f"there is no column {name!r} in {self._names()}; the columns are: {listed}")
 
 
+def column_values(plan: QueryPlan, tables: Tables, column: str) -> set[str]:
+    """The distinct non-empty cells of `column` (as a plan names it) in the rows the plan's tables join; PlanError as `run_plan`."""
+    joined = _Joined(plan, tables)
+    key = joined.column(column)
+    return {cell for row in joined.rows if (cell := row.get(key, "").strip())}
+
+
 def _joined_names(join: Sequence[str], tables: Tables) -> list[str]:
     """The tables a plan joins, read from what the LM wrote: a name, or a condition naming them ("Invoice.CustomerId = Customer.CustomerId")."""
     names: list[str] = []

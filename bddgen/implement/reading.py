@@ -20,7 +20,7 @@ from bddgen.errors import LMOutputError
 from bddgen.implement.context import sentences
 from bddgen.implement.declined import declined_rule
 from bddgen.implement.grounding import answer_facts, mentions, missing_facts
-from bddgen.implement.query_plan import PlanError, PlanResult, QueryPlan, Tables, plan_from_words, run_plan, same_result
+from bddgen.implement.query_plan import PlanError, PlanResult, QueryPlan, Tables, column_values, plan_from_words, run_plan, same_result
 from bddgen.implement.tasks import STAGE
 from bddgen.implement.wide import label_column
 from bddgen.lm.base import LMRequest
@@ -289,7 +289,8 @@ class Planner:
                 problems.append(f"the reply was unusable: {error.reason}")
                 continue
             plan = completed(plan, question)
-            wrong = unsaid_conditions(plan, question) or counted_elsewhere(plan, question, tables) or uncounted(plan, question)
+            wrong = (unsaid_conditions(plan, question) or closer_row(plan, question, tables) or counted_elsewhere(plan, question, tables)
+                     or uncounted(plan, question))
             if wrong:
                 problems.append(wrong)
                 continue
@@ -414,6 +415,28 @@ def unsaid_conditions(plan: QueryPlan, question: str) -> str:
         return ""
     shown = ", ".join(f"{c.column} {c.op} {c.value!r}" for c in unsaid)
     return f"the question does not say {shown}: pick the rows by what the question names, in the column that holds it"
+
+
+def closer_row(plan: QueryPlan, question: str, tables: Tables) -> str:
+    """A row picked by a label that says part of what the question names, where another label of the same column says
+    more of it ('Total' for "the total sales for Transportation Solutions", the column holding 'Total Transportation
+    Solutions'): the plan reads another row than the one asked; '' when no label says more."""
+    asked = content_words(question)
+    for condition in plan.where:
+        chosen = content_words(condition.value)
+        if condition.op != "=" or not chosen:
+            continue
+        try:
+            values = column_values(plan, tables, condition.column)
+        except PlanError:
+            continue  # running the plan says what is wrong with it
+        said = len(chosen & asked)
+        closer = [v for v in values if chosen < (words := content_words(v)) and len(words & asked) > said]
+        if closer:
+            best = max(closer, key=lambda v: (len(content_words(v) & asked), -len(v)))
+            return (f"the question names {best!r} of {condition.column}, not only {condition.value!r}: "
+                    f"pick the row whose {condition.column} is {best!r}")
+    return ""
 
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
