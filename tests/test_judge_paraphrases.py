@@ -51,8 +51,9 @@ def _writer(paraphrases: Reply | list[Reply], read_back: Reply | list[Reply] = _
 
 
 def test_a_paraphrase_its_round_trip_reads_the_reference_back_from_is_a_right_candidate() -> None:
+    """The round trip names the coach; the year is the conversation's, not what the question asks for."""
     paraphrase = "During the cup run of 1995 the side was coached by Varley."
-    writer, backend = _writer({"paraphrases": [paraphrase]})
+    writer, backend = _writer({"paraphrases": [paraphrase]}, read_back={"answer": "Varley."})
     kept, record = writer.candidates([COACH])
     assert [(c.kind, c.answer, c.should_pass, c.source) for c in kept] == [("paraphrase", paraphrase, True, COACH)]
     assert (record.kept, record.dropped, record.unreadable_turns, record.unusable_turns) == (1, [], 0, 0)
@@ -106,13 +107,14 @@ def test_only_count_paraphrases_a_turn_are_read_back_each_once() -> None:
     assert backend.tasks_seen() == [WRITE, READ_BACK]
 
 
-def test_turns_no_check_can_read_back_and_unanswerable_turns_get_no_paraphrase() -> None:
+def test_turns_no_round_trip_can_read_back_and_unanswerable_turns_get_no_paraphrase() -> None:
     extinct = _verified("When does a language become extinct?", "A language becomes extinct when its final fluent speaker dies")
+    asked = _verified("Did Piet Varley coach them in 1995?", "Yes, Piet Varley coached them in 1995")  # nothing the question does not say
     referee = _verified("Who refereed the final?", CANNOT_ANSWER, QueryType.UNANSWERABLE)
     ground = _verified("When were they founded, and where did they first play?", "1899; on a converted dockside warehouse", QueryType.SYNTHESIS)
     writer, backend = _writer({"paraphrases": ["unused"]})
-    kept, record = writer.candidates([extinct, referee, ground])
-    assert (kept, record.unreadable_turns, record.unusable_turns) == ([], 2, 0)  # a part without a name or number: not checkable
+    kept, record = writer.candidates([extinct, referee, ground, asked])
+    assert (kept, record.unreadable_turns, record.unusable_turns) == ([], 3, 0)
     assert backend.requests == []
 
 

@@ -4,7 +4,7 @@ from the paraphrase alone: the reference read back)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from bddgen.answer_checks import contains_exact, is_refusal, same_answer
@@ -15,21 +15,13 @@ from bddgen.judging.tasks import WRITE_PARAPHRASES
 from bddgen.lm.client import LanguageModel
 from bddgen.normalise import FUNCTION_WORDS
 from bddgen.run.judge_check import DroppedParaphrase, Paraphrases
+from bddgen.run.quantities import states
 from bddgen.run.reference_match import (
-    Tolerances, adds_claims, altered_quote, contradicted_number, names_in, reference_parts, words_of,
+    Part, Tolerances, adds_claims, altered_quote, contradicted_number, names_in, reference_parts, words_of,
 )
 from bddgen.specs import CANNOT_ANSWER
 
 STAGE = "judge-check"
-
-
-def readable(verified: VerifiedTurn, tolerances: Tolerances) -> bool:
-    """Whether the checks can find the turn's reference in an answer: it is answerable and every part of it (a part of
-    a SYNTHESIS, an item of a list, else the whole) has a name or a number."""
-    turn = verified.turn
-    if turn.answer.strip() == CANNOT_ANSWER:
-        return False
-    return all(part.names or part.numbers for part in reference_parts(turn.answer, turn.query_type, tolerances.part_max_words))
 
 
 def said_before(verified: VerifiedTurn) -> str:
@@ -37,10 +29,42 @@ def said_before(verified: VerifiedTurn) -> str:
     return " ".join([verified.turn.question, *(m.content for m in verified.history)])
 
 
-def disagreement(text: str, verified: VerifiedTurn, tolerances: Tolerances) -> str:
+def reference_facts(verified: VerifiedTurn, tolerances: Tolerances) -> list[Part]:
+    """The parts of the turn's reference (a part of a SYNTHESIS, an item of a list, else the whole), each with the names
+    and numbers an answer must state."""
+    return reference_parts(verified.turn.answer, verified.turn.query_type, tolerances.part_max_words)
+
+
+def answer_facts(verified: VerifiedTurn, tolerances: Tolerances) -> list[Part]:
+    """The parts of the reference with only the names and numbers the question and the conversation before it do not
+    state (what the reference answers; the rest it repeats), leaving out parts with none: what a round trip must read
+    back. 'Who coached them during that cup run?' after 'Which club won the 1995 cup?' asks for 'Piet Varley' of
+    'Piet Varley coached the team during the 1995 cup run', not for 1995."""
+    said = said_before(verified)
+    words = words_of(said)
+    facts = []
+    for part in reference_facts(verified, tolerances):
+        names = tuple(name for name in part.names if not all(w in words for w in name))
+        numbers = tuple(number for number in part.numbers if not states(said, number, tolerances.unit))
+        if names or numbers:
+            facts.append(replace(part, names=names, numbers=numbers))
+    return facts
+
+
+def readable(verified: VerifiedTurn, tolerances: Tolerances) -> bool:
+    """Whether the checks can find the turn's reference in an answer: it is answerable, every part of it has a name or a
+    number, and it states one the question and the conversation before it do not."""
+    if verified.turn.answer.strip() == CANNOT_ANSWER:
+        return False
+    parts = reference_facts(verified, tolerances)
+    return all(p.names or p.numbers for p in parts) and bool(answer_facts(verified, tolerances))
+
+
+def disagreement(text: str, facts: list[Part], verified: VerifiedTurn, tolerances: Tolerances) -> str:
     """Why `text` does not give the turn's reference, by the judge's deterministic checks ('' when it does): a refusal, a
-    number of the reference replaced, a part of it not stated (every name, a surname for the whole, and every number),
-    a quote of it altered, or a negation or number neither the reference nor the conversation states."""
+    number of the reference replaced, a part of `facts` not stated (every name, a surname for the whole, and every
+    number), a quote of the reference altered, or a negation or number neither the reference nor the conversation
+    states."""
     turn, unit = verified.turn, tolerances.unit
     if is_refusal(text) or text.strip() == CANNOT_ANSWER:
         return "it says it cannot answer"
@@ -48,7 +72,7 @@ def disagreement(text: str, verified: VerifiedTurn, tolerances: Tolerances) -> s
     if replaced:
         return f"it states {replaced}"
     words = words_of(text)
-    missing = [p.text for p in reference_parts(turn.answer, turn.query_type, tolerances.part_max_words) if not p.stated_in(text, words, unit)]
+    missing = [p.text for p in facts if not p.stated_in(text, words, unit)]
     if missing:
         return f"it does not state {', '.join(repr(m) for m in missing)}"
     altered = altered_quote(text, turn.answer)
@@ -61,12 +85,12 @@ def disagreement(text: str, verified: VerifiedTurn, tolerances: Tolerances) -> s
 
 def paraphrase_problem(paraphrase: str, verified: VerifiedTurn, tolerances: Tolerances) -> str:
     """Why a paraphrase cannot be a right candidate before its round trip ('' when none): it is the reference itself,
-    disagrees with it (`disagreement`), leaves out the turn's exact value, or names something the reference and the
-    conversation do not."""
+    disagrees with it (`disagreement`: every part of the reference stated), leaves out the turn's exact value, or
+    names something the reference and the conversation do not."""
     turn = verified.turn
     if same_answer(paraphrase, turn.answer):
         return "it is the reference itself"
-    wrong = disagreement(paraphrase, verified, tolerances)
+    wrong = disagreement(paraphrase, reference_facts(verified, tolerances), verified, tolerances)
     if wrong:
         return wrong
     if turn.exact is not None and not contains_exact(paraphrase, turn.exact.value):
@@ -121,7 +145,8 @@ class ParaphraseWriter:
 
     def _confirmed(self, paraphrase: str, verified: VerifiedTurn) -> tuple[str, str]:
         """(the round trip's answer, why the paraphrase is dropped: '' when it is kept). The round trip answers the
-        question from the paraphrase alone, seeing the earlier questions but none of their answers."""
+        question from the paraphrase alone, seeing the earlier questions but none of their answers, and must state
+        what the reference answers (`answer_facts`)."""
         problem = paraphrase_problem(paraphrase, verified, self.tolerances)
         if problem:
             return "", problem
@@ -133,5 +158,5 @@ class ParaphraseWriter:
             ).answer
         except LMOutputError as exc:
             return "", f"its round trip's reply was unusable: {exc.reason}"
-        wrong = disagreement(read_back, verified, self.tolerances)
+        wrong = disagreement(read_back, answer_facts(verified, self.tolerances), verified, self.tolerances)
         return read_back, f"its round trip reads back {read_back!r}: {wrong}" if wrong else ""
