@@ -112,12 +112,15 @@ class ParaphraseWriter:
     count: int
     tolerances: Tolerances
 
-    def candidates(self, turns: list[VerifiedTurn]) -> tuple[list[Candidate], Paraphrases]:
+    def candidates(
+        self, turns: list[VerifiedTurn], on_progress: Callable[[int, int], None] = lambda done, total: None,
+    ) -> tuple[list[Candidate], Paraphrases]:
         """The kept paraphrases of `turns` as `paraphrase` candidates, and what was kept, dropped and not written."""
         kept: list[Candidate] = []
         dropped: list[DroppedParaphrase] = []
         unreadable = unusable = 0
-        for verified in turns:
+        for done, verified in enumerate(turns, start=1):
+            on_progress(done - 1, len(turns))
             if verified.turn.answer.strip() == CANNOT_ANSWER:
                 continue
             if not readable(verified, self.tolerances):
@@ -141,6 +144,7 @@ class ParaphraseWriter:
                     ))
                 else:
                     kept.append(Candidate(verified, "paraphrase", paraphrase))
+        on_progress(len(turns), len(turns))
         return kept, Paraphrases(kept=len(kept), dropped=dropped, unreadable_turns=unreadable, unusable_turns=unusable)
 
     def _confirmed(self, paraphrase: str, verified: VerifiedTurn) -> tuple[str, str]:

@@ -168,8 +168,7 @@ def judge_check(
     sample, candidates = candidates_of(turns, n, seed)
     paraphrases = None
     if writer is not None:
-        on_progress("writing paraphrases")
-        kept, paraphrases = writer.candidates(sample)
+        kept, paraphrases = writer.candidates(sample, lambda done, total: on_progress("writing paraphrases", done, total))
         candidates += kept
     graded = grade(judge, candidates, lambda done, total: on_progress("grading candidate answers", done, total))
     return summarise(graded, turns=len(sample), judge_model=judge_model, seed=seed, paraphrases=paraphrases)
