@@ -360,6 +360,11 @@ class JudgeCheckSettings(_Section):
     """[judge_check]: qualifying the judge on candidate answers of known verdict (`bddgen judge check`)."""
 
     turns: int = Field(default=100, ge=1, description="Verified turns the check makes candidate answers from (`--n`).")
+    paraphrases: int = Field(
+        default=2, ge=0, le=5,
+        description="Paraphrases of each answerable turn's reference the [lm] writes as right candidates, each kept only "
+        "when its round trip gives the reference back (0: none).",
+    )
     max_false_fail_rate: float = Field(
         default=0.03, ge=0, le=1,
         description="`bddgen run` warns when the judge's last check failed a larger share of right answers than this.",

@@ -77,6 +77,7 @@ def judged_sports_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
     (project / "judge_ci.py").write_text(SCRIPTED_JUDGE)
     with (project / "bddgen.toml").open("a") as settings_file:
         settings_file.write("\n" + SCRIPTED_JUDGE_SETTINGS)
+    monkeypatch.setenv("BDDGEN_JUDGE_CHECK__PARAPHRASES", "0")  # its [lm] is the embedded model: a test that wants paraphrases scripts one
     monkeypatch.chdir(project)
     monkeypatch.syspath_prepend(str(project))
     return project

@@ -13,7 +13,7 @@ from bddgen.cli import cli
 from conftest import SCRIPTED_JUDGE, SCRIPTED_JUDGE_SETTINGS
 from bddgen.implement.evidence import SentenceEvidence, TableEvidence
 from bddgen.implement.unanswerable import AbsentSubject
-from bddgen.judging.candidates import RIGHT_KINDS, WRONG_KINDS, Candidate, CandidateMaker, Kind, VerifiedTurn, name_spans
+from bddgen.judging.candidates import RIGHT_KINDS, WRITTEN_BY_LM, WRONG_KINDS, Candidate, CandidateMaker, Kind, VerifiedTurn, name_spans
 from bddgen.judging.qualify import grade, summarise
 from bddgen.run.judge_check import false_fail_warning, read_check
 from bddgen.lm.base import Message
@@ -50,6 +50,7 @@ TURNS = [
     _verified("Who refereed that final?", CANNOT_ANSWER, QueryType.UNANSWERABLE, AbsentSubject(attribute="referee", entity="the 2023 final")),
 ]
 NAMES = ["Anton Brisk", "Korrin Sporting", "Mateo Varga"]
+BY_CODE = set(RIGHT_KINDS + WRONG_KINDS) - set(WRITTEN_BY_LM)
 
 
 def _candidates() -> list[Candidate]:
@@ -58,7 +59,7 @@ def _candidates() -> list[Candidate]:
 
 
 def test_every_kind_of_candidate_is_made_from_these_turns() -> None:
-    assert {c.kind for c in _candidates()} == set(RIGHT_KINDS) | set(WRONG_KINDS)
+    assert {c.kind for c in _candidates()} == BY_CODE
 
 
 class _ModelNeeded(Exception):
@@ -79,7 +80,7 @@ def test_each_kind_gets_its_known_verdict_from_the_deterministic_judge_where_it_
             continue
         decided.add(candidate.kind)
         assert judgement.verdict is (Verdict.PASS if candidate.should_pass else Verdict.FAIL), (candidate.kind, candidate.answer, judgement.feedback)
-    assert decided == set(RIGHT_KINDS) | set(WRONG_KINDS)
+    assert decided == BY_CODE
 
 
 def test_a_contradiction_negates_or_denies_the_reference() -> None:
@@ -205,6 +206,7 @@ def test_judge_check_grades_with_the_judge_and_tolerances_of_the_run(
     (tmp_path / "fake.yaml").write_text("replies: []\n")
     (tmp_path / "bddgen.toml").write_text(
         SCRIPTED_JUDGE_SETTINGS + '\n[run]\nassistant = "fake"\n\n[assistants.fake]\nkind = "fake"\nscript = "fake.yaml"\n'
+        '\n[judge_check]\nparaphrases = 0\n'  # candidates by code only: `candidates_of` makes the same
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     project = Project(root=tmp_path, settings=load_settings(tmp_path, overrides={"run": run_settings}, environ={}))

@@ -99,6 +99,25 @@ def test_a_synthesis_part_is_checked_the_number_by_code_the_sentence_by_the_mode
     assert backend.tasks_seen() == ["judge-claim"]  # one question: the year needed none
 
 
+def test_a_sentence_the_model_does_not_find_fails_naming_it() -> None:
+    judge, backend = _claims_judge(claim=NO)
+    turn = Turn(question="Who coached them in 1995?", answer=COACH, query_type=QueryType.FILLER)
+    result = judge.judge_turn(turn, "Piet Varley was their chairman in 1995.", [])
+    assert (result.verdict, result.feedback) == (Verdict.FAIL, f"the answer does not say {COACH!r}")
+    assert backend.tasks_seen() == ["judge-claim"]
+
+
+def test_a_number_claim_the_answer_states_in_part_fails_by_code() -> None:
+    judge, backend = _claims_judge()  # the model would say every claim is said
+    crowds = "61,811 and 60,410 spectators"
+    turn = Turn(question="How many watched the 2023 and 2022 finals, and how did the 2023 final end?",
+                answer=f"{crowds}; Harbour City FC beat Eastquay Olympic after extra time in front of a full Crownfield Stadium",
+                query_type=QueryType.SYNTHESIS)
+    result = judge.judge_turn(turn, "61,811 watched the 2023 final, which Harbour City FC won after extra time.", [])
+    assert result.verdict == Verdict.FAIL and result.feedback.startswith(f"the answer does not say {crowds!r} of the reference")
+    assert backend.tasks_seen() == ["judge-claim"]  # the sentence only: code found 60,410 missing
+
+
 def test_a_contradiction_fails_naming_it() -> None:
     judge, _ = _claims_judge(contradiction={"contradiction": "he joined from Eastquay Olympic", "contradicts": "yes"}, passage=PASSAGE)
     turn = Turn(question="Who coached them in 1995?", answer=COACH, query_type=QueryType.FILLER, doc_ids=["text/club"])
@@ -138,6 +157,14 @@ def test_an_unusable_reply_is_retried_then_reported_as_the_judge_s_error() -> No
     assert "unusable" in result.feedback
     assert backend.tasks_seen() == ["judge-claim", "judge-claim"]  # one retry with the validation error, then reported
     assert "That reply was invalid" in backend.requests[1].messages[-1].content
+
+
+def test_an_unusable_reply_to_the_contradiction_question_is_the_judge_s_error() -> None:
+    judge, backend = _claims_judge(contradiction="no JSON here")
+    turn = Turn(question="Who coached them in 1995?", answer=COACH, query_type=QueryType.FILLER)
+    result = judge.judge_turn(turn, "That was Piet Varley, in the cup run.", [])
+    assert (result.verdict, result.error_category) == (Verdict.ERROR, JUDGE_ERROR) and "unusable" in result.feedback
+    assert backend.tasks_seen() == ["judge-claim", "judge-contradiction"]
 
 
 def test_the_deterministic_checks_stay_in_front() -> None:

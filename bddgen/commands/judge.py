@@ -12,7 +12,7 @@ from bddgen.console import console, progress_bar
 from bddgen.judging.agreement import SHORT_REFERENCE_WORDS, LabelledCheck, LabelledFigures
 from bddgen.judging.labelled import Label, append_labelled, read_labelled
 from bddgen.judging.labelling import TurnToLabel
-from bddgen.run.judge_check import CHECK_FILE, Figures, JudgeCheck
+from bddgen.run.judge_check import CHECK_FILE, Figures, JudgeCheck, Paraphrases
 from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
@@ -153,12 +153,27 @@ def _print(result: JudgeCheck) -> None:
     for kind, figures in result.per_kind.items():
         _row(table, f"  {kind}", figures)
     console.print(table)
+    if result.paraphrases is not None:
+        console.print(_paraphrase_line(result.paraphrases), markup=False, soft_wrap=True)
     for wrong in result.disagreements[:10]:
         expected = "PASS" if wrong.should_pass else "FAIL"
         console.print(
             f"{wrong.kind}: {wrong.verdict.value} (should be {expected}) for {wrong.answer!r} — reference {wrong.reference!r}: {wrong.feedback}",
             markup=False, soft_wrap=True,
         )
+
+
+def _paraphrase_line(paraphrases: Paraphrases) -> str:
+    """What became of the paraphrases [lm] wrote: kept, dropped (listed in --json) and turns it wrote none for."""
+    line = (
+        f"paraphrases: {paraphrases.kept} kept as right candidates, {len(paraphrases.dropped)} dropped by their checks or "
+        f"round trip (--json lists them)"
+    )
+    if paraphrases.unreadable_turns:
+        line += f"; {paraphrases.unreadable_turns} turns without: a part of the reference has no name or number to read back"
+    if paraphrases.unusable_turns:
+        line += f"; {paraphrases.unusable_turns} turns without: the [lm]'s reply was unusable"
+    return line
 
 
 def _print_labelled(result: LabelledCheck) -> None:

@@ -2,7 +2,7 @@
 (the reference restated, reordered, in another format or unit, with true context from its evidence; a refusal
 of an unanswerable turn) and wrong ones (another row's value, a changed number, a swapped name, one part of a
 synthesis wrong, a partial list, a claim the evidence contradicts, a refusal of an answerable turn, an answer
-to an unanswerable one)."""
+to an unanswerable one). Paraphrases written by the LM are the other right kind (`bddgen.judging.paraphrases`)."""
 
 from __future__ import annotations
 
@@ -21,15 +21,17 @@ from bddgen.run.reference_match import NAME, names_in, reference_parts
 from bddgen.specs import CANNOT_ANSWER, QueryType, Turn
 
 Kind = Literal[
-    "restated", "reordered", "other-format", "extra-context", "refusal-of-unanswerable",
+    "restated", "reordered", "other-format", "extra-context", "refusal-of-unanswerable", "paraphrase",
     "other-row", "changed-number", "swapped-name", "synthesis-part-wrong", "partial-list", "contradiction",
     "refusal-of-answerable", "answer-to-unanswerable",
 ]
-RIGHT_KINDS: tuple[Kind, ...] = ("restated", "reordered", "other-format", "extra-context", "refusal-of-unanswerable")
+RIGHT_KINDS: tuple[Kind, ...] = ("restated", "reordered", "other-format", "extra-context", "refusal-of-unanswerable", "paraphrase")
 WRONG_KINDS: tuple[Kind, ...] = (
     "other-row", "changed-number", "swapped-name", "synthesis-part-wrong", "partial-list", "contradiction",
     "refusal-of-answerable", "answer-to-unanswerable",
 )
+WRITTEN_BY_LM: tuple[Kind, ...] = ("paraphrase",)
+"""Kinds the LM writes (`bddgen.judging.paraphrases`); `CandidateMaker` makes the others."""
 Evidence = TableEvidence | SentenceEvidence | AbsentSubject | EarlierTurns | None
 
 _RESTATED = ("According to the documents, {r}.", "The answer is {r}.", "{r}, as the documents say.", "From what I found: {r}.")

@@ -13,10 +13,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterable, Protocol, Sequence
 
+from bddgen.console import StageProgress, no_progress
 from bddgen.errors import InputError, Problem
 from bddgen.implement.evidence import TableEvidence
 from bddgen.implement.provenance import FeatureProvenance, provenance_path, read_provenance
 from bddgen.judging.candidates import RIGHT_KINDS, Candidate, CandidateMaker, Evidence, VerifiedTurn, name_spans
+from bddgen.judging.paraphrases import ParaphraseWriter
 from bddgen.features.reader import feature_files, read_feature
 from bddgen.lm.base import Message
 from bddgen.models import TableDocument
@@ -24,7 +26,7 @@ from bddgen.report.stats import wilson_interval
 from bddgen.results import Verdict
 from bddgen.review.state import REJECTED_TAG
 from bddgen.run.judge import Judge, by_model
-from bddgen.run.judge_check import Figures, GradedCandidate, JudgeCheck
+from bddgen.run.judge_check import Figures, GradedCandidate, JudgeCheck, Paraphrases
 from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY
 
 REFUSED_REPLY = "I cannot answer that from the documents."
@@ -134,8 +136,11 @@ def grade(judge: Judge, candidates: list[Candidate], on_progress: Callable[[int,
     return graded
 
 
-def summarise(graded: list[GradedCandidate], *, turns: int, judge_model: str, seed: int) -> JudgeCheck:
-    """The figures overall, per query type and per kind of candidate (right kinds first)."""
+def summarise(
+    graded: list[GradedCandidate], *, turns: int, judge_model: str, seed: int, paraphrases: Paraphrases | None = None,
+) -> JudgeCheck:
+    """The figures overall, per query type and per kind of candidate (right kinds first), with what became of the
+    paraphrases the LM wrote (None when it wrote none)."""
     by_type: dict[str, list[GradedCandidate]] = defaultdict(list)
     by_kind: dict[str, list[GradedCandidate]] = defaultdict(list)
     for g in graded:
@@ -147,17 +152,23 @@ def summarise(graded: list[GradedCandidate], *, turns: int, judge_model: str, se
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"), judge_model=judge_model, seed=seed, turns=turns,
         per_query_type={t: figures(by_type[t]) for t in sorted(by_type)},
         per_kind={k: figures(by_kind[k]) for k in kinds},
-        disagreements=[g for g in graded if not g.agrees],
+        disagreements=[g for g in graded if not g.agrees], paraphrases=paraphrases,
     )
 
 
 def judge_check(
     judge: Judge, features: Path, root: Path, table: Callable[[str], TableDocument | None], *, n: int, seed: int, judge_model: str,
-    on_progress: Callable[[int, int], None] = lambda done, total: None,
+    writer: ParaphraseWriter | None = None, on_progress: StageProgress = no_progress,
 ) -> JudgeCheck:
-    """Candidates from at most `n` verified turns of the .feature files under `features`, graded by `judge`."""
+    """Candidates from at most `n` verified turns of the .feature files under `features`, with the paraphrases `writer`
+    writes and confirms (none without one), graded by `judge`."""
     turns = verified_turns([features], root, table)
     if not turns:
         raise InputError(Problem(str(features), "no conversation turns to make candidate answers from: run `bddgen implement` first"))
     sample, candidates = candidates_of(turns, n, seed)
-    return summarise(grade(judge, candidates, on_progress), turns=len(sample), judge_model=judge_model, seed=seed)
+    paraphrases = None
+    if writer is not None:
+        kept, paraphrases = writer.candidates(sample, lambda done, total: on_progress("writing paraphrases", done, total))
+        candidates += kept
+    graded = grade(judge, candidates, lambda done, total: on_progress("grading candidate answers", done, total))
+    return summarise(graded, turns=len(sample), judge_model=judge_model, seed=seed, paraphrases=paraphrases)

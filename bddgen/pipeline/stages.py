@@ -243,9 +243,10 @@ def run(
 
 
 def judge_check(models: Models, n: int, on_progress: StageProgress = no_progress) -> "JudgeCheck":
-    """Grade candidate answers of known verdict, made from at most `n` verified turns, with the judge the run
-    uses ([judge], [run] passing_score and tolerances, told whether [run] assistant calls tools); write the figures
-    to .bddgen/judge-check.json."""
+    """Grade candidate answers of known verdict, made from at most `n` verified turns (by code, and up to [judge_check]
+    paraphrases a turn written by [lm] and confirmed by their round trip), with the judge the run uses ([judge], [run]
+    passing_score and tolerances, told whether [run] assistant calls tools); write the figures to .bddgen/judge-check.json."""
+    from bddgen.judging.paraphrases import ParaphraseWriter
     from bddgen.judging.qualify import judge_check as qualify
     from bddgen.run.judge_check import write_check
 
@@ -259,9 +260,11 @@ def judge_check(models: Models, n: int, on_progress: StageProgress = no_progress
             tables.update((d.id, d) for d in models.corpus.documents if isinstance(d, TableDocument))
         return tables.get(table_id)
 
+    count = settings.judge_check.paraphrases
+    writer = ParaphraseWriter(lambda: models.lm, count, judge.tolerances) if count else None
     check = qualify(
         judge, project.features_path, project.root, table, n=n, seed=settings.seed, judge_model=settings.judge_lm.model,
-        on_progress=lambda done, total: on_progress("grading candidate answers", done, total),
+        writer=writer, on_progress=on_progress,
     )
     write_check(project.ensure_state(), check)
     return check

@@ -60,6 +60,35 @@ class GradedCandidate(BaseModel):
         return self.verdict == (Verdict.PASS if self.should_pass else Verdict.FAIL)
 
 
+class DroppedParaphrase(BaseModel):
+    """A paraphrase of a reference the check did not keep, and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    feature: str
+    conversation_id: str
+    turn: int
+    question: str
+    reference: str
+    paraphrase: str
+    read_back: str = Field(description="The answer the round trip read from the paraphrase ('' when it was dropped before).")
+    reason: str
+
+
+class Paraphrases(BaseModel):
+    """The paraphrases of the references the [lm] wrote: kept as right candidates (kind `paraphrase`) when their round
+    trip gave the reference back, else dropped."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kept: int
+    dropped: list[DroppedParaphrase] = Field(default_factory=list)
+    unreadable_turns: int = Field(
+        description="Answerable turns with a part of their reference without a name or number: no check could read it back, so none was written."
+    )
+    unusable_turns: int = Field(description="Answerable turns whose paraphrases the [lm] gave no usable reply for.")
+
+
 class JudgeCheck(Figures):
     """.bddgen/judge-check.json: how often the judge gives candidates their known verdict (the figures over every
     candidate, then per query type and per kind of candidate)."""
@@ -71,6 +100,7 @@ class JudgeCheck(Figures):
     per_query_type: dict[str, Figures]
     per_kind: dict[str, Figures]
     disagreements: list[GradedCandidate] = Field(default_factory=list, description="Candidates the judge got wrong.")
+    paraphrases: Paraphrases | None = Field(default=None, description="None when [judge_check] paraphrases is 0.")
 
 
 def check_path(state_path: Path) -> Path:
