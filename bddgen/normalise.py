@@ -20,8 +20,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from bddgen.text import words
+
 _NON_WORD = re.compile(r"[^a-z0-9]+")
-_WORD = re.compile(r"[a-z0-9]+")
 _LEADING_ARTICLE = re.compile(r"^(the|a|an) ")
 _POSSESSIVE = re.compile(r"['’]s\b")
 _INITIAL_DOT = re.compile(r"\b([a-z])\.")
@@ -29,7 +30,6 @@ _DASHES = re.compile(r"[\u2010-\u2015\u2212]")
 _QUOTES = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
 _THOUSANDS = re.compile(r"(?<=\d)[,\u202f\u00a0 ](?=\d{3}\b)")
 _ANY_QUOTE = re.compile(r"[\"'“”‘’]")
-_WORD_AS_WRITTEN = re.compile(r"[a-z][a-z0-9_']+")
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before being below
@@ -115,10 +115,11 @@ def is_numeric(text: str) -> bool:
 
 def content_words(text: str) -> set[str]:
     """Lower-case words of `text` that carry meaning (no stopwords, three letters or more)."""
-    return {w for w in _WORD.findall(normalise(text)) if len(w) > 2 and w not in STOPWORDS}
+    return {w for w in words(normalise(text)) if len(w) > 2 and w not in STOPWORDS}
 
 
 def content_words_as_written(text: str) -> set[str]:
     """Lower-cased words of two characters or more that start with a letter, as written (underscores and
     apostrophes kept, no ASCII folding), without INTERVIEW_STOPWORDS."""
-    return {w for w in _WORD_AS_WRITTEN.findall(text.lower()) if w not in INTERVIEW_STOPWORDS}
+    found = (w.lstrip("_'") for w in words(text.lower(), keep="_'", fold=False))
+    return {w for w in found if len(w) > 1 and w[0].isalpha() and w not in INTERVIEW_STOPWORDS}

@@ -13,8 +13,7 @@ from bddgen.implement.questions import SentenceParser
 from bddgen.features.wellformed import text_problems
 from bddgen.numbers import read_quantity, states_quantity
 from bddgen.ner.base import CAPITALISED_RUN, EntityRecognizer
-from bddgen.retrieval.lexical import tokenize
-from bddgen.text import spoken_name
+from bddgen.text import spoken_name, stems, words
 
 MAX_COPIED_WORDS: int = default_of(TurnCheckSettings, "max_copied_words")  # 6 may be names and a verb
 COPIED_WORDS = MAX_COPIED_WORDS + 1  # a question sharing this many words in a row with its evidence copies the document
@@ -107,7 +106,7 @@ def repeats_problems(question: str, earlier: Sequence[str], share: float = REPEA
 
 def _specifics(question: str) -> set[str]:
     """The names and numbers a question says: its capitalised words after the first, and words with digits."""
-    tokens = re.findall(r"[\w'’-]+", question)
+    tokens = words(question, keep="_'’-", fold=False)
     return {t.lower() for n, t in enumerate(tokens) if (n and t[:1].isupper()) or any(ch.isdigit() for ch in t)}
 
 
@@ -187,11 +186,11 @@ def asked_beyond_evidence(question: str, evidence: str, about: str, parser: Sent
     compared stemmed ("coach" is in "Coached by …") and, with an English parser, also as lemmas
     ("did … win" is in "won", "held" in "hold")."""
     # stems of the words with and without their accents: content_words folds "musée" to "musee"
-    known = set(tokenize(f"{evidence} {about}")) | set(tokenize(normalise(f"{evidence} {about}"))) | _lemma_stems(evidence, parser)
+    known = set(stems(f"{evidence} {about}")) | set(stems(normalise(f"{evidence} {about}"))) | _lemma_stems(evidence, parser)
     asked = _lemma_stems(question, parser, by_word=True)
     unsupported = sorted(
         w for w in content_words(question) - _ASKING_WORDS
-        if not set(tokenize(w)) <= known and not (asked.get(w, set()) and asked[w] <= known)
+        if not set(stems(w)) <= known and not (asked.get(w, set()) and asked[w] <= known)
     )
     if unsupported:
         return [f"the question asks about {', '.join(unsupported)}, which the evidence does not say; ask only what it says"]
@@ -204,9 +203,9 @@ def shared_relation(question: str, sentence: str, recognizer: EntityRecognizer) 
     "When was Orlanmouth Wanderers founded?" shares "found" with "…, founded in 1899, …"; "Where is
     Orlanmouth Wanderers located?" shares nothing with "Seagate Park hosts the Coast Derby between
     Orlanmouth Wanderers and …"."""
-    names = set(tokenize(" ".join(answer_facts(question, recognizer).all())))
-    relation = set(tokenize(" ".join(content_words(question) - _ASKING_WORDS))) - names
-    return relation & set(tokenize(sentence))
+    names = set(stems(" ".join(answer_facts(question, recognizer).all())))
+    relation = set(stems(" ".join(content_words(question) - _ASKING_WORDS))) - names
+    return relation & set(stems(sentence))
 
 
 def _lemma_stems(text: str, parser: SentenceParser | None, *, by_word: bool = False) -> Any:
@@ -215,8 +214,8 @@ def _lemma_stems(text: str, parser: SentenceParser | None, *, by_word: bool = Fa
     if doc is None:
         return {} if by_word else set()
     if by_word:
-        return {token.lower_: set(tokenize(token.lemma_)) for token in doc}
-    return {stem for token in doc for stem in tokenize(token.lemma_)}
+        return {token.lower_: set(stems(token.lemma_)) for token in doc}
+    return {found for token in doc for found in stems(token.lemma_)}
 
 
 def dropped_relations(question: str, parts: Sequence[tuple[str, str, str]]) -> list[str]:
@@ -225,16 +224,16 @@ def dropped_relations(question: str, parts: Sequence[tuple[str, str, str]]) -> l
     table part's column words that the part itself used must all be asked ("league meetings", not "league
     titles" again), a text part's question must keep at least half of its words other than names ("voted …
     Player of the Year")."""
-    asked = set(tokenize(question))
+    asked = set(stems(question))
     problems = []
     for part_question, column, names in parts:
         if column:
-            wanted = set(tokenize(spoken_name(column)))  # "MediaTypeId" is asked as "media type id"
-            wanted = (wanted & set(tokenize(part_question))) or wanted  # in the part's own words ("fee in euros" for change_fee_eur)
+            wanted = set(stems(spoken_name(column)))  # "MediaTypeId" is asked as "media type id"
+            wanted = (wanted & set(stems(part_question))) or wanted  # in the part's own words ("fee in euros" for change_fee_eur)
             if not wanted <= asked:
                 problems.append(f'the question must ask for the {spoken_name(column)} again, as "{part_question}" did')
             continue
-        relation = set(tokenize(" ".join(content_words(part_question) - _ASKING_WORDS))) - set(tokenize(names))
+        relation = set(stems(" ".join(content_words(part_question) - _ASKING_WORDS))) - set(stems(names))
         if relation and 2 * len(relation & asked) < len(relation):
             problems.append(f'the question must ask again what "{part_question}" asked')
     return problems

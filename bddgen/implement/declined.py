@@ -17,6 +17,7 @@ from bddgen.implement.checks import form_problems, question_problems
 from bddgen.implement.questions import SentenceParser
 from bddgen.normalise import SPEC_STOPWORDS, content_words
 from bddgen.specs import Spec
+from bddgen.text import words
 
 _DECLINES = re.compile(
     # "says it cannot answer" is an abstention, which an UNANSWERABLE turn tests, not a rule
@@ -78,12 +79,12 @@ def declined_problems(question: str, rule: str, system_name: str = "", *, by_cod
 
 def _inverted(question: str, forbidden: set[str]) -> str:
     """The words of `question` that turn what the rule forbids around ("without revealing my details"), or ''."""
-    words = re.findall(r"[\w']+", question.lower())
-    for position, word in enumerate(words):
+    said = words(question.lower(), keep="_'", fold=False)
+    for position, word in enumerate(said):
         if word in _INVERTING or word.endswith("n't"):
-            governed = words[position + 1 : position + 1 + INVERTED_REACH]
+            governed = said[position + 1 : position + 1 + INVERTED_REACH]
             if any(w[:STEM_CHARS] in forbidden for w in governed):
-                return " ".join(words[position : position + 1 + INVERTED_REACH])
+                return " ".join(said[position : position + 1 + INVERTED_REACH])
     return ""
 
 
