@@ -11,8 +11,9 @@ Each normaliser, stopword list and content-word reader here has its own users, a
   (`content_words_as_written`, the probe's interview and plan); `FUNCTION_WORDS`: words a capitalised word may
   be without naming anything (an answer's guessed names); `PRONOUNS` and `POSSESSIVES`: words standing for
   something said before (a question referring back, a sentence leaning on the one before it, a clause question).
-- `content_words`: normalised words of three letters or more; `content_words_as_written`: lower-cased words
-  as written, identifiers and apostrophes kept (`max_turns`, "don't").
+- `content_words`: normalised words of three letters or more, and `content_stems` their stems (by the one
+  stemmer, `bddgen.text.stem`); `content_words_as_written`: lower-cased words as written, identifiers and
+  apostrophes kept (`max_turns`, "don't").
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from bddgen.text import words
+from bddgen.text import stem, words
 
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 _LEADING_ARTICLE = re.compile(r"^(the|a|an) ")
@@ -116,6 +117,12 @@ def is_numeric(text: str) -> bool:
 def content_words(text: str) -> set[str]:
     """Lower-case words of `text` that carry meaning (no stopwords, three letters or more)."""
     return {w for w in words(normalise(text)) if len(w) > 2 and w not in STOPWORDS}
+
+
+def content_stems(text: str) -> set[str]:
+    """The stems of a text's `content_words`: "fees" and "fee", "capacities" and "capacity", "revealing" and
+    "reveal" meet."""
+    return {stem(w) for w in content_words(text)}
 
 
 def content_words_as_written(text: str) -> set[str]:

@@ -8,12 +8,12 @@ from typing import Any, Sequence
 
 from bddgen.config import TurnCheckSettings, default_of
 from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_facts
-from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_words, normalise
+from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_stems, content_words, normalise
 from bddgen.implement.questions import SentenceParser
 from bddgen.features.wellformed import text_problems
 from bddgen.numbers import read_quantity, states_quantity
 from bddgen.ner.base import CAPITALISED_RUN, EntityRecognizer
-from bddgen.text import spoken_name, stems, words
+from bddgen.text import spoken_name, stem, stems, words
 
 MAX_COPIED_WORDS: int = default_of(TurnCheckSettings, "max_copied_words")  # 6 may be names and a verb
 COPIED_WORDS = MAX_COPIED_WORDS + 1  # a question sharing this many words in a row with its evidence copies the document
@@ -241,10 +241,9 @@ def dropped_relations(question: str, parts: Sequence[tuple[str, str, str]]) -> l
 
 def unsupported_words(answer: str, evidence: str, question: str) -> list[str]:
     """Content words of a text answer that neither its evidence sentence nor the question contains
-    (a month, a verb, a place the sentence never says), allowing a plural 's'."""
-    known = content_words(evidence) | content_words(question)
-    stems = {w.rstrip("s") for w in known}
-    return sorted(w for w in content_words(answer) if w not in known and w.rstrip("s") not in stems)
+    (a month, a verb, a place the sentence never says), allowing another form of a word ("fees" of "fee")."""
+    known = content_stems(f"{evidence} {question}")
+    return sorted(w for w in content_words(answer) if stem(w) not in known)
 
 
 def agrees(reference: Facts, exact: str, reply: str) -> bool:

@@ -15,7 +15,7 @@ import re
 from bddgen.implement.grounding import mentions, number_tokens
 from bddgen.models import Corpus, DocKind, TableDocument
 from bddgen.ner.base import CAPITALISED_RUN
-from bddgen.normalise import content_words, normalise
+from bddgen.normalise import content_stems, normalise
 from bddgen.numbers import parse_number
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import Spec
@@ -28,7 +28,6 @@ _LESS = "smaller lower fewer less shorter younger".split()
 # "A has a larger capacity than B": the comparative, what it compares (up to three words), "than"
 _COMPARATIVE = re.compile(rf"\b({'|'.join(_MORE + _LESS)})\s+((?:[a-z-]+\s+){{1,3}}?)than\b", re.IGNORECASE)
 TURNED = "a comparison the wrong way round"
-STEM_CHARS = 5  # a column's word and a spec's word sharing this many first letters are one word ("capacities", "capacity")
 
 
 def then_line_facts(line: str) -> list[str]:
@@ -72,12 +71,12 @@ def turned_comparison(line: str, tables: list[TableDocument]) -> str:
         return ""
     before = [m.group(0) for m in CAPITALISED_RUN.finditer(line[: match.start()]) if m.start() > 0]
     after = [m.group(0) for m in CAPITALISED_RUN.finditer(line[match.end():])]
-    measured = {w[:STEM_CHARS] for w in content_words(match.group(2))}
+    measured = content_stems(match.group(2))
     if not before or not after or not measured:
         return ""
     first, second = before[-1], after[0]
     for table in tables:
-        for column in [h for h in table.headers if {w[:STEM_CHARS] for w in content_words(spoken_name(h))} & measured]:
+        for column in [h for h in table.headers if content_stems(spoken_name(h)) & measured]:
             values = [_figure(table, column, name) for name in (first, second)]
             if values[0] is None or values[1] is None or values[0] == values[1]:
                 continue
