@@ -18,6 +18,7 @@ from bddgen.text import spoken_name, stem, stems, words
 MAX_COPIED_WORDS: int = default_of(TurnCheckSettings, "max_copied_words")  # 6 may be names and a verb
 COPIED_WORDS = MAX_COPIED_WORDS + 1  # a question sharing this many words in a row with its evidence copies the document
 REPEATED_SHARE: float = default_of(TurnCheckSettings, "repeated_share")  # a question sharing this share of its words with an earlier one repeats it
+PASTED_WORDS = 3  # a reply can paste a sentence only when the sentence says this many words beyond the question and answer
 _PAIR = re.compile(r"\b[A-Za-z_][\w]*(?: [A-Za-z_][\w]*)?:\s")
 _REQUEST = re.compile(
     r"^(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|"
@@ -264,7 +265,7 @@ def copies_sentence(reply: str, sentence: str, question: str, answer: str, share
     sentence's words that neither the question nor the answer says. Such a reply states every fact of the
     sentence, so it "agrees" with any of them, whatever the question asked."""
     others = content_words(sentence) - content_words(question) - content_words(answer)
-    return len(others) >= 3 and len(others & content_words(reply)) >= share * len(others)
+    return len(others) >= PASTED_WORDS and len(others & content_words(reply)) >= share * len(others)
 
 
 _ASKS_FOR_A_NAME = re.compile(r"^\W*(?:where|who|whom)\b", re.IGNORECASE)

@@ -22,6 +22,7 @@ from bddgen.specs import Spec
 from bddgen.text import spoken_name
 
 DOCUMENTS_PER_KIND = 3  # documents found for one Then line, per kind, whose text may state its facts
+MIN_NAME_CHARS = 3  # a one-word name shorter than this is an initial or a unit ("FC", "km"), no fact
 _LEADING = frozenset("then and but the a an it its user assistant".split())
 _MORE = "larger bigger higher greater more longer older".split()
 _LESS = "smaller lower fewer less shorter younger".split()
@@ -39,7 +40,7 @@ def then_line_facts(line: str) -> list[str]:
             words = words[1:]
         if match.start() == 0 and len(words) == 1:
             continue  # a capital that only starts the line
-        if words and not (len(words) == 1 and len(words[0]) < 3):
+        if words and not (len(words) == 1 and len(words[0]) < MIN_NAME_CHARS):
             facts.append(re.sub(r"['’]s?$", "", " ".join(words)))
     return list(dict.fromkeys(facts))
 

@@ -33,6 +33,7 @@ _CODE = re.compile(r"\b(?=[A-Z0-9]*[A-Z])\d[A-Z0-9]{3,}\b")
 _JOINS = re.compile(r"\s+(?:and|&|of|the)\s+")
 _GENERIC = frozenset("given when then and but the a an user users assistant assistants customer customers i".split())
 ABOUT_DOCUMENTS = 2  # documents a spec that names nothing is about: the best ones for its title and Then lines
+MIN_NAME_CHARS = 3  # a one-word name shorter than this is an initial or a unit ("FC", "km"), no subject
 START_DOCUMENTS = 3  # the subject's best documents, where a conversation on the spec starts
 LINE_ITEM_WORDS = 5  # a report table's row label this long at most is a name a spec may write in lower case
 TELLING_CHARS = 4  # a column's word shorter than this tells nothing of what it holds
@@ -86,7 +87,7 @@ def _candidates(spec: Spec, system_name: str) -> list[tuple[bool, list[str]]]:
             name = re.sub(r"['’]s?$", "", " ".join(words))  # "Harbour City FC's history" names Harbour City FC
             # the assistant's own name or brand ("Aurelian Skyways" of "Aurelian Skyways Customer Assistant") is no subject
             in_brand = bool(name) and f" {name.lower()} " in f" {brand} "
-            if not name or in_brand or all(w.lower() in _GENERIC for w in words) or (len(words) == 1 and len(name) < 3):
+            if not name or in_brand or all(w.lower() in _GENERIC for w in words) or (len(words) == 1 and len(name) < MIN_NAME_CHARS):
                 continue
             if _JOINS.search(name):  # "A and B" names both
                 parts = [p for p in _JOINS.split(name) if p and p.lower() not in _GENERIC]
