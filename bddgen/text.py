@@ -118,17 +118,19 @@ def key_of(column: str) -> str | None:
 
 
 _MAX_ROW_NOUN_WORDS = 3  # not a setting: a rule of what a row noun is
+_MIN_IES_PLURAL_CHARS = 5  # not a setting: a rule of English, shorter words in "ies" ("ties", "pies") keep their "ie"
+_MIN_S_PLURAL_CHARS = 4  # not a setting: a rule of English, shorter words in "s" ("gas", "yes", "its") are no plurals
 
 
 def singular(word: str) -> str:
     """An English plural noun's singular by its ending ("libraries" -> "library", "classes" -> "class",
     "flights" -> "flight"); a word that is not plural by its ending stays as it is."""
     lowered = word.lower()
-    if lowered.endswith("ies") and len(word) > 4:
+    if lowered.endswith("ies") and len(word) >= _MIN_IES_PLURAL_CHARS:
         return word[:-3] + "y"
     if lowered.endswith(("sses", "ches", "shes", "xes")):
         return word[:-2]
-    if lowered.endswith("s") and not lowered.endswith(("ss", "us", "is")) and len(word) > 3:
+    if lowered.endswith("s") and not lowered.endswith(("ss", "us", "is")) and len(word) >= _MIN_S_PLURAL_CHARS:
         return word[:-1]
     return word
 
