@@ -7,6 +7,7 @@ import re
 
 from bddgen.normalise import FUNCTION_WORDS, normalise_punctuated
 from bddgen.numbers import states_quantity
+from bddgen.text import words
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 _NUMERIC_VALUE = re.compile(r"^-?\d+(?:\.\d+)?$")
@@ -41,7 +42,7 @@ def numbers_in(text: str) -> set[float]:
     """Every number written in `text` (digits after normalisation, and small number words)."""
     normal = normalise_punctuated(text)
     found = {float(m.group(0)) for m in _NUMBER.finditer(normal)}
-    found |= {float(_NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+", normal) if w in _NUMBER_WORDS}
+    found |= {float(_NUMBER_WORDS[w]) for w in words(normal, digits=False) if w in _NUMBER_WORDS}
     return found
 
 
@@ -75,9 +76,9 @@ def new_numbers(answer: str, context: str) -> list[str]:
 def new_names(answer: str, context: str) -> list[str]:
     """Capitalised words (not function words) the answer states that the question and conversation so far
     do not (a guessed name: "Crown Shield" as the mascot of Korrin Sporting)."""
-    known = {w.lower() for w in re.findall(r"[A-Za-z-]+", context)}
-    words = [re.sub(r"['’]s?$", "", w) for w in _CAPITALISED.findall(answer)]  # "Sporting's" is "Sporting"
-    return list(dict.fromkeys(w for w in words if w.lower() not in FUNCTION_WORDS and w.lower() not in known))
+    known = {w.lower() for w in words(context, keep="-", digits=False, fold=False)}
+    capitalised = [re.sub(r"['’]s?$", "", w) for w in _CAPITALISED.findall(answer)]  # "Sporting's" is "Sporting"
+    return list(dict.fromkeys(w for w in capitalised if w.lower() not in FUNCTION_WORDS and w.lower() not in known))
 
 
 # how an agent declines a request it may not carry out ("That booking cannot be changed", "You cannot add a bag

@@ -14,6 +14,7 @@ class BddgenError(Exception):
 MAX_MESSAGE_CHARS = 600  # not a setting: the form of an error message
 """A problem's message is cut to this length: it quotes at most a few hundred characters of input."""
 _KEPT_TAIL = 200  # characters kept from a cut message's end, where the reason and the fix stand
+_REPLY_CHARS = 400  # not a setting: the form of an error message, the start of an unusable reply it quotes
 
 
 def capped(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -92,7 +93,7 @@ class LMOutputError(BddgenError):
         return type(self), (self.task, self.raw_text, self.reason, self.attempts, self.exit_code)
 
     def __str__(self) -> str:
-        snippet = self.raw_text if len(self.raw_text) < 400 else self.raw_text[:400] + "…"
+        snippet = self.raw_text if len(self.raw_text) < _REPLY_CHARS else self.raw_text[:_REPLY_CHARS] + "…"
         return (
             f"task {self.task!r}: the model's reply was unusable after {self.attempts} attempt(s): "
             f"{self.reason}\n  raw reply: {snippet!r}\n"

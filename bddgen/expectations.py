@@ -47,6 +47,7 @@ Bound = Literal["at least", "at most", "exactly"]
 Measure = Literal["seconds", "turns", "tokens", "usd"]
 """What a `limit` step bounds: the assistant's time (seconds), the turns, the tokens its replies report, their cost (USD)."""
 SCENARIO_KINDS = frozenset({"limit", "goal"})
+TOOL_RESULT_CHARS = 200  # not a setting: a display width, the start of a tool result shown in a failed expectation
 """Kinds the run checks on the whole scenario so far rather than on one turn's trace."""
 
 _NAME = r'"(?P<{0}>[^"]+)"'
@@ -362,7 +363,7 @@ def describe_results(calls: list[ToolCall]) -> str:
     )
 
 
-def _shortened(text: str, most: int = 200) -> str:
+def _shortened(text: str, most: int = TOOL_RESULT_CHARS) -> str:
     return text if len(text) <= most else text[:most] + "…"
 
 

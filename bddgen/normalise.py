@@ -11,8 +11,9 @@ Each normaliser, stopword list and content-word reader here has its own users, a
   (`content_words_as_written`, the probe's interview and plan); `FUNCTION_WORDS`: words a capitalised word may
   be without naming anything (an answer's guessed names); `PRONOUNS` and `POSSESSIVES`: words standing for
   something said before (a question referring back, a sentence leaning on the one before it, a clause question).
-- `content_words`: normalised words of three letters or more; `content_words_as_written`: lower-cased words
-  as written, identifiers and apostrophes kept (`max_turns`, "don't").
+- `content_words`: normalised words of three letters or more, and `content_stems` their stems (by the one
+  stemmer, `bddgen.text.stem`); `content_words_as_written`: lower-cased words as written, identifiers and
+  apostrophes kept (`max_turns`, "don't").
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from bddgen.text import stem, words
+
 _NON_WORD = re.compile(r"[^a-z0-9]+")
-_WORD = re.compile(r"[a-z0-9]+")
 _LEADING_ARTICLE = re.compile(r"^(the|a|an) ")
 _POSSESSIVE = re.compile(r"['’]s\b")
 _INITIAL_DOT = re.compile(r"\b([a-z])\.")
@@ -29,7 +31,6 @@ _DASHES = re.compile(r"[\u2010-\u2015\u2212]")
 _QUOTES = {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
 _THOUSANDS = re.compile(r"(?<=\d)[,\u202f\u00a0 ](?=\d{3}\b)")
 _ANY_QUOTE = re.compile(r"[\"'“”‘’]")
-_WORD_AS_WRITTEN = re.compile(r"[a-z][a-z0-9_']+")
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before being below
@@ -115,10 +116,17 @@ def is_numeric(text: str) -> bool:
 
 def content_words(text: str) -> set[str]:
     """Lower-case words of `text` that carry meaning (no stopwords, three letters or more)."""
-    return {w for w in _WORD.findall(normalise(text)) if len(w) > 2 and w not in STOPWORDS}
+    return {w for w in words(normalise(text)) if len(w) > 2 and w not in STOPWORDS}
+
+
+def content_stems(text: str) -> set[str]:
+    """The stems of a text's `content_words`: "fees" and "fee", "capacities" and "capacity", "revealing" and
+    "reveal" meet."""
+    return {stem(w) for w in content_words(text)}
 
 
 def content_words_as_written(text: str) -> set[str]:
     """Lower-cased words of two characters or more that start with a letter, as written (underscores and
     apostrophes kept, no ASCII folding), without INTERVIEW_STOPWORDS."""
-    return {w for w in _WORD_AS_WRITTEN.findall(text.lower()) if w not in INTERVIEW_STOPWORDS}
+    found = (w.lstrip("_'") for w in words(text.lower(), keep="_'", fold=False))
+    return {w for w in found if len(w) > 1 and w[0].isalpha() and w not in INTERVIEW_STOPWORDS}

@@ -15,6 +15,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from bddgen.text import singular
+
 CURRENCY_SIGNS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}
 CURRENCY_CODES = frozenset("USD EUR GBP JPY CHF CAD AUD CNY INR SEK NOK DKK HKD SGD".split())
 SCALES = {
@@ -156,7 +158,7 @@ def table_unit(text: str) -> Unit:
     elif (sign := _UNIT_CURRENCY.search(plain)) is not None:
         currency = _currency(sign["currency"])
     elif (word := _CURRENCY_WORD.search(plain)) is not None:
-        currency = CURRENCY_WORDS[word.group(0).lower().rstrip("s")]
+        currency = CURRENCY_WORDS[singular(word.group(0).lower())]
     if not scale and _states_scale(plain) and (word := _UNIT_SCALE.search(plain)) is not None:
         written = word["scale"].lower()
         scale = "thousand" if "000" in written else SCALES[written]

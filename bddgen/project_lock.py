@@ -40,6 +40,7 @@ class ProjectLockedError(BddgenError):
 
 
 HOLDER_WAIT = 2.0  # seconds a refused command waits for a holder that has just taken the lock to record itself (timing only)
+HOLDER_POLL = 0.05  # seconds between two reads of the holder file while it waits (timing only)
 
 
 def _holder(state: Path) -> str:
@@ -52,7 +53,7 @@ def _holder(state: Path) -> str:
         except (OSError, ValueError, KeyError, TypeError):
             if time.monotonic() >= deadline:
                 return "another process (it has not recorded its pid yet)"
-            time.sleep(0.05)
+            time.sleep(HOLDER_POLL)
 
 
 def acquire_project_lock(project: Project, command: str) -> None:

@@ -7,6 +7,7 @@ import sqlite3
 import time
 
 BUSY_SECONDS = 30  # how long a connection waits for another process's write to the same file (a lock wait; no result depends on it)
+BUSY_POLL = 0.05  # seconds between two tries while another process writes (timing only)
 
 
 def use_wal(db: sqlite3.Connection, seconds: float = BUSY_SECONDS) -> None:
@@ -21,4 +22,4 @@ def use_wal(db: sqlite3.Connection, seconds: float = BUSY_SECONDS) -> None:
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) or time.monotonic() > deadline:
                 raise
-            time.sleep(0.05)
+            time.sleep(BUSY_POLL)

@@ -14,16 +14,16 @@ from typing import Iterable
 
 from bddgen.models import TableDocument
 from bddgen.state_diff import COMPOSITE_SEPARATOR, ROWID
+from bddgen.text import words
 
 KEY_PHRASE = re.compile(r"\b(?:keyed|identified)\s+by\s+([^.,;:]+)", re.IGNORECASE)
 PHRASE_END = re.compile(r"\s+(?:that|which|and|from|in|of|for)\s+", re.IGNORECASE)
-WORD = re.compile(r"[a-z0-9]+")
 _WRITTEN_AS_IDENTIFIER = re.compile(r"^(?:\w+_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|\w*(?:Id|ID))$")
 _ID_NAME = re.compile(r"(?:^|[_ ])(?:id|Id|ID)$|[a-z](?:Id|ID)$")
 
 
 def _words(text: str) -> set[str]:
-    return set(WORD.findall(text.lower()))
+    return set(words(text))
 
 
 def _unique(table: TableDocument, columns: list[str]) -> bool:

@@ -1,28 +1,75 @@
-"""Words of a text, the ways bddgen splits text for matching, and packing pieces into chunks."""
+"""Words of a text: the one word splitter and the one stemmer bddgen matches words with; packing pieces
+into chunks; identifiers and nouns as people say them."""
 
 from __future__ import annotations
 
 import re
+import threading
+from functools import lru_cache
 
-_WORD = re.compile(r"[^\W_]+")
-_WORD_WITH_APOSTROPHES = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+import snowballstemmer
+
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
-def words(text: str) -> list[str]:
-    """Case-folded words and numbers in order; punctuation and underscores separate them, so
-    `flight_number` gives "flight", "number"."""
-    return _WORD.findall(text.casefold())
+@lru_cache(maxsize=None)
+def word_pattern(keep: str = "", digits: bool = True) -> re.Pattern[str]:
+    """`words`' pattern, for a tokenizer that finds more than words: a run of letters (and digits, unless
+    `digits` is false), with the characters of `keep` anywhere in it."""
+    letters = r"[^\W_]" if digits else r"[^\W\d_]"
+    return re.compile(rf"(?:{letters}|[{re.escape(keep)}])+" if keep else rf"{letters}+")
 
 
-def words_keeping_apostrophes(text: str) -> list[str]:
-    """The words of a text, lower-cased, an apostrophe inside a word kept ("Don't" -> "don't", "FC’s" -> "fc's");
-    hyphenated words are split into their parts. `words` differs: it splits at apostrophes and case-folds
-    ("Straße" -> "strasse"; here "straße"). The key terms of a draft are read with this one."""
-    found: list[str] = []
-    for match in _WORD_WITH_APOSTROPHES.finditer(text.replace("-", " - ")):
-        found.append(match.group(0).lower().replace("’", "'"))
-    return found
+def words(text: str, *, keep: str = "", digits: bool = True, fold: bool = True) -> list[str]:
+    """The words of a text in order: runs of letters and digits, everything else separating them, so
+    `flight_number` gives "flight", "number". The one word splitter; its options say what its users need:
+
+    - `keep`: characters that belong to a word besides letters and digits ("'" keeps "don't" whole, "_" keeps
+      `max_turns`, "-" keeps "well-known"), wherever they stand in it;
+    - `digits=False`: only letters make words, a digit separates them ("XV104" gives "xv");
+    - `fold=False`: words as written; by default case-folded ("Straße" -> "strasse")."""
+    return word_pattern(keep, digits).findall(text.casefold() if fold else text)
+
+
+SNOWBALL_LANGUAGES = {
+    "ar": "arabic", "ca": "catalan", "da": "danish", "de": "german", "el": "greek", "en": "english",
+    "es": "spanish", "eu": "basque", "fi": "finnish", "fr": "french", "ga": "irish", "hi": "hindi",
+    "hu": "hungarian", "hy": "armenian", "id": "indonesian", "it": "italian", "lt": "lithuanian",
+    "ne": "nepali", "nl": "dutch", "no": "norwegian", "pt": "portuguese", "ro": "romanian",
+    "ru": "russian", "sr": "serbian", "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
+}
+"""ISO 639-1 code -> Snowball stemmer; other languages (and unknown ones) use the English stemmer."""
+_STEMMERS: dict[str, tuple[snowballstemmer.Stemmer, threading.Lock]] = {}  # a stemmer keeps state between calls
+CACHED_STEMS = 1 << 18  # not a setting: caps the stem cache's memory, stems are the same
+
+
+@lru_cache(maxsize=None)
+def _stemmer_name(language: str) -> str:
+    """The Snowball stemmer for an ISO 639-1 code (English when there is none)."""
+    name = SNOWBALL_LANGUAGES.get(language, "english")
+    return name if name in snowballstemmer.algorithms() else "english"
+
+
+@lru_cache(maxsize=CACHED_STEMS)
+def _snowball(name: str, word: str) -> str:
+    """One word's stem by the Snowball stemmer `name` (remembered: a table repeats its words)."""
+    if name not in _STEMMERS:
+        _STEMMERS[name] = (snowballstemmer.stemmer(name), threading.Lock())
+    stemmer, lock = _STEMMERS[name]
+    with lock:
+        return str(stemmer.stemWord(word))
+
+
+def stem(word: str, language: str = "en") -> str:
+    """The stem of one of `words`' words, by the one stemmer bddgen compares words with: Snowball's for the
+    language of an ISO 639-1 code ("founded", "founding" -> "found"; "hunde" -> "hund" in German)."""
+    return _snowball(_stemmer_name(language), word)
+
+
+def stems(text: str, language: str = "en") -> list[str]:
+    """The stems of a text's `words`, in order ("dogs" matches "dog"; `flight_number` matches "flight number")."""
+    name = _stemmer_name(language)
+    return [_snowball(name, word) for word in words(text)]
 
 
 def pack(pieces: list[str], budget: int) -> list[list[str]]:
@@ -71,17 +118,19 @@ def key_of(column: str) -> str | None:
 
 
 _MAX_ROW_NOUN_WORDS = 3  # not a setting: a rule of what a row noun is
+_MIN_IES_PLURAL_CHARS = 5  # not a setting: a rule of English, shorter words in "ies" ("ties", "pies") keep their "ie"
+_MIN_S_PLURAL_CHARS = 4  # not a setting: a rule of English, shorter words in "s" ("gas", "yes", "its") are no plurals
 
 
 def singular(word: str) -> str:
     """An English plural noun's singular by its ending ("libraries" -> "library", "classes" -> "class",
     "flights" -> "flight"); a word that is not plural by its ending stays as it is."""
     lowered = word.lower()
-    if lowered.endswith("ies") and len(word) > 4:
+    if lowered.endswith("ies") and len(word) >= _MIN_IES_PLURAL_CHARS:
         return word[:-3] + "y"
     if lowered.endswith(("sses", "ches", "shes", "xes")):
         return word[:-2]
-    if lowered.endswith("s") and not lowered.endswith(("ss", "us", "is")) and len(word) > 3:
+    if lowered.endswith("s") and not lowered.endswith(("ss", "us", "is")) and len(word) >= _MIN_S_PLURAL_CHARS:
         return word[:-1]
     return word
 

@@ -16,7 +16,7 @@ from bddgen.generate.focus import FocusKind, Material, MaterialChooser, focus_ki
 from bddgen.generate.grounding import CorpusView, check_concrete, check_corpus, check_focus
 from bddgen.generate.summary import CorpusSummary
 from bddgen.generate.tasks import SpecDraft
-from bddgen.generate.terms import key_terms, stem, stems_of, term_in
+from bddgen.generate.terms import key_terms, stems_of, term_in, term_stem
 from bddgen.models import Corpus
 from bddgen.retrieval.memory import MemoryIndex
 
@@ -173,12 +173,12 @@ def test_key_terms_are_stems_of_the_texts_own_words(text: str) -> None:
 
 @pytest.mark.parametrize(("word", "other"), [("FC's", "FC"), ("founding", "founded"), ("times", "time"), ("cancellation", "cancelled"), ("Refunds", "refund")])
 def test_forms_of_one_word_share_a_stem(word: str, other: str) -> None:
-    assert term_in(stem(word), stems_of(f"It was {other}."))
+    assert term_in(term_stem(word), stems_of(f"It was {other}."))
 
 
 @given(st.text(max_size=60), st.text(max_size=60))
 def test_term_lookup_never_fails_on_any_text(title: str, document: str) -> None:
-    assert isinstance(term_in(stem(title or "x"), stems_of(document)), bool)
+    assert isinstance(term_in(term_stem(title or "x"), stems_of(document)), bool)
 
 
 def test_a_report_table_with_a_column_per_year_is_material_for_a_change_between_two_years(sports: Grounding) -> None:

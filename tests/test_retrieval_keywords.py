@@ -19,7 +19,8 @@ from bddgen.embed.base import Embedder, HashingEmbedder
 from bddgen.models import Corpus, DocKind, SystemDescription, TableDocument, TextDocument
 from bddgen.retrieval.base import Retriever
 from bddgen.retrieval.hybrid import KEYWORDS_FILE, HybridIndex
-from bddgen.retrieval.lexical import LexicalIndex, index_words, tokenize
+from bddgen.retrieval.lexical import LexicalIndex, index_words
+from bddgen.text import stems
 from bddgen.retrieval.memory import MemoryIndex
 from bddgen.retrieval.rows import table_rows
 from bddgen.retrieval.units import DEFAULT_EMBEDDED_ROW_CHUNKS, Facet, IndexUnit, keyword_units, name_like_columns, units_of
@@ -177,9 +178,9 @@ def test_ties_are_broken_by_document_id_and_results_repeat() -> None:
     assert first == again == ["text/a", "text/b", "text/c"]
 
 
-def test_a_word_with_a_digit_is_kept_as_written_and_other_words_are_stemmed_as_tokenize_does() -> None:
+def test_a_word_with_a_digit_is_kept_as_written_and_other_words_are_stemmed_as_stems_does() -> None:
     assert index_words("Bookings B00123 of 1990s flights") == ["book", "b00123", "of", "1990s", "flight"]
-    assert index_words("Hunde", "de") == tokenize("Hunde", "de")
+    assert index_words("Hunde", "de") == stems("Hunde", "de")
 
 
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)

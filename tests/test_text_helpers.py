@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from bddgen.files import atomic_write
 from bddgen.normalise import content_words, content_words_as_written, normalise, normalise_punctuated, normalise_unquoted
 from bddgen.numbers import number_tokens
-from bddgen.text import pack, words, words_keeping_apostrophes
+from bddgen.text import pack, stem, stems, words
 from bddgen.values import mentions_as_phrase_or_number, mentions_as_phrase_or_tokens
 
 
@@ -25,15 +25,23 @@ def test_words_hold_only_word_characters_in_folded_form(text: str) -> None:
         assert word and word == word.casefold() and "_" not in word and all(c.isalnum() for c in word)
 
 
-def test_the_key_terms_splitter_keeps_apostrophes_and_only_lower_cases() -> None:
-    text = "Don't miss FC’s well-known Straße"
-    assert words_keeping_apostrophes(text) == ["don't", "miss", "fc's", "well", "known", "straße"]
-    assert words(text) == ["don", "t", "miss", "fc", "s", "well", "known", "strasse"]
+def test_the_one_splitter_keeps_the_characters_it_is_asked_to_keep_and_only_folds_by_default() -> None:
+    text = "Don't miss FC’s well-known Straße, max_turns XV104"
+    assert words(text) == ["don", "t", "miss", "fc", "s", "well", "known", "strasse", "max", "turns", "xv104"]
+    assert words(text, keep="'’", fold=False) == ["Don't", "miss", "FC’s", "well", "known", "Straße", "max", "turns", "XV104"]
+    assert words(text, keep="_-") == ["don", "t", "miss", "fc", "s", "well-known", "strasse", "max_turns", "xv104"]
+    assert words(text, digits=False) == ["don", "t", "miss", "fc", "s", "well", "known", "strasse", "max", "turns", "xv"]
 
 
 @given(st.text(alphabet=st.characters(max_codepoint=127, blacklist_characters="'")))
-def test_the_two_word_splitters_differ_only_at_apostrophes_and_case_folding(text: str) -> None:
-    assert words_keeping_apostrophes(text) == words(text)
+def test_keeping_apostrophes_changes_nothing_in_a_text_without_them(text: str) -> None:
+    assert words(text, keep="'") == words(text)
+
+
+def test_the_one_stemmer_reads_the_language_of_the_corpus() -> None:
+    assert stem("founded") == stem("founding") == "found"
+    assert stems("chevaux", "fr") == stems("cheval", "fr") and stems("chevaux") != stems("cheval")
+    assert stems("Flight_Numbers") == ["flight", "number"]
 
 
 def test_the_normalisers_keep_what_their_users_compare() -> None:
@@ -45,7 +53,7 @@ def test_the_normalisers_keep_what_their_users_compare() -> None:
 
 def test_content_words_as_written_keep_identifiers_and_apostrophes() -> None:
     text = "Set max_turns, don't retry the Café"
-    assert content_words_as_written(text) == {"set", "max_turns", "don't", "retry", "caf"}
+    assert content_words_as_written(text) == {"set", "max_turns", "don't", "retry", "café"}
     assert content_words(text) == {"set", "max", "turns", "don", "retry", "cafe"}
 
 

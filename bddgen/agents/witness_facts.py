@@ -15,7 +15,6 @@ the last name finds no booking for "Kenji Byrne". The request must then state ev
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -25,8 +24,8 @@ from bddgen.intents.derive import conforms, derive_classes
 from bddgen.intents.model import Intent
 from bddgen.values import as_date, checked_schema
 from bddgen.models import TableDocument
+from bddgen.text import words
 
-WORD = re.compile(r"[a-z0-9]+")
 IGNORED_WORDS = frozenset({"a", "an", "the", "of", "in", "at", "on", "to", "for", "and", "or", "yyyy", "mm", "dd", "id"})
 EXACT, CONTAINED, RELATED = 3, 2, 1
 _LAST_PART = frozenset({"last", "surname", "family"})
@@ -47,7 +46,7 @@ class Fact:
 
 
 def _words(text: str) -> set[str]:
-    return set(WORD.findall(text.lower().replace("_", " "))) - IGNORED_WORDS
+    return set(words(text)) - IGNORED_WORDS
 
 
 def match_score(parameter: str, schema: dict[str, Any], header: str) -> int:
@@ -71,12 +70,12 @@ def name_part(parameter: str, header: str, value: Any) -> tuple[Any, str]:
     "Kenji Byrne" for `last_name` from `passenger_name`, the first for `first_name`; the value and the
     header's words when the parameter is no name part, or the header already is that part."""
     label = header.replace("_", " ")
-    words, columns = set(WORD.findall(parameter.lower().replace("_", " "))), set(WORD.findall(header.lower().replace("_", " ")))
+    names, columns = set(words(parameter)), set(words(header))
     if not isinstance(value, str) or len(value.split()) < 2 or "name" not in columns:
         return value, label
-    if words & _LAST_PART and not columns & _LAST_PART:
+    if names & _LAST_PART and not columns & _LAST_PART:
         return value.split()[-1], parameter.replace("_", " ")
-    if words & _FIRST_PART and not columns & _FIRST_PART:
+    if names & _FIRST_PART and not columns & _FIRST_PART:
         return value.split()[0], parameter.replace("_", " ")
     return value, label
 

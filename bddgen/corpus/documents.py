@@ -21,6 +21,7 @@ from bddgen.models import TableDocument
 
 DOCUMENT_SUFFIXES = (".pdf", ".docx", ".pptx", ".html", ".htm", ".txt")
 CONVERTED_SUFFIXES = (".pdf", ".docx", ".pptx", ".html", ".htm")
+TITLE_LINE_CHARS = 80  # a one-line paragraph above the first heading this short is a Word document's title
 """Files that need the converter (bddgen[documents]); plain text is read as it is."""
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -192,7 +193,7 @@ def document_file(path: Path, location: str, folder: str, kind: str) -> Read:
         parts, extra_tables = slides(markdown), {}
     else:
         parts, extra_tables = sections(markdown), {}
-        if not title and parts and parts[0].anchor == "intro" and "\n" not in parts[0].text and len(parts[0].text) <= 80:
+        if not title and parts and parts[0].anchor == "intro" and "\n" not in parts[0].text and len(parts[0].text) <= TITLE_LINE_CHARS:
             title, parts = parts[0].text, parts[1:]  # a Word title line above the first heading
     doc_title = title or humanize(path.stem)
     return _documents(parts, extra_tables, doc_title, location, f"{folder}/{path.stem}", path.stem, kind)

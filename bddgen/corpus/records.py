@@ -16,6 +16,7 @@ from typing import Any
 from bddgen.corpus.readers import Read, humanize, json_table, parse_json, read_utf8
 from bddgen.errors import InputError, Problem
 from bddgen.models import ForeignKey, TableDocument
+from bddgen.text import singular
 
 LIST_SEPARATOR = "; "
 """Joins a list of scalars in one cell (the graph and table queries split cells on ';')."""
@@ -91,8 +92,8 @@ def _flatten(record: dict[str, Any], prefix: str, row: dict[str, str], lists: li
 
 def _choose_key(table: _Table) -> str:
     """The identifying column: `id`, `<name>_id` or another `*id` column with unique, non-empty values."""
-    singular = table.short_name.rstrip("s")
-    preferred = ["id", f"{singular}_id", f"{singular}id", KEY_COLUMN]
+    one = singular(table.short_name)
+    preferred = ["id", f"{one}_id", f"{one}id", KEY_COLUMN]
     candidates = [c for c in preferred if c in table.columns]
     candidates += [c for c in table.columns if c.lower().endswith("id") and "." not in c and c not in candidates]
     for column in candidates:

@@ -7,7 +7,11 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from bddgen.config import EmbedderSettings, default_of
 from bddgen.text import words
+
+DEFAULT_DIMENSION: int = default_of(EmbedderSettings, "dimension")  # [embedder] dimension unless given
+DEFAULT_BATCH_SIZE: int = default_of(EmbedderSettings, "batch_size")  # [embedder] batch_size unless given
 
 
 class Embedder(Protocol):
@@ -45,7 +49,7 @@ class HashingEmbedder:
     Texts that share words are close, so retrieval and selection tests behave sensibly.
     """
 
-    def __init__(self, dimension: int = 384) -> None:
+    def __init__(self, dimension: int = DEFAULT_DIMENSION) -> None:
         self._dimension = dimension
 
     @property

@@ -10,7 +10,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from bddgen.embed.base import Embedder, embed_queries
+from bddgen.embed.base import DEFAULT_BATCH_SIZE, Embedder, embed_queries
 from bddgen.sqlite_wal import use_wal
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
@@ -23,7 +23,7 @@ class CachedEmbedder:
     the model never returns stale vectors.
     """
 
-    def __init__(self, inner: Embedder, path: Path, batch_size: int = 32) -> None:
+    def __init__(self, inner: Embedder, path: Path, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
         self.inner = inner
         self.path = Path(path)
         self.batch_size = batch_size

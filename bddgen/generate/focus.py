@@ -22,6 +22,7 @@ MATERIAL_WORDS = 60  # words of a document's opening shown to the model
 MAX_TITLES_LISTED = 12
 MAX_LINE_ITEM_WORDS = 6  # a wide table's line item a spec asks a change of: one a person names in a question
 AGGREGATE_SHARE = 0.5  # of table specs on a database (tables linked by keys): a count or total over a named row's records
+TOTAL_SHARE = 0.5  # of those aggregates, when the records hold a number column: its total rather than a count
 _NAME_CELL = re.compile(r"^[A-Z][\w'’.&-]*(?: [\w'’.&-]+){0,4}$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _NUMBER = re.compile(r"^-?\d[\d,]*(?:\.\d+)?$")
@@ -174,7 +175,7 @@ class MaterialChooser:
         name = rng.choice([row[name_at].strip() for row in parent.rows if name_at < len(row) and row[name_at].strip()])
         keys = key_columns(child)
         totals = [child.headers[i] for i in _number_columns(child) if child.headers[i] not in keys]
-        if totals and rng.random() < 0.5:
+        if totals and rng.random() < TOTAL_SHARE:
             column = rng.choice(totals)
             ask = f"the total {column} of the {child.title} records of {name}"
         else:

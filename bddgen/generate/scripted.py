@@ -12,6 +12,7 @@ import re
 from typing import Callable
 
 from bddgen.lm.base import LMRequest
+from bddgen.text import words
 
 
 def prompt_section(request: LMRequest, name: str) -> str:
@@ -45,8 +46,8 @@ def draft_following_prompt(request: LMRequest, number: int) -> dict[str, object]
             "then": [f"the assistant should give the {column} of {subject}"],
         }
     opening = fields.get("It begins", "")
-    words = [w for w in re.findall(r"[a-z]{5,}", opening)] or ["record"]
-    word = words[number % len(words)]
+    found = [w for w in words(opening, digits=False) if len(w) >= 5] or ["record"]
+    word = found[number % len(found)]
     return {
         "title": f"{subject} and its {word}", "given": [f"the user is reading about {subject}"],
         "when": [f"the user asks what the documents say of the {word} of {subject}"],

@@ -10,31 +10,38 @@ import re
 from functools import lru_cache
 
 from bddgen.normalise import SPEC_STOPWORDS
-from bddgen.retrieval.lexical import tokenize
-from bddgen.text import words_keeping_apostrophes
+from bddgen.text import stems, words
 
 MIN_TERM_CHARS = 3
 MIN_PREFIX_CHARS = 5  # "transfer" matches "transferred"; shorter stems must be equal
 
 
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """The word's Snowball stem, the same the lexical index uses ("founding", "founded" -> "found";
-    "FC's" -> "fc")."""
+CACHED_TERM_STEMS = 65536  # not a setting: caps the cache's memory, stems are the same
+
+
+@lru_cache(maxsize=CACHED_TERM_STEMS)
+def term_stem(word: str) -> str:
+    """The word's stem by the one stemmer, the lexical index's ("founding", "founded" -> "found"), without a
+    possessive ("FC's" -> "fc"); a word of several parts ("don't") stays as it is."""
     word = word.casefold().replace("’", "'")
-    stems = tokenize(word[:-2] if word.endswith("'s") else word)
-    return stems[0] if len(stems) == 1 else word
+    found = stems(word[:-2] if word.endswith("'s") else word)
+    return found[0] if len(found) == 1 else word
+
+
+def _words(text: str) -> list[str]:
+    """The words of a text, lower-cased, an apostrophe inside a word kept ("Don't" -> "don't"; "Straße" stays)."""
+    return [word.strip("'’").lower() for word in words(text, keep="'’", fold=False)]
 
 
 def key_terms(text: str) -> list[str]:
     """The stems of a text's content words (no stopwords, at least MIN_TERM_CHARS), in order, once each."""
-    stems = (stem(w) for w in words_keeping_apostrophes(text) if len(w) >= MIN_TERM_CHARS and w not in SPEC_STOPWORDS)
-    return list(dict.fromkeys(stems))
+    found = (term_stem(w) for w in _words(text) if len(w) >= MIN_TERM_CHARS and w not in SPEC_STOPWORDS)
+    return list(dict.fromkeys(found))
 
 
 def stems_of(text: str) -> frozenset[str]:
     """Every word stem of a text, for looking terms up in it."""
-    return frozenset(stem(w) for w in words_keeping_apostrophes(text))
+    return frozenset(term_stem(w) for w in _words(text))
 
 
 def term_in(term: str, stems: frozenset[str]) -> bool:
@@ -55,7 +62,7 @@ _TYPED_WORDS = {
     "price": _AMOUNT, "cost": _AMOUNT, "fee": _AMOUNT,
 }
 #: Stems of words that ask for a value of one type, and the pattern of such a value.
-TYPED_TERMS: dict[str, re.Pattern[str]] = {stem(word): re.compile(pattern, re.IGNORECASE) for word, pattern in _TYPED_WORDS.items()}
+TYPED_TERMS: dict[str, re.Pattern[str]] = {term_stem(word): re.compile(pattern, re.IGNORECASE) for word, pattern in _TYPED_WORDS.items()}
 
 
 def typed_value_in(term: str, text: str) -> bool:

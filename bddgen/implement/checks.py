@@ -8,17 +8,17 @@ from typing import Any, Sequence
 
 from bddgen.config import TurnCheckSettings, default_of
 from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_facts
-from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_words, normalise
+from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_stems, content_words, normalise
 from bddgen.implement.questions import SentenceParser
 from bddgen.features.wellformed import text_problems
 from bddgen.numbers import read_quantity, states_quantity
 from bddgen.ner.base import CAPITALISED_RUN, EntityRecognizer
-from bddgen.retrieval.lexical import tokenize
-from bddgen.text import spoken_name
+from bddgen.text import spoken_name, stem, stems, words
 
 MAX_COPIED_WORDS: int = default_of(TurnCheckSettings, "max_copied_words")  # 6 may be names and a verb
 COPIED_WORDS = MAX_COPIED_WORDS + 1  # a question sharing this many words in a row with its evidence copies the document
 REPEATED_SHARE: float = default_of(TurnCheckSettings, "repeated_share")  # a question sharing this share of its words with an earlier one repeats it
+PASTED_WORDS = 3  # a reply can paste a sentence only when the sentence says this many words beyond the question and answer
 _PAIR = re.compile(r"\b[A-Za-z_][\w]*(?: [A-Za-z_][\w]*)?:\s")
 _REQUEST = re.compile(
     r"^(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|"
@@ -107,7 +107,7 @@ def repeats_problems(question: str, earlier: Sequence[str], share: float = REPEA
 
 def _specifics(question: str) -> set[str]:
     """The names and numbers a question says: its capitalised words after the first, and words with digits."""
-    tokens = re.findall(r"[\w'’-]+", question)
+    tokens = words(question, keep="_'’-", fold=False)
     return {t.lower() for n, t in enumerate(tokens) if (n and t[:1].isupper()) or any(ch.isdigit() for ch in t)}
 
 
@@ -187,11 +187,11 @@ def asked_beyond_evidence(question: str, evidence: str, about: str, parser: Sent
     compared stemmed ("coach" is in "Coached by …") and, with an English parser, also as lemmas
     ("did … win" is in "won", "held" in "hold")."""
     # stems of the words with and without their accents: content_words folds "musée" to "musee"
-    known = set(tokenize(f"{evidence} {about}")) | set(tokenize(normalise(f"{evidence} {about}"))) | _lemma_stems(evidence, parser)
+    known = set(stems(f"{evidence} {about}")) | set(stems(normalise(f"{evidence} {about}"))) | _lemma_stems(evidence, parser)
     asked = _lemma_stems(question, parser, by_word=True)
     unsupported = sorted(
         w for w in content_words(question) - _ASKING_WORDS
-        if not set(tokenize(w)) <= known and not (asked.get(w, set()) and asked[w] <= known)
+        if not set(stems(w)) <= known and not (asked.get(w, set()) and asked[w] <= known)
     )
     if unsupported:
         return [f"the question asks about {', '.join(unsupported)}, which the evidence does not say; ask only what it says"]
@@ -204,9 +204,9 @@ def shared_relation(question: str, sentence: str, recognizer: EntityRecognizer) 
     "When was Orlanmouth Wanderers founded?" shares "found" with "…, founded in 1899, …"; "Where is
     Orlanmouth Wanderers located?" shares nothing with "Seagate Park hosts the Coast Derby between
     Orlanmouth Wanderers and …"."""
-    names = set(tokenize(" ".join(answer_facts(question, recognizer).all())))
-    relation = set(tokenize(" ".join(content_words(question) - _ASKING_WORDS))) - names
-    return relation & set(tokenize(sentence))
+    names = set(stems(" ".join(answer_facts(question, recognizer).all())))
+    relation = set(stems(" ".join(content_words(question) - _ASKING_WORDS))) - names
+    return relation & set(stems(sentence))
 
 
 def _lemma_stems(text: str, parser: SentenceParser | None, *, by_word: bool = False) -> Any:
@@ -215,8 +215,8 @@ def _lemma_stems(text: str, parser: SentenceParser | None, *, by_word: bool = Fa
     if doc is None:
         return {} if by_word else set()
     if by_word:
-        return {token.lower_: set(tokenize(token.lemma_)) for token in doc}
-    return {stem for token in doc for stem in tokenize(token.lemma_)}
+        return {token.lower_: set(stems(token.lemma_)) for token in doc}
+    return {found for token in doc for found in stems(token.lemma_)}
 
 
 def dropped_relations(question: str, parts: Sequence[tuple[str, str, str]]) -> list[str]:
@@ -225,16 +225,16 @@ def dropped_relations(question: str, parts: Sequence[tuple[str, str, str]]) -> l
     table part's column words that the part itself used must all be asked ("league meetings", not "league
     titles" again), a text part's question must keep at least half of its words other than names ("voted …
     Player of the Year")."""
-    asked = set(tokenize(question))
+    asked = set(stems(question))
     problems = []
     for part_question, column, names in parts:
         if column:
-            wanted = set(tokenize(spoken_name(column)))  # "MediaTypeId" is asked as "media type id"
-            wanted = (wanted & set(tokenize(part_question))) or wanted  # in the part's own words ("fee in euros" for change_fee_eur)
+            wanted = set(stems(spoken_name(column)))  # "MediaTypeId" is asked as "media type id"
+            wanted = (wanted & set(stems(part_question))) or wanted  # in the part's own words ("fee in euros" for change_fee_eur)
             if not wanted <= asked:
                 problems.append(f'the question must ask for the {spoken_name(column)} again, as "{part_question}" did')
             continue
-        relation = set(tokenize(" ".join(content_words(part_question) - _ASKING_WORDS))) - set(tokenize(names))
+        relation = set(stems(" ".join(content_words(part_question) - _ASKING_WORDS))) - set(stems(names))
         if relation and 2 * len(relation & asked) < len(relation):
             problems.append(f'the question must ask again what "{part_question}" asked')
     return problems
@@ -242,10 +242,9 @@ def dropped_relations(question: str, parts: Sequence[tuple[str, str, str]]) -> l
 
 def unsupported_words(answer: str, evidence: str, question: str) -> list[str]:
     """Content words of a text answer that neither its evidence sentence nor the question contains
-    (a month, a verb, a place the sentence never says), allowing a plural 's'."""
-    known = content_words(evidence) | content_words(question)
-    stems = {w.rstrip("s") for w in known}
-    return sorted(w for w in content_words(answer) if w not in known and w.rstrip("s") not in stems)
+    (a month, a verb, a place the sentence never says), allowing another form of a word ("fees" of "fee")."""
+    known = content_stems(f"{evidence} {question}")
+    return sorted(w for w in content_words(answer) if stem(w) not in known)
 
 
 def agrees(reference: Facts, exact: str, reply: str) -> bool:
@@ -266,7 +265,7 @@ def copies_sentence(reply: str, sentence: str, question: str, answer: str, share
     sentence's words that neither the question nor the answer says. Such a reply states every fact of the
     sentence, so it "agrees" with any of them, whatever the question asked."""
     others = content_words(sentence) - content_words(question) - content_words(answer)
-    return len(others) >= 3 and len(others & content_words(reply)) >= share * len(others)
+    return len(others) >= PASTED_WORDS and len(others & content_words(reply)) >= share * len(others)
 
 
 _ASKS_FOR_A_NAME = re.compile(r"^\W*(?:where|who|whom)\b", re.IGNORECASE)

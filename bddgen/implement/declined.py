@@ -17,6 +17,7 @@ from bddgen.implement.checks import form_problems, question_problems
 from bddgen.implement.questions import SentenceParser
 from bddgen.normalise import SPEC_STOPWORDS, content_words
 from bddgen.specs import Spec
+from bddgen.text import stem, words
 
 _DECLINES = re.compile(
     # "says it cannot answer" is an abstention, which an UNANSWERABLE turn tests, not a rule
@@ -28,7 +29,6 @@ _WHY = re.compile(r"^\W*(?:why|how come)\b", re.IGNORECASE)
 # words that turn a request into its opposite ("without revealing", "not to share", "my own details")
 _INVERTING = frozenset({"without", "not", "never", "avoid", "avoiding", "instead", "own"})
 INVERTED_REACH = 3  # words after an inverting word that it governs
-STEM_CHARS = 5  # words sharing this many first letters are one word here ("reveal", "revealing")
 RULE_WORDS = 2  # words a spec shares with an off-limits line to be about it (one may be a word any spec says: "flights")
 
 
@@ -45,7 +45,7 @@ class DeclinedRequest(BaseModel):
 def _stems(text: str, brand: str = "") -> set[str]:
     """Content words' stems, leaving out the assistant's own name ("Aurelian Skyways" is in every rule)."""
     own = content_words(brand)
-    return {word[:STEM_CHARS] for word in content_words(text) if word not in SPEC_STOPWORDS and word not in own}
+    return {stem(word) for word in content_words(text) if word not in SPEC_STOPWORDS and word not in own}
 
 
 def declined_rule(spec: Spec, off_limits: Sequence[str], system_name: str = "") -> str:
@@ -78,12 +78,12 @@ def declined_problems(question: str, rule: str, system_name: str = "", *, by_cod
 
 def _inverted(question: str, forbidden: set[str]) -> str:
     """The words of `question` that turn what the rule forbids around ("without revealing my details"), or ''."""
-    words = re.findall(r"[\w']+", question.lower())
-    for position, word in enumerate(words):
+    said = words(question.lower(), keep="_'", fold=False)
+    for position, word in enumerate(said):
         if word in _INVERTING or word.endswith("n't"):
-            governed = words[position + 1 : position + 1 + INVERTED_REACH]
-            if any(w[:STEM_CHARS] in forbidden for w in governed):
-                return " ".join(words[position : position + 1 + INVERTED_REACH])
+            governed = said[position + 1 : position + 1 + INVERTED_REACH]
+            if any(stem(w) in forbidden for w in governed):
+                return " ".join(said[position : position + 1 + INVERTED_REACH])
     return ""
 
 

@@ -28,6 +28,7 @@ from bddgen.text import row_noun, spoken_name
 from bddgen.values import WRITTEN_DATE
 
 FILTER_VALUE_CHARS = 40  # longer cells make clumsy questions; they are not used to select a row
+NAMEABLE_CELL_WORDS = 3  # a cell of more words is a phrase a question would not repeat to name its row
 ANSWER_VALUE_CHARS = 60
 SENTENCE_WORDS = (6, 60)
 
@@ -119,7 +120,7 @@ def unique_filter(table: TableDocument, row: int, exclude: Sequence[str], start:
 def _nameable(cell: str) -> bool:
     """A cell a question can name literally: not a bare flag or a one-digit count ('0', 'no'), not a long phrase."""
     value = normalise(cell)
-    return len(value) > 1 and value not in ("yes", "no", "true", "false") and len(cell.split()) <= 3
+    return len(value) > 1 and value not in ("yes", "no", "true", "false") and len(cell.split()) <= NAMEABLE_CELL_WORDS
 
 
 def _cell_matches(cell: str, value: str) -> bool:

@@ -26,12 +26,15 @@ from bddgen.implement.wide import label_column
 from bddgen.normalise import contains_phrase, is_numeric, normalise
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
 
-MIN_EDGE_WEIGHT = 0.3
-WEAK_FACTOR = 0.15
-SAME_NAME_SPECIFICITY = 0.35
-MIN_VALUE_OVERLAP = 0.5
-MAX_BRIDGES_PER_EDGE = 5
-MAX_EXAMPLES = 5
+MIN_EDGE_WEIGHT = 0.3  # a weaker link (one common date or number, a much-shared name) is no way from one document to the next
+WEAK_FACTOR = 0.15  # dates, numbers and number columns are shared by chance: they count this share of a name
+SAME_NAME_SPECIFICITY = 0.35  # two columns of one name sharing a value link at least this much, however few values they share
+MIN_VALUE_OVERLAP = 0.5  # columns of different names link when this share of the smaller one's values is in the other (a key)
+MAX_BRIDGES_PER_EDGE = 5  # not a setting: the reasons kept for one link, best first, for a person reading why
+MAX_EXAMPLES = 5  # not a setting: the shared values a field bridge shows
+SHORT_CODE_CHARS = 3  # an entity this short is likely a code or an abbreviation, shared by chance
+SHORT_CODE_FACTOR = 0.5  # how much less such an entity links two documents
+NUMERIC_COLUMN_SHARE = 0.8  # a column this share of whose values are numbers holds figures, not names
 
 
 class Bridge(BaseModel):
@@ -58,8 +61,8 @@ def entity_specificity(text: str, label: str, document_frequency: int) -> float:
     score = 1.0 / math.log2(1 + max(document_frequency, 2))
     if label in WEAK_LABELS or is_numeric(text):
         score *= WEAK_FACTOR
-    elif len(text) <= 3:
-        score *= 0.5
+    elif len(text) <= SHORT_CODE_CHARS:
+        score *= SHORT_CODE_FACTOR
     return round(score, 4)
 
 
@@ -84,7 +87,7 @@ def _column_values(table: TableDocument) -> dict[str, dict[str, str]]:
 
 def _numeric_column(values: Mapping[str, str]) -> bool:
     surface = list(values.values())
-    return bool(surface) and sum(is_numeric(v) for v in surface) >= 0.8 * len(surface)
+    return bool(surface) and sum(is_numeric(v) for v in surface) >= NUMERIC_COLUMN_SHARE * len(surface)
 
 
 class _EdgeCollector:

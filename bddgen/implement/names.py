@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from bddgen.normalise import STOPWORDS
+from bddgen.text import words
 
 # Lower-case words that join the parts of one name ("Player of the Year", "Bank of England", "Ruud van Nistelrooy").
 _JOINERS = frozenset("of the de del della la le von van der den du di da y".split())
@@ -19,7 +20,7 @@ _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
     "eighteen nineteen twenty thirty forty fifty hundred dozen several".split()
 )
-_WORD = re.compile(r"[\w'’.-]+")
+_IN_NAME_WORDS = "_'’.-"  # "O'Neill", "F.C.", "Saint-Étienne" are one word
 _BREAK = re.compile(r"[,;:()\"“”]|[.!?](?=\s)")  # a name never runs across a comma, a bracket or a sentence end
 
 
@@ -33,8 +34,8 @@ def _occurrences(name: str, text: str) -> list[tuple[list[str], list[str]]]:
     """(words before, words after) each place `text` writes `name`, as whole words, case as written."""
     found = []
     for match in re.finditer(rf"(?<![\w]){re.escape(name)}(?![\w])", text):
-        before = _WORD.findall(_BREAK.split(text[: match.start()])[-1])
-        after = _WORD.findall(_BREAK.split(text[match.end():])[0])
+        before = words(_BREAK.split(text[: match.start()])[-1], keep=_IN_NAME_WORDS, fold=False)
+        after = words(_BREAK.split(text[match.end():])[0], keep=_IN_NAME_WORDS, fold=False)
         found.append((before, after))
     return found
 

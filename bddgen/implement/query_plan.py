@@ -32,6 +32,7 @@ from bddgen.text import row_noun, singular
 
 MAX_LISTED = 5  # a plan whose answer lists more values than this asks for too much to be one turn's answer
 SUGGESTED_VALUES = 3  # the closest values named back to the LM for a condition no row meets
+SUGGESTED_CUTOFF = 0.4  # difflib's similarity a value needs to be suggested; below it the first values are named
 SCHEMA_SAMPLE_VALUES = 2  # example values per column in the schema the LM reads
 SCHEMA_VALUE_CHARS = 24
 Aggregate = Literal["none", "count", "sum", "average", "min", "max"]
@@ -300,7 +301,7 @@ def _sort_key(cell: str) -> tuple[int, float, str]:
 
 def _no_rows(key: str, condition: Condition, rows: list[dict[str, str]]) -> str:
     values = list(dict.fromkeys(r[key] for r in rows if r[key].strip()))
-    close = difflib.get_close_matches(condition.value, values, n=SUGGESTED_VALUES, cutoff=0.4) or values[:SUGGESTED_VALUES]
+    close = difflib.get_close_matches(condition.value, values, n=SUGGESTED_VALUES, cutoff=SUGGESTED_CUTOFF) or values[:SUGGESTED_VALUES]
     return f"no row has {key} {condition.op} {condition.value!r}; its values include: {', '.join(repr(v) for v in close)}"
 
 

@@ -13,7 +13,7 @@ from bddgen.normalise import STOPWORDS, normalise
 from bddgen.implement.tasks import FIGURES, QUESTION_CHARS
 from bddgen.lm.base import LMRequest
 from bddgen.ner.base import CAPITALISED_RUN
-from bddgen.retrieval.lexical import tokenize
+from bddgen.text import stems, words
 from bddgen.specs import CANNOT_ANSWER
 
 Reply = Callable[[LMRequest], dict[str, Any]]
@@ -34,7 +34,7 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
         return {"question": f"What is {subject.group(1) if subject else 'it'}?", "answer": CANNOT_ANSWER}
     if task.startswith("The assistant must decline this:"):  # an OFF-LIMITS turn: a request for what the rule forbids
         rule = quoted[0] if quoted else "it"
-        asked = [w for w in re.findall(r"[A-Za-z']+", rule) if len(w) > 3][:4]
+        asked = [w for w in words(rule, keep="'", digits=False, fold=False) if len(w) > 3][:4]
         named = re.search(r'It may name "([^"]+)"', task)
         return {"question": f"Could you help me with {' '.join(asked).lower()} for {named.group(1) if named else 'someone'}?", "answer": CANNOT_ANSWER}
     if task.startswith("Ask one question"):  # a SYNTHESIS: the earlier questions again, with their answers
@@ -48,8 +48,8 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
     fact = re.search(r'this sentence answers with "([^"]+)"', task)
     if case and fact:  # a rule asked for the case it names (code then asks it of a row of that case)
         rule = evidence.replace(case.group(1), "").replace(fact.group(1), "")
-        words = [w.strip(",.;:") for w in rule.split() if w.islower() and len(w.strip(",.;:")) >= 5][:3]
-        return {"question": f"What is the rule on {' '.join(words)} for {case.group(1)} tickets?", "answer": fact.group(1)}
+        rule_words = [w.strip(",.;:") for w in rule.split() if w.islower() and len(w.strip(",.;:")) >= 5][:3]
+        return {"question": f"What is the rule on {' '.join(rule_words)} for {case.group(1)} tickets?", "answer": fact.group(1)}
     answer = re.search(r'The answer is "([^"]+)"', task)
     asked = re.match(r'Ask for (.+?), from "', task)
     if answer and asked:  # a wide table's cell or a value computed from its cells, named in words
@@ -70,11 +70,11 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
         subject = f" of {proxy.group(1)}" if proxy else (f" of {row.group(1)}" if row and not where else "")
         return {"question": f"What is the {what}{subject}{' where ' + conditions if conditions else ''}?", "answer": answer.group(1)}
     proxy = re.search(r'say "([^"]+)"', task)
-    words = list(dict.fromkeys(w.strip(",.;:") for w in evidence.split() if w.islower() and len(w.strip(",.;:")) >= 5))[:4]
+    evidence_words = list(dict.fromkeys(w.strip(",.;:") for w in evidence.split() if w.islower() and len(w.strip(",.;:")) >= 5))[:4]
     if proxy:  # a FILLER about a sentence
-        return {"question": f"What does it say about {proxy.group(1)}: {' '.join(words) or 'this'}?", "answer": evidence}
+        return {"question": f"What does it say about {proxy.group(1)}: {' '.join(evidence_words) or 'this'}?", "answer": evidence}
     title = quoted[0] if quoted else "it"
-    return {"question": f"What does {title} say about {' '.join(words) or 'this'}?", "answer": evidence}
+    return {"question": f"What does {title} say about {' '.join(evidence_words) or 'this'}?", "answer": evidence}
 
 
 def answer_from_documents(request: LMRequest) -> dict[str, Any]:
@@ -182,13 +182,13 @@ def pick_passage(request: LMRequest) -> dict[str, Any]:
     """The passage and sentence sharing most words with the question (of equals, the same whatever the passages' order),
     and its first fact the question does not say."""
     question = normalise(section(request, "Question"))
-    words = set(tokenize(" ".join(set(question.split()) - STOPWORDS)))  # stems: a reader matches "cat" and "cats"
+    words = set(stems(" ".join(set(question.split()) - STOPWORDS)))  # stems: a reader matches "cat" and "cats"
     passages = re.split(r"^\[(\d+)\] ", section(request, "Passages"), flags=re.M)[1:]
     best: tuple[int, int, str, int] = (0, 0, "", 0)
     for number, body in zip(passages[::2], passages[1::2]):
-        titled = len(words & set(tokenize(body.splitlines()[0])))  # of equals, a sentence of the page the question is about
+        titled = len(words & set(stems(body.splitlines()[0])))  # of equals, a sentence of the page the question is about
         for sentence in sentences(" ".join(body.splitlines()[1:])):
-            shared = len(words & set(tokenize(sentence)))
+            shared = len(words & set(stems(sentence)))
             if (shared, titled, sentence) > best[:3]:  # ties go to the same sentence in whatever order the passages are shown
                 best = (shared, titled, sentence, int(number))
     shared, _, sentence, number = best

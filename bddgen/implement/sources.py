@@ -10,6 +10,8 @@ from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDo
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import Spec
 
+UNRANKED_WEIGHT = 0.5  # a document only its kind's own search found weighs this share of the last one ranked overall
+
 
 class SpecSources(BaseModel):
     """Retrieved document ids per kind, best first, and the ranking of all kinds together."""
@@ -48,7 +50,7 @@ class SpecSources(BaseModel):
         found only by its kind's own search (the best table of a spec about a person) gets half of
         the weight of the last document ranked overall."""
         weights = {d: 1.0 / (1 + rank) for rank, d in enumerate(self.overall)}
-        floor = 0.5 / (1 + len(self.overall))
+        floor = UNRANKED_WEIGHT / (1 + len(self.overall))
         for d in (*self.texts, *self.tables, *self.policies):
             weights.setdefault(d, floor)
         return weights

@@ -15,20 +15,20 @@ import re
 from bddgen.implement.grounding import mentions, number_tokens
 from bddgen.models import Corpus, DocKind, TableDocument
 from bddgen.ner.base import CAPITALISED_RUN
-from bddgen.normalise import content_words, normalise
+from bddgen.normalise import content_stems, normalise
 from bddgen.numbers import parse_number
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import Spec
 from bddgen.text import spoken_name
 
 DOCUMENTS_PER_KIND = 3  # documents found for one Then line, per kind, whose text may state its facts
+MIN_NAME_CHARS = 3  # a one-word name shorter than this is an initial or a unit ("FC", "km"), no fact
 _LEADING = frozenset("then and but the a an it its user assistant".split())
 _MORE = "larger bigger higher greater more longer older".split()
 _LESS = "smaller lower fewer less shorter younger".split()
 # "A has a larger capacity than B": the comparative, what it compares (up to three words), "than"
 _COMPARATIVE = re.compile(rf"\b({'|'.join(_MORE + _LESS)})\s+((?:[a-z-]+\s+){{1,3}}?)than\b", re.IGNORECASE)
 TURNED = "a comparison the wrong way round"
-STEM_CHARS = 5  # a column's word and a spec's word sharing this many first letters are one word ("capacities", "capacity")
 
 
 def then_line_facts(line: str) -> list[str]:
@@ -40,7 +40,7 @@ def then_line_facts(line: str) -> list[str]:
             words = words[1:]
         if match.start() == 0 and len(words) == 1:
             continue  # a capital that only starts the line
-        if words and not (len(words) == 1 and len(words[0]) < 3):
+        if words and not (len(words) == 1 and len(words[0]) < MIN_NAME_CHARS):
             facts.append(re.sub(r"['’]s?$", "", " ".join(words)))
     return list(dict.fromkeys(facts))
 
@@ -72,12 +72,12 @@ def turned_comparison(line: str, tables: list[TableDocument]) -> str:
         return ""
     before = [m.group(0) for m in CAPITALISED_RUN.finditer(line[: match.start()]) if m.start() > 0]
     after = [m.group(0) for m in CAPITALISED_RUN.finditer(line[match.end():])]
-    measured = {w[:STEM_CHARS] for w in content_words(match.group(2))}
+    measured = content_stems(match.group(2))
     if not before or not after or not measured:
         return ""
     first, second = before[-1], after[0]
     for table in tables:
-        for column in [h for h in table.headers if {w[:STEM_CHARS] for w in content_words(spoken_name(h))} & measured]:
+        for column in [h for h in table.headers if content_stems(spoken_name(h)) & measured]:
             values = [_figure(table, column, name) for name in (first, second)]
             if values[0] is None or values[1] is None or values[0] == values[1]:
                 continue

@@ -20,10 +20,10 @@ from bddgen.implement.grounding import mentions
 from bddgen.implement.plan import Sides
 from bddgen.implement.wide import label_column
 from bddgen.models import Corpus, PolicyDocument, TableDocument, TextDocument
-from bddgen.normalise import contains_phrase, content_words, normalise
+from bddgen.normalise import contains_phrase, content_stems, content_words, normalise
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import Spec
-from bddgen.text import spoken_name
+from bddgen.text import spoken_name, stem
 
 _QUOTED = re.compile(r"\"([^\"]{2,60})\"|“([^”]{2,60})”|\(([A-Z][^()]{2,60})\)")  # quoted, or in brackets: "(Adjusted operating profit2)"
 # a run of capitalised words and the numbers that complete a name ("Report 19", "Note 15", "Flight XV104")
@@ -33,9 +33,9 @@ _CODE = re.compile(r"\b(?=[A-Z0-9]*[A-Z])\d[A-Z0-9]{3,}\b")
 _JOINS = re.compile(r"\s+(?:and|&|of|the)\s+")
 _GENERIC = frozenset("given when then and but the a an user users assistant assistants customer customers i".split())
 ABOUT_DOCUMENTS = 2  # documents a spec that names nothing is about: the best ones for its title and Then lines
+MIN_NAME_CHARS = 3  # a one-word name shorter than this is an initial or a unit ("FC", "km"), no subject
 START_DOCUMENTS = 3  # the subject's best documents, where a conversation on the spec starts
 LINE_ITEM_WORDS = 5  # a report table's row label this long at most is a name a spec may write in lower case
-STEM_CHARS = 5  # words sharing this many first letters are one word here ("capacities", "capacity")
 TELLING_CHARS = 4  # a column's word shorter than this tells nothing of what it holds
 LINE_ITEM_CHARS = 6  # a one-word label shorter than this ("Other", "Total") is a word any spec says
 _MONTHS = frozenset(m.lower() for m in calendar.month_name[1:])
@@ -87,7 +87,7 @@ def _candidates(spec: Spec, system_name: str) -> list[tuple[bool, list[str]]]:
             name = re.sub(r"['’]s?$", "", " ".join(words))  # "Harbour City FC's history" names Harbour City FC
             # the assistant's own name or brand ("Aurelian Skyways" of "Aurelian Skyways Customer Assistant") is no subject
             in_brand = bool(name) and f" {name.lower()} " in f" {brand} "
-            if not name or in_brand or all(w.lower() in _GENERIC for w in words) or (len(words) == 1 and len(name) < 3):
+            if not name or in_brand or all(w.lower() in _GENERIC for w in words) or (len(words) == 1 and len(name) < MIN_NAME_CHARS):
                 continue
             if _JOINS.search(name):  # "A and B" names both
                 parts = [p for p in _JOINS.split(name) if p and p.lower() not in _GENERIC]
@@ -113,7 +113,7 @@ def _answers(table: TableDocument, names: Sequence[str], asked: set[str]) -> boo
     for position, header in enumerate(table.headers):
         if any(position < len(row) and any(mentions(row[position], n) for n in names) for row in table.rows):
             continue
-        words = [w[:STEM_CHARS] for w in content_words(spoken_name(header)) if len(w) >= TELLING_CHARS and w.isalpha()]
+        words = [stem(w) for w in content_words(spoken_name(header)) if len(w) >= TELLING_CHARS and w.isalpha()]
         if words and sum(w in asked for w in words) * 2 > len(words):
             return True
     return False
@@ -189,7 +189,7 @@ class SubjectReader:
             order = {d: i for i, d in enumerate(ranked)}
             # of a spec naming two things or more, a table whose rows hold them all, with a column of what the spec asks
             # ("league_titles" of "how many league titles"), answers it in one place: first
-            asked = {w[:STEM_CHARS] for w in content_words(spec.as_text())}
+            asked = content_stems(spec.as_text())
             together = {
                 d for d in holding if len(names) > 1 and isinstance(table := self.documents[d], TableDocument)
                 and all(n in self.texts[d] for n in names) and _answers(table, names, asked)

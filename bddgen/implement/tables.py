@@ -16,6 +16,8 @@ from bddgen.numbers import PERCENT, format_number, parse_number, read_quantity
 from bddgen.models import TableDocument
 from bddgen.specs import ExactExpectation
 
+AMBIGUOUS_SHOWN = 4  # not a setting: distinct values an "is ambiguous" error names; reading more tells nothing more
+
 
 class TableQuery(BaseModel):
     """A small query over one table that a conversation turn's answer comes from."""
@@ -124,12 +126,12 @@ def _single(values: Iterable[str], what: str) -> str:
     distinct: dict[str, None] = {}
     for value in values:
         distinct[value] = None
-        if len(distinct) > 4:
+        if len(distinct) > AMBIGUOUS_SHOWN:
             break
     if not distinct:
         raise TableQueryError(f"no row matches {what}")
     if len(distinct) > 1:
-        raise TableQueryError(f"{what} is ambiguous: {', '.join(list(distinct)[:4])}")
+        raise TableQueryError(f"{what} is ambiguous: {', '.join(list(distinct)[:AMBIGUOUS_SHOWN])}")
     return next(iter(distinct))
 
 
@@ -165,12 +167,12 @@ def evaluate_table_query(query: TableQuery, table: TableDocument) -> ExactExpect
 def _extreme(query: TableQuery, table: TableDocument, rows: Iterable[list[str]], column: int, where: str) -> ExactExpectation:
     report = _column_index(table, query.return_column, "return_column") if query.return_column else column
     best: float | None = None
-    winners: dict[str, None] = {}  # the reported cells of the rows holding the best number so far (5 tell ambiguity)
+    winners: dict[str, None] = {}  # the reported cells of the rows holding the best number so far (one past those shown tells ambiguity)
     for row in rows:
         number = _number(row, column, table)
         if best is None or (number > best if query.op == "max" else number < best):
             best, winners = number, {}
-        if number == best and len(winners) < 5:
+        if number == best and len(winners) <= AMBIGUOUS_SHOWN:
             winners[row[report]] = None
     if best is None:
         raise TableQueryError(f"no row{where}")

@@ -20,6 +20,7 @@ from bddgen.intents.regex_sample import matching_string, non_matching_string
 
 VALID_DATE_OFFSET = timedelta(days=21)  # a representative date a few weeks after the reference date
 EXAMPLE_EMAIL = "alex.morgan@example.com"
+NUMBER_STEP = 0.5  # "just beyond" a bound of a number parameter: a step a person would write, not a rounding error
 
 
 def data_type(schema: dict[str, Any]) -> str:
@@ -95,7 +96,7 @@ def _format(schema: dict[str, Any], today: date, keyword: str) -> list[Equivalen
 
 def _bounds(schema: dict[str, Any]) -> list[EquivalenceClass]:
     integer = schema.get("type") == "integer"
-    step = 1 if integer else 0.5
+    step = 1 if integer else NUMBER_STEP
     found: list[EquivalenceClass] = []
     if "minimum" in schema:
         low = schema["minimum"]

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 import jsonschema
 from pydantic import BaseModel, ValidationError
 
+from bddgen.config import LMSettings, default_of
 from bddgen.errors import LMOutputError
 from bddgen.lm.activity import CallActivity
 from bddgen.lm.base import LMBackend, LMRequest, LMResponse, Message, TokenCounter, TokenUsage
@@ -22,6 +23,9 @@ from bddgen.lm.tasks import PromptTask
 
 Output = TypeVar("Output", bound=BaseModel)
 
+_TEMPERATURE: float = default_of(LMSettings, "temperature")  # [lm] temperature unless given
+_MAX_TOKENS: int = default_of(LMSettings, "max_tokens")  # [lm] max_tokens unless given
+_MAX_RETRIES: int = default_of(LMSettings, "max_retries")  # [lm] max_retries unless given
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.MULTILINE)
 
 
@@ -81,9 +85,9 @@ class LanguageModel:
         backend: LMBackend,
         store: CallStore | None = None,
         *,
-        temperature: float = 0.2,
-        max_tokens: int = 1536,
-        max_retries: int = 2,
+        temperature: float = _TEMPERATURE,
+        max_tokens: int = _MAX_TOKENS,
+        max_retries: int = _MAX_RETRIES,
         seed: int = 0,
     ) -> None:
         self.backend = backend

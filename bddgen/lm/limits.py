@@ -19,6 +19,7 @@ FREE_ARRAY_ITEMS = 8  # an array without maxItems (or a larger minItems)
 SCALAR_TOKENS = 4  # a number, boolean or null
 PUNCTUATION_TOKENS = 2  # quotes, colon, comma and the whitespace around them
 MIN_REPLY_TOKENS = 32
+MAX_SCHEMA_DEPTH = 32  # a schema nested deeper (a recursive $ref) is given a free string's allowance
 
 
 def _text_tokens(text: str) -> int:
@@ -34,7 +35,7 @@ def _resolve(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
 
 def _node_tokens(node: Any, defs: dict[str, Any], depth: int = 0) -> int:
     """Most tokens a value matching `node` takes (allowances where the schema leaves sizes open)."""
-    if not isinstance(node, dict) or depth > 32:
+    if not isinstance(node, dict) or depth > MAX_SCHEMA_DEPTH:
         return FREE_STRING_TOKENS
     node = _resolve(node, defs)
     if "const" in node:

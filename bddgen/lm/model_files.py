@@ -22,6 +22,7 @@ from bddgen.errors import BackendUnavailableError, ConfigError
 from bddgen.files import atomic_write
 
 _CHUNK = 8 * 1024 * 1024  # not a setting: read size, speed only
+_LISTED_PACKAGES = 3  # not a setting: the form of an error message, the missing packages it names
 _assembly_lock = threading.Lock()
 
 
@@ -119,7 +120,7 @@ def locate_parts(spec: EmbeddedModel) -> list[Path]:
     if missing:
         raise BackendUnavailableError(
             f"the embedded model {spec.name} needs {len(spec.packages)} model packages; "
-            f"{len(missing)} missing or broken ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}). "
+            f"{len(missing)} missing or broken ({', '.join(missing[:_LISTED_PACKAGES])}{', ...' if len(missing) > _LISTED_PACKAGES else ''}). "
             f"Install them with: {spec.install_command}"
         )
     return found

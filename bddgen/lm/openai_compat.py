@@ -20,7 +20,7 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessage
 from openai.types.completion_usage import CompletionUsage
 
-from bddgen.config import LMSettings
+from bddgen.config import LMSettings, default_of
 from bddgen.errors import BackendUnavailableError, ConfigError
 from bddgen.lm.base import LMRequest, LMResponse, TokenUsage
 from bddgen.lm.rate_limit import RateLimit
@@ -28,6 +28,9 @@ from bddgen.lm.rate_limit import RateLimit
 OPENAI_URL = "https://api.openai.com/v1"
 NO_KEY = "no-key-needed"  # local servers (Ollama, vLLM, llama.cpp) accept any key
 _MAX_RETRY_AFTER = 60.0  # not a setting: a sane server's Retry-After; beyond it our own backoff applies
+_MAX_BACKOFF = 30.0  # not a setting: the longest wait between retries, as [lm] transient_retries describes
+_TIMEOUT: float = default_of(LMSettings, "timeout")  # [lm] timeout unless given
+_RETRIES: int = default_of(LMSettings, "transient_retries")  # [lm] transient_retries unless given
 _REJECTED = (openai.BadRequestError, openai.UnprocessableEntityError)  # how servers refuse json_schema
 
 
@@ -96,10 +99,10 @@ class OpenAICompatibleLM:
         model: str,
         base_url: str = "",
         api_key: str = NO_KEY,
-        timeout: float = 300.0,
-        retries: int = 3,
+        timeout: float = _TIMEOUT,
+        retries: int = _RETRIES,
         backoff: float = 1.0,
-        max_backoff: float = 30.0,
+        max_backoff: float = _MAX_BACKOFF,
         per_minute: float = 0,
     ) -> None:
         self.model = model

@@ -22,6 +22,7 @@ from bddgen.lm.records import CallRecord, LoggedCall, Usage, content_hash, iso_t
 from bddgen.sqlite_wal import BUSY_SECONDS, use_wal
 
 SCHEMA_VERSION = 3  # a file-format version
+_LISTED_PROMPTS = 5  # not a setting: the form of an error message, the prompts named for an ambiguous hash prefix
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS cache (
@@ -226,7 +227,7 @@ class CallStore:
             return found[0]
         if found:
             raise InputError(
-                Problem(prefix, f"several prompts start with it ({', '.join(found[:5])}{', …' if len(found) > 5 else ''}); give more characters"),
+                Problem(prefix, f"several prompts start with it ({', '.join(found[:_LISTED_PROMPTS])}{', …' if len(found) > _LISTED_PROMPTS else ''}); give more characters"),
                 title="ambiguous prompt hash",
             )
         unknown = (

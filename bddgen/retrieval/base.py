@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Collection, Protocol
 
+from bddgen.config import RetrievalSettings, default_of
 from bddgen.models import DocKind
+
+DEFAULT_TOP_K: int = default_of(RetrievalSettings, "top_k")
+"""[retrieval] top_k unless given."""
+DEFAULT_RRF_K: int = default_of(RetrievalSettings, "rrf_k")
+"""[retrieval] rrf_k unless given."""
 
 
 @dataclass(frozen=True)
@@ -22,4 +28,4 @@ class Hit:
 class Retriever(Protocol):
     """Ranked documents for a query, optionally restricted to some kinds."""
 
-    def search(self, query: str, kinds: Collection[DocKind] | None = None, top_k: int = 5) -> list[Hit]: ...
+    def search(self, query: str, kinds: Collection[DocKind] | None = None, top_k: int = DEFAULT_TOP_K) -> list[Hit]: ...

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bddgen.embed.base import Embedder
 from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDocument
-from bddgen.retrieval.base import Hit
+from bddgen.retrieval.base import DEFAULT_RRF_K, DEFAULT_TOP_K, Hit
 from bddgen.retrieval.chroma import open_client, open_collection
 from bddgen.retrieval.lexical import LexicalIndex
 from bddgen.retrieval.manifest import IndexedDocument, IndexManifest
@@ -92,7 +92,7 @@ class HybridIndex:
     built with another value is rebuilt like one of another embedder.
     """
 
-    def __init__(self, path: Path, embedder: Embedder, rrf_k: int = 60, row_chunks: int = DEFAULT_EMBEDDED_ROW_CHUNKS) -> None:
+    def __init__(self, path: Path, embedder: Embedder, rrf_k: int = DEFAULT_RRF_K, row_chunks: int = DEFAULT_EMBEDDED_ROW_CHUNKS) -> None:
         self.path = Path(path)
         self._embedder = embedder
         self._rrf_k = rrf_k
@@ -167,7 +167,7 @@ class HybridIndex:
             rebuilt=rebuilt,
         )
 
-    def search(self, query: str, kinds: Collection[DocKind] | None = None, top_k: int = 5) -> list[Hit]:
+    def search(self, query: str, kinds: Collection[DocKind] | None = None, top_k: int = DEFAULT_TOP_K) -> list[Hit]:
         if self._ranker is None:
             self._ranker = HybridRanker(
                 sorted(self._units.values(), key=lambda unit: unit.id),

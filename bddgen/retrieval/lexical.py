@@ -14,27 +14,15 @@ import sqlite3
 import threading
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Collection, Iterable
 
 import numpy as np
-import snowballstemmer
 
 from bddgen.models import DocKind
 from bddgen.retrieval.units import VIEWS, Facet, IndexUnit
-from bddgen.text import words
+from bddgen.text import stem, words
 
-SNOWBALL_LANGUAGES = {
-    "ar": "arabic", "ca": "catalan", "da": "danish", "de": "german", "el": "greek", "en": "english",
-    "es": "spanish", "eu": "basque", "fi": "finnish", "fr": "french", "ga": "irish", "hi": "hindi",
-    "hu": "hungarian", "hy": "armenian", "id": "indonesian", "it": "italian", "lt": "lithuanian",
-    "ne": "nepali", "nl": "dutch", "no": "norwegian", "pt": "portuguese", "ro": "romanian",
-    "ru": "russian", "sr": "serbian", "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
-}
-"""ISO 639-1 code -> Snowball stemmer; other languages (and unknown ones) use the English stemmer."""
-_STEMMERS: dict[str, tuple[snowballstemmer.Stemmer, threading.Lock]] = {}  # a stemmer keeps state between calls
-CACHED_STEMS = 1 << 18  # not a setting: caps the stem cache's memory, stems are the same
 INSERT_BATCH_UNITS = 1000  # not a setting: units tokenised and inserted at a time, memory only
 K1, B, EPSILON = 1.5, 0.75, 0.25  # not settings: rank-bm25's BM25Okapi, which ranked the demo questions best
 _DIGIT = re.compile(r"\d")
@@ -48,35 +36,11 @@ CREATE TABLE IF NOT EXISTS postings (word TEXT, unit INTEGER, count INTEGER, PRI
 """
 
 
-def stemmer_name(language: str) -> str:
-    """The Snowball stemmer for an ISO 639-1 code (English when there is none)."""
-    name = SNOWBALL_LANGUAGES.get(language, "english")
-    return name if name in snowballstemmer.algorithms() else "english"
-
-
-@lru_cache(maxsize=CACHED_STEMS)
-def _stem(name: str, word: str) -> str:
-    """One word's stem by the Snowball stemmer `name` (remembered: a table repeats its words)."""
-    if name not in _STEMMERS:
-        _STEMMERS[name] = (snowballstemmer.stemmer(name), threading.Lock())
-    stemmer, lock = _STEMMERS[name]
-    with lock:
-        return str(stemmer.stemWord(word))
-
-
-def tokenize(text: str, language: str = "en") -> list[str]:
-    """Case-folded, stemmed words and numbers ("dogs" matches "dog"; "Hunde" matches "Hund" in
-    German); underscores split words, so `flight_number` matches "flight number"."""
-    name = stemmer_name(language)
-    return [_stem(name, word) for word in words(text)]
-
-
 def index_words(text: str, language: str = "en") -> list[str]:
-    """The words the keyword index holds and looks up: as `tokenize`, but a word with a digit in it (an id,
+    """The words the keyword index holds and looks up: as `stems`, but a word with a digit in it (an id,
     a code, part of a date) is kept as written, since stemming the many distinct ones of a long table
     would cost most of an ingest and find nothing more."""
-    name = stemmer_name(language)
-    return [word if _DIGIT.search(word) else _stem(name, word) for word in words(text)]
+    return [word if _DIGIT.search(word) else stem(word, language) for word in words(text)]
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import numpy as np
 
 from bddgen.embed.base import Embedder
 from bddgen.models import Corpus, DocKind
-from bddgen.retrieval.base import Hit
+from bddgen.retrieval.base import DEFAULT_RRF_K, DEFAULT_TOP_K, Hit
 from bddgen.retrieval.lexical import LexicalIndex
 from bddgen.retrieval.ranking import Channel, HybridRanker
 from bddgen.retrieval.units import DEFAULT_EMBEDDED_ROW_CHUNKS, IndexUnit, keyword_units, units_of
@@ -35,7 +35,7 @@ class MemoryIndex:
     """Embeds every embedded unit of `corpus` (`row_chunks` of each table's rows, `[retrieval] embedded_row_chunks`)
     and indexes every keyword unit once at construction; implements `Retriever`."""
 
-    def __init__(self, embedder: Embedder, corpus: Corpus, rrf_k: int = 60, row_chunks: int = DEFAULT_EMBEDDED_ROW_CHUNKS) -> None:
+    def __init__(self, embedder: Embedder, corpus: Corpus, rrf_k: int = DEFAULT_RRF_K, row_chunks: int = DEFAULT_EMBEDDED_ROW_CHUNKS) -> None:
         units = [unit for document in corpus.documents for unit in units_of(document, row_chunks)]
         vectors = embedder.embed([unit.text for unit in units]) if units else np.zeros((0, 1), np.float32)
         keywords = LexicalIndex()
@@ -44,5 +44,5 @@ class MemoryIndex:
             keywords.add(document.id, DocKind(document.kind), document.hash, keyword_units(document))
         self._ranker = HybridRanker(units, _MatrixSearch(units, vectors), keywords, embedder, rrf_k=rrf_k)
 
-    def search(self, query: str, kinds: Collection[DocKind] | None = None, top_k: int = 5) -> list[Hit]:
+    def search(self, query: str, kinds: Collection[DocKind] | None = None, top_k: int = DEFAULT_TOP_K) -> list[Hit]:
         return self._ranker.search(query, kinds, top_k)

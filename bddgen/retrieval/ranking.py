@@ -18,11 +18,13 @@ import numpy as np
 
 from bddgen.embed.base import Embedder, embed_queries
 from bddgen.models import DocKind
-from bddgen.retrieval.base import Hit
+from bddgen.retrieval.base import DEFAULT_RRF_K, DEFAULT_TOP_K, Hit
 from bddgen.retrieval.units import FACETS, VIEWS, Facet, IndexUnit
 
 Channel = tuple[DocKind, Facet]
 SNIPPET_CHARS = 240  # not a setting: the length of a displayed snippet
+DENSE_CANDIDATES = 50  # not a setting: nearest units read per channel before fusion, enough for any top_k's documents
+CANDIDATES_PER_RESULT = 10  # not a setting: a large top_k reads this many nearest units per document returned
 
 
 class DenseSearch(Protocol):
@@ -63,8 +65,8 @@ class HybridRanker:
         dense: DenseSearch,
         keywords: KeywordSearch,
         embedder: Embedder,
-        rrf_k: int = 60,
-        candidates: int = 50,
+        rrf_k: int = DEFAULT_RRF_K,
+        candidates: int = DENSE_CANDIDATES,
     ) -> None:
         self._units = {unit.id: unit for unit in units}
         self._dense = dense
@@ -76,13 +78,13 @@ class HybridRanker:
         for unit in units:
             self._channel_sizes[(unit.kind, unit.facet)] += 1
 
-    def search(self, query: str, kinds: Collection[DocKind] | None = None, top_k: int = 5) -> list[Hit]:
+    def search(self, query: str, kinds: Collection[DocKind] | None = None, top_k: int = DEFAULT_TOP_K) -> list[Hit]:
         wanted = {kind for kind in DocKind if kinds is None or kind in kinds}
         channels = [(kind, facet) for kind in wanted for facet in FACETS[kind] if self._channel_sizes.get((kind, facet))]
         if not channels or not query.strip():
             return []
         vector = embed_queries(self._embedder, [query])[0]
-        limit = max(self._candidates, top_k * 10)
+        limit = max(self._candidates, top_k * CANDIDATES_PER_RESULT)
         dense: dict[str, float] = {}
         for channel in channels:
             dense.update(self._dense.nearest(channel, vector, min(limit, self._channel_sizes[channel])))

@@ -14,6 +14,8 @@ from bddgen.models import TableDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.specs import CANNOT_ANSWER, QueryType, Turn
 
+FACT_SCORE = 10  # not a setting: a stated fact outweighs any number of shared words; a place stating none is not shown
+
 
 def located_evidence(turn: Turn, documents: Mapping[str, Document], recognizer: EntityRecognizer) -> dict[str, object] | None:
     """The fields of an EvidenceView (kind table or sentence) for the best match, or None."""
@@ -33,7 +35,7 @@ def located_evidence(turn: Turn, documents: Mapping[str, Document], recognizer: 
 
 
 def _score(text: str, facts: list[str], words: set[str]) -> int:
-    return 10 * sum(mentions(text, f) for f in dict.fromkeys(facts)) + len(content_words(text) & words)
+    return FACT_SCORE * sum(mentions(text, f) for f in dict.fromkeys(facts)) + len(content_words(text) & words)
 
 
 def _in_table(table: TableDocument, facts: list[str], words: set[str], exact: str) -> tuple[int, dict[str, object]] | None:
@@ -42,7 +44,7 @@ def _in_table(table: TableDocument, facts: list[str], words: set[str], exact: st
         return None
     score, row = max(scored)
     row = -row
-    if score < 10:
+    if score < FACT_SCORE:
         return None  # no row states any fact of the answer
     cells = table.rows[row]
     ranked = [exact] if exact else []
@@ -61,6 +63,6 @@ def _in_text(doc: Document, facts: list[str], words: set[str]) -> tuple[int, dic
     if not scored:
         return None
     score, index = max(scored)
-    if score < 10:
+    if score < FACT_SCORE:
         return None
     return score, {"kind": "sentence", "document": doc.id, "title": doc.title, "sentences": parts, "sentence": -index}

@@ -11,7 +11,7 @@ from typing import Literal
 
 from bddgen.errors import LMOutputError
 from bddgen.lm.client import LanguageModel
-from bddgen.normalise import content_words
+from bddgen.normalise import content_stems
 from bddgen.results import JUDGE_ERROR, Judgement, Verdict
 from bddgen.run.quantities import states
 from bddgen.run.reference_match import DEFAULT_TOLERANCES, Tolerances, part_of, reference_parts
@@ -27,11 +27,6 @@ ClaimKind = Literal["synthesis part", "list item", "clause", "sentence"]
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 
 
-def stems(text: str) -> set[str]:
-    """Content words without a plural 's' ('fees' and 'fee' meet)."""
-    return {w.rstrip("s") for w in content_words(text)}
-
-
 @dataclass(frozen=True)
 class Claim:
     """One claim of a reference answer: its text, where it comes from, and whether the question asks for it."""
@@ -44,7 +39,7 @@ class Claim:
 def _asked(question: str) -> set[str]:
     """The question's content words but its names (capitalised words after the first): what it asks about."""
     words = question.split()
-    return stems(" ".join(w for i, w in enumerate(words) if i == 0 or not w[:1].isupper()))
+    return content_stems(" ".join(w for i, w in enumerate(words) if i == 0 or not w[:1].isupper()))
 
 
 def split_claims(reference: str, query_type: QueryType, question: str, max_words: int = DEFAULT_TOLERANCES.part_max_words) -> list[Claim]:
@@ -63,7 +58,7 @@ def split_claims(reference: str, query_type: QueryType, question: str, max_words
         kind: ClaimKind = "clause" if ";" in sentence else "sentence"
         for text in (c.strip() for c in sentence.split(";")):
             if text:
-                claims.append(Claim(text, kind, not claims or bool(stems(text) & asked)))
+                claims.append(Claim(text, kind, not claims or bool(content_stems(text) & asked)))
     return claims
 
 

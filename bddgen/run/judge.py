@@ -12,8 +12,9 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import ASSISTANT, USER, Line, render_history, render_transcript
 from bddgen.models import Document, PolicyDocument, TextDocument
 from bddgen.results import JUDGE_ERROR, Judgement, Verdict
+from bddgen.normalise import content_stems
 from bddgen.answer_checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
-from bddgen.run.claims import CLAIMS_CHECK, stems, verify_claims
+from bddgen.run.claims import CLAIMS_CHECK, verify_claims
 from bddgen.run.reference_match import (
     DEFAULT_TOLERANCES, Tolerances, adds_claims, altered_quote, contradicted_number, match_reference, quotes_reference, states_names,
 )
@@ -184,8 +185,8 @@ class Judge:
         fails without a model call (it cannot show the spec's behaviour); otherwise the model sees each turn's
         reference answer (a conversation judged as a whole, with none, is graded on its transcript)."""
         references = references or [""] * len(exchanges)
-        asked = stems(" ".join(q + " " + r for (q, _), r in zip(exchanges, references)))
-        if any(references) and not asked & stems(spec.as_text()):  # a conversation without references is judged as a whole
+        asked = content_stems(" ".join(q + " " + r for (q, _), r in zip(exchanges, references)))
+        if any(references) and not asked & content_stems(spec.as_text()):  # a conversation without references is judged as a whole
             return Judgement(
                 Verdict.FAIL,
                 "no turn of this conversation touches the spec: its questions and reference answers share no word with "

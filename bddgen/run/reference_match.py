@@ -11,6 +11,7 @@ from bddgen.config import RunSettings, default_of
 from bddgen.normalise import STOPWORDS
 from bddgen.run.quantities import NUMBER_WORDS, RELATIVE_TOLERANCE, UNITS, Quantity, quantities, states, written_quantities
 from bddgen.specs import QueryType
+from bddgen.text import words
 
 PART_MAX_WORDS = default_of(RunSettings, "part_max_words")
 """[run] part_max_words unless given: a part longer than this is a sentence, not a fact: the model judges it."""
@@ -24,7 +25,7 @@ _NEGATION = re.compile(r"\b(?:not|never|no|none|neither|nor|cannot|without)\b|n[
 _DENIAL = re.compile(r"\b(?:not (?:true|correct|right|the case)|incorrect|untrue|wrong|false)\b", re.IGNORECASE)
 # a comma between a digit and three digits groups thousands ("$34,105"): it separates no items
 _LIST_SPLIT = re.compile(r"\s*(?:;|,\s*and\s+|(?<!\d),|,(?!\d{3}(?!\d))|\band\b)\s*")
-_WORD = re.compile(r"[\w'’-]+")
+_IN_WORDS = "_'’-"  # "don't", "well-known" are one word
 _LEADING = frozenset("a an the in on at by yes no he she it they his her its their this that there was is".split())
 
 
@@ -74,7 +75,7 @@ def _names_whole(name: tuple[str, ...], words: set[str]) -> bool:
 
 
 def words_of(text: str) -> set[str]:
-    return {re.sub(r"['’]s$", "", w.lower()).strip(".'’-") for w in _WORD.findall(text)}
+    return {re.sub(r"['’]s$", "", w.lower()).strip(".'’-") for w in words(text, keep=_IN_WORDS, fold=False)}
 
 
 def names_in(text: str) -> tuple[tuple[str, ...], ...]:
@@ -168,7 +169,7 @@ def _canonical(text: str) -> str:
         pieces += [text[last:written.start], f" #{written.quantity.dimension}{value} "]
         last = written.end
     pieces.append(text[last:])
-    return " ".join(re.findall(r"[\w'’#-]+", "".join(pieces).lower()))
+    return " ".join(words("".join(pieces).lower(), keep=_IN_WORDS + "#", fold=False))
 
 
 def quotes_reference(answer: str, reference: str) -> bool:

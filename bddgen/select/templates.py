@@ -16,11 +16,13 @@ import numpy as np
 
 from bddgen.models import Corpus
 from bddgen.specs import Spec
+from bddgen.text import word_pattern
 
 MASK = "<x>"
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|'[^']{2,}'")
 _NUMBER = re.compile(r"[$€£¥]?\d[\d,.:/-]*%?")
-_WORD = re.compile(r"<x>|[\w'’&.-]+|[^\w\s]")  # the mask is one word
+# a token: the mask, a word (apostrophes, "&", dots and hyphens kept: "AT&T", "F.C.", "well-known") or a punctuation mark
+_WORD = re.compile("|".join([re.escape(MASK), word_pattern(keep="_'’&.-").pattern, r"[^\w\s]"]))
 
 
 VALUE_WORDS = (2, 8)  # a corpus value masked in a spec has this many words: one lower-case word is too often a plain word (a masking rule)

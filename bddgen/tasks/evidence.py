@@ -19,7 +19,7 @@ from rank_bm25 import BM25Okapi
 from bddgen.implement.context import sentences
 from bddgen.lm.client import LanguageModel
 from bddgen.models import PolicyDocument
-from bddgen.retrieval.lexical import tokenize
+from bddgen.text import stems
 from bddgen.tasks.candidates import Evaluated
 from bddgen.tasks.model import PolicyEvidence
 from bddgen.tasks.rules import Requirement, unmet
@@ -67,13 +67,13 @@ class PolicyIndex:
     def __init__(self, policies: list[PolicyDocument], language: str = "en") -> None:
         self.sentences = [PolicySentence(d, s) for d in policies for s in sentences(d.passage)]
         self.language = language
-        self._bm25 = BM25Okapi([tokenize(s.text, language) or [""] for s in self.sentences]) if self.sentences else None
+        self._bm25 = BM25Okapi([stems(s.text, language) or [""] for s in self.sentences]) if self.sentences else None
 
     def candidates(self, query: str, k: int, requirements: Sequence[Requirement] = ()) -> list[PolicySentence]:
         """The `k` best-ranked sentences that name everything in `requirements`."""
         if self._bm25 is None:
             return []
-        scores = self._bm25.get_scores(tokenize(query, self.language))
+        scores = self._bm25.get_scores(stems(query, self.language))
         ranked = sorted(range(len(self.sentences)), key=lambda i: (-scores[i], i))
         fitting = [i for i in ranked if scores[i] > 0 and not unmet(self.sentences[i].text, requirements)]
         return [self.sentences[i] for i in fitting[:k]]
@@ -91,10 +91,10 @@ def evidence_strength(index: PolicyIndex, evaluated: Evaluated, tool_description
     policy sentence that names what decided the call: how plainly the policy states the rule behind the decision."""
     found = index.candidates(action_query(evaluated, tool_description), 1, requirements)
     reason = str(evaluated.result.get("error") or evaluated.call.situation)
-    wanted = {w for w in tokenize(reason, index.language) if not any(ch.isdigit() for ch in w) and len(w) > 2}
+    wanted = {w for w in stems(reason, index.language) if not any(ch.isdigit() for ch in w) and len(w) > 2}
     if not found or not wanted:
         return 0.0
-    return len(wanted & set(tokenize(found[0].text, index.language))) / len(wanted)
+    return len(wanted & set(stems(found[0].text, index.language))) / len(wanted)
 
 
 def _decision_text(evaluated: Evaluated) -> str:

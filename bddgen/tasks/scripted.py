@@ -9,7 +9,7 @@ from typing import Any, Callable
 from bddgen.implement.scripted import section
 from bddgen.lm.base import LMRequest
 from bddgen.lm.scripted import ScriptedLM
-from bddgen.retrieval.lexical import tokenize
+from bddgen.text import stems
 
 Reply = Callable[[LMRequest], dict[str, Any]]
 _CANDIDATE = re.compile(r"^(\d+)\. \[[^\]]+\] (.+)$", re.M)
@@ -17,9 +17,9 @@ _CANDIDATE = re.compile(r"^(\d+)\. \[[^\]]+\] (.+)$", re.M)
 
 def quote_best_candidate(request: LMRequest) -> dict[str, Any]:
     """The candidate sharing most words with the decision, copied exactly; 0 when none shares one."""
-    decision = set(tokenize(section(request, "Decision")))
+    decision = set(stems(section(request, "Decision")))
     found = _CANDIDATE.findall(section(request, "Candidate Sentences"))
-    scored = [(len(decision & set(tokenize(text))), -int(number), int(number), text) for number, text in found]
+    scored = [(len(decision & set(stems(text))), -int(number), int(number), text) for number, text in found]
     best = max(scored) if scored else (0, 0, 0, "")
     return {"candidate": best[2] if best[0] else 0, "quote": best[3] or "none"}
 

@@ -24,14 +24,13 @@ from bddgen.implement.provenance import TurnCheck
 from bddgen.implement.tasks import WrittenTurn
 from bddgen.models import PolicyDocument, TableDocument
 from bddgen.ner.base import EntityRecognizer
-from bddgen.normalise import content_words
+from bddgen.normalise import content_stems, content_words
 from bddgen.numbers import CURRENCY_CODES
 from bddgen.specs import QueryType, Turn
-from bddgen.text import row_noun, spoken_name
+from bddgen.text import row_noun, spoken_name, stem
 
 CASE_VALUES = 12  # most distinct values of a column whose values are cases a rule names (fare classes, not passengers)
 ROWS_PER_CASE = 2  # rows of a case tried for a row its other cells pick alone
-STEM = 5  # leading letters two words share to be one word ("change" of "changed")
 _LISTED = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and\s+|or\s+)", re.IGNORECASE)  # between the items of one list
 
 
@@ -206,7 +205,7 @@ class RuleKind(SentenceKind):
         said = [f'the question says "{v}", which the assistant must read from {named}; leave it out' for v in values if mentions(question, v)]
         # what the rule is about: the sentence's words but its case, its fact and the row's own words ("passenger")
         topic = content_words(evidence.text) - content_words(f"{span} {' '.join(values)} {row} {table.title} {named}")
-        unasked = [] if {w[:STEM] for w in content_words(question)} & {w[:STEM] for w in topic} else [
+        unasked = [] if content_stems(question) & {stem(w) for w in topic} else [
             f'the question must ask what the rule says ("{evidence.text}"), in words of its own about it, not only name the row']
         # a question naming neither the row nor the case is asked for the case, which code then asks of the row
         unnamed = names_problems(question, case.named())

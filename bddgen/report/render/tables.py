@@ -12,6 +12,7 @@ from bddgen.report.stats import Rate, percent
 from bddgen.results import PARTIES, Verdict
 
 MAX_LISTED_TURN_CHANGES = 15  # not a setting: the length of a printed table, the rest are counted
+MAX_LISTED_UNTOUCHED = 12  # not a setting: the width of a printed cell, untouched items named before an ellipsis
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,7 @@ def costs_table(report: Report) -> TextTable:
 
 def coverage_table(coverage: CoverageCertificate) -> TextTable:
     rows = [
-        [g.name, f"{g.covered}/{g.total}", percent(g.fraction), ", ".join(i.id for i in g.untouched[:12]) + (" …" if len(g.untouched) > 12 else "")]
+        [g.name, f"{g.covered}/{g.total}", percent(g.fraction), ", ".join(i.id for i in g.untouched[:MAX_LISTED_UNTOUCHED]) + (" …" if len(g.untouched) > MAX_LISTED_UNTOUCHED else "")]
         for g in coverage.groups
     ]
     return TextTable(
