@@ -44,7 +44,8 @@ The spec-first measures, beside those:
   (`asked_nouns`, from spaCy's parse; none: passes) has its stem among the question's words or those columns';
 - `identifier_questions`, `identifier_examples`: questions (every kept turn) that name a column as an identifier (a
   table header in snake_case, CamelCase or ending in Id/_id/" ID", verbatim), ask for a key by its spoken name ("the
-  genre id of track 1393") or pick a row as a query does ("whose", "with ID"), and up to 10 of them;
+  genre id of track 1393"), pick a row as a query does ("whose", "with ID") or name a row by a key that is a running
+  number ("track 1393": a table whose key cells are all digits), and up to 10 of them;
 - `written_share`: selected specs (`.feature` files with a spec) whose provenance holds a conversation, over all;
 - `repeated_questions`, `repeated_examples`: questions asked again in the suite, lower case without punctuation or
   extra spaces: twice in one conversation or in two (each repeat counted once);
@@ -735,14 +736,29 @@ def identifier_headers(headers: Iterable[str]) -> set[str]:
     return {h for h in headers if "_" in h or re.search(r"[a-z][A-Z]", h) or h.endswith(("Id", "_id", " ID"))}
 
 
-def identifier_question(question: str, identifiers: Iterable[str]) -> bool:
+def numbered_nouns(tables: Iterable[Any]) -> set[str]:
+    """The nouns of tables whose key is a running number (`TrackId` 1, 2, 3 …): a row such a number names ("track 1393")
+    is named by its key, which no user of the assistant sees; a code a person reads off a ticket (`HAT184`) is not one."""
+    nouns = set()
+    for table in tables:
+        if not table.key or table.key not in table.headers:
+            continue
+        position = table.headers.index(table.key)
+        cells = [row[position] for row in table.rows if position < len(row) and row[position].strip()]
+        if cells and all(cell.strip().isdigit() for cell in cells):
+            nouns.add(table.title.split(".")[-1].split()[-1].lower())
+    return nouns
+
+
+def identifier_question(question: str, identifiers: Iterable[str], numbered: Iterable[str] = ()) -> bool:
     """Whether a question names a column as its identifier (one of `identifiers`, verbatim), asks for a key by its
-    spoken name ("the genre id of track 1393": `GenreId` said in words), or picks a row as a query does ("whose", so
-    also "of the … whose"; "with ID")."""
+    spoken name ("the genre id of track 1393": `GenreId` said in words), picks a row as a query does ("whose", so
+    also "of the … whose"; "with ID"), or names a row by its running-number key ("track 1393", `numbered` nouns)."""
     headers = list(identifiers)
     keys = [" ".join(re.sub(r"(?<=[a-z])(?=[A-Z])", " ", h).replace("_", " ").lower().split()) for h in headers if re.search(r"(?:^|[_ a-z])(?:id|Id|ID)$", h)]
     return (bool(_ROW_PICKING.search(question)) or any(re.search(rf"(?<!\w){re.escape(h)}(?!\w)", question) for h in headers)
-            or any(re.search(rf"(?<!\w){re.escape(k)}(?!\w)", question, re.IGNORECASE) for k in keys if " " in k))
+            or any(re.search(rf"(?<!\w){re.escape(k)}(?!\w)", question, re.IGNORECASE) for k in keys if " " in k)
+            or any(re.search(rf"\b{re.escape(n)}s? (?:number |no\.? |#)?\d+\b", question, re.IGNORECASE) for n in numbered))
 
 
 def normalised_question(question: str) -> str:
@@ -852,6 +868,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
     conversations_on_spec: list[tuple[str, bool]] = []
     conversations_asking_spec: list[tuple[str, bool]] = []
     identifiers = identifier_headers(h for d in corpus.documents if d.kind == "table" for h in d.headers)
+    numbered = numbered_nouns(d for d in corpus.documents if d.kind == "table")
     questions: list[str] = []  # every kept turn's, in suite order
     audit: list[dict[str, Any]] = []
     for document in specs:
@@ -929,7 +946,7 @@ def measure(project: Path, seconds: dict[str, float]) -> dict[str, Any]:
                 every_name.append((document.spec.title, named == set(subject.names)))
     written = figures["written"]
     tokens = lm_tokens(project)
-    identifier_asked = [q for q in questions if identifier_question(q, identifiers)]
+    identifier_asked = [q for q in questions if identifier_question(q, identifiers, numbered)]
     repeats = repeated_questions(questions)
     seconds_per_written = round(seconds["implement"] / written, 1) if written and "implement" in seconds else None
     return {

@@ -143,11 +143,22 @@ def test_identifier_headers_are_snake_camel_or_id_columns() -> None:
         ("Which genre does that song belong to?", False),
         ("What is the UnitPriceTotal of it?", False),  # not the header, only a longer word
         ("What is the genre id of track 1393?", True),  # a key asked for in words
-        ("Which genre is track 1393 in?", False),
+        ("Which genre is track 1393 in?", True),  # a row named by its running-number key, which no user sees
+        ("Which genre is the song Bleed in?", False),
+        ("When does flight HAT184 land?", False),  # a code people read off a ticket
     ],
 )
 def test_identifier_question(question: str, expected: bool) -> None:
-    assert bench.identifier_question(question, {"UnitPrice", "berth_number", "GenreId"}) is expected
+    assert bench.identifier_question(question, {"UnitPrice", "berth_number", "GenreId"}, {"track"}) is expected
+
+
+def test_numbered_nouns_are_tables_keyed_by_running_numbers() -> None:
+    from bddgen.models import TableDocument
+
+    track = TableDocument(id="tables/db.Track", title="Track", headers=["TrackId", "Name"], rows=[["1", "Bleed"], ["2", "Salt"]], key="TrackId")
+    flight = TableDocument(id="tables/db.flights", title="flights", headers=["flight_number", "origin"], rows=[["HAT184", "JFK"]], key="flight_number")
+    keyless = TableDocument(id="tables/report", title="Report 01 table: Sales", headers=["item", "2019"], rows=[["Total", "12"]])
+    assert bench.numbered_nouns([track, flight, keyless]) == {"track"}
 
 
 # repeated questions --------------------------------------------------------------------------------------
