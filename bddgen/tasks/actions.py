@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+from collections import Counter
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -180,7 +181,7 @@ class ActionSpace:
 
     def chosen_values(self, source: ArgumentSource, target: Row) -> list[str]:
         """Up to `choices` values of the chosen column: other rows than the one the target names, one per degree of
-        likeness to that row first (cells in common), in a stable order seeded by the target."""
+        likeness to that row first (cells in common, but values most rows hold), in a stable order seeded by the target."""
         table, column = source.choose.split(".", 1)
         headers, rows = self.rows(table)
         if column not in headers:
@@ -188,11 +189,12 @@ class ActionSpace:
         key = self.keys.get(table, ROWID)
         current = next((row for row in rows if key in target and row.get(key) == target[key]), None)
         seed = "|".join(target.values())
+        common = {(h, v) for h in headers for v, n in Counter(row[h] for row in rows).items() if n > len(rows) / 2}
         levels: dict[int, list[Row]] = {}
         for row in rows:
             if row is current or not row[column]:
                 continue
-            alike = sum(row[h] == current[h] for h in headers if h != key) if current else 0
+            alike = sum(row[h] == current[h] and (h, row[h]) not in common for h in headers if h != key) if current else 0
             levels.setdefault(alike, []).append(row)
         ordered = [
             sorted(levels[level], key=lambda r: hashlib.sha256(f"{seed}|{r[column]}".encode()).hexdigest()) for level in sorted(levels, reverse=True)

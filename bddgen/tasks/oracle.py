@@ -15,7 +15,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.models import TableDocument
 from bddgen.tasks.actions import ActionSpace, Row, cues, said
 from bddgen.tasks.candidates import Scratch
-from bddgen.tasks.instruction import code_like, has_code
+from bddgen.tasks.instruction import code_like
 from bddgen.tasks.model import Fact, OutcomeTask
 from bddgen.tasks.targets import fact_part, selected_rows
 from bddgen.tasks.tasks import TASK_PLAN, CallPlan
@@ -24,9 +24,12 @@ from bddgen.values import mentions_as_phrase_or_number
 STAGE = "tasks"
 
 
-def states(text: str, value: str) -> bool:
-    """Whether `text` states `value`: an identifier as a whole word, as written; anything else as a phrase or number."""
-    return has_code(text, value) if code_like(value) else mentions_as_phrase_or_number(text, value)
+def states(text: str, value: str, *, as_written: bool = False) -> bool:
+    """Whether `text` states `value`: an identifier, or a cell the user chose (`as_written`: a track "You Are" is not
+    in "You are Ana"), as whole words as written; anything else as a phrase or number."""
+    if code_like(value) or as_written:
+        return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
+    return mentions_as_phrase_or_number(text, value)
 
 
 def _stated_facts(text: str, table: TableDocument, facts: list[Fact]) -> list[Fact]:
@@ -75,7 +78,8 @@ def read_back_call(text: str, space: ActionSpace, target: Row) -> tuple[str | No
     for name, tool in space.tools.items():
         if not any(re.search(rf"\b{re.escape(cue)}", text, re.IGNORECASE) for cue in cues(tool)):
             continue
-        values = {p: [v for v in _possible(space, name, p, target) if states(text, v)] for p in space.wanted(name)}
+        chosen = {p for p, source in tool.effect.arguments.items() if source.choose} if tool.effect else set()
+        values = {p: [v for v in _possible(space, name, p, target) if states(text, v, as_written=p in chosen)] for p in space.wanted(name)}
         if all(values.values()):
             stated[name] = values
     if len(stated) != 1:
