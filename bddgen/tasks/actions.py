@@ -106,16 +106,15 @@ class ActionSpace:
         self.keys = keys
         self.choices = choices
         self.tools = {t.name: t for t in manifest.tools if t.effect is not None}
+        self._effects = {t.name: t.effect for t in manifest.tools if t.effect is not None}
         self._tables: dict[str, tuple[list[str], list[Row]]] = {}
         self.views = {effect.acts_on: self._view(effect.acts_on) for effect in self.effects()}
 
     def effects(self) -> list[ToolEffect]:
-        return [t.effect for t in self.tools.values() if t.effect is not None]
+        return list(self._effects.values())
 
     def effect(self, tool: str) -> ToolEffect:
-        effect = self.tools[tool].effect
-        assert effect is not None
-        return effect
+        return self._effects[tool]
 
     def _problem(self, message: str) -> InputError:
         return InputError(Problem(self.location, message), title="a tool effect the database cannot answer")
