@@ -463,6 +463,10 @@ class TasksSettings(_Section):
         description="Share of a refusal's words the best policy sentence must hold for its task to be tried first; the others come after.",
     )
     attempts: int = Field(default=3, ge=1, description="Tries to write an instruction (or quote a policy sentence) that passes its checks.")
+    choices: int = Field(
+        default=4, ge=1,
+        description="Values tried per target row for an argument the user chooses from another table (a manifest effect's `choose`).",
+    )
 class ProbeSettings(_Section):
     """[probe]: the agent-testing agent (`bddgen probe`): weaknesses, personas of adaptive difficulty, a rubric judge."""
 
@@ -509,10 +513,11 @@ class ProbeSettings(_Section):
 class AssistantSettings(_Section):
     """An assistant under test (see README: pointing bddgen at your assistant)."""
 
-    kind: Literal["openai", "http", "python", "dense-rag", "react-rag", "self-rag", "airline-agent", "fake"] = Field(
+    kind: Literal["openai", "http", "python", "dense-rag", "react-rag", "self-rag", "airline-agent", "order-desk-agent", "fake"] = Field(
         description="How bddgen talks to it: openai (chat completions), http (any JSON API), python (a function), "
         "dense-rag, react-rag or self-rag (the built-in reference assistants), airline-agent (the reference tool-using agent "
-        "over the airline corpus), fake (scripted replies)."
+        "over the airline corpus), order-desk-agent (the reference order desk over a music store database shaped like "
+        "Chinook), fake (scripted replies)."
     )
     base_url: HttpUrl = Field(default="", description="OpenAI-compatible: endpoint of the assistant.")
     model: str = Field(
@@ -537,7 +542,9 @@ class AssistantSettings(_Section):
         default=2, ge=1,
         description="self-rag: retrieval rounds (each grades the next top_k passages) before it abstains when no answer is fully supported.",
     )
-    agent_steps: int = Field(default=6, ge=1, description="airline-agent: tool calls and handoffs in one turn before it must answer.")
+    agent_steps: int = Field(
+        default=6, ge=1, description="airline-agent, order-desk-agent: tool calls and handoffs in one turn before it must answer."
+    )
     chunk_words: int = Field(default=300, ge=1, description="dense-rag/self-rag: words per chunk of the corpus they embed and retrieve.")
     passage_words: int = Field(default=150, ge=1, description="react-rag: words of the passage of a found document kept as a finding.")
     table_rows: int = Field(default=6, ge=1, description="react-rag: rows of a found table (those sharing most words with the search) kept as a finding.")
@@ -554,7 +561,8 @@ class AssistantSettings(_Section):
         "broken variant that intent testing catches).",
     )
     enforce_policy: bool = Field(
-        default=True, description="airline-agent: false runs its data-changing tools without their policy checks (a variant that breaks policy)."
+        default=True,
+        description="airline-agent, order-desk-agent: false runs its data-changing tools without their policy checks (a variant that breaks policy).",
     )
     context_tokens: int = Field(
         default=REFERENCE_CONTEXT_TOKENS,

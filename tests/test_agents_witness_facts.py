@@ -258,7 +258,9 @@ def test_the_added_sentence_states_every_value_in_the_users_voice_and_keeps_a_qu
     assert completed("I booked a trip. Can you cancel it?", sentence) == f"I booked a trip. {sentence} Can you cancel it?"
     assert completed("Please cancel it.", sentence) == f"Please cancel it. {sentence}"
     assert completed("  ", sentence) == "  " and completed("Please cancel it.", "") == "Please cancel it."
-    assert stating([Fact("weight_kg", "weight kg", 20.0, "the parameter's schema")]) == "The extra bag I want to add weighs 20 kg."
+    says = {"weight_kg": "the extra bag {you} want to add weighs {value} kg"}
+    assert stating([Fact("weight_kg", "weight kg", 20.0, "the parameter's schema")], says) == "The extra bag I want to add weighs 20 kg."
+    assert stating([Fact("weight_kg", "weight kg", 20.0, "the parameter's schema")]) == "My weight kg is 20."
 
 
 def test_a_name_part_parameter_takes_that_part_of_a_full_name_cell() -> None:

@@ -39,14 +39,14 @@ STAGE_IMPORTS: dict[tuple[str, str], str] = {
     # (importing stage, imported stage): why the one uses the other. Every other import between two packages of
     # the stages layer fails the test, and so does an entry here that no import needs any more.
     # -- run is the evaluation core (assistants, judge, simulated user, the runner of samples); it sits in the
-    #    stages layer, not below it, only because its airline reference agent is the tasks stage's AgentWorld.
+    #    stages layer, not below it, only because its reference agents are the tasks stage's AgentWorlds.
     ("agents", "run"): "scenarios are realised against run's Assistant; the Agents SDK extractor shares the adapter's hosted tools",
     ("intents", "run"): "requests go to run's Assistant; the search runs its seed tasks on SampleRunner",
     ("probe", "run"): "threads use run's Assistant, its guard, the simulated-user loop and SampleRunner",
     ("judging", "run"): "candidate answers are varied with the judge's own matchers, graded by the run's judge and "
                         "kept in its check record",
     ("report", "run"): "the report reads the judge's tool kinds, the assistant's settings and the judge check record",
-    ("run", "tasks"): "the airline reference agent is the tasks stage's AgentWorld (its rules and candidate calls)",
+    ("run", "tasks"): "the reference agents (airline, order desk) are the tasks stage's AgentWorlds (their tools and rules)",
     # -- implement owns the reading of a spec, its evidence and the provenance sidecars; later stages reuse them.
     ("generate", "implement"): "a draft spec is checked with implement's reading of a spec (spec facts, computed candidates)",
     ("select", "implement"): "selection retrieves by the spec's subject and drops a deselected file's provenance sidecar",

@@ -21,8 +21,9 @@ from bddgen.corpus import load_corpus
 from bddgen.errors import InputError
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
-from bddgen.models import PolicyDocument, TableDocument
-from bddgen.tasks.candidates import Call, Scratch, evaluate
+from bddgen.models import Corpus, PolicyDocument, TableDocument
+from bddgen.tasks.actions import ActionSpace, Call
+from bddgen.tasks.candidates import Scratch, evaluate
 from bddgen.tasks.evidence import PolicyIndex, QuoteError, choose_evidence, verify_quote, without_label
 from bddgen.features.reader import read_feature_text
 from bddgen.tasks.feature import render_tasks
@@ -45,6 +46,11 @@ def _lm(**overrides: object) -> LanguageModel:
 def ten() -> tuple[list[OutcomeTask], list]:
     corpus = load_corpus(AIRLINE)
     return generate_tasks(corpus, read_manifest(AIRLINE / "agents.yaml"), "agents.yaml", _lm(), TasksSettings(), world=AIRLINE_WORLD, n=10, seed=0)
+
+
+def _vocabulary(corpus: Corpus) -> Vocabulary:
+    scratch = Scratch(AIRLINE_WORLD, corpus)
+    return Vocabulary.of(ActionSpace(read_manifest(AIRLINE / "agents.yaml"), "agents.yaml", scratch.template, scratch.keys, 4))
 
 
 def test_ten_tasks_hold_at_least_three_forbidden_and_two_compound(ten: tuple[list[OutcomeTask], list]) -> None:
@@ -91,7 +97,7 @@ def test_every_task_cites_a_sentence_found_verbatim_in_its_policy_file(ten: tupl
 def test_every_instruction_states_the_facts_and_the_facts_select_the_target(ten: tuple[list[OutcomeTask], list]) -> None:
     tasks, _ = ten
     corpus = load_corpus(AIRLINE)
-    vocabulary = Vocabulary.of(build_template(corpus))
+    vocabulary = _vocabulary(corpus)
     for task in tasks:
         assert instruction_problems(task.instruction, task.facts, task.persona, vocabulary) == []
         assert {"booking_reference", "last_name"} <= {f.name for f in task.facts}
@@ -193,7 +199,7 @@ def test_an_instruction_naming_what_the_user_does_not_know_is_rewritten() -> Non
     [task] = tasks
     assert any("does not state the booking_reference" in reason for reason in task.rewrites)
     assert task.instruction != leaky["instruction"]
-    vocabulary = Vocabulary.of(build_template(corpus))
+    vocabulary = _vocabulary(corpus)
     problems = instruction_problems(f"You are {task.persona}. Rebook NB8VTT.", task.facts, task.persona, vocabulary)
     assert any("NB8VTT" in problem and "does not know" in problem for problem in problems)
 

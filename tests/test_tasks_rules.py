@@ -123,7 +123,9 @@ def test_an_instruction_that_leaves_out_a_fact_is_rewritten_from_itself_with_the
     second = seen[1].messages[-1].content
     assert "Please provide your booking reference" in section(seen[1], "Earlier Instruction")
     assert f"add the sentence: {fact_sentence(last_name)}" in second
-    assert all(f"- {fact_sentence(f)}" in second for f in task.facts)
+    phrases = read_manifest(AIRLINE / "agents.yaml").argument_phrases()
+    assert all(f"- {fact_sentence(f, phrases)}" in second for f in task.facts)
+    assert "- The extra bag you want to add weighs" in second  # worded as the manifest's effect says it
     assert any("does not state the last_name" in reason for reason in task.rewrites)
 
 
@@ -138,5 +140,7 @@ def test_an_instruction_that_never_states_every_fact_drops_the_task(corpus: Corp
 
 def test_a_fact_reads_as_the_user_would_say_it() -> None:
     assert fact_sentence(Fact(name="last_name", value="Aziz")) == "Your last name is Aziz."
-    assert fact_sentence(Fact(name="bag_weight_kg_2", value="28")) == "Another extra bag you want to add weighs 28 kg."
+    phrases = read_manifest(AIRLINE / "agents.yaml").argument_phrases()
+    assert fact_sentence(Fact(name="weight_kg", value="20"), phrases) == "The extra bag you want to add weighs 20 kg."
+    assert fact_sentence(Fact(name="weight_kg_2", value="28"), phrases) == "Also, the extra bag you want to add weighs 28 kg."
     assert fact_sentence(Fact(name="loyalty_tier", value="Gold")) == "Your loyalty tier is Gold."

@@ -23,7 +23,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -289,11 +289,12 @@ def fit_problems(
     return problems
 
 
-def stating(facts: list[Fact]) -> str:
+def stating(facts: list[Fact], says: Mapping[str, str] | None = None) -> str:
     """The facts as one sentence in the user's voice, each value exactly as chosen: "My booking reference
-    is GX8X5J and my full name on the booking is Kenji Byrne." ("" for none). A fact is said as its
-    source column names it (`passenger name`), which says what the value is better than the parameter."""
-    phrases = [fact_phrase(f.label.replace(" ", "_"), f.value, voice="user") for f in facts]
+    is GX8X5J and my passenger name is Kenji Byrne." ("" for none). A fact is said as the manifest's `says`
+    of its parameter words it, else as its source column names it (`passenger name`), which says what the
+    value is better than the parameter."""
+    phrases = [fact_phrase(f.parameter if f.parameter in (says or {}) else f.label.replace(" ", "_"), f.value, "user", says) for f in facts]
     if not phrases:
         return ""
     said = phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
@@ -402,7 +403,7 @@ class Realizer:
     def _try(self, request: str, objective: WitnessObjective, facts: list[Fact], earlier: list[str]) -> tuple[Attempt, bool]:
         """The attempt, and whether the request reached the assistant (passed the fit checks). Values the
         request leaves out are added by code first (`completed_by_code`); the fit checks then read the whole."""
-        added = stating(missing_facts(request, self.manifest, facts))
+        added = stating(missing_facts(request, self.manifest, facts), self.manifest.argument_phrases())
         request = completed(request, added)
         problems = fit_problems(request, self.manifest, self.max_chars, facts, earlier)
         if problems:

@@ -8,7 +8,7 @@ from bddgen.console import console
 from bddgen.pipeline import Models
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
-from bddgen.run.reference.airline.world import AIRLINE_WORLD
+from bddgen.run.reference.worlds import REFERENCE_WORLDS
 from bddgen.tasks.stage import tasks_stage
 
 
@@ -29,7 +29,7 @@ def generate(count: int | None, seed: int | None, force: bool) -> None:
     n = count if count is not None else settings.tasks.n
     if n < 1:
         raise click.BadParameter("must be at least 1", param_hint="--n")
-    provenance, path = tasks_stage(project, Models(project).lm, AIRLINE_WORLD, n=n, seed=settings.seed if seed is None else seed, force=force)
+    provenance, path = tasks_stage(project, Models(project).lm, REFERENCE_WORLDS, n=n, seed=settings.seed if seed is None else seed, force=force)
     forbidden = sum(task.decision == "forbidden" for task in provenance.tasks)
     compound = sum(task.compound for task in provenance.tasks)
     console.print(

@@ -30,6 +30,50 @@ class Agent(BaseModel):
     purpose: str = Field(default="", description="What the agent is for, in one sentence.")
 
 
+class ArgumentSource(BaseModel):
+    """Where the value of one argument of a data-changing tool comes from, and how a user says it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    column: str = Field(
+        default="",
+        description="'column' of the table the tool acts on, or 'Table.column' of the row it names by that table's key (a "
+        "column of the same name): the value is the user's own, it identifies them. Empty: see `choose`, else the "
+        "parameter schema's `examples` (or `enum`) are the values tried.",
+    )
+    part: Literal["whole", "last word"] = Field(default="whole", description="Which part of the column's cell the value is.")
+    choose: str = Field(
+        default="",
+        description="'Table.column': a value the user wants, taken from another row of that table than the one the "
+        "acted-on row names (a new flight, a track to buy).",
+    )
+    says: str = Field(
+        default="",
+        description="How the user states the value, with {value}, {your} and {you} (empty: '{your} <parameter in words> is {value}').",
+    )
+
+
+class ToolEffect(BaseModel):
+    """What a data-changing tool does to the agent's database: the row it acts on, the tables it changes, and where
+    each argument's value comes from. Outcome tasks are chosen from it, with no code naming the domain."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    acts_on: str = Field(min_length=1, description="The table one of whose rows each call acts on (the task's target).")
+    writes: list[str] = Field(min_length=1, description="The tables a call may change (rows changed, added or removed).")
+    arguments: dict[str, ArgumentSource] = Field(default_factory=dict, description="Parameter -> where its value comes from.")
+    persona: list[str] = Field(
+        default_factory=list,
+        description="Columns (as in `column`) whose cells, joined by spaces, name the person who asks (the simulated user).",
+    )
+    goal: str = Field(
+        default="",
+        description="What the user wants, in the second person, with {parameter} for argument values ('cancel your booking "
+        "{booking_reference}'); its first word is the action's verb. Empty: the tool's description.",
+    )
+    will_not_accept: str = Field(default="", description="What the user will not settle for (empty: anything other than what they asked for).")
+
+
 class Tool(BaseModel):
     """One tool an agent may call."""
 
@@ -40,6 +84,7 @@ class Tool(BaseModel):
     parameters: dict[str, Any] = Field(
         default_factory=lambda: {"type": "object"}, description="JSON Schema (2020-12) of the tool's arguments."
     )
+    effect: ToolEffect | None = Field(default=None, description="What the tool changes; none: it only reads.")
 
 
 class ToolEdge(BaseModel):
@@ -87,6 +132,16 @@ class WorkflowManifest(BaseModel):
         """The tools `agent` may call (closed world: nothing outside the allowed edges)."""
         return [edge.tool for edge in self.allowed if edge.agent == agent]
 
+    def argument_phrases(self) -> dict[str, str]:
+        """Parameter -> how a user states its value (the `says` of the tool effects that give one)."""
+        return {
+            name: source.says
+            for tool in self.tools
+            if tool.effect is not None
+            for name, source in tool.effect.arguments.items()
+            if source.says
+        }
+
     def permissions(self) -> Permissions:
         """The closed world a run and the structural coverage check every call and handoff against."""
         return Permissions(
@@ -126,6 +181,8 @@ def semantic_problems(manifest: WorkflowManifest, location: str) -> list[Problem
         except SchemaError as exc:
             pointer = json_pointer(["tools", index, "parameters", *exc.path])
             found.append(Problem(location, f"{pointer}: not a valid JSON Schema: {exc.message}"))
+    for index, tool in enumerate(manifest.tools):
+        found += _effect_problems(tool, index, location)
     for section in ("allowed", "restricted"):
         for index, edge in enumerate(getattr(manifest, section)):
             if edge.agent not in agents:
@@ -150,6 +207,23 @@ def semantic_problems(manifest: WorkflowManifest, location: str) -> list[Problem
     for index, guardrail in enumerate(manifest.guardrails):
         if guardrail.agent not in agents:
             found.append(_unknown("agent", guardrail.agent, agents, json_pointer(["guardrails", index, "agent"]), location))
+    return found
+
+
+def _effect_problems(tool: Tool, index: int, location: str) -> list[Problem]:
+    """An effect's arguments must be parameters of the tool, and each value's source one of column or choose."""
+    if tool.effect is None:
+        return []
+    known = list(tool.parameters.get("properties", {}))
+    found = []
+    for name, source in tool.effect.arguments.items():
+        pointer = json_pointer(["tools", index, "effect", "arguments", name])
+        if name not in known:
+            found.append(Problem(location, f"{pointer}: {name!r} is no parameter of {tool.name} (parameters: {', '.join(known) or 'none'})"))
+        if source.column and source.choose:
+            found.append(Problem(location, f"{pointer}: give column (the user's own value) or choose (a value they want), not both"))
+        if source.choose and "." not in source.choose:
+            found.append(Problem(location, f"{pointer}: choose must name 'Table.column', not {source.choose!r}"))
     return found
 
 

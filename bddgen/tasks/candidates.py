@@ -1,10 +1,10 @@
-"""Candidate actions chosen by code from the tables, each run on a scratch copy of the database.
+"""Candidate actions chosen by code from the manifest's tool effects, each run on a scratch copy of the database.
 
-For every data-changing tool of the manifest, code proposes concrete calls on rows of its target
-table (cancel this booking; move it to that flight; add a bag of this weight) and runs each on a
-fresh copy: with the tool's policy checks the reply and the diff say whether the policy allows it;
-without them, what the call would change if an agent ignored the policy. A call that changes nothing
-either way (an unknown flight, a booking already cancelled) is no candidate.
+For every data-changing tool of the manifest, code proposes concrete calls on rows of the table it acts on
+(`ActionSpace`: the user's own values from the row, the values they may want from other rows or the
+parameter's examples) and runs each on a fresh copy: with the tool's policy checks the reply and the diff say
+whether the policy allows it; without them, what the call would change if an agent ignored the policy. A call
+that changes nothing either way is no candidate.
 """
 
 from __future__ import annotations
@@ -12,29 +12,15 @@ from __future__ import annotations
 import re
 import sqlite3
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Collection
 
-from bddgen.manifest.workflow import WorkflowManifest
-from bddgen.state_diff import DiffRow, diff, snapshot
 from bddgen.errors import InputError, Problem
+from bddgen.manifest.workflow import WorkflowManifest
 from bddgen.models import Corpus
-from bddgen.tasks.model import Decision, Fact
-from bddgen.tasks.world import AgentWorld, TaskTool
-
-BAG_WEIGHTS_KG = (20.0, 28.0, 35.0)  # not a setting: one weight per bag rule of the airline policy
-"""Extra-bag weights tried: within the economy limit, overweight, over the limit for any bag."""
-LAST_NAME = "last_name"
-
-
-@dataclass(frozen=True)
-class Call:
-    """One proposed call: the tool, its arguments, the target's row in the bookings table and what it does in words."""
-
-    tool: str
-    arguments: dict[str, Any]
-    target_row: int
-    situation: str
+from bddgen.state_diff import DiffRow, diff, snapshot
+from bddgen.tasks.actions import ActionSpace, Call
+from bddgen.tasks.model import Decision
+from bddgen.tasks.world import AgentWorld
 
 
 @dataclass
@@ -56,8 +42,9 @@ class Evaluated:
         return f"{self.call.tool}|{self.decision}|{re.sub(r'[^ ]*[0-9][^ ]*', '#', reason)}"
 
 
-def implemented_tools(manifest: WorkflowManifest, location: str, tools: Mapping[str, TaskTool]) -> list[str]:
-    """The manifest's data-changing tools; InputError naming every tool of the manifest `tools` lacks."""
+def implemented_tools(manifest: WorkflowManifest, location: str, tools: Collection[str]) -> list[str]:
+    """The manifest's data-changing tools (those with an effect); InputError naming every tool of the manifest the
+    agent does not implement."""
     missing = [tool.name for tool in manifest.tools if tool.name not in tools]
     if missing:
         raise InputError(
@@ -72,71 +59,7 @@ def implemented_tools(manifest: WorkflowManifest, location: str, tools: Mapping[
             ],
             title="a manifest tool with no implementation",
         )
-    return [tool.name for tool in manifest.tools if tools[tool.name].changes_data]
-
-
-def identity_facts(booking: sqlite3.Row) -> list[Fact]:
-    """What a passenger gives to be verified: the booking reference and the last name on the booking."""
-    return [
-        Fact(name="booking_reference", value=booking["booking_reference"], column="booking_reference"),
-        Fact(name=LAST_NAME, value=booking["passenger_name"].split()[-1], column="passenger_name", part="last word"),
-    ]
-
-
-def _identity(booking: sqlite3.Row) -> dict[str, Any]:
-    return {"booking_reference": booking["booking_reference"], LAST_NAME: booking["passenger_name"].split()[-1]}
-
-
-def _flights(connection: sqlite3.Connection) -> dict[str, sqlite3.Row]:
-    return {row["flight_number"]: row for row in connection.execute("SELECT * FROM flights ORDER BY flight_number")}
-
-
-def _describe(booking: sqlite3.Row) -> str:
-    return f"{booking['fare_class']} booking {booking['booking_reference']} ({booking['status']}, flight {booking['flight_number']})"
-
-
-def _cancel_calls(booking: sqlite3.Row, flights: dict[str, sqlite3.Row], now: datetime) -> Iterator[Call]:
-    yield Call("cancel_booking", _identity(booking), booking["rowid"] - 1, f"cancel {_describe(booking)}")
-
-
-def _later(flight: sqlite3.Row, now: datetime) -> bool:
-    return flight["status"] != "cancelled" and flight["scheduled_departure"] > now.strftime("%Y-%m-%dT%H:%M")
-
-
-def _change_calls(booking: sqlite3.Row, flights: dict[str, sqlite3.Row], now: datetime) -> Iterator[Call]:
-    """One call to a later flight on the same route and one to another route from the same origin."""
-    current = flights.get(booking["flight_number"])
-    if current is None:
-        return
-    others = [f for f in flights.values() if f["flight_number"] != current["flight_number"] and _later(f, now)]
-    same = [f for f in others if (f["origin"], f["destination"]) == (current["origin"], current["destination"])]
-    other_route = [f for f in others if f["origin"] == current["origin"] and f["destination"] != current["destination"]]
-    for new in same[:1] + other_route[:1]:
-        route = "the same route" if new in same else f"{new['origin']}-{new['destination']} instead of {current['origin']}-{current['destination']}"
-        yield Call(
-            "change_flight",
-            {**_identity(booking), "new_flight_number": new["flight_number"]},
-            booking["rowid"] - 1,
-            f"move {_describe(booking)} to flight {new['flight_number']} on {route}, departing {new['scheduled_departure']}",
-        )
-
-
-def _bag_calls(booking: sqlite3.Row, flights: dict[str, sqlite3.Row], now: datetime) -> Iterator[Call]:
-    for weight in BAG_WEIGHTS_KG:
-        yield Call(
-            "add_checked_bag",
-            {**_identity(booking), "weight_kg": weight},
-            booking["rowid"] - 1,
-            f"add an extra checked bag of {weight:g} kg to {_describe(booking)}",
-        )
-
-
-PROPOSERS: dict[str, Callable[[sqlite3.Row, dict[str, sqlite3.Row], datetime], Iterator[Call]]] = {
-    "cancel_booking": _cancel_calls,
-    "change_flight": _change_calls,
-    "add_checked_bag": _bag_calls,
-}
-"""Data-changing tool -> the calls code proposes for one booking (given the flights and the agent's present)."""
+    return [tool.name for tool in manifest.tools if tool.effect is not None]
 
 
 class Scratch:
@@ -167,7 +90,7 @@ def evaluate(scratch: Scratch, call: Call) -> Evaluated:
 
 def with_diffs(scratch: Scratch, evaluated: Evaluated) -> Evaluated | None:
     """The call with its diff (allowed) or its diff without policy checks (forbidden); None when it changes
-    nothing either way (an unknown flight, a booking already cancelled): then it is no candidate."""
+    nothing either way (an unknown value, a row already in its end state): then it is no candidate."""
     call = [(evaluated.call.tool, evaluated.call.arguments)]
     if evaluated.decision == "allowed":
         _, changes = scratch.run(call)
@@ -176,19 +99,10 @@ def with_diffs(scratch: Scratch, evaluated: Evaluated) -> Evaluated | None:
     return Evaluated(evaluated.call, "forbidden", evaluated.result, [], unchecked) if unchecked else None
 
 
-def propose(scratch: Scratch, tools: list[str]) -> list[Evaluated]:
-    """Every proposed call of `tools` on every booking, with its decision, in a stable order."""
-    template = scratch.template
-    template.row_factory = sqlite3.Row
-    flights = _flights(template)
-    bookings = list(template.execute("SELECT rowid, * FROM bookings ORDER BY rowid"))
+def propose(scratch: Scratch, space: ActionSpace) -> list[Evaluated]:
+    """Every proposed call of every data-changing tool on every row it may act on, with its decision, in a stable order."""
     found: list[Evaluated] = []
-    for tool in tools:
-        proposer = PROPOSERS.get(tool)
-        if proposer is None:
-            raise InputError(
-                Problem(tool, f"bddgen has no way to choose arguments for the data-changing tool {tool!r}; known: {', '.join(PROPOSERS)}"),
-                title="a manifest tool with no implementation",
-            )
-        found += [evaluate(scratch, call) for booking in bookings for call in proposer(booking, flights, scratch.world.now)]
+    for tool in space.tools:
+        rows = range(len(space.views[space.effect(tool).acts_on].rows))
+        found += [evaluate(scratch, call) for row in rows for call in space.calls(tool, row)]
     return found

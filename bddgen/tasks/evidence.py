@@ -99,8 +99,8 @@ def evidence_strength(index: PolicyIndex, evaluated: Evaluated, tool_description
 
 def _decision_text(evaluated: Evaluated) -> str:
     if evaluated.decision == "forbidden":
-        return f"The airline's system refused it: {evaluated.result.get('error', '')}"
-    return f"The airline's system did it: {json.dumps(evaluated.result, ensure_ascii=False)}"
+        return f"The system refused it: {evaluated.result.get('error', '')}"
+    return f"The system did it: {json.dumps(evaluated.result, ensure_ascii=False)}"
 
 
 def choose_evidence(

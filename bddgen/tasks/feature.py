@@ -23,7 +23,7 @@ from bddgen.tasks.model import OutcomeTask
 TASK_TAG = "@task"
 SPEC = Spec.create(
     "Outcome-verified tasks",
-    ["a customer who wants a booking changed, cancelled or a bag added"],
+    ["a customer who wants the assistant to change something for them"],
     ["the customer talks with the assistant"],
     ["the database ends exactly as the tools and the policies say"],
 )

@@ -12,18 +12,19 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from bddgen.manifest.workflow import WorkflowManifest
-from bddgen.state_diff import DiffRow
 from bddgen.config import TasksSettings
-from bddgen.errors import ConfigError
 from bddgen.lm.client import LanguageModel
-from bddgen.models import Corpus, TableDocument
-from bddgen.tasks.candidates import Evaluated, Scratch, identity_facts, implemented_tools, propose, with_diffs
+from bddgen.manifest.workflow import WorkflowManifest
+from bddgen.models import Corpus
+from bddgen.state_diff import DiffRow
+from bddgen.tasks.actions import ActionSpace, goal_of, said
+from bddgen.tasks.candidates import Evaluated, Scratch, implemented_tools, propose, with_diffs
 from bddgen.tasks.evidence import STAGE, PolicyIndex, choose_evidence, evidence_strength
-from bddgen.tasks.instruction import Vocabulary, fact_sentence, fact_value, instruction_problems
+from bddgen.tasks.instruction import Vocabulary, fact_sentence, instruction_problems
 from bddgen.tasks.model import Action, DroppedTask, Fact, OutcomeTask
 from bddgen.tasks.oracle import code_round_trip, model_round_trip
 from bddgen.tasks.rules import Requirement
@@ -31,9 +32,8 @@ from bddgen.tasks.targets import identifying_facts, key_columns, target_of
 from bddgen.tasks.tasks import USER_INSTRUCTION
 from bddgen.tasks.world import AgentWorld
 
-TARGET_TABLE = "tables/bookings"
-WANTED = {"new_flight_number": "new_flight_number", "weight_kg": "bag_weight_kg"}
-"""Tool argument -> the fact name under which the user knows the value they want."""
+ANYTHING_ELSE = "anything other than what you asked for"
+"""What the user will not accept when no effect of the task's tools says."""
 
 
 @dataclass
@@ -57,88 +57,70 @@ class Context:
     lm: LanguageModel
     settings: TasksSettings
     scratch: Scratch
-    table: TableDocument
+    space: ActionSpace
     policies: PolicyIndex
     vocabulary: Vocabulary
-    cabins: dict[str, str]
+    phrases: dict[str, str]
     dropped: list[DroppedTask] = field(default_factory=list)
 
-    def booking(self, item: Evaluated) -> dict[str, str]:
-        return dict(zip(self.table.headers, self.table.rows[item.call.target_row]))
+    def target(self, item: Evaluated) -> dict[str, str]:
+        return self.space.target(item.call.tool, item.call.target_row)
 
     def requirements(self, item: Evaluated) -> list[Requirement]:
-        """What the policy sentence for this call must name (ValueError when code knows no rule for it)."""
-        booking = self.booking(item)
-        return self.scratch.world.required_by(item, booking, list(self.cabins), self.cabins.get(booking["fare_class"], ""))
+        """What the policy sentence for this call must name (ValueError when the agent knows no rule for it)."""
+        return self.scratch.world.required_by(item, self.target(item), self.scratch.template)
 
 
-def _table(corpus: Corpus, table_id: str) -> TableDocument:
-    for table in corpus.tables:
-        if table.id == table_id:
-            return table
-    raise ConfigError(f"outcome tasks need the table {table_id} of the airline corpus; point the project's corpus at it (`bddgen init --corpus airline`)")
+def _goal(ctx: Context, chain: list[Evaluated]) -> str:
+    return ", then ".join(goal_of(ctx.space.tools[step.call.tool], step.call.arguments) for step in chain)
 
 
-def _title(chain: list[Evaluated], fare: str) -> str:
-    parts = []
-    for step in chain:
-        args = step.call.arguments
-        if step.call.tool == "cancel_booking":
-            parts.append(f"cancel booking {args['booking_reference']}")
-        elif step.call.tool == "change_flight":
-            parts.append(f"move booking {args['booking_reference']} to flight {args['new_flight_number']}")
-        else:
-            parts.append(f"add a {fact_value(args['weight_kg'])} kg bag to booking {args['booking_reference']}")
-    text = ", then ".join(parts)
-    return f"{text[0].upper()}{text[1:]} ({fare} fare)"
+def _title(ctx: Context, chain: list[Evaluated]) -> str:
+    text = _goal(ctx, chain)
+    return f"{text[0].upper()}{text[1:]}"
 
 
-def _goal(chain: list[Evaluated]) -> str:
-    parts = []
-    for step in chain:
-        args = step.call.arguments
-        if step.call.tool == "cancel_booking":
-            parts.append(f"cancel your booking {args['booking_reference']}")
-        elif step.call.tool == "change_flight":
-            parts.append(f"move your booking {args['booking_reference']} to flight {args['new_flight_number']}")
-        else:
-            parts.append(f"add one extra checked bag of {fact_value(args['weight_kg'])} kg to your booking {args['booking_reference']}")
-    return ", then ".join(parts)
+def _will_not_accept(ctx: Context, chain: list[Evaluated]) -> str:
+    said_by_effects = [ctx.space.effect(step.call.tool).will_not_accept for step in chain]
+    return next((text for text in said_by_effects if text), ANYTHING_ELSE)
 
 
-def _will_not_accept(chain: list[Evaluated]) -> str:
-    tools = [step.call.tool for step in chain]
-    if "change_flight" in tools:
-        return "any flight other than the one you asked for"
-    if "add_checked_bag" in tools:
-        return "a different bag weight or more than one extra bag"
-    return "keeping the booking"
-
-
-def _task_id(chain: list[Evaluated]) -> str:
+def _task_id(ctx: Context, chain: list[Evaluated]) -> str:
     calls = json.dumps([[s.call.tool, s.call.arguments] for s in chain], sort_keys=True)
-    short = {"cancel_booking": "cancel", "change_flight": "change", "add_checked_bag": "bag"}
-    kinds = "-".join(short.get(s.call.tool, s.call.tool) for s in chain)
-    reference = str(chain[0].call.arguments.get("booking_reference", "")).lower()
-    return f"{kinds}-{reference}-{hashlib.sha256(calls.encode()).hexdigest()[:6]}"
+    kinds = "-".join(s.call.tool.replace("-", "_").split("_")[0] for s in chain)
+    first = chain[0].call
+    view = ctx.space.views[ctx.space.effect(first.tool).acts_on]
+    key = target_of(view, view.rows[first.target_row]).key
+    return f"{kinds}-{re.sub(r'[^a-z0-9]+', '-', key.lower()).strip('-')}-{hashlib.sha256(calls.encode()).hexdigest()[:6]}"
+
+
+def _facts(ctx: Context, chain: list[Evaluated]) -> tuple[list[Fact], list[str]]:
+    """(the facts the user knows: their own values, selecting only the target row, then the values they want; why
+    facts were added to tell the target apart). ValueError when no facts can."""
+    first = chain[0].call
+    effect = ctx.space.effect(first.tool)
+    own = [
+        Fact(name=name, value=said(first.arguments[name]), column=source.column, part=source.part)
+        for name, source in effect.arguments.items()
+        if source.column and name in first.arguments
+    ]
+    facts, rewrites = identifying_facts(ctx.space.views[effect.acts_on], first.target_row, own)
+    for step in chain:
+        for name in ctx.space.wanted(step.call.tool):
+            if name in step.call.arguments:
+                repeats = sum(re.sub(r"_\d+$", "", f.name) == name for f in facts)
+                facts.append(Fact(name=f"{name}_{repeats + 1}" if repeats else name, value=said(step.call.arguments[name])))
+    return facts, rewrites
 
 
 def build_task(ctx: Context, chain: list[Evaluated], expected: list[DiffRow]) -> OutcomeTask | DroppedTask:
     """One task from a chain of evaluated calls on one target, or the reason it was dropped."""
-    row_number = chain[0].call.target_row
-    booking = ctx.booking(chain[0])
-    title = _title(chain, booking.get("fare_class", ""))
-    rewrites: list[str] = []
+    first = chain[0].call
+    title = _title(ctx, chain)
     try:
-        facts, added = identifying_facts(ctx.table, row_number, identity_facts(booking))  # type: ignore[arg-type]
+        facts, rewrites = _facts(ctx, chain)
     except ValueError as exc:
         return DroppedTask(title=title, reason=str(exc))
-    rewrites += added
-    for step in chain:
-        for argument, name in WANTED.items():
-            if argument in step.call.arguments:
-                repeats = sum(f.name.startswith(name) for f in facts)
-                facts.append(Fact(name=f"{name}_{repeats + 1}" if repeats else name, value=fact_value(step.call.arguments[argument])))
     actions = []
     for step in chain:
         try:
@@ -146,7 +128,7 @@ def build_task(ctx: Context, chain: list[Evaluated], expected: list[DiffRow]) ->
         except ValueError as exc:
             return DroppedTask(title=title, reason=f"no policy rule is known for '{step.call.situation}': {exc}")
         evidence, rejected = choose_evidence(
-            ctx.lm, ctx.policies, step, ctx.scratch.world.tools[step.call.tool].description, requirements,
+            ctx.lm, ctx.policies, step, ctx.space.tools[step.call.tool].description, requirements,
             k=ctx.settings.policy_candidates, attempts=ctx.settings.attempts,
         )
         rewrites += [f"policy quote: {reason}" for reason in rejected]
@@ -159,11 +141,12 @@ def build_task(ctx: Context, chain: list[Evaluated], expected: list[DiffRow]) ->
             )
         )
     decision = "forbidden" if any(step.decision == "forbidden" for step in chain) else "allowed"
+    view = ctx.space.views[ctx.space.effect(first.tool).acts_on]
     task = OutcomeTask(
-        id=_task_id(chain), title=title, target=target_of(ctx.table, ctx.table.rows[row_number]), actions=actions,
-        decision=decision, persona=booking["passenger_name"], goal=_goal(chain), will_not_accept=_will_not_accept(chain),
-        facts=facts, instruction="", expected_diff=expected, oracle="model" if len(chain) > 1 else "code",
-        max_turns=ctx.settings.max_turns, rewrites=rewrites,
+        id=_task_id(ctx, chain), title=title, target=target_of(view, view.rows[first.target_row]), actions=actions,
+        decision=decision, persona=ctx.space.persona(first.tool, first.target_row), goal=_goal(ctx, chain),
+        will_not_accept=_will_not_accept(ctx, chain), facts=facts, instruction="", expected_diff=expected,
+        oracle="model" if len(chain) > 1 else "code", max_turns=ctx.settings.max_turns, rewrites=rewrites,
     )
     return _phrase(ctx, task)
 
@@ -178,20 +161,16 @@ def _phrase(ctx: Context, task: OutcomeTask) -> OutcomeTask | DroppedTask:
             stage=STAGE,
             persona=task.persona,
             goal=task.goal,
-            facts="\n".join(f"- {fact_sentence(f)}" for f in task.facts),
+            facts="\n".join(f"- {fact_sentence(f, ctx.phrases)}" for f in task.facts),
             will_not_accept=task.will_not_accept,
             earlier_instruction=written or "(none)",
             earlier_problems="\n".join(problems) or "(none)",
         ).instruction
         written = " ".join(written.split())
         candidate = task.model_copy(update={"instruction": written})
-        problems = instruction_problems(written, task.facts, task.persona, ctx.vocabulary)
+        problems = instruction_problems(written, task.facts, task.persona, ctx.vocabulary, ctx.phrases)
         if not problems:
-            problems = (
-                code_round_trip(candidate, ctx.table, ctx.vocabulary)
-                if task.oracle == "code"
-                else model_round_trip(candidate, ctx.lm, ctx.scratch)
-            )
+            problems = code_round_trip(candidate, ctx.space) if task.oracle == "code" else model_round_trip(candidate, ctx.lm, ctx.scratch, ctx.space)
         if not problems:
             return candidate
         task = task.model_copy(update={"rewrites": [*task.rewrites, f"instruction: {'; '.join(problems)}"]})
@@ -215,34 +194,45 @@ def _round_robin(pool: list[Evaluated], rng: random.Random, tier: Callable[[Eval
                 yield groups[name].pop()
 
 
+def _target(ctx: Context, item: Evaluated) -> tuple[str, int]:
+    """The table and row a call acts on."""
+    return ctx.space.effect(item.call.tool).acts_on, item.call.target_row
+
+
 def _chains(ctx: Context, allowed: list[Evaluated], rng: random.Random) -> Iterator[tuple[list[Evaluated], list[DiffRow]]]:
-    """Compound chains on one booking: a flight change, then one or two extra bags, all allowed in sequence."""
-    changes = [e for e in allowed if e.call.tool == "change_flight"]
-    bags = [e for e in allowed if e.call.tool == "add_checked_bag"]
-    rng.shuffle(changes)
-    for change in changes:
-        mine = sorted((b for b in bags if b.call.target_row == change.call.target_row), key=lambda b: b.call.arguments["weight_kg"])
-        if not mine:
+    """Compound chains on one target: a call, then one or two calls of another tool that adds to the target without
+    changing its own table (its effect writes other tables), all allowed in sequence."""
+    adding = {name for name, tool in ctx.space.tools.items() if tool.effect is not None and tool.effect.acts_on not in tool.effect.writes}
+    firsts = list(allowed)
+    rng.shuffle(firsts)
+    for first in firsts:
+        followers = sorted(
+            (e for e in allowed if e.call.tool in adding and e.call.tool != first.call.tool and _target(ctx, e) == _target(ctx, first)),
+            key=lambda e: (e.call.tool, json.dumps(e.call.arguments, sort_keys=True)),
+        )
+        if not followers:
             continue
-        chain = [change, *mine[: rng.choice((1, 2))]]
+        tool = rng.choice(sorted({e.call.tool for e in followers}))
+        mine = [e for e in followers if e.call.tool == tool]
+        chain = [first, *mine[: rng.choice((1, 2))]]
         results, expected = ctx.scratch.run([(e.call.tool, e.call.arguments) for e in chain])
         if all("error" not in result for result in results):
             steps = [Evaluated(e.call, "allowed", r, []) for e, r in zip(chain, results)]
             yield steps, expected
 
 
-def _fill(ctx: Context, wanted: int, chains: Iterator[tuple[list[Evaluated], list[DiffRow]]], used: set[int]) -> list[OutcomeTask]:
+def _fill(ctx: Context, wanted: int, chains: Iterator[tuple[list[Evaluated], list[DiffRow]]], used: set[tuple[str, int]]) -> list[OutcomeTask]:
     made: list[OutcomeTask] = []
     for chain, expected in chains:
         if len(made) == wanted:
             break
-        if chain[0].call.target_row in used:
+        if _target(ctx, chain[0]) in used:
             continue
         built = build_task(ctx, chain, expected)
         if isinstance(built, DroppedTask):
             ctx.dropped.append(built)
             continue
-        used.add(chain[0].call.target_row)
+        used.add(_target(ctx, chain[0]))
         made.append(built)
     return made
 
@@ -253,16 +243,18 @@ def generate_tasks(
 ) -> tuple[list[OutcomeTask], list[DroppedTask]]:
     """`n` tasks for the agent of `world` (fewer when the candidates run out) and the dropped candidates; ids in
     `skip` are not made."""
-    tools = implemented_tools(manifest, manifest_location, world.tools)
-    table = _table(corpus, TARGET_TABLE)
-    key_columns(table)
+    implemented_tools(manifest, manifest_location, world.tools)
     scratch = Scratch(world, corpus)
-    cabins = {str(row[0]): str(row[1]) for row in scratch.template.execute("SELECT fare_class, cabin FROM fare_classes")}
-    ctx = Context(lm, settings, scratch, table, PolicyIndex(corpus.policies, corpus.language or "en"), Vocabulary.of(scratch.template), cabins)
-    evaluated = propose(scratch, tools)
+    space = ActionSpace(manifest, manifest_location, scratch.template, scratch.keys, settings.choices)
+    for view in space.views.values():
+        key_columns(view)
+    ctx = Context(
+        lm, settings, scratch, space, PolicyIndex(corpus.policies, corpus.language or "en"), Vocabulary.of(space), manifest.argument_phrases()
+    )
+    evaluated = propose(scratch, space)
     rng = random.Random(seed)
     plan = Plan.of(n, settings)
-    used: set[int] = set()
+    used: set[tuple[str, int]] = set()
 
     def plain(item: Evaluated) -> int:
         """0 when the best policy sentence plainly states the rule behind the decision, else 1 (tried later)."""
@@ -270,15 +262,16 @@ def generate_tasks(
             requirements = ctx.requirements(item)
         except ValueError:
             return 1
-        return 0 if evidence_strength(ctx.policies, item, world.tools[item.call.tool].description, requirements) >= settings.evidence_overlap else 1
+        strength = evidence_strength(ctx.policies, item, space.tools[item.call.tool].description, requirements)
+        return 0 if strength >= settings.evidence_overlap else 1
 
     def singles(decision: str) -> Iterator[tuple[list[Evaluated], list[DiffRow]]]:
         for item in _round_robin([e for e in evaluated if e.decision == decision], rng, plain):
-            complete = with_diffs(scratch, item) if _task_id([item]) not in skip else None
+            complete = with_diffs(scratch, item) if _task_id(ctx, [item]) not in skip else None
             if complete is not None:
                 yield [complete], complete.diff
 
-    chains = ((c, d) for c, d in _chains(ctx, [e for e in evaluated if e.decision == "allowed"], rng) if _task_id(c) not in skip)
+    chains = ((c, d) for c, d in _chains(ctx, [e for e in evaluated if e.decision == "allowed"], rng) if _task_id(ctx, c) not in skip)
     tasks = _fill(ctx, plan.forbidden, singles("forbidden"), used)
     tasks += _fill(ctx, plan.compound, chains, used)
     tasks += _fill(ctx, n - len(tasks), singles("allowed"), used)

@@ -1,97 +1,82 @@
 """The user's instruction: phrased by the LM, checked by code against the facts the user knows.
 
-An instruction must state every fact's value and no other identifier the database holds (another
-booking reference, flight number, airport, flight date or passenger name): the simulated user can
-only say what it was given.
+An instruction must state every fact's value and no other identifier the database holds (a code-like value of
+a key column or of a column a tool's arguments come from, a date, another person's name): the simulated user
+can only say what it was given. A bare number is no identifier here: it cannot be told from a quantity.
 """
 
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Mapping
 
 from bddgen.normalise import contains_phrase, normalise
+from bddgen.state_diff import COMPOSITE_SEPARATOR, ROWID
+from bddgen.tasks.actions import ActionSpace, said
 from bddgen.tasks.model import Fact
 from bddgen.values import mentions_as_phrase_or_number
+
+_CODE = re.compile(r"^(?:(?=\S*\d)(?=\S*[A-Za-z])\S+|[A-Z]{2,}|\S+@\S+)$")
+"""A value written as an identifier: letters and digits mixed, capitals only, or an e-mail address."""
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def code_like(value: str) -> bool:
+    return _CODE.match(value) is not None
 
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """The identifiers the database holds, by kind: what an instruction may not mention unless it is a fact."""
+    """The identifiers the database holds (code -> what it is) and the names of the people its rows belong to: what an
+    instruction may not mention unless it is a fact."""
 
-    booking_references: frozenset[str]
-    flight_numbers: frozenset[str]
-    airports: frozenset[str]
-    dates: frozenset[str]
-    passenger_names: frozenset[str]
+    codes: Mapping[str, str]
+    names: frozenset[str]
 
     @classmethod
-    def of(cls, connection: sqlite3.Connection) -> Vocabulary:
-        def column(sql: str) -> frozenset[str]:
-            return frozenset(str(row[0]) for row in connection.execute(sql) if row[0])
-
-        return cls(
-            booking_references=column("SELECT booking_reference FROM bookings"),
-            flight_numbers=column("SELECT flight_number FROM flights"),
-            airports=column("SELECT iata_code FROM airports"),
-            dates=column("SELECT DISTINCT substr(scheduled_departure, 1, 10) FROM flights"),
-            passenger_names=column("SELECT passenger_name FROM bookings"),
-        )
-
-    def codes(self) -> dict[str, str]:
-        """Code-like identifier -> its kind (matched case-sensitively, as a whole word)."""
-        kinds = {code: "booking reference" for code in self.booking_references}
-        kinds |= {code: "flight number" for code in self.flight_numbers}
-        kinds |= {code: "airport" for code in self.airports}
-        kinds |= {day: "date" for day in self.dates}
-        return kinds
+    def of(cls, space: ActionSpace) -> Vocabulary:
+        columns = {(table, key) for table, key in space.keys.items() if key != ROWID and COMPOSITE_SEPARATOR not in key}
+        for effect in space.effects():
+            for source in effect.arguments.values():
+                if source.choose:
+                    columns.add(tuple(source.choose.split(".", 1)))  # type: ignore[arg-type]
+                elif source.column and "." not in source.column:
+                    columns.add((effect.acts_on, source.column))
+        codes: dict[str, str] = {}
+        for table, column in sorted(columns):
+            headers, rows = space.rows(table)
+            if column in headers:
+                codes |= {row[column]: column.replace("_", " ") for row in rows if code_like(row[column])}
+        for table in space.keys:
+            for row in space.rows(table)[1]:
+                codes |= {cell[:10]: "date" for cell in row.values() if _DATE.match(cell)}
+        names = {space.persona(tool, row) for tool in space.tools for row in range(len(space.views[space.effect(tool).acts_on].rows))}
+        return cls(codes=codes, names=frozenset(names))
 
 
 def has_code(text: str, code: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9]){re.escape(code)}(?![A-Za-z0-9])", text) is not None
 
 
-def fact_value(value: float | int | str) -> str:
-    """A tool argument as the user says it (20.0 -> 20)."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-FACT_PHRASES = {
-    "booking_reference": "{your} booking reference is {value}",
-    "last_name": "{your} last name is {value}",
-    "passenger_name": "{your} full name on the booking is {value}",
-    "new_flight_number": "the flight {you} want to move to is {value}",
-    "bag_weight_kg": "the extra bag {you} want to add weighs {value} kg",
-    "weight_kg": "the extra bag {you} want to add weighs {value} kg",
-    "origin": "{you} want to fly from {value}",
-    "destination": "{you} want to fly to {value}",
-    "scheduled_departure": "{you} want to leave on {value}",
-}
-"""Fact name (without a `_2` suffix) -> how a person says it; other facts read "{your} <name> is <value>"."""
-
 Voice = Literal["instruction", "user"]
 VOICES: dict[Voice, dict[str, str]] = {"instruction": {"your": "your", "you": "you"}, "user": {"your": "my", "you": "I"}}
 """Who speaks: the instruction tells the simulated user its facts ("your"); a user states them ("my")."""
 
 
-def fact_phrase(name: str, value: float | int | str, voice: Voice = "instruction") -> str:
-    """The fact `name` = `value` as a clause: "your last name is Aziz"; in the user's own voice "my last name is Aziz"."""
+def fact_phrase(name: str, value: float | int | str, voice: Voice = "instruction", phrases: Mapping[str, str] | None = None) -> str:
+    """The fact `name` = `value` as a clause, as `phrases` (parameter -> the manifest's `says`) words it, else
+    "your <name in words> is <value>"; in the user's own voice "my ...". A repeated fact (`name_2`) says "also"."""
     base = re.sub(r"_\d+$", "", name)
-    template = FACT_PHRASES.get(base, "{your} " + base.replace("_", " ") + " is {value}")
-    phrase = template.format(value=fact_value(value), **VOICES[voice])
-    if base != name and base == "bag_weight_kg":
-        phrase = phrase.replace("the extra bag", "another extra bag")
-    return phrase
+    template = (phrases or {}).get(base) or "{your} " + base.replace("_", " ") + " is {value}"
+    phrase = template.format(value=said(value), **VOICES[voice])
+    return f"also, {phrase}" if base != name else phrase
 
 
-def fact_sentence(fact: Fact) -> str:
+def fact_sentence(fact: Fact, phrases: Mapping[str, str] | None = None) -> str:
     """The fact as a sentence told to the simulated user, e.g. "Your last name is Aziz." (a model copies a sentence
     more reliably than it turns a `name: value` pair into one)."""
-    phrase = fact_phrase(fact.name, fact.value)
+    phrase = fact_phrase(fact.name, fact.value, phrases=phrases)
     return f"{phrase[0].upper()}{phrase[1:]}."
 
 
@@ -100,16 +85,18 @@ def missing_facts(text: str, facts: list[Fact]) -> list[Fact]:
     return [f for f in facts if not mentions_as_phrase_or_number(text, f.value)]
 
 
-def instruction_problems(text: str, facts: list[Fact], persona: str, vocabulary: Vocabulary) -> list[str]:
+def instruction_problems(text: str, facts: list[Fact], persona: str, vocabulary: Vocabulary, phrases: Mapping[str, str] | None = None) -> list[str]:
     """Why the instruction cannot be used: a fact it leaves out, an identifier it was not given."""
-    problems = [f"it does not state the {f.name} {f.value!r}; add the sentence: {fact_sentence(f)}" for f in missing_facts(text, facts)]
+    problems = [
+        f"it does not state the {f.name} {f.value!r}; add the sentence: {fact_sentence(f, phrases)}" for f in missing_facts(text, facts)
+    ]
     if not contains_phrase(normalise(text), persona):
         problems.append(f"it does not say the user is {persona}")
     given = {f.value for f in facts}
-    for code, kind in sorted(vocabulary.codes().items()):
+    for code, kind in sorted(vocabulary.codes.items()):
         if code not in given and has_code(text, code):
             problems.append(f"it mentions the {kind} {code}, which the user does not know; leave it out")
-    for name in sorted(vocabulary.passenger_names - {persona}):
+    for name in sorted(vocabulary.names - {persona}):
         if contains_phrase(normalise(text), name):
-            problems.append(f"it names another passenger, {name}; the user is {persona}")
+            problems.append(f"it names another person, {name}; the user is {persona}")
     return problems

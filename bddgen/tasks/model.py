@@ -22,7 +22,7 @@ class _Strict(BaseModel):
 class Fact(_Strict):
     """Something the simulated user knows and may say: an identifier, a name, a wanted value."""
 
-    name: str = Field(description="What the fact is, e.g. booking_reference, last_name, new_flight_number.")
+    name: str = Field(description="What the fact is: the tool parameter it is the value of (a second value of one parameter: name_2).")
     value: str = Field(description="The value as the user says it.")
     column: str = Field(default="", description="The target table's column the fact identifies the target by; empty: a wanted value.")
     part: Literal["whole", "last word"] = Field(default="whole", description="Which part of the column's cell the value is.")
@@ -31,7 +31,7 @@ class Fact(_Strict):
 class Target(_Strict):
     """The one entity a task acts on: a row of a corpus table, identified by its key."""
 
-    table: str = Field(description="Table name, e.g. bookings.")
+    table: str = Field(description="The table the task's first action acts on (its manifest effect's acts_on).")
     key_column: str = Field(description="The column whose value identifies the row.")
     key: str
     row: dict[str, str] = Field(description="The row's cells before the task.")
@@ -40,7 +40,7 @@ class Target(_Strict):
 class PolicyEvidence(_Strict):
     """The policy sentence that permits or forbids an action, quoted verbatim from its document."""
 
-    document: str = Field(description="Policy document id, e.g. policies/changes_to_bookings.")
+    document: str = Field(description="Policy document id, e.g. policies/refunds.")
     file: str = Field(description="The policy file, relative to the corpus folder.")
     sentence: str = Field(description="The quoted sentence (checked to occur verbatim in the document).")
     candidates: list[str] = Field(default_factory=list, description="The retrieved sentences the quote was chosen from.")

@@ -1,32 +1,35 @@
 """The round trip: from the instruction alone, reach the expected end state.
 
 A one-call task is read back by code: the facts the instruction states select the target row, its
-words name one data-changing action, and the action's arguments are the ones it states. A compound
-task is planned by the LM with the true tools' schemas, and code runs the plan on a scratch copy:
-its diff must equal the expected one. Each returns the problems found (none: the round trip holds).
+words name one data-changing action (a verb of the tool: its goal's first word or its name's), and the
+values it states for the arguments the user wants are the ones planned. A compound task is planned by
+the LM with the true tools' schemas, and code runs the plan on a scratch copy: its diff must equal the
+expected one. Each returns the problems found (none: the round trip holds).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from bddgen.lm.client import LanguageModel
 from bddgen.models import TableDocument
+from bddgen.tasks.actions import ActionSpace, Row, cues, said
 from bddgen.tasks.candidates import Scratch
-from bddgen.tasks.instruction import Vocabulary, has_code
+from bddgen.tasks.instruction import code_like
 from bddgen.tasks.model import Fact, OutcomeTask
 from bddgen.tasks.targets import fact_part, selected_rows
 from bddgen.tasks.tasks import TASK_PLAN, CallPlan
 from bddgen.values import mentions_as_phrase_or_number
 
 STAGE = "tasks"
-_CUES = {
-    "cancel_booking": re.compile(r"\bcancel", re.IGNORECASE),
-    "change_flight": re.compile(r"\b(change|move|switch|rebook|transfer)", re.IGNORECASE),
-    "add_checked_bag": re.compile(r"\b(bag|bags|suitcase|luggage|baggage)\b", re.IGNORECASE),
-}
-_WEIGHT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:kg|kilo)", re.IGNORECASE)
+
+
+def states(text: str, value: str, *, as_written: bool = False) -> bool:
+    """Whether `text` states `value`: an identifier, or a cell the user chose (`as_written`: a track "You Are" is not
+    in "You are Ana"), as whole words as written; anything else as a phrase or number."""
+    if code_like(value) or as_written:
+        return re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text) is not None
+    return mentions_as_phrase_or_number(text, value)
 
 
 def _stated_facts(text: str, table: TableDocument, facts: list[Fact]) -> list[Fact]:
@@ -56,58 +59,70 @@ def read_back_rows(text: str, table: TableDocument, facts: list[Fact]) -> list[i
     return sorted(rows or ())
 
 
-def read_back_call(text: str, booking: dict[str, str], vocabulary: Vocabulary) -> tuple[str | None, dict[str, Any], list[str]]:
-    """(tool, wanted arguments beyond the booking's identity, problems) as the instruction's words state them."""
-    tools = [tool for tool, cue in _CUES.items() if cue.search(text)]
-    flights = sorted(f for f in vocabulary.flight_numbers if f != booking["flight_number"] and has_code(text, f))
-    weights = sorted({float(w) for w in _WEIGHT.findall(text)})
-    if "add_checked_bag" in tools and not weights:
-        tools.remove("add_checked_bag")
-    if "change_flight" in tools and not flights:
-        tools.remove("change_flight")
-    if len(tools) != 1:
-        named = ", ".join(tools) or "none"
-        return None, {}, [f"its words name {len(tools)} data-changing actions ({named}); it must ask for exactly one"]
-    tool = tools[0]
-    if tool == "change_flight":
-        if len(flights) != 1:
-            return tool, {}, [f"it names {len(flights)} flights to move to ({', '.join(flights)}); it must name exactly one"]
-        return tool, {"new_flight_number": flights[0]}, []
-    if tool == "add_checked_bag":
-        if len(weights) != 1:
-            return tool, {}, [f"it states {len(weights)} bag weights; it must state exactly one"]
-        return tool, {"weight_kg": weights[0]}, []
-    return tool, {}, []
+def _possible(space: ActionSpace, tool: str, parameter: str, target: Row) -> list[str]:
+    """The values a user may want for `parameter`: its chosen column's (but the one the target holds), else its examples."""
+    source = space.effect(tool).arguments.get(parameter)
+    if source is not None and source.choose:
+        table, column = source.choose.split(".", 1)
+        key = space.keys.get(table, "")
+        _, rows = space.rows(table)
+        return sorted({row[column] for row in rows if row[column] and not (key in target and row.get(key) == target[key])})
+    schema = space.tools[tool].parameters.get("properties", {}).get(parameter, {})
+    return [said(v) for v in schema.get("examples") or schema.get("enum") or []]
 
 
-def code_round_trip(task: OutcomeTask, table: TableDocument, vocabulary: Vocabulary) -> list[str]:
+def read_back_call(text: str, space: ActionSpace, target: Row) -> tuple[str | None, dict[str, str], list[str]]:
+    """(tool, the wanted arguments as the instruction states them, problems): the one data-changing tool whose verb the
+    instruction uses and whose wanted values it states."""
+    stated: dict[str, dict[str, list[str]]] = {}
+    for name, tool in space.tools.items():
+        if not any(re.search(rf"\b{re.escape(cue)}", text, re.IGNORECASE) for cue in cues(tool)):
+            continue
+        chosen = {p for p, source in tool.effect.arguments.items() if source.choose} if tool.effect else set()
+        values = {p: [v for v in _possible(space, name, p, target) if states(text, v, as_written=p in chosen)] for p in space.wanted(name)}
+        if all(values.values()):
+            stated[name] = values
+    if len(stated) != 1:
+        named = ", ".join(stated) or "none"
+        return None, {}, [f"its words name {len(stated)} data-changing actions ({named}); it must ask for exactly one"]
+    tool, values = next(iter(stated.items()))
+    problems = [
+        f"it states {len(found)} values of {parameter} ({', '.join(found)}); it must state exactly one"
+        for parameter, found in values.items()
+        if len(found) != 1
+    ]
+    return tool, {p: found[0] for p, found in values.items() if len(found) == 1}, problems
+
+
+def code_round_trip(task: OutcomeTask, space: ActionSpace) -> list[str]:
     """Problems reading a one-call task back from its instruction (none: it selects the target and the action)."""
     action = task.actions[0]
+    table = space.views[space.effect(action.tool).acts_on]
     rows = read_back_rows(task.instruction, table, task.facts)
     key_cells = [table.headers.index(column) for column in task.target.key_column.split("+")]
     keys = ["/".join(table.rows[n][i] for i in key_cells) for n in rows]
     problems = []
     if keys != [task.target.key]:
         problems.append(f"the facts it states select {len(rows)} rows ({', '.join(keys) or 'none'}), not only {task.target.key}")
-    tool, wanted, found = read_back_call(task.instruction, task.target.row, vocabulary)
+    tool, wanted, found = read_back_call(task.instruction, space, task.target.row)
     problems += found
     if tool is not None and tool != action.tool:
         problems.append(f"it reads as {tool}, not {action.tool}")
-    elif tool is not None:
-        expected = {k: v for k, v in action.arguments.items() if k in wanted}
+    elif tool is not None and not found:
+        expected = {k: said(v) for k, v in action.arguments.items() if k in wanted}
         if wanted != expected:
             problems.append(f"it asks for {wanted}, not {expected}")
     return problems
 
 
-def model_round_trip(task: OutcomeTask, lm: LanguageModel, scratch: Scratch) -> list[str]:
+def model_round_trip(task: OutcomeTask, lm: LanguageModel, scratch: Scratch, space: ActionSpace) -> list[str]:
     """Problems of the LM's plan for the instruction, run on a scratch copy with the true tools."""
-    known = scratch.world.tools
     tools = [
-        {"name": t.name, "description": t.description, "parameters": t.parameters} for t in known.values() if t.changes_data
+        {"name": t.name, "description": t.description, "parameters": t.parameters, **({"asked_as": t.effect.goal} if t.effect and t.effect.goal else {})}
+        for t in space.tools.values()
     ]
     plan: CallPlan = lm.run(TASK_PLAN, stage=STAGE, temperature=0.0, tools=tools, customer_instruction=task.instruction)
-    unknown = [call.tool for call in plan.calls if call.tool not in known or not known[call.tool].changes_data]
+    unknown = [call.tool for call in plan.calls if call.tool not in space.tools]
     if unknown:
         return [f"read back, it asks for tools that change nothing or do not exist: {', '.join(unknown)}"]
     try:

@@ -3,6 +3,7 @@ smoke runs without a model. They show what a well-behaved LM writes; they are no
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Callable
 
@@ -33,22 +34,37 @@ def write_instruction(request: LMRequest) -> dict[str, Any]:
     }
 
 
+def _pattern(template: str) -> re.Pattern[str]:
+    """A goal template as a regular expression, each {parameter} a named group ending where a clause does."""
+    parts = re.split(r"\{(\w+)\}", template)
+    regex = "".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)" for i, part in enumerate(parts))
+    return re.compile(regex + r"(?=, then |[,.;]\s|[.;]?$)")
+
+
+def _typed(value: str, schema: dict[str, Any]) -> Any:
+    if schema.get("type") in ("number", "integer"):
+        number = float(value)
+        return int(number) if schema.get("type") == "integer" else number
+    return value
+
+
 def plan_calls(request: LMRequest) -> dict[str, Any]:
-    """The calls an instruction asks for, read with regular expressions: a flight change, bags, a cancellation."""
+    """The calls an instruction asks for: each tool's `asked_as` found in it, in order, its other required arguments
+    read from "... <parameter in words> is <value>." sentences."""
     text = section(request, "Customer Instruction")
-    reference = re.search(r"booking reference is ([A-Z0-9]{6})", text)
-    last_name = re.search(r"last name is (\S+?)[.;]", text)
-    if reference is None or last_name is None:
-        return {"calls": []}
-    identity = {"booking_reference": reference.group(1), "last_name": last_name.group(1)}
-    calls: list[dict[str, Any]] = []
-    for flight in re.findall(r"to flight (\w+)", text):
-        calls.append({"tool": "change_flight", "arguments": {**identity, "new_flight_number": flight}})
-    for weight in re.findall(r"bag of (\d+(?:\.\d+)?) kg", text):
-        calls.append({"tool": "add_checked_bag", "arguments": {**identity, "weight_kg": float(weight)}})
-    if re.search(r"\bcancel your booking", text):
-        calls.append({"tool": "cancel_booking", "arguments": identity})
-    return {"calls": calls}
+    found: list[tuple[int, dict[str, Any]]] = []
+    for tool in json.loads(section(request, "Tools")):
+        if "asked_as" not in tool:
+            continue
+        properties = tool["parameters"].get("properties", {})
+        for match in _pattern(tool["asked_as"]).finditer(text):
+            arguments = {name: _typed(value, properties.get(name, {})) for name, value in match.groupdict().items()}
+            for name in tool["parameters"].get("required", []):
+                told = re.search(rf"\b{re.escape(name.replace('_', ' '))} is (.+?)(?=[,.;]\s|[.;]?$)", text, re.IGNORECASE)
+                if name not in arguments and told:
+                    arguments[name] = _typed(told.group(1), properties.get(name, {}))
+            found.append((match.start(), {"tool": tool["name"], "arguments": arguments}))
+    return {"calls": [call for _, call in sorted(found, key=lambda item: item[0])]}
 
 
 def faithful_replies() -> dict[str, Reply]:

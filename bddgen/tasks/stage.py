@@ -4,8 +4,9 @@ scenarios and their provenance (`features/tasks/tasks.feature` and `tasks.json`)
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
 
-from bddgen.manifest.workflow import read_manifest
+from bddgen.manifest.workflow import WorkflowManifest, read_manifest
 from bddgen.manifest.project import manifest_path
 from bddgen.corpus import load_corpus
 from bddgen.errors import InputError, Problem
@@ -37,11 +38,19 @@ def _manifest_file(project: Project) -> Path:
     return found
 
 
-def tasks_stage(project: Project, lm: LanguageModel, world: AgentWorld, *, n: int, seed: int, force: bool = False) -> tuple[TaskFile, Path]:
-    """Generate `n` tasks for the agent of `world` into the project's features folder; (their provenance, the
-    feature file)."""
+def implementing(worlds: Sequence[AgentWorld], manifest: WorkflowManifest) -> AgentWorld:
+    """The world that implements most tools of the manifest (the first of equals)."""
+    return max(worlds, key=lambda world: sum(tool.name in world.tools for tool in manifest.tools))
+
+
+def tasks_stage(
+    project: Project, lm: LanguageModel, worlds: Sequence[AgentWorld], *, n: int, seed: int, force: bool = False
+) -> tuple[TaskFile, Path]:
+    """Generate `n` tasks into the project's features folder for the agent among `worlds` that implements the project's
+    manifest; (their provenance, the feature file)."""
     location = _manifest_file(project)
     manifest = read_manifest(location)
+    world = implementing(worlds, manifest)
     folder = project.features_path / FOLDER
     feature, sidecar = folder / FEATURE_FILE, folder / SIDECAR_FILE
     locked = read_locked(feature, force=force)

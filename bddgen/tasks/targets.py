@@ -1,11 +1,11 @@
 """The entity a task acts on and the facts that let a user name it: exactly one row, checked by code.
 
-A tool's target table is the corpus table one of whose columns the tool takes as a parameter (a
-booking tool takes `booking_reference`, a column of `bookings`); its key comes from
-`bddgen.table_keys` and must be one or more columns, not SQLite's row id. The facts the user
-knows select rows like the filter of a table turn: a row is selected when every fact's value equals
-its column's cell (or the cell's last word, for a last name). Facts that select more than one row are
-rewritten by adding the row's key columns, then its other columns, until they select only the target.
+A tool's target table is the table its manifest effect `acts_on` (with the cells of the rows it names joined
+in, `bddgen.tasks.actions`); its key comes from the agent's state keys or `bddgen.table_keys` and must be one
+or more columns, not SQLite's row id. The facts the user knows select rows like the filter of a table turn: a
+row is selected when every fact's value equals its column's cell (or the cell's last word). Facts that select
+more than one row are rewritten by adding the row's key columns, then its other columns, until they select
+only the target.
 """
 
 from __future__ import annotations

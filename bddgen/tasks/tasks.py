@@ -40,8 +40,8 @@ class CallPlan(StrictReply):
 POLICY_EVIDENCE = PromptTask(
     name="task-policy-evidence",
     instruction=(
-        "An airline's system either did or refused an action on a booking. From the numbered candidate sentences of "
-        "the airline's policy documents, choose the ONE sentence that states the rule which permits (when the system "
+        "A customer service system either did or refused an action for a customer. From the numbered candidate sentences "
+        "of the company's policy documents, choose the ONE sentence that states the rule which permits (when the system "
         "did it) or forbids (when it refused) this action, and copy it exactly, word for word, without changing, "
         "shortening or merging anything. When no candidate states such a rule, answer candidate 0. When earlier problems "
         "are listed, fix them."
@@ -53,15 +53,15 @@ POLICY_EVIDENCE = PromptTask(
 USER_INSTRUCTION = PromptTask(
     name="task-user-instruction",
     instruction=(
-        "Write the instruction for a person who will role-play a CUSTOMER talking to an airline's customer service. "
-        "The instruction is read by the customer, not by the airline: it tells the customer who they are and what they "
+        "Write the instruction for a person who will role-play a CUSTOMER talking to a company's customer service. "
+        "The instruction is read by the customer, not by the company: it tells the customer who they are and what they "
         "know; it never asks anyone for information. Start with 'You are <persona>.', then say what they want (the "
         "goal), then copy every sentence of the facts word for word, then say what they will not accept. Use no other "
-        "booking reference, flight number, date, airport or name than those given. Plain text, one paragraph. Do not "
-        "tell them how the airline's system works.\n"
-        "Example, for the persona Ana Lima, the goal 'cancel your booking QZ9XK2' and the facts 'Your booking reference "
-        "is QZ9XK2.' and 'Your last name is Lima.': You are Ana Lima. You want to cancel your booking QZ9XK2. Your "
-        "booking reference is QZ9XK2. Your last name is Lima. You will not accept keeping the booking.\n"
+        "reference, number, code, date, place or name than those given. Plain text, one paragraph. Do not tell them how "
+        "the company's system works.\n"
+        "Example, for the persona Ana Lima, the goal 'cancel your order QZ9XK2' and the facts 'Your order reference "
+        "is QZ9XK2.' and 'Your last name is Lima.': You are Ana Lima. You want to cancel your order QZ9XK2. Your "
+        "order reference is QZ9XK2. Your last name is Lima. You will not accept keeping the order.\n"
         "When an earlier instruction and its problems are listed, rewrite that instruction so that it fixes every "
         "problem: add each missing sentence exactly as given."
     ),
@@ -72,9 +72,9 @@ USER_INSTRUCTION = PromptTask(
 TASK_PLAN = PromptTask(
     name="task-call-plan",
     instruction=(
-        "You are an airline's customer service agent. Read the customer's instruction and list the calls of the given "
-        "tools that do everything the customer wants, in order, with arguments taken only from the instruction. List "
-        "only calls that change a booking."
+        "You are a customer service agent. Read the customer's instruction and list the calls of the given tools that "
+        "do everything the customer wants, in order, with arguments taken only from the instruction (a tool's asked_as, "
+        "when given, is how a customer asks for it). List only calls that change something."
     ),
     output=CallPlan,
     max_tokens=400,

@@ -1,16 +1,15 @@
 """What the tasks stage needs of an agent: its tools, run on scratch copies of its database, and its rules.
 
-The stage chooses calls by code, runs each on a fresh copy of the agent's database (with the tool's policy
-checks and without them) and asks which policy sentence must decide it. The agent supplies all of that
-through `AgentWorld`; the stage imports no agent (the airline reference agent's is
-`bddgen.run.reference.airline.world.AIRLINE_WORLD`).
+The stage reads what each tool may do from the workflow manifest (its `effect`), chooses calls by code, runs
+each on a fresh copy of the agent's database (with the tool's policy checks and without them) and asks which
+policy sentence must decide it. The agent supplies the database, the tools' implementation and its rules
+through `AgentWorld`; the stage imports no agent.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Collection, Mapping, Protocol
 
 from bddgen.models import Corpus
 
@@ -19,34 +18,12 @@ if TYPE_CHECKING:
     from bddgen.tasks.rules import Requirement
 
 
-class TaskTool(Protocol):
-    """A tool as the tasks stage reads it: its name, what it does, its JSON-Schema parameters, and whether it
-    changes data (only those make tasks)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def description(self) -> str: ...
-
-    @property
-    def parameters(self) -> dict[str, Any]: ...
-
-    @property
-    def changes_data(self) -> bool: ...
-
-
 class AgentWorld(Protocol):
     """An agent's tools and rules over its own database."""
 
     @property
-    def tools(self) -> Mapping[str, TaskTool]:
-        """Every tool the agent implements, by name."""
-        ...
-
-    @property
-    def now(self) -> datetime:
-        """The agent's present: a flight departing before it is past."""
+    def tools(self) -> Collection[str]:
+        """The name of every tool the agent implements."""
         ...
 
     @property
@@ -70,6 +47,7 @@ class AgentWorld(Protocol):
         """The tool's reply on `connection`; a refusal is `{"error": ...}` and changes nothing."""
         ...
 
-    def required_by(self, evaluated: Evaluated, booking: Mapping[str, str], fare_classes: list[str], cabin: str) -> list[Requirement]:
-        """What the policy sentence for this call must name; ValueError for a decision the agent has no rule for."""
+    def required_by(self, evaluated: Evaluated, target: Mapping[str, str], database: sqlite3.Connection) -> list[Requirement]:
+        """What the policy sentence for this call on the `target` row must name (the agent reads whatever else decided
+        it from `database`); ValueError for a decision the agent has no rule for."""
         ...

@@ -17,9 +17,9 @@ from bddgen.run.assistants.guard import GuardedAssistant
 
 BUILT_IN_ASSISTANTS = (
     "dense-rag", "dense-rag-no-retrieval", "react-rag", "self-rag", "airline-agent", "airline-agent-unrestricted",
-    "airline-agent-guesses-dates", "airline-agent-no-policy", "fake"
+    "airline-agent-guesses-dates", "airline-agent-no-policy", "order-desk-agent", "order-desk-agent-no-policy", "fake"
 )
-REFERENCE_KINDS = ("dense-rag", "react-rag", "self-rag", "airline-agent")
+REFERENCE_KINDS = ("dense-rag", "react-rag", "self-rag", "airline-agent", "order-desk-agent")
 UNRESTRICTED_AIRLINE_AGENT = AssistantSettings(kind="airline-agent", lifted_restrictions=["triage:cancel_booking"])
 """The airline-agent variant whose triage agent may cancel a booking: a restricted edge coverage reports violated."""
 DENSE_RAG_NO_RETRIEVAL = AssistantSettings(kind="dense-rag", retrieval=False)
@@ -28,11 +28,14 @@ DATE_GUESSING_AIRLINE_AGENT = AssistantSettings(kind="airline-agent", guess_miss
 """The airline-agent variant that fills a date the passenger did not give with today's: intent testing's UNDERSPEC catches it."""
 NO_POLICY_AIRLINE_AGENT = AssistantSettings(kind="airline-agent", enforce_policy=False)
 """The airline-agent variant whose tools skip their policy checks (cancels any booking): outcome tasks show the diff."""
+NO_POLICY_ORDER_DESK_AGENT = AssistantSettings(kind="order-desk-agent", enforce_policy=False)
+"""The order-desk-agent variant whose tools skip their policy checks (refunds any invoice): outcome tasks show the diff."""
 VARIANTS = {
     "dense-rag-no-retrieval": DENSE_RAG_NO_RETRIEVAL,
     "airline-agent-unrestricted": UNRESTRICTED_AIRLINE_AGENT,
     "airline-agent-guesses-dates": DATE_GUESSING_AIRLINE_AGENT,
     "airline-agent-no-policy": NO_POLICY_AIRLINE_AGENT,
+    "order-desk-agent-no-policy": NO_POLICY_ORDER_DESK_AGENT,
 }
 
 
@@ -138,6 +141,10 @@ def _reference_assistant(
     lm = lm or build_language_model(project, settings=reference_lm_settings(project, settings))
     if settings.kind == "airline-agent":
         return _airline_agent(name, settings, lm, corpus)
+    if settings.kind == "order-desk-agent":
+        from bddgen.run.reference.order_desk.assistant import OrderDeskAssistant
+
+        return OrderDeskAssistant(lm, corpus, max_steps=settings.agent_steps, enforce_policy=settings.enforce_policy, name=name)
     embedder = embedder or build_embedder(project)
     if settings.kind in ("dense-rag", "self-rag"):
         from bddgen.run.reference.chunks import ChunkIndex

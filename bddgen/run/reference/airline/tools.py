@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bddgen.manifest.workflow import ArgumentSource, ToolEffect
 from bddgen.run.reference.airline.database import NOW
 
 # Not settings: the airline corpus's policy, which the reference agent enforces.
@@ -33,6 +34,8 @@ FULL_REFUND = ("Flex", "Business Flex")
 BUSINESS_CANCELLATION_FEE_EUR = 60.0
 LOYALTY_EXTRA_BAGS = {"Blue": 0, "Silver": 1, "Gold": 2}
 OPEN_STATUSES = ("confirmed", "checked in", "rebooking pending")
+BAG_WEIGHTS_KG = (20.0, 28.0, 35.0)
+"""Extra-bag weights an outcome task tries (the schema's examples): within the economy limit, overweight, over the limit."""
 
 
 AIRPORT_CODE = r"^[A-Za-z]{3}$"  # the tools read codes, flight numbers and references in either case
@@ -76,7 +79,7 @@ class ChangeFlight(BookingLookup):
 
 
 class AddCheckedBag(BookingLookup):
-    weight_kg: float = Field(gt=0, description="Weight of the extra bag in kg")
+    weight_kg: float = Field(gt=0, examples=list(BAG_WEIGHTS_KG), description="Weight of the extra bag in kg")
 
 
 def _flight(connection: sqlite3.Connection, number: str) -> sqlite3.Row | None:
@@ -260,19 +263,39 @@ def add_checked_bag(connection: sqlite3.Connection, args: AddCheckedBag, enforce
 
 @dataclass(frozen=True)
 class AirlineTool:
-    """One tool: its name, what it does, its arguments model and its implementation."""
+    """One tool: its name, what it does, its arguments model, its implementation and, for a data-changing tool, its
+    effect on the database as the manifest states it."""
 
     name: str
     description: str
     arguments: type[_Arguments]
     run: Callable[..., dict[str, Any]]
-    changes_data: bool = False
+    effect: ToolEffect | None = None
     """A data-changing tool's `run` also takes `enforce_policy` (False skips its policy checks)."""
+
+    @property
+    def changes_data(self) -> bool:
+        return self.effect is not None
 
     @property
     def parameters(self) -> dict[str, Any]:
         """The JSON Schema of the tool's arguments."""
         return self.arguments.model_json_schema()
+
+
+PASSENGER = {
+    "booking_reference": ArgumentSource(column="booking_reference"),
+    "last_name": ArgumentSource(column="passenger_name", part="last word"),
+}
+"""How a passenger is verified: the booking's reference and the last word of the name on it."""
+
+
+def _on_booking(writes: str, goal: str, will_not_accept: str, **wanted: ArgumentSource) -> ToolEffect:
+    """The effect of a tool acting on one booking, verified by its passenger."""
+    return ToolEffect(
+        acts_on="bookings", writes=[writes], arguments={**PASSENGER, **wanted}, persona=["passenger_name"], goal=goal,
+        will_not_accept=will_not_accept,
+    )
 
 
 TOOLS: dict[str, AirlineTool] = {
@@ -285,10 +308,24 @@ TOOLS: dict[str, AirlineTool] = {
             "check_baggage_allowance", "Cabin and checked baggage allowance of a fare class.", BaggageAllowance, check_baggage_allowance
         ),
         AirlineTool(
-            "change_flight", "Move a booking to another flight, charging the fare class's change fee.", ChangeFlight, change_flight, True
+            "change_flight", "Move a booking to another flight, charging the fare class's change fee.", ChangeFlight, change_flight,
+            _on_booking(
+                "bookings", "move your booking {booking_reference} to flight {new_flight_number}", "any flight other than the one you asked for",
+                new_flight_number=ArgumentSource(choose="flights.flight_number", says="the flight {you} want to move to is {value}"),
+            ),
         ),
-        AirlineTool("cancel_booking", "Cancel a booking and refund what its fare class allows.", BookingLookup, cancel_booking, True),
-        AirlineTool("add_checked_bag", "Add a paid extra checked bag to a booking.", AddCheckedBag, add_checked_bag, True),
+        AirlineTool(
+            "cancel_booking", "Cancel a booking and refund what its fare class allows.", BookingLookup, cancel_booking,
+            _on_booking("bookings", "cancel your booking {booking_reference}", "keeping the booking"),
+        ),
+        AirlineTool(
+            "add_checked_bag", "Add a paid extra checked bag to a booking.", AddCheckedBag, add_checked_bag,
+            _on_booking(
+                "extra_bags", "add one extra checked bag of {weight_kg} kg to your booking {booking_reference}",
+                "a different bag weight or more than one extra bag",
+                weight_kg=ArgumentSource(says="the extra bag {you} want to add weighs {value} kg"),
+            ),
+        ),
     )
 }
 

@@ -66,7 +66,9 @@ def airline_manifest() -> WorkflowManifest:
     return WorkflowManifest(
         entry=ENTRY,
         agents=[Agent(name=role.name, purpose=role.purpose) for role in ROLES.values()],
-        tools=[Tool(name=t.name, description=t.description, parameters=t.parameters) for t in TOOLS.values() if t.name in used],
+        tools=[
+            Tool(name=t.name, description=t.description, parameters=t.parameters, effect=t.effect) for t in TOOLS.values() if t.name in used
+        ],
         allowed=[ToolEdge(agent=role.name, tool=tool) for role in ROLES.values() for tool in role.allowed],
         restricted=[ToolEdge(agent=role.name, tool=tool) for role in ROLES.values() for tool in role.restricted],
         delegations=[

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime
 from typing import Any, Mapping
 
 from bddgen.models import Corpus
-from bddgen.run.reference.airline.database import NOW, build_template, fresh_copy
+from bddgen.run.reference.airline.database import build_template, fresh_copy
 from bddgen.run.reference.airline.rules import required_by
 from bddgen.run.reference.airline.state import state_keys
 from bddgen.run.reference.airline.tools import TOOLS, AirlineTool, ToolArgumentError, apply
@@ -19,7 +18,6 @@ class AirlineWorld:
     """The airline tables, the airline tools and the airline's policy rules."""
 
     tools: Mapping[str, AirlineTool] = TOOLS
-    now: datetime = NOW
     argument_error: type[Exception] = ToolArgumentError
 
     def database(self, corpus: Corpus) -> sqlite3.Connection:
@@ -34,8 +32,9 @@ class AirlineWorld:
     def apply(self, tool: str, arguments: dict[str, Any], connection: sqlite3.Connection, *, enforce_policy: bool = True) -> dict[str, Any]:
         return apply(tool, arguments, connection, enforce_policy=enforce_policy)
 
-    def required_by(self, evaluated: Evaluated, booking: Mapping[str, str], fare_classes: list[str], cabin: str) -> list[Requirement]:
-        return required_by(evaluated, booking, fare_classes, cabin)
+    def required_by(self, evaluated: Evaluated, target: Mapping[str, str], database: sqlite3.Connection) -> list[Requirement]:
+        cabins = {str(fare): str(cabin) for fare, cabin in database.execute("SELECT fare_class, cabin FROM fare_classes")}
+        return required_by(evaluated, target, list(cabins), cabins.get(target["fare_class"], ""))
 
 
 AIRLINE_WORLD = AirlineWorld()

@@ -1,0 +1,39 @@
+"""order-desk-agent's tools and rules as the tasks stage receives them (`bddgen.tasks.world.AgentWorld`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, Mapping
+
+from bddgen.models import Corpus
+from bddgen.run.reference.order_desk.database import build_template, fresh_copy, state_keys
+from bddgen.run.reference.order_desk.rules import required_by
+from bddgen.run.reference.order_desk.tools import TOOLS, DeskTool, ToolArgumentError, apply
+from bddgen.tasks.candidates import Evaluated
+from bddgen.tasks.rules import Requirement
+
+
+class OrderDeskWorld:
+    """The music store's tables, the desk's tools and the store's policy rules."""
+
+    tools: Mapping[str, DeskTool] = TOOLS
+    argument_error: type[Exception] = ToolArgumentError
+
+    def database(self, corpus: Corpus) -> sqlite3.Connection:
+        return build_template(corpus)
+
+    def fresh_copy(self, template: sqlite3.Connection) -> sqlite3.Connection:
+        return fresh_copy(template)
+
+    def state_keys(self, corpus: Corpus) -> dict[str, str]:
+        return state_keys(corpus)
+
+    def apply(self, tool: str, arguments: dict[str, Any], connection: sqlite3.Connection, *, enforce_policy: bool = True) -> dict[str, Any]:
+        return apply(tool, arguments, connection, enforce_policy=enforce_policy)
+
+    def required_by(self, evaluated: Evaluated, target: Mapping[str, str], database: sqlite3.Connection) -> list[Requirement]:
+        return required_by(evaluated)
+
+
+ORDER_DESK_WORLD = OrderDeskWorld()
+"""The world of the order desk's manifest."""
