@@ -190,3 +190,15 @@ def test_the_method_is_a_run_setting_rubric_by_default(method: str, task: str) -
     unanswerable = Turn(question="Who refereed the final?", answer=CANNOT_ANSWER, query_type=QueryType.UNANSWERABLE)
     judge.judge_turn(unanswerable, "The referee was well liked.", [])  # declining is graded by its rubric, whatever the method
     assert backend.tasks_seen()[-1] == "judge-turn"
+
+
+def test_a_contradiction_that_is_the_reference_s_own_words_is_none() -> None:
+    """The model named the reference's own number as the contradiction (seen on a labelled answer, #44): no FAIL."""
+    reference = "Net sales of $1.2 billion for fiscal year 2018 increased 58.5% from $757.3 million for fiscal year 2017."
+    judge, _ = _claims_judge(contradiction={"contradiction": "58.5%", "contradicts": "yes"})
+    turn = Turn(question="How much did net sales increase from 2017 to 2018?", answer=reference, query_type=QueryType.SINGLE_DOC)
+    assert judge.judge_turn(turn, "Net sales increased by 58.5% in fiscal year 2018.", []).verdict == Verdict.PASS
+    judge, _ = _claims_judge(contradiction={"contradiction": "increased 40%", "contradicts": "yes"})
+    assert judge.judge_turn(turn, "Net sales increased by 58.5%, or 40% on another basis.", []).verdict == Verdict.FAIL
+    judge, _ = _claims_judge(contradiction={"contradiction": "for", "contradicts": "yes"})
+    assert judge.judge_turn(turn, "Net sales increased by 58.5% for the year.", []).verdict == Verdict.FAIL

@@ -92,12 +92,26 @@ def verify_claims(
         found = lm.run(JUDGE_CONTRADICTION, stage=STAGE, question=turn.question, **sources, response=answer)
     except LMOutputError as exc:
         return Judgement(Verdict.ERROR, f"the judge's reply was unusable: {exc.reason}", error_category=JUDGE_ERROR, checks=checks)
-    if found.contradicts == "yes":
+    if found.contradicts == "yes" and not restates(found.contradiction, turn.answer):
         what = f"says {found.contradiction!r}, which contradicts" if found.contradiction.strip() else "contradicts"
         return Judgement(Verdict.FAIL, f"the answer {what} the reference answer or its passage (reference: {turn.answer})", checks=checks)
     optional = [c for c in claims if not c.required]
     beyond = f"; the question does not ask for {_listed(optional)}" if optional else ""
     return Judgement(Verdict.PASS, f"the answer says {_listed(required)} and contradicts nothing{beyond}", checks=checks)
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def restates(statement: str, reference: str) -> bool:
+    """Whether `statement` (the contradiction the model names) is the reference answer's own words: a number or a phrase
+    of content words the reference states word for word (ignoring case and punctuation). The reference cannot call its
+    own words false, so the model named no contradiction ("58.5%" for a reference saying sales "increased 58.5%")."""
+    plain = _plain(statement)
+    if not plain or not (content_words(statement) or any(c.isdigit() for c in plain)):
+        return False
+    return f" {plain} " in f" {_plain(reference)} "
 
 
 def _said(lm: LanguageModel, question: str, claim: Claim, answer: str, tolerances: Tolerances) -> bool:
