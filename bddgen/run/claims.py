@@ -17,6 +17,7 @@ from bddgen.run.quantities import states
 from bddgen.run.reference_match import DEFAULT_TOLERANCES, Tolerances, part_of, reference_parts
 from bddgen.run.tasks import JUDGE_CLAIM, JUDGE_CONTRADICTION
 from bddgen.specs import QueryType, Turn
+from bddgen.text import words
 
 STAGE = "run"
 CLAIMS_CHECK = "claims"
@@ -101,7 +102,7 @@ def verify_claims(
 
 
 def _plain(text: str) -> str:
-    return " ".join(re.findall(r"\w+", text.lower()))
+    return " ".join(words(text))
 
 
 def restates(statement: str, reference: str) -> bool:
@@ -109,7 +110,7 @@ def restates(statement: str, reference: str) -> bool:
     of content words the reference states word for word (ignoring case and punctuation). The reference cannot call its
     own words false, so the model named no contradiction ("58.5%" for a reference saying sales "increased 58.5%")."""
     plain = _plain(statement)
-    if not plain or not (content_words(statement) or any(c.isdigit() for c in plain)):
+    if not plain or not (content_stems(statement) or any(c.isdigit() for c in plain)):
         return False
     return f" {plain} " in f" {_plain(reference)} "
 
