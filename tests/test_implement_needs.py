@@ -600,3 +600,18 @@ def test_a_plan_on_a_row_whose_label_says_less_of_the_question_than_another_rows
     segment = grand.model_copy(update={"where": [Condition(column="report-11.Recorded Music:", value="Total Recorded Music")]})
     assert closer_row(segment, "What were the total sales for Recorded Music in 2019?", tables) == ""
     assert closer_row(grand, "What were the total net sales in 2019?", tables) == ""  # no other label says more of it
+
+
+def test_a_line_item_the_question_says_only_part_of_is_not_planned_by_code_but_by_the_lm_told_which_row() -> None:
+    sections = TableDocument(
+        id="tables/report-11", title="Report 11 table: Net sales by segment", headers=["Recorded Music:", "2019", "2018"],
+        rows=[["Streaming", "$ 410", "$ 380"], ["Total Recorded Music", "530", "530"], ["Licensing", "200", "190"], ["Total", "$ 730", "$ 720"]],
+    )
+    segment = {"table": "report-11", "where": [{"column": "report-11.Recorded Music:", "op": "=", "value": "Total Recorded Music"}],
+               "select": "report-11.2019"}
+    lm, backend = _lm({}, plans=[segment])
+    planner = Planner(lm, {sections.id: sections}, MemoryIndex(HashingEmbedder(), Corpus(system=SYSTEM, documents=[sections])),
+                      RegexRecognizer(), SYSTEM)
+    plan, result, problems = planner.propose("What were the total sales for Recorded Music in 2019?", _tables(sections))
+    assert result is not None and result.value == "530"  # not the grand total, $ 730, that "total" and "2019" alone would read
+    assert problems and "'Total Recorded Music'" in problems[0] and "plan_query" in backend.tasks_seen()

@@ -275,7 +275,9 @@ class Planner:
         `reverse`: the schema is shown in the reverse order (a round trip's, so that it is not the same prompt again)."""
         problems: list[str] = []
         read = plan_from_words(question, tables)  # a report table's line item and years, said by the question itself
-        if read is not None:
+        if read is not None and (closer := closer_row(read, question, tables)):
+            problems.append(closer)  # "Total" is in the question, but "Total Transportation Solutions" is what it names
+        elif read is not None:
             try:
                 return read, run_plan(read, tables), problems
             except PlanError as error:
@@ -409,8 +411,13 @@ def _answered_already(evidence: NeedEvidence, earlier: Sequence[NeedEvidence]) -
 
 def unsaid_conditions(plan: QueryPlan, question: str) -> str:
     """What the plan picks rows by that the question does not say ("CustomerId = 2" for "Leonie Köhler's invoice"): such a
-    plan answers another question than the one asked; '' when every condition's value is the question's."""
-    unsaid = [c for c in plan.where if c.op in ("=", "contains") and not mentions(question, c.value)]
+    plan answers another question than the one asked; '' when every condition's value is the question's (named, or
+    every word of it said)."""
+    asked = content_words(question)
+    # a value is said when the question names it, or says every word of it in its own order ("the total sales for
+    # Transportation Solutions" of 'Total Transportation Solutions')
+    unsaid = [c for c in plan.where if c.op in ("=", "contains") and not mentions(question, c.value)
+              and not (content_words(c.value) and content_words(c.value) <= asked)]
     if not unsaid:
         return ""
     shown = ", ".join(f"{c.column} {c.op} {c.value!r}" for c in unsaid)
