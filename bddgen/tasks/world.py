@@ -3,7 +3,7 @@
 The stage chooses calls by code, runs each on a fresh copy of the agent's database (with the tool's policy
 checks and without them) and asks which policy sentence must decide it. The agent supplies all of that
 through `AgentWorld`; the stage imports no agent (the airline reference agent's is
-`bddgen.run.reference.airline.world.AIRLINE_WORLD`).
+`bddgen.reference.airline.world.AIRLINE_WORLD`).
 """
 
 from __future__ import annotations
