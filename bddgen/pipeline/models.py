@@ -21,6 +21,7 @@ from bddgen.project import Project
 
 if TYPE_CHECKING:
     from bddgen.embed.base import Embedder
+    from bddgen.lm.embedded import EmbeddedLM
     from bddgen.ner.base import EntityRecognizer
     from bddgen.retrieval.hybrid import HybridIndex
     from bddgen.run.assistants.base import Assistant
@@ -121,6 +122,16 @@ class Models:
         if not model:
             return self.lm
         return self.language_model(self.project.settings.lm.model_copy(update={"model": model}), "[probe] user_model")
+
+    @cached_property
+    def intents_scorer(self) -> "EmbeddedLM | None":
+        """The embedded model that ranks intent variants by likelihood ([intents] surrogate_model), or None without one."""
+        name = self.project.settings.intents.surrogate_model
+        if not name:
+            return None
+        from bddgen.lm.embedded import EmbeddedLM
+
+        return EmbeddedLM.from_settings(self.project.settings.lm.model_copy(update={"model": name, "draft_model": "", "parallel": 1}))
 
     @cached_property
     def embedder(self) -> "Embedder":
