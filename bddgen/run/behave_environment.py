@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from bddgen.errors import ConfigError
-from bddgen.pipeline import Models, stages
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
 from bddgen.run.behave_runner import RUNNER_SETTING, announced_features, announced_files
@@ -31,7 +30,9 @@ def before_all(context: Any) -> None:
         return
     suite = active_suite()
     try:
-        if suite is None:
+        if suite is None:  # plain behave: the run starts here
+            from bddgen.pipeline import Models, stages
+
             project = Project.discover(Path(context.config.base_dir), require_corpus=False)
             acquire_project_lock(project, "behave")
             tags = str(context.config.tag_expression) if context.config.tags else ""
