@@ -2,11 +2,12 @@
 this process, or as Ray tasks. A Ray worker builds its own `Models` from the project's settings, once per project.
 
 `bddgen run` on Ray: each conversation is one task (`conversation_records`), run by the worker's suite of that run;
-the driver writes the records. `bddgen implement` on Ray: each conversation's writing (planning it and writing it over one chain; it writes no file) is one task.
-It is pickled without the project's models: the LM, the entity recogniser, the retriever and the corpus documents
-travel as their names, and a worker process puts its own in their place, built once from the project's settings
-(`Models`, as the driver built its own; an embedded model loads once per worker process). The driver keeps
-writing each conversation's files in chain order, as with threads, so the files are the same.
+the driver writes the records. `bddgen implement` on Ray: each conversation's writing (planning it and writing it
+over one chain; it writes no file) is one task. It is pickled without the project's models: the LM, the entity
+recogniser, the retriever and the corpus documents travel as their names, and a worker process puts its own in their
+place, built once from the project's settings (`Models`, as the driver built its own; an embedded model loads once per
+worker process). The driver keeps writing each conversation's files in chain order, as with threads, so the files are
+the same.
 """
 
 from __future__ import annotations
