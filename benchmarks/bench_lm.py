@@ -345,8 +345,8 @@ def measure_dense_rag(args: argparse.Namespace) -> None:
     from bddgen.corpus import load_corpus
     from bddgen.embed.factory import build_backend as build_embedder
     from bddgen.lm.base import Message
-    from bddgen.run.reference.chunks import ChunkIndex
-    from bddgen.run.reference.dense_rag import DenseRagAssistant
+    from bddgen.reference.chunks import ChunkIndex
+    from bddgen.reference.dense_rag import DenseRagAssistant
 
     recorder = PromptRecorder(EmbeddedLM.from_settings(LMSettings(model=args.model, threads=args.threads)))
     embedder = build_embedder(EmbedderSettings(backend=args.embedder))

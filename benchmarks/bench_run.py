@@ -26,6 +26,7 @@ from bddgen.features.document import FeatureDocument
 from bddgen.features.writer import write_feature
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
+from bddgen.pipeline import ModelBuilders, Models
 from bddgen.project import Project
 from bddgen.run.assistants.fake import FakeAssistant, FakeRule, FakeScript
 from bddgen.run.assistants.guard import GuardedAssistant
@@ -65,7 +66,8 @@ def measure(root: Path, rules: list[FakeRule], latency: float, jobs: int) -> tup
     assistant = GuardedAssistant(FakeAssistant(FakeScript(latency=latency, replies=rules)), timeout=60, retries=0)
     judge = LanguageModel(ScriptedLM(default={"feedback": "meets the spec", "score": 5}))
     run_dir = root / "runs" / f"jobs-{jobs}"
-    suite = SuiteRun(project, RunOptions(assistant="fake", run_dir=run_dir, jobs=jobs), assistant=assistant, judge_lm=judge)
+    models = Models(project, ModelBuilders(language_model=lambda project, settings: judge, assistant=lambda models, name: assistant))
+    suite = SuiteRun(models, RunOptions(assistant="fake", run_dir=run_dir, jobs=jobs))
     started = time.perf_counter()
     run_suite(suite, behave_arguments([root / "features"], run_dir, [], None))
     elapsed = time.perf_counter() - started

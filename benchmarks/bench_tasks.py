@@ -30,7 +30,7 @@ from bddgen.corpus import load_corpus
 from bddgen.lm.base import LMBackend, LMRequest, LMResponse
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
-from bddgen.run.reference.airline.world import AIRLINE_WORLD
+from bddgen.reference.airline.world import AIRLINE_WORLD
 from bddgen.tasks.generate import generate_tasks
 from bddgen.tasks.scripted import faithful_replies
 

@@ -15,8 +15,8 @@ from bddgen.lm.base import Message
 from bddgen.lm.tasks import PromptTask
 from bddgen.models import Corpus
 from bddgen.implement.tasks import WRITE_CONVERSATION
-from bddgen.run.reference.chunks import chunk_document
-from bddgen.run.reference.tasks import RAG_ANSWER
+from bddgen.reference.chunks import chunk_document
+from bddgen.reference.tasks import RAG_ANSWER
 from bddgen.run.tasks import ANSWER_RUBRIC, JUDGE_TURN
 
 SPORTS = Path(__file__).resolve().parents[1] / "corpora" / "sports"

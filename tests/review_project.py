@@ -46,7 +46,7 @@ def implemented_project(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     def scripted(project, settings=None, where="[lm]"):  # type: ignore[no-untyped-def]
         return LanguageModel(ScriptedLM(by_task=faithful_replies()), CallStore(project.ensure_state() / "lm.sqlite"), max_retries=0)
 
-    monkeypatch.setattr("bddgen.lm.pool.build_language_model", scripted)
+    monkeypatch.setattr("bddgen.pipeline.models.build_language_model", scripted)
     result = CliRunner().invoke(cli, ["implement", "--n", "2", "--turns", "5"])
     assert result.exit_code == 0, result.output
     return root

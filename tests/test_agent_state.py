@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bddgen.run.reference.airline.database import build_template, fresh_copy
-from bddgen.run.reference.airline.state import state_keys
-from bddgen.run.reference.airline.tools import apply
+from bddgen.reference.airline.database import build_template, fresh_copy
+from bddgen.reference.airline.state import state_keys
+from bddgen.reference.airline.tools import apply
 from bddgen.state_diff import DatabaseState, DiffRow, diff, snapshot
 from bddgen.table_keys import table_key
 from bddgen.corpus import load_corpus

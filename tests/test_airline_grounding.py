@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from bddgen.run.reference.airline.assistant import AirlineAgentAssistant
-from bddgen.run.reference.airline.database import NOW, build_template, fresh_copy
-from bddgen.run.reference.airline.grounding import unstated_arguments
-from bddgen.run.reference.airline.tasks import FINAL_ANSWER, agent_step
+from bddgen.reference.airline.assistant import AirlineAgentAssistant
+from bddgen.reference.airline.database import NOW, build_template, fresh_copy
+from bddgen.reference.airline.grounding import unstated_arguments
+from bddgen.reference.airline.tasks import FINAL_ANSWER, agent_step
 from bddgen.corpus import load_corpus
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
@@ -107,11 +107,11 @@ def test_the_reference_date_of_the_agent_is_the_datas() -> None:
 def test_the_built_in_date_guessing_variant_is_found_by_name(tmp_path: Path) -> None:
     from bddgen.corpus.demo import demo_corpus_path
     from bddgen.project import Project
-    from bddgen.run.assistants.factory import build_assistant
+    from bddgen.pipeline import ModelBuilders, Models
     from bddgen.templates.scaffold import scaffold_project
 
     scaffold_project(tmp_path, demo_corpus_path("airline"))
     project = Project.discover(tmp_path)
-    lm = LanguageModel(ScriptedLM())
-    assert build_assistant("airline-agent-guesses-dates", project, lm=lm).inner.guess_missing_dates
-    assert not build_assistant("airline-agent", project, lm=lm).inner.guess_missing_dates
+    models = Models(project, ModelBuilders(language_model=lambda project, settings: LanguageModel(ScriptedLM())))
+    assert models.assistant("airline-agent-guesses-dates").inner.guess_missing_dates
+    assert not models.assistant("airline-agent").inner.guess_missing_dates

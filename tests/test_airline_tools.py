@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bddgen.run.reference.airline.database import build_template, fresh_copy
-from bddgen.run.reference.airline.tools import TOOLS, ToolArgumentError, apply
-from bddgen.run.reference.airline.workflow import airline_manifest
+from bddgen.reference.airline.database import build_template, fresh_copy
+from bddgen.reference.airline.tools import TOOLS, ToolArgumentError, apply
+from bddgen.reference.airline.workflow import airline_manifest
 from bddgen.manifest.workflow import read_manifest
 from bddgen.corpus import load_corpus
 

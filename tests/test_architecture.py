@@ -26,27 +26,35 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     })),
     ("services", frozenset({"lm", "embed", "ner", "retrieval"})),
     ("formats", frozenset({"corpus", "features", "manifest"})),
+    ("core", frozenset({"run"})),
     ("stages", frozenset({
         "generate", "select", "implement", "agents", "intents", "tasks", "probe", "review", "report", "judging",
-        "interop", "run", "templates",
+        "interop", "reference", "templates",
     })),
     ("pipeline", frozenset({"pipeline"})),
-    ("entry", frozenset({"cli", "commands", "demo", "schemas"})),
+    ("entry", frozenset({"cli", "commands", "demo", "schemas", "run.behave_environment"})),
 )
-"""Lowest first. A unit is a package of bddgen/ or a module at its top; `bddgen` is the package's __init__."""
+"""Lowest first. A unit is a package of bddgen/ or a module at its top (`bddgen` is the package's __init__), or one
+of `ENTRY_MODULES`."""
+
+ENTRY_MODULES: dict[str, str] = {
+    # a module inside a lower package that is an entry point of its own: why it lives there
+    "bddgen.run.behave_environment": "plain behave loads it by this name from every project's environment.py; a run "
+                                     "starts there, so it opens the run on the composition root as `bddgen run` does",
+}
+"""Modules that are units of their own, placed in the entry layer (their package stays where it is)."""
+
+COMPOSITION_ROOT = "bddgen.pipeline.models"
+"""The one module that calls the model and assistant factories (`Models`)."""
+
+FACTORIES = frozenset({"build_language_model", "build_embedder", "build_recognizer", "build_assistant", "build_reference_assistant"})
+"""The factories of the models and assistants bddgen runs on (lm/, embed/, ner/, run/assistants/, reference/)."""
 
 STAGE_IMPORTS: dict[tuple[str, str], str] = {
     # (importing stage, imported stage): why the one uses the other. Every other import between two packages of
     # the stages layer fails the test, and so does an entry here that no import needs any more.
-    # -- run is the evaluation core (assistants, judge, simulated user, the runner of samples); it sits in the
-    #    stages layer, not below it, only because its reference agents are the tasks stage's AgentWorlds.
-    ("agents", "run"): "scenarios are realised against run's Assistant; the Agents SDK extractor shares the adapter's hosted tools",
-    ("intents", "run"): "requests go to run's Assistant; the search runs its seed tasks on SampleRunner",
-    ("probe", "run"): "threads use run's Assistant, its guard, the simulated-user loop and SampleRunner",
-    ("judging", "run"): "candidate answers are varied with the judge's own matchers, graded by the run's judge and "
-                        "kept in its check record",
-    ("report", "run"): "the report reads the judge's tool kinds, the assistant's settings and the judge check record",
-    ("run", "tasks"): "the reference agents (airline, order desk) are the tasks stage's AgentWorlds (their tools and rules)",
+    # -- the reference assistants answer through run's Assistant protocol (run is the core, below the stages).
+    ("reference", "tasks"): "the reference agents (airline, order desk) are the tasks stage's AgentWorlds (their tools and rules)",
     # -- implement owns the reading of a spec, its evidence and the provenance sidecars; later stages reuse them.
     ("generate", "implement"): "a draft spec is checked with implement's reading of a spec (spec facts, computed candidates)",
     ("select", "implement"): "selection retrieves by the spec's subject and drops a deselected file's provenance sidecar",
@@ -70,10 +78,6 @@ STAGE_IMPORTS: dict[tuple[str, str], str] = {
 
 PACKAGE_CIRCLES: dict[frozenset[str], str] = {
     # modules of one package that import each other round a circle: why the circle stays
-    frozenset({"bddgen.run.suite", "bddgen.run.ray_backend"}): (
-        "both imports are lazy or for type checking: the driver's suite hands a conversation to Ray, and a Ray "
-        "worker builds the suite that runs it"
-    ),
     frozenset({"bddgen.tasks.candidates", "bddgen.tasks.world"}): (
         "world.py imports candidates.py for type checking only: AgentWorld.required_by takes an evaluated call"
     ),
@@ -151,6 +155,30 @@ def is_private(name: str) -> bool:
     return any(part.startswith("_") and not part.endswith("__") for part in name.split("."))
 
 
+def factory_calls(source: str, module: str, path: str = "") -> list[str]:
+    """Each call of a model or assistant factory (`FACTORIES`, by name or as an attribute) in `source`, outside the
+    module that defines it, as `path:line: name`."""
+    tree = ast.parse(source)
+    defined = {node.name for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            if name in FACTORIES and name not in defined:
+                found.append(f"{path}:{node.lineno}: {name}")
+    return found
+
+
+def places_that_build_models() -> dict[str, list[str]]:
+    """The modules of bddgen/ that call a model or assistant factory, with their calls."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        calls = factory_calls(path.read_text(encoding="utf-8"), module_name(path), path.relative_to(PACKAGE.parent).as_posix())
+        if calls:
+            found[module_name(path)] = calls
+    return found
+
+
 def all_imports() -> list[Import]:
     found: list[Import] = []
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -160,7 +188,10 @@ def all_imports() -> list[Import]:
 
 
 def unit(module: str) -> str:
-    """The package or top-level module of bddgen that `module` belongs to."""
+    """The package or top-level module of bddgen that `module` belongs to, or the module itself when it is one of
+    `ENTRY_MODULES`."""
+    if module in ENTRY_MODULES:
+        return module.removeprefix("bddgen.")
     parts = module.split(".")
     if len(parts) == 1 or parts[1] == "__version__":
         return "bddgen"
@@ -266,7 +297,7 @@ def documented_layers(text: str) -> dict[str, set[str]]:
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if line.startswith("| ") and len(cells) == 3 and cells[0] not in ("layer", "---"):
             names = re.findall(r"`([^`]+)`", cells[1])
-            layers.setdefault(cells[0], set()).update(name.removesuffix("/").removesuffix(".py") for name in names)
+            layers.setdefault(cells[0], set()).update(name.removesuffix("/").removesuffix(".py").replace("/", ".") for name in names)
     return layers
 
 
@@ -327,6 +358,14 @@ def test_no_module_imports_a_private_name_of_another_library() -> None:
     assert sorted(set(PRIVATE_IMPORTS) - names) == [], "PRIVATE_IMPORTS names imports bddgen no longer has"
 
 
+def test_only_the_composition_root_builds_models() -> None:
+    found = places_that_build_models()
+    print(f"\nplaces that build models: {len(found)}")
+    others = [call for module, calls in found.items() if module != COMPOSITION_ROOT for call in calls]
+    assert others == [], f"only {COMPOSITION_ROOT} (Models) calls a model or assistant factory; take a Models instead:\n" + "\n".join(others)
+    assert list(found) == [COMPOSITION_ROOT], f"{COMPOSITION_ROOT} no longer builds the models"
+
+
 def test_packages_import_in_one_order() -> None:
     found = circle(all_imports())
     assert found == [], "packages import each other round a circle: " + " -> ".join(found)
@@ -368,11 +407,12 @@ def test_a_circle_of_three_packages_is_found() -> None:
 def test_a_stage_to_stage_import_needs_a_declaration() -> None:
     imports = [
         Import("bddgen.review.page", "r.py", 4, "bddgen.implement.evidence"), Import("bddgen.review.page", "r.py", 5, "bddgen.implement.context"),
-        Import("bddgen.probe.stage", "p.py", 7, "bddgen.run.runner"), Import("bddgen.probe.stage", "p.py", 8, "bddgen.lm.client"),
+        Import("bddgen.probe.stage", "p.py", 7, "bddgen.tasks.world"), Import("bddgen.probe.stage", "p.py", 8, "bddgen.lm.client"),
+        Import("bddgen.probe.stage", "p.py", 9, "bddgen.run.runner"),
     ]
     found = stage_imports(imports)
-    assert sorted(found) == [("probe", "run"), ("review", "implement")] and len(found[("review", "implement")]) == 2
-    assert undeclared(found, {("review", "implement"): "why"}) == ["probe -> run: p.py:7 imports bddgen.run.runner"]
+    assert sorted(found) == [("probe", "tasks"), ("review", "implement")] and len(found[("review", "implement")]) == 2
+    assert undeclared(found, {("review", "implement"): "why"}) == ["probe -> tasks: p.py:7 imports bddgen.tasks.world"]
 
 
 def test_a_circle_of_modules_is_found_through_from_package_import_module() -> None:
@@ -389,6 +429,30 @@ def test_a_circle_of_modules_is_found_through_from_package_import_module() -> No
             "bddgen.tasks.candidates -> bddgen.tasks.world (c.py:2)", "bddgen.tasks.world -> bddgen.tasks.candidates (w.py:1)",
         ],
     }
+
+
+def test_a_factory_call_is_found_by_name_or_attribute_but_not_where_it_is_defined() -> None:
+    source = (
+        "from bddgen.lm.factory import build_language_model\n"
+        "def lm(project):\n"
+        "    return build_language_model(project)\n"
+        "class C:\n"
+        "    def assistant(self, factory):\n"
+        "        return factory.build_assistant('fake', self.project, None)\n"
+        "build_embedder_name = 'build_embedder'\n"
+    )
+    assert factory_calls(source, "bddgen.commands.run", "x.py") == ["x.py:3: build_language_model", "x.py:6: build_assistant"]
+    defining = "def build_embedder(project):\n    return wrap(build_backend(project))\ndef other(p):\n    return build_embedder(p)\n"
+    assert factory_calls(defining, "bddgen.embed.factory", "f.py") == []
+
+
+def test_an_entry_module_is_a_unit_of_its_own() -> None:
+    imports = [
+        Import("bddgen.run.behave_environment", "e.py", 1, "bddgen.pipeline.stages"),
+        Import("bddgen.run.suite", "s.py", 2, "bddgen.pipeline.models"),
+    ]
+    assert unit("bddgen.run.behave_environment") == "run.behave_environment" and unit("bddgen.run.suite") == "run"
+    assert [entry.split(": ", 1)[0] for entry in upward(imports)] == ["s.py:2"]
 
 
 def test_a_private_module_or_name_of_a_library_is_found() -> None:

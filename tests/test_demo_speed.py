@@ -65,7 +65,7 @@ def engine(monkeypatch: pytest.MonkeyPatch) -> FakeEngine:
     def no_engine(*args: object, **kwargs: object) -> None:
         raise AssertionError("the real engine was built")
 
-    monkeypatch.setattr("bddgen.lm.pool.build_language_model", build)
+    monkeypatch.setattr("bddgen.pipeline.models.build_language_model", build)
     monkeypatch.setattr("bddgen.lm.embedded.EmbeddedLM.from_settings", no_engine)
     monkeypatch.setattr("bddgen.commands.demo.Demo.run", lambda self: print("the demo runs"))
     return fake

@@ -22,9 +22,9 @@ from bddgen.embed.openai_compat import OpenAIEmbedder
 from bddgen.errors import AssistantError, BddgenError
 from bddgen.lm.base import LMRequest, Message
 from bddgen.lm.openai_compat import OpenAICompatibleLM
+from bddgen.pipeline import Models
 from bddgen.project import Project
 from bddgen.run.assistants.base import AssistantReply
-from bddgen.run.assistants.factory import build_assistant
 from bddgen.run.assistants.guard import GuardedAssistant
 
 
@@ -135,7 +135,8 @@ def assistants(server: _Server, tmp_path_factory: pytest.TempPathFactory) -> dic
                               "response_path": "choices.0.message.content"} for kind in ("openai", "http")},
     })
     project = Project(root=tmp_path_factory.mktemp("assistants"), settings=settings)
-    return {kind: build_assistant(kind, project) for kind in ("openai", "http")}
+    models = Models(project)
+    return {kind: models.assistant(kind) for kind in ("openai", "http")}
 
 
 @given(reply=replies(st.sampled_from([200, 200, 200, 201, 204, 400, 401, 404, 422, 500, 503])))

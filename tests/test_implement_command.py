@@ -39,7 +39,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _use_lm(monkeypatch: pytest.MonkeyPatch, writer=None) -> None:
     backend = ScriptedLM(by_task={**faithful_replies(), **({"write_turn": writer} if writer is not None else {})})
-    monkeypatch.setattr("bddgen.lm.pool.build_language_model", lambda project, settings=None, where="[lm]": LanguageModel(backend, max_retries=0))
+    monkeypatch.setattr("bddgen.pipeline.models.build_language_model", lambda project, settings=None, where="[lm]": LanguageModel(backend, max_retries=0))
 
 
 def test_implement_writes_conversations_and_prints_a_summary(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -166,7 +166,7 @@ def test_the_lm_is_asked_again_for_a_category_still_without_a_class() -> None:
 
 
 def test_the_airline_agents_partition_covers_every_parameter_and_intent_from_its_schemas_alone() -> None:
-    from bddgen.run.reference.airline.workflow import airline_manifest
+    from bddgen.reference.airline.workflow import airline_manifest
     from bddgen.intents.partition import build_partition, missing_cells
 
     table = build_partition(airline_manifest(), "agents.yaml", DAY, None)

@@ -30,7 +30,7 @@ SPEC = """Feature: Checked bags
 
 def _use_lm(monkeypatch: pytest.MonkeyPatch) -> None:
     backend = ScriptedLM(by_task=dict(faithful_replies()))
-    monkeypatch.setattr("bddgen.lm.pool.build_language_model", lambda project, settings=None, where="[lm]": LanguageModel(backend, max_retries=0))
+    monkeypatch.setattr("bddgen.pipeline.models.build_language_model", lambda project, settings=None, where="[lm]": LanguageModel(backend, max_retries=0))
 
 
 @pytest.fixture

@@ -212,7 +212,7 @@ def test_judge_check_grades_with_the_judge_and_tolerances_of_the_run(
     project = Project(root=tmp_path, settings=load_settings(tmp_path, overrides={"run": run_settings}, environ={}))
     check = stages.judge_check(Models(project), 100)
 
-    run_judge = SuiteRun(project, RunOptions(assistant="fake", run_dir=tmp_path / "runs" / "r1")).judge
+    run_judge = SuiteRun(Models(project), RunOptions(assistant="fake", run_dir=tmp_path / "runs" / "r1")).judge
     sample, candidates = candidates_of(verified_turns([project.features_path], project.root, lambda table_id: None), 100, project.settings.seed)
     by_run = summarise(grade(run_judge, candidates), turns=len(sample), judge_model=check.judge_model, seed=check.seed)
     assert check.model_dump(exclude={"created"}) == by_run.model_dump(exclude={"created"})

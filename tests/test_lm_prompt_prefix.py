@@ -10,7 +10,7 @@ import pytest
 
 import bddgen
 from bddgen.lm.tasks import PromptTask, SharedInput
-from bddgen.run.reference.tasks import RagAnswer
+from bddgen.reference.tasks import RagAnswer
 
 
 def _package_tasks() -> list[PromptTask]:

@@ -120,7 +120,7 @@ def test_factory_picks_the_configured_backend(tmp_path: Path) -> None:
     def project(backend: str) -> Project:
         return Project.discover(tmp_path, corpus=tmp_path, overrides={"ner": {"backend": backend}})
 
-    assert isinstance(build_recognizer(project("regex")), RegexRecognizer)
-    assert isinstance(build_recognizer(project("spacy")), SpacyRecognizer)
-    llm = build_recognizer(project("llm"), LanguageModel(ScriptedLM(default={"entities": []})))
+    assert isinstance(build_recognizer(project("regex"), lambda: LanguageModel(ScriptedLM())), RegexRecognizer)
+    assert isinstance(build_recognizer(project("spacy"), lambda: LanguageModel(ScriptedLM())), SpacyRecognizer)
+    llm = build_recognizer(project("llm"), lambda: LanguageModel(ScriptedLM(default={"entities": []})))
     assert isinstance(llm, LLMRecognizer) and llm.extract("Holmfirth") == []

@@ -16,7 +16,7 @@ from bddgen.run.behave_runner import RUNNER_SETTING
 from bddgen.tasks.model import TaskFile
 
 HERE = Path(__file__).resolve().parent
-STORE = HERE.parent / "bddgen" / "run" / "reference" / "order_desk" / "corpus"
+STORE = HERE.parent / "bddgen" / "reference" / "order_desk" / "corpus"
 
 
 @pytest.fixture(scope="module")

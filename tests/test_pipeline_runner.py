@@ -63,6 +63,28 @@ def test_roles_with_the_same_settings_share_one_model(tmp_path: Path) -> None:
     assert built == [models.project.settings.lm.model]
 
 
+def test_the_judge_the_simulated_users_and_a_reference_assistant_come_from_the_bundle(tmp_path: Path) -> None:
+    built: list[str] = []
+
+    def build(project: Project, settings: LMSettings) -> LanguageModel:
+        from bddgen.lm.scripted import ScriptedLM
+
+        built.append(settings.model)
+        return LanguageModel(ScriptedLM(default={}))
+
+    roles = (
+        '[lm]\nmodel = "writer"\n[judge]\nmodel = "judge"\n[probe]\njudge_model = "rubric"\nuser_model = "persona"\n'
+        '[assistants.small]\nkind = "airline-agent"\nmodel = "small"\n[assistants.same]\nkind = "airline-agent"\n'
+    )
+    models = Models(_project(tmp_path, roles), ModelBuilders(language_model=build))
+    assert models.judge_settings.model == "judge" and models.user_lm is models.judge_lm
+    assert models.probe_judge_settings.model == "rubric" and models.probe_judge_settings.backend == models.judge_settings.backend
+    _ = models.probe_judge_lm, models.probe_user_lm
+    assert models.assistant("small").inner.lm is models.language_model(models.project.settings.lm.model_copy(update={"model": "small"}), "")
+    assert models.assistant("same").inner.lm is models.lm  # a reference assistant without a model of its own runs on [lm]
+    assert built == ["judge", "rubric", "persona", "small", "writer"]  # each built once, on first use
+
+
 def test_generate_runs_on_the_scripted_backend_named_in_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "ci_lm.py").write_text(SCRIPTED_FACTORY, encoding="utf-8")
     _project(tmp_path, '[lm]\nbackend = "scripted"\nmodel = "ci_lm:writer"\n')

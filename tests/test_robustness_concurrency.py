@@ -57,10 +57,10 @@ from bddgen.cli import main
 from bddgen.implement.scripted import faithful_replies
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
-import bddgen.lm.pool as pool
+import bddgen.pipeline.models as composition_root
 
 backend = ScriptedLM(by_task=faithful_replies())
-pool.build_language_model = lambda project, settings=None, where="[lm]": LanguageModel(backend, max_retries=0)
+composition_root.build_language_model = lambda project, settings=None, where="[lm]": LanguageModel(backend, max_retries=0)
 main(sys.argv[1:])
 """
 SPEC = """Feature: Checked bags

@@ -233,7 +233,7 @@ def test_08_implement_writing_no_conversation_exits_2(tmp_path: Path, monkeypatc
 
     # every question is a pasted table row: no turn passes its checks, so every conversation is dropped
     dropping = ScriptedLM(by_task={**faithful_replies(), "write_turn": {"question": "player: A; club: B", "answer": "B"}})
-    monkeypatch.setattr("bddgen.lm.pool.build_language_model", lambda project, settings=None, where="[lm]": LanguageModel(dropping, max_retries=0))
+    monkeypatch.setattr("bddgen.pipeline.models.build_language_model", lambda project, settings=None, where="[lm]": LanguageModel(dropping, max_retries=0))
     result = CliRunner().invoke(cli, ["implement", "--n", "1", "--turns", "3"])
     assert isinstance(result.exception, BddgenError) and result.exception.exit_code == 2, result.output
     assert "wrote no conversation" in str(result.exception)

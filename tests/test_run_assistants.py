@@ -14,8 +14,8 @@ import pytest
 from bddgen.config import AssistantSettings, load_settings
 from bddgen.errors import AssistantError, ConfigError
 from bddgen.lm.base import Message
+from bddgen.pipeline import Models
 from bddgen.project import Project
-from bddgen.run.assistants import build_assistant
 from bddgen.run.assistants.base import (
     AssistantCallError, AssistantFailedError, AssistantReply, AssistantReplyError, AssistantTimeoutError,
 )
@@ -219,7 +219,7 @@ def test_openai_adapter_sends_the_full_history_each_turn(serve) -> None:
         OpenAIChatAssistant.from_settings("bot", AssistantSettings(kind="openai", base_url="http://127.0.0.1:9/v1", model="m"), 2).respond(CONVERSATION)
 
 
-def test_build_assistant_reads_the_project_config(tmp_path: Path) -> None:
+def test_an_assistant_is_built_from_the_project_config(tmp_path: Path) -> None:
     (tmp_path / "my_bot.py").write_text("def answer(messages):\n    return 'Echo: ' + messages[-1]['content']\n")
     (tmp_path / "fake.yaml").write_text("latency: 0\nreplies:\n  - match: hub\n    answer: Copenhagen.\n")
     project = _project(
@@ -227,20 +227,20 @@ def test_build_assistant_reads_the_project_config(tmp_path: Path) -> None:
         '[run]\ntimeout = 3\nretries = 0\n[assistants.mine]\nkind = "python"\ncallable = "my_bot:answer"\n'
         '[assistants.scripted]\nkind = "fake"\nscript = "fake.yaml"\n',
     )
-    mine = build_assistant("mine", project)
+    mine = Models(project).assistant("mine")
     assert mine.respond([Message("user", "hi")]).answer == "Echo: hi"
     assert (mine.timeout, mine.retries) == (3, 0)
-    assert build_assistant("scripted", project).respond([Message("user", "Where is the hub?")]).answer == "Copenhagen."
-    assert "cannot answer" in build_assistant("fake", project).respond([Message("user", "hub?")]).answer
+    assert Models(project).assistant("scripted").respond([Message("user", "Where is the hub?")]).answer == "Copenhagen."
+    assert "cannot answer" in Models(project).assistant("fake").respond([Message("user", "hub?")]).answer
     with pytest.raises(ConfigError, match="did you mean 'mine'"):
-        build_assistant("mien", project)
+        Models(project).assistant("mien")
 
 
 def test_a_bad_fake_script_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "fake.yaml").write_text("replies:\n  - match: hub\n    behaviour: explode\n")
     project = _project(tmp_path, '[assistants.bad]\nkind = "fake"\nscript = "fake.yaml"\n')
     with pytest.raises(Exception, match="fake.yaml"):
-        build_assistant("bad", project)
+        Models(project).assistant("bad")
 
 
 def test_without_a_deadline_exceptions_are_still_classified() -> None:

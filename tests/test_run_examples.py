@@ -109,7 +109,7 @@ def test_dense_rag_answers_a_policy_question_with_the_embedded_models(tmp_path: 
     from bddgen.config import load_settings
     from bddgen.lm.base import Message
     from bddgen.project import Project
-    from bddgen.run.assistants import build_assistant
+    from bddgen.pipeline import Models
 
     corpus = tmp_path / "corpus"
     (corpus / "policies").mkdir(parents=True)
@@ -117,6 +117,6 @@ def test_dense_rag_answers_a_policy_question_with_the_embedded_models(tmp_path: 
     shutil.copy(REPO / "corpora" / "airline" / "policies" / "changes_to_bookings.md", corpus / "policies")
     (tmp_path / "bddgen.toml").write_text('corpus = "corpus"\n[lm]\nmodel = "qwen2.5-coder-1.5b"\nmax_tokens = 200\n')
     project = Project(root=tmp_path, settings=load_settings(tmp_path, environ={}))
-    reply = build_assistant("dense-rag", project).respond([Message("user", "How much is the change fee for a Standard ticket?")])
+    reply = Models(project).assistant("dense-rag").respond([Message("user", "How much is the change fee for a Standard ticket?")])
     assert reply.contexts and all(c.startswith("policies/changes_to_bookings#") for c in reply.contexts)
     assert re.search(r"\b70\b", reply.answer), reply.answer  # the Standard change fee the policy states

@@ -8,6 +8,7 @@ from pathlib import Path
 from bddgen.config import RunSettings, Settings, default_of, load_settings
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
+from bddgen.pipeline import ModelBuilders, Models
 from bddgen.project import Project
 from bddgen.results import Verdict
 from bddgen.run.judge import Judge
@@ -78,5 +79,6 @@ def test_a_run_judges_with_the_project_settings(tmp_path: Path) -> None:
     )
     (tmp_path / "fake.yaml").write_text("replies: []\n")
     project = Project(root=tmp_path, settings=load_settings(tmp_path, environ={}))
-    suite = SuiteRun(project, RunOptions(assistant="fake", run_dir=tmp_path / "runs" / "r1"), judge_lm=LanguageModel(ScriptedLM(default={})))
+    models = Models(project, ModelBuilders(language_model=lambda project, settings: LanguageModel(ScriptedLM(default={}))))
+    suite = SuiteRun(models, RunOptions(assistant="fake", run_dir=tmp_path / "runs" / "r1"))
     assert suite.judge.tolerances == Tolerances(0.05, 12, 0)

@@ -16,12 +16,12 @@ from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus, PolicyDocument, SystemDescription, TableDocument, TextDocument
 from bddgen.retrieval.memory import MemoryIndex
 from bddgen.run.assistants.base import AssistantReplyError
-from bddgen.run.reference.base import previous_question, retrieval_query
-from bddgen.run.reference.budget import cut_to_tokens, fit_to_budget
-from bddgen.run.reference.chunks import ChunkIndex, chunk_document
-from bddgen.run.reference.dense_rag import DenseRagAssistant
-from bddgen.run.reference.react_rag import PASSAGE_WORDS, ReactRagAssistant, best_passage
-from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY, RagAnswer
+from bddgen.reference.base import previous_question, retrieval_query
+from bddgen.reference.budget import cut_to_tokens, fit_to_budget
+from bddgen.reference.chunks import ChunkIndex, chunk_document
+from bddgen.reference.dense_rag import DenseRagAssistant
+from bddgen.reference.react_rag import PASSAGE_WORDS, ReactRagAssistant, best_passage
+from bddgen.reference.tasks import CANNOT_ANSWER_REPLY, RagAnswer
 
 PETS = PolicyDocument(
     id="policies/pets",
@@ -141,7 +141,7 @@ def test_react_rag_findings_show_the_passage_that_matches_the_search() -> None:
 def test_the_factory_builds_both_reference_assistants_over_the_project_corpus(tmp_path: Path) -> None:
     from bddgen.config import load_settings
     from bddgen.project import Project
-    from bddgen.run.assistants import build_assistant
+    from bddgen.pipeline import ModelBuilders, Models
 
     corpus = Path(__file__).resolve().parents[1] / "corpora" / "airline"
     (tmp_path / "bddgen.toml").write_text(f'corpus = "{corpus.as_posix()}"\n[embedder]\nbackend = "hashing"\n')
@@ -156,12 +156,13 @@ def test_the_factory_builds_both_reference_assistants_over_the_project_corpus(tm
         }
     )
     question = [Message("user", "What is the change fee for a Standard ticket?")]
-    dense = build_assistant("dense-rag", project, lm=LanguageModel(backend))
+    models = Models(project, ModelBuilders(language_model=lambda project, settings: LanguageModel(backend)))
+    dense = models.assistant("dense-rag")
     reply = dense.respond(question)
     assert reply.answer == "70 EUR." and len(reply.contexts) == 5
     assert dense.timeout is None  # the local model gets no reply deadline
     assert list((tmp_path / ".bddgen" / "dense-rag").glob("chunks-*.npz"))
-    react = build_assistant("react-rag", project, lm=LanguageModel(backend))
+    react = models.assistant("react-rag")
     reply = react.respond(question)
     assert reply.answer == "70 EUR." and reply.tool_calls[0].name == "search_tables"
     assert "tables/fare_classes" in reply.contexts
@@ -185,8 +186,8 @@ def test_a_reference_assistant_can_run_on_its_own_model(tmp_path: Path) -> None:
     assert reference_lm_settings(project, same) == project.settings.lm
     assert assistant_model_name(project, small) == "qwen2.5-coder-0.5b"
     # The judge defaults to [lm]: a different model from small-rag's, the same as same-rag's.
-    assert same_model_warning(project, "small-rag", small) is None
-    assert "same model" in (same_model_warning(project, "same-rag", same) or "")
+    assert same_model_warning(project, "small-rag", small, project.settings.judge_lm) is None
+    assert "same model" in (same_model_warning(project, "same-rag", same, project.settings.judge_lm) or "")
 
 
 def test_the_run_and_the_probe_warn_of_a_judge_on_the_assistants_model_by_one_rule(tmp_path: Path) -> None:

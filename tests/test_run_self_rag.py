@@ -14,9 +14,9 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus, PolicyDocument, SystemDescription, TableDocument
 from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
-from bddgen.run.reference.chunks import ChunkIndex
-from bddgen.run.reference.self_rag import SelfRagAssistant
-from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY
+from bddgen.reference.chunks import ChunkIndex
+from bddgen.reference.self_rag import SelfRagAssistant
+from bddgen.reference.tasks import CANNOT_ANSWER_REPLY
 
 PETS = PolicyDocument(
     id="policies/pets",
@@ -272,7 +272,7 @@ def test_an_unusable_reflection_is_an_unusable_reply(tmp_path: Path) -> None:
 def test_the_factory_builds_self_rag_by_name_and_from_settings(tmp_path: Path) -> None:
     from bddgen.config import load_settings
     from bddgen.project import Project
-    from bddgen.run.assistants import build_assistant
+    from bddgen.pipeline import ModelBuilders, Models
 
     corpus = Path(__file__).resolve().parents[1] / "corpora" / "airline"
     (tmp_path / "bddgen.toml").write_text(
@@ -288,14 +288,15 @@ def test_the_factory_builds_self_rag_by_name_and_from_settings(tmp_path: Path) -
         }
     )
     question = [Message("user", "What is the change fee for a Standard ticket?")]
-    built_in = build_assistant("self-rag", project, lm=LanguageModel(backend))
+    models = Models(project, ModelBuilders(language_model=lambda project, settings: LanguageModel(backend)))
+    built_in = models.assistant("self-rag")
     assert built_in.timeout is None  # a reference assistant: the local model gets no reply deadline
     reply = built_in.respond(question)
     # With the hashing embedder the fare table ranks 7th: the second round of [retrieval] top_k (5) finds it.
     assert reply.answer == "70 EUR." and reply.contexts == ["tables/fare_classes#1"]
     assert len([r for r in backend.requests if r.task == "self-rag-relevance"]) == 2  # one call grades a round's 5 passages
     backend.requests.clear()
-    careful = build_assistant("careful", project, lm=LanguageModel(backend))  # max_attempts = 1: one round, then it abstains
+    careful = models.assistant("careful")  # max_attempts = 1: one round, then it abstains
     assert careful.respond(question).answer == CANNOT_ANSWER_REPLY
     graded = [r for r in backend.requests if r.task == "self-rag-relevance"]
     assert len(graded) == 1 and len(_passages(graded[0])) == 5

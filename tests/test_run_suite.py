@@ -12,6 +12,7 @@ from bddgen.config import load_settings
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
+from bddgen.pipeline import ModelBuilders, Models
 from bddgen.project import Project
 from bddgen.results import TurnResult, Verdict
 from bddgen.run.assistants.base import AssistantCallError, AssistantReply
@@ -128,12 +129,18 @@ def _project(tmp_path: Path) -> Project:
     return Project(root=tmp_path, settings=load_settings(tmp_path, environ={}))
 
 
+def _models(project: Project, assistant: ScriptedAssistant) -> Models:
+    """The run's models: `assistant` under test, judged by a model that passes every answer."""
+    judge = LanguageModel(ScriptedLM(default={"feedback": "ok", "score": 5}))
+    return Models(project, ModelBuilders(language_model=lambda project, settings: judge, assistant=lambda models, name: assistant))
+
+
 @pytest.mark.parametrize("jobs", [1, 3])
 def test_suite_replays_finished_conversations_and_reruns_the_rest(tmp_path: Path, jobs: int) -> None:
     project = _project(tmp_path)
     options = RunOptions(assistant="fake", run_dir=tmp_path / "runs" / "r1", jobs=jobs)
     plans = [_plan("c1"), _plan("c2"), _plan("c3", judge_spec=False)]
-    first = SuiteRun(project, options, assistant=ScriptedAssistant(), judge_lm=LanguageModel(ScriptedLM(default={"feedback": "ok", "score": 5})))
+    first = SuiteRun(_models(project, ScriptedAssistant()), options)
     first.start(plans)
     first.scenario("features/fees.feature", "c1").sessions[0].run_all(threading.Event())
     summary = first.finish(interrupted=True)
@@ -142,7 +149,7 @@ def test_suite_replays_finished_conversations_and_reruns_the_rest(tmp_path: Path
     assert ConversationKey("features/fees.feature", "c1", 1) in kept
 
     assistant = ScriptedAssistant()
-    second = SuiteRun(project, options, assistant=assistant, judge_lm=LanguageModel(ScriptedLM(default={"feedback": "ok", "score": 5})))
+    second = SuiteRun(_models(project, assistant), options)
     second.start(plans)
     for plan in plans:
         second.scenario(plan.feature, plan.conversation.id).sessions[0].run_all(threading.Event())
@@ -159,7 +166,7 @@ def test_suite_replays_finished_conversations_and_reruns_the_rest(tmp_path: Path
 
 def test_suite_repeats_every_conversation(tmp_path: Path) -> None:
     options = RunOptions(assistant="fake", run_dir=tmp_path / "runs" / "r", repeat=2, jobs=2)
-    suite = SuiteRun(_project(tmp_path), options, assistant=ScriptedAssistant(), judge_lm=LanguageModel(ScriptedLM(default={"feedback": "ok", "score": 5})))
+    suite = SuiteRun(_models(_project(tmp_path), ScriptedAssistant()), options)
     suite.start([_plan("c1", judge_spec=False)])
     scenario = suite.scenario("features/fees.feature", "c1")
     for number in (1, 2, 3):

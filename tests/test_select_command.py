@@ -44,7 +44,7 @@ def _scripted_project(root: Path, monkeypatch: pytest.MonkeyPatch, corpus: Path)
     (root / "bddgen.toml").write_text(f'corpus = "{corpus.as_posix()}"\n[embedder]\nbackend = "hashing"\n[select]\ncheck_plans = false\n')
     monkeypatch.chdir(root)
     scripted = LanguageModel(ScriptedLM(default=drafts_following_prompts()))
-    monkeypatch.setattr("bddgen.lm.pool.build_language_model", lambda project, settings=None, where="[lm]": scripted)
+    monkeypatch.setattr("bddgen.pipeline.models.build_language_model", lambda project, settings=None, where="[lm]": scripted)
     return root
 
 

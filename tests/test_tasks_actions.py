@@ -12,16 +12,16 @@ from bddgen.config import TasksSettings
 from bddgen.corpus import load_corpus
 from bddgen.errors import InputError
 from bddgen.manifest.workflow import parse_manifest, read_manifest
-from bddgen.run.reference.airline.world import AIRLINE_WORLD
-from bddgen.run.reference.order_desk.workflow import order_desk_manifest
-from bddgen.run.reference.order_desk.world import ORDER_DESK_WORLD
+from bddgen.reference.airline.world import AIRLINE_WORLD
+from bddgen.reference.order_desk.workflow import order_desk_manifest
+from bddgen.reference.order_desk.world import ORDER_DESK_WORLD
 from bddgen.tasks.actions import ActionSpace
 from bddgen.tasks.candidates import Scratch
 from bddgen.tasks.world import AgentWorld
 
 ROOT = Path(__file__).resolve().parents[1]
 AIRLINE = ROOT / "bddgen" / "data" / "corpora" / "airline"
-STORE = ROOT / "bddgen" / "run" / "reference" / "order_desk" / "corpus"
+STORE = ROOT / "bddgen" / "reference" / "order_desk" / "corpus"
 
 
 def _space(world: AgentWorld, corpus: Path, manifest_data: dict | None = None) -> ActionSpace:

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bddgen.run.reference.airline.database import build_template, fresh_copy
-from bddgen.run.reference.airline.state import state_keys
-from bddgen.run.reference.airline.tools import apply
+from bddgen.reference.airline.database import build_template, fresh_copy
+from bddgen.reference.airline.state import state_keys
+from bddgen.reference.airline.tools import apply
 from bddgen.manifest.workflow import read_manifest
 from bddgen.config import TasksSettings
 from bddgen.corpus import load_corpus
@@ -27,7 +27,7 @@ from bddgen.tasks.candidates import Scratch, evaluate
 from bddgen.tasks.evidence import PolicyIndex, QuoteError, choose_evidence, verify_quote, without_label
 from bddgen.features.reader import read_feature_text
 from bddgen.tasks.feature import render_tasks
-from bddgen.run.reference.airline.world import AIRLINE_WORLD
+from bddgen.reference.airline.world import AIRLINE_WORLD
 from bddgen.tasks.generate import generate_tasks
 from bddgen.tasks.instruction import Vocabulary, instruction_problems
 from bddgen.tasks.model import Fact, OutcomeTask

@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 
 from bddgen.corpus import load_corpus
-from bddgen.run.reference.airline.database import build_template
-from bddgen.run.reference.airline.workflow import airline_manifest
+from bddgen.reference.airline.database import build_template
+from bddgen.reference.airline.workflow import airline_manifest
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "bddgen" / "tasks"

@@ -18,11 +18,11 @@ from bddgen.models import Corpus
 from bddgen.implement.scripted import section
 from bddgen.tasks.candidates import Call, Evaluated, Scratch, evaluate
 from bddgen.tasks.evidence import PolicyIndex, choose_evidence
-from bddgen.run.reference.airline.world import AIRLINE_WORLD
+from bddgen.reference.airline.world import AIRLINE_WORLD
 from bddgen.tasks.generate import generate_tasks
 from bddgen.tasks.instruction import fact_sentence
 from bddgen.tasks.model import Fact
-from bddgen.run.reference.airline.rules import required_by
+from bddgen.reference.airline.rules import required_by
 from bddgen.tasks.rules import Requirement, unmet
 from bddgen.tasks.scripted import faithful_replies
 

@@ -17,7 +17,6 @@ from bddgen.intents.model import CellOutcome, Intent
 from bddgen.intents.partition import missing_cells, read_partition
 from bddgen.intents.report import html_page, summary_rows
 from bddgen.intents.search import BASELINE, FULL, SearchSettings
-from bddgen.intents.surrogate import LikelihoodScorer
 from bddgen.pipeline import Models
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
@@ -68,15 +67,6 @@ def seed(manifest: Path | None, partition_file: Path | None, out: Path | None, t
         _print(f"  dropped {reason}")
 
 
-def _scorer(project: Project) -> LikelihoodScorer | None:
-    name = project.settings.intents.surrogate_model
-    if not name:
-        return None
-    from bddgen.lm.embedded import EmbeddedLM
-
-    return EmbeddedLM.from_settings(project.settings.lm.model_copy(update={"model": name, "draft_model": "", "parallel": 1}))
-
-
 def _summary_table(title: str, summaries: list) -> Table:
     header, rows = summary_rows(summaries)
     return simple_table(title, header, rows)
@@ -121,7 +111,7 @@ def search(
 
     started = time.perf_counter()
     result, written = stage.search_stage(
-        project, manifest, models.assistant(name), models.lm, models.judge_lm, _scorer(project), settings, methods, shown, set(only) or None, set(tools) or None, set(parameters) or None, per_intent
+        project, manifest, models.assistant(name), models.lm, models.judge_lm, models.intents_scorer, settings, methods, shown, set(only) or None, set(tools) or None, set(parameters) or None, per_intent
     )
     console.print(_summary_table(f"intent integrity of {name}, budget {settings.budget} queries per cell", result.summaries))
     _print(f"took {time.perf_counter() - started:.1f} s; results in {stage.intents_folder(project) / stage.SEARCH_FILE}")

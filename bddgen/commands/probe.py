@@ -109,14 +109,7 @@ def probe(
             return
         stage.write_weaknesses(path, weaknesses.model_copy(update={"confirmed": True}))
     names = list(assistants) or settings.assistants or [project.settings.run.assistant]
-    judge_settings = project.settings.judge_lm
-    if settings.judge_model:
-        judge_settings = judge_settings.model_copy(update={"model": settings.judge_model})
-    _warn_same_model(project, names, judge_settings)
-    judge_lm = models.language_models.get(judge_settings, "[probe] judge")
-    user_lm = models.lm
-    if settings.user_model:
-        user_lm = models.language_models.get(project.settings.lm.model_copy(update={"model": settings.user_model}), "[probe] user_model")
+    _warn_same_model(project, names, models.probe_judge_settings)
     built = {name: models.assistant(name) for name in names}
     rubric_file = _project_path(project, settings.rubric) if settings.rubric else None
     chosen_rubric = load_rubric(rubric_file)
@@ -124,7 +117,7 @@ def probe(
     store = ProbeStore(state, outputs)
     threads = stage.threads_to_run(state, weaknesses, names)
     progress_line(f"probing {', '.join(names)} on {len(weaknesses.weaknesses)} weaknesses, {settings.rounds} rounds each, {settings.jobs} at a time")
-    stage.probe(store, threads, built, user_lm, judge_lm, chosen_rubric, models.corpus, settings, _shown_thread)
+    stage.probe(store, threads, built, models.probe_user_lm, models.probe_judge_lm, chosen_rubric, models.corpus, settings, _shown_thread)
     console.print(simple_table("probe: final difficulty (the evaluation score) per weakness", SUMMARY_HEADER, summary_rows(threads, settings.failure_score)))
     header, rows = comparison_rows(threads)
     if len(header) > 2:

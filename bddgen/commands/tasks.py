@@ -8,7 +8,7 @@ from bddgen.console import console
 from bddgen.pipeline import Models
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
-from bddgen.run.reference.worlds import REFERENCE_WORLDS
+from bddgen.reference.worlds import REFERENCE_WORLDS
 from bddgen.tasks.stage import tasks_stage
 
 

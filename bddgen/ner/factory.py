@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from bddgen.lm.client import LanguageModel
 from bddgen.ner.base import EntityRecognizer, RegexRecognizer
 from bddgen.project import Project
 
 
-def build_recognizer(project: Project, lm: LanguageModel | None = None, language: str = "") -> EntityRecognizer:
-    """The recogniser named by [ner] backend; 'llm' uses `lm`, or the project's LM when none is given.
+def build_recognizer(project: Project, lm: Callable[[], LanguageModel], language: str = "") -> EntityRecognizer:
+    """The recogniser named by [ner] backend; 'llm' uses the LM `lm()` returns (called only then).
 
     spaCy: a corpus in another `language` gets an installed pipeline of that language (or the
     multilingual one) instead of the English default; a configured `spacy_model` is kept.
@@ -22,9 +24,5 @@ def build_recognizer(project: Project, lm: LanguageModel | None = None, language
     if settings.backend == "llm":
         from bddgen.ner.llm import LLMRecognizer
 
-        if lm is None:
-            from bddgen.lm.factory import build_language_model
-
-            lm = build_language_model(project)
-        return LLMRecognizer(lm)
+        return LLMRecognizer(lm())
     return RegexRecognizer()

@@ -1,10 +1,13 @@
-"""Where `bddgen implement` writes its conversations (`[scale] backend`): on threads of this process, or as Ray tasks.
+"""Where `bddgen implement` writes its conversations and `bddgen run` runs them (`[scale] backend`): on threads of
+this process, or as Ray tasks. A Ray worker builds its own `Models` from the project's settings, once per project.
 
-On Ray each conversation's writing (planning it and writing it over one chain; it writes no file) is one task.
-It is pickled without the project's models: the LM, the entity recogniser, the retriever and the corpus documents
-travel as their names, and a worker process puts its own in their place, built once from the project's settings
-(`Models`, as the driver built its own; an embedded model loads once per worker process). The driver keeps
-writing each conversation's files in chain order, as with threads, so the files are the same.
+`bddgen run` on Ray: each conversation is one task (`conversation_records`), run by the worker's suite of that run;
+the driver writes the records. `bddgen implement` on Ray: each conversation's writing (planning it and writing it
+over one chain; it writes no file) is one task. It is pickled without the project's models: the LM, the entity
+recogniser, the retriever and the corpus documents travel as their names, and a worker process puts its own in their
+place, built once from the project's settings (`Models`, as the driver built its own; an embedded model loads once per
+worker process). The driver keeps writing each conversation's files in chain order, as with threads, so the files are
+the same.
 """
 
 from __future__ import annotations
@@ -14,19 +17,24 @@ import pickle
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
+from pathlib import Path
 from typing import Any, Callable, Hashable, Iterator, TypeVar
 
 from bddgen.implement.grounding import DocumentTexts
 from bddgen.lm.executors import Executor, OnThreads
+from bddgen.models import Document
 from bddgen.pipeline.models import Models
 from bddgen.project import Project
+from bddgen.results import TurnResult
 from bddgen.run import ray_backend
+from bddgen.run.suite import RemoteConversation, SuiteRun
 
 R = TypeVar("R")
 
 _workers: dict[str, "_Worker"] = {}  # in a Ray worker: the models of each project it wrote for
 _workers_lock = threading.Lock()
+_suites: dict[tuple[Path, Path], SuiteRun] = {}  # in a Ray worker: its suites, by project root and run folder
 
 
 def conversation_executor(models: Models) -> Executor:
@@ -34,6 +42,26 @@ def conversation_executor(models: Models) -> Executor:
     if models.project.settings.scale.backend == "ray":
         return OnRay(models)
     return OnThreads(models.lm)
+
+
+def remote_conversations(project: Project) -> Callable[[RemoteConversation], list[TurnResult]] | None:
+    """How `bddgen run`'s conversations run under `[scale] backend = "ray"` (as Ray tasks); None when they run on
+    this process's threads."""
+    if project.settings.scale.backend != "ray":
+        return None
+    return partial(ray_backend.call, project.settings.scale, conversation_records)
+
+
+def conversation_records(job: RemoteConversation) -> list[TurnResult]:
+    """In a Ray worker: every record of one conversation, run with the worker's suite of that run (built once, on the
+    worker's models)."""
+    key = (job.root, job.options.run_dir)
+    if key not in _suites:
+        _suites[key] = SuiteRun(_worker(Project(root=job.root, settings=job.settings)).models, job.options)
+    records: list[TurnResult] = []
+    session = _suites[key].new_session(job.plan, job.repeat, sink=records.extend)
+    session.run_all(threading.Event())
+    return records
 
 
 @dataclass(frozen=True)
@@ -93,7 +121,10 @@ class _Worker:
 
     def __init__(self, project: Project) -> None:
         self.models = Models(project)
-        self.documents = self.models.corpus.by_id()
+
+    @cached_property
+    def documents(self) -> dict[str, Document]:
+        return self.models.corpus.by_id()
 
     def resolve(self, key: Hashable) -> Any:
         if key == "lm":

@@ -43,7 +43,7 @@ from bddgen.report.suite import suite_coverage
 from bddgen.results import TurnResult
 from bddgen.run.feature_cache import FeatureCache
 from bddgen.run.runner import SampleRunner
-from bddgen.run.suite import RunOptions, RunSummary, SuiteRun
+from bddgen.run.suite import RunListener, RunOptions, RunSummary, SuiteRun
 from bddgen.select import SpecPool, WriteReport, build_pool, scan_suite, select_specs, write_selected
 from bddgen.specs import CandidateSet, Selection, Spec
 
@@ -208,6 +208,14 @@ def check_features(paths: list[Path], parsed: FeatureCache | None = None) -> lis
     return warnings
 
 
+def open_run(models: Models, options: RunOptions, *, listener: RunListener | None = None, parsed: FeatureCache | None = None) -> SuiteRun:
+    """A run of `options` on `models` (its assistant, judge and simulated user), its conversations on this process's
+    threads or as Ray tasks ([scale] backend); `bddgen run` and plain behave both open their run here."""
+    from bddgen.pipeline.scale import remote_conversations
+
+    return SuiteRun(models, options, listener=listener, parsed=parsed, remote=remote_conversations(models.project))
+
+
 def run(
     models: Models,
     options: RunOptions,
@@ -227,11 +235,7 @@ def run(
     paths = features or [project.features_path]
     parsed = parsed or FeatureCache()
     check_features(paths, parsed)
-    suite = SuiteRun(
-        project, options, language_models=models.language_models,
-        assistant_builder=lambda: models.assistant(options.assistant),
-        listener=_RunProgress(on_progress, options.assistant), parsed=parsed,
-    )
+    suite = open_run(models, options, listener=_RunProgress(on_progress, options.assistant), parsed=parsed)
     behave_passed = run_suite(suite, behave_arguments(paths, options.run_dir, tags or [], behave_format))
     if suite.startup_error is not None:
         raise suite.startup_error
@@ -263,7 +267,7 @@ def judge_check(models: Models, n: int, on_progress: StageProgress = no_progress
     count = settings.judge_check.paraphrases
     writer = ParaphraseWriter(lambda: models.lm, count, judge.tolerances) if count else None
     check = qualify(
-        judge, project.features_path, project.root, table, n=n, seed=settings.seed, judge_model=settings.judge_lm.model,
+        judge, project.features_path, project.root, table, n=n, seed=settings.seed, judge_model=models.judge_settings.model,
         writer=writer, on_progress=on_progress,
     )
     write_check(project.ensure_state(), check)
@@ -291,7 +295,7 @@ def judge_labelled(models: Models, answers: list["LabelledLine"], file: str, on_
     settings = models.project.settings
     judge = _run_judge(models, lambda: passages(answers))
     graded = grade_labelled(judge, answers, on_progress=lambda done, total: on_progress("grading labelled answers", done, total))
-    return summarise_labelled(graded, file=file, judge_model=settings.judge_lm.model, method=settings.run.judge_method)
+    return summarise_labelled(graded, file=file, judge_model=models.judge_settings.model, method=settings.run.judge_method)
 
 
 def turns_to_label(models: Models, run: str | None, labelled: Path, n: int) -> tuple["RunData", list["TurnToLabel"]]:

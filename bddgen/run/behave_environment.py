@@ -1,5 +1,8 @@
 """behave hooks of a bddgen project; the project's environment.py is `from bddgen.run.behave_environment import *`.
 
+Under plain behave this module is where a run starts, so it opens the run on the composition root (`Models`) as
+`bddgen run` does; the layers test places it with the entry points.
+
 Settings come from bddgen.toml and behave userdata: `behave -D assistant=NAME -D jobs=4 -D limit=10
 -D run_id=ID -D repeat=1 -D results_dir=runs`. `bddgen run` hands over its own prepared run instead.
 """
@@ -27,11 +30,13 @@ def before_all(context: Any) -> None:
         return
     suite = active_suite()
     try:
-        if suite is None:
+        if suite is None:  # plain behave: the run starts here
+            from bddgen.pipeline import Models, stages
+
             project = Project.discover(Path(context.config.base_dir), require_corpus=False)
             acquire_project_lock(project, "behave")
             tags = str(context.config.tag_expression) if context.config.tags else ""
-            suite = SuiteRun(project, options_from_userdata(project, context.config.userdata, tags), parsed=announced_files())
+            suite = stages.open_run(Models(project), options_from_userdata(project, context.config.userdata, tags), parsed=announced_files())
         context.bddgen = suite
         # behave has parsed every feature and applies its own selection (tags, names, file:line) to
         # the scenarios; its runner announces them all before this hook.

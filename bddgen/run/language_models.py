@@ -28,11 +28,10 @@ def judged_by_own_model(project: Project, settings: AssistantSettings, judge: LM
 
 
 def same_model_warning(
-    project: Project, assistant: str, settings: AssistantSettings, judge: LMSettings | None = None, fix: str = "[judge]"
+    project: Project, assistant: str, settings: AssistantSettings, judge: LMSettings, fix: str = "[judge]"
 ) -> str | None:
-    """A warning when the judge (`[judge]` unless a command sets another) is the assistant's own model (it tends
-    to approve its own answers); `fix` names the settings that choose the judge's model."""
-    judge = judge or project.settings.judge_lm
+    """A warning when the `judge` is the assistant's own model (it tends to approve its own answers); `fix` names
+    the settings that choose the judge's model."""
     if not judged_by_own_model(project, settings, judge):
         return None
     return (

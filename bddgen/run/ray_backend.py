@@ -4,25 +4,18 @@ The driver (the `bddgen run` or `bddgen implement` process, holding the project 
 each thread hands one conversation to the cluster with `call` and waits for its result, which the driver then
 writes, so results, resume and the lock work as in a local run. A worker process builds the models from the
 project's settings on its first conversation and keeps them for the next ones (an embedded model loads once per
-worker process); every worker calls the same LM endpoint the settings name. `bddgen run`'s worker side is
-`conversation_records`; `bddgen implement`'s is in `bddgen.pipeline.scale`.
+worker process); every worker calls the same LM endpoint the settings name. Both worker sides, which build those
+models, are in `bddgen.pipeline.scale`.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
-from bddgen.config import ScaleSettings, Settings
+from bddgen.config import ScaleSettings
 from bddgen.errors import ConfigError
 from bddgen.lm.activity import Halted
-from bddgen.results import TurnResult
-
-if TYPE_CHECKING:
-    from bddgen.run.session import ConversationPlan
-    from bddgen.run.suite import RunOptions, SuiteRun
 
 T = TypeVar("T")
 
@@ -30,18 +23,6 @@ WAIT_SECONDS = 0.5  # how often a call that may be stopped looks at its stop eve
 
 _connect_lock = threading.Lock()
 _remote: Any = None  # the Ray remote function that runs a callable in a worker
-_suites: dict[tuple[Path, Path], "SuiteRun"] = {}  # a worker's suites, by project root and run folder
-
-
-@dataclass(frozen=True)
-class RemoteConversation:
-    """What a worker needs to run one conversation: the project, the run's options, the plan and its repeat."""
-
-    root: Path
-    settings: Settings
-    options: "RunOptions"
-    plan: "ConversationPlan"
-    repeat: int
 
 
 def call(settings: ScaleSettings, function: Callable[..., T], *args: Any, stop: threading.Event | None = None) -> T:
@@ -57,20 +38,6 @@ def call(settings: ScaleSettings, function: Callable[..., T], *args: Any, stop: 
                 ray.cancel(task)
                 raise Halted("the jobs are stopping")
     return ray.get(task)
-
-
-def conversation_records(job: RemoteConversation) -> list[TurnResult]:
-    """In a worker: every record of one conversation, run with the worker's suite of that run (built once)."""
-    from bddgen.project import Project
-    from bddgen.run.suite import SuiteRun
-
-    key = (job.root, job.options.run_dir)
-    if key not in _suites:
-        _suites[key] = SuiteRun(Project(root=job.root, settings=job.settings), job.options)
-    records: list[TurnResult] = []
-    session = _suites[key].new_session(job.plan, job.repeat, sink=records.extend)
-    session.run_all(threading.Event())
-    return records
 
 
 def _task(settings: ScaleSettings) -> Any:

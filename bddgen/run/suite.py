@@ -6,6 +6,7 @@ import threading
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Protocol
 
@@ -17,18 +18,18 @@ from bddgen.console import console
 from bddgen.manifest.project import closed_world, project_manifest
 from bddgen.errors import AssistantError, ConfigError
 from bddgen.run.judge_check import false_fail_warning, read_check
+from bddgen.config import LMSettings, Settings
 from bddgen.lm.client import LanguageModel
 from bddgen.project import Project
 from bddgen.results import RunMetadata, TurnResult, Verdict
 from bddgen.run.assistants.base import Assistant
-from bddgen.run.assistants.factory import REFERENCE_KINDS, assistant_settings, build_assistant, reference_lm_settings
+from bddgen.run.assistants.factory import assistant_settings
 from bddgen.run.cucumber import write_cucumber
 from bddgen.run.feature_cache import FeatureCache
 from bddgen.corpus import load_project_corpus
 from bddgen.run.judge import TOOL_KINDS, run_judge
 from bddgen.run.metadata import code_revision, new_run_dir, now, public_settings
 from bddgen.run.runner import SampleRunner
-from bddgen.lm.pool import ModelPool
 from bddgen.run.language_models import assistant_model_name, same_model_warning
 from bddgen.run.scenario import ScenarioRun
 from bddgen.run.session import SPEC_TURN, ConversationPlan, ConversationSession, TaskRuntime
@@ -48,6 +49,36 @@ class RunOptions(BaseModel):
     limit: int | None = Field(default=None, ge=1)
     repeat: int = Field(default=1, ge=1)
     tags: str = ""
+
+
+@dataclass(frozen=True)
+class RemoteConversation:
+    """What another process needs to run one conversation of a run: the project, the run's options, the plan and
+    its repeat."""
+
+    root: Path
+    settings: Settings
+    options: RunOptions
+    plan: ConversationPlan
+    repeat: int
+
+
+class RunModels(Protocol):
+    """What a run takes from the composition root (`bddgen.pipeline.Models`): the project, the assistant under
+    test, the judge's LM and the simulated user's LM, each built on first use."""
+
+    project: Project
+
+    @property
+    def judge_settings(self) -> LMSettings: ...
+
+    @property
+    def judge_lm(self) -> LanguageModel: ...
+
+    @property
+    def user_lm(self) -> LanguageModel: ...
+
+    def assistant(self, name: str) -> Assistant: ...
 
 
 class RunListener(Protocol):
@@ -99,43 +130,39 @@ class SuiteRun:
 
     def __init__(
         self,
-        project: Project,
+        models: RunModels,
         options: RunOptions,
         *,
-        assistant: Assistant | None = None,
-        judge_lm: LanguageModel | None = None,
         listener: RunListener | None = None,
-        language_models: ModelPool | None = None,
-        assistant_builder: Callable[[], Assistant] | None = None,
         parsed: FeatureCache | None = None,
+        remote: Callable[[RemoteConversation], list[TurnResult]] | None = None,
     ) -> None:
-        """`assistant` and `judge_lm` replace the configured ones; otherwise they are built on first
-        use, by `assistant_builder` when given, from `language_models` (shared with the caller) or a pool of their own.
+        """The assistant under test, the judge and the simulated user come from `models`, each built on first use.
         `parsed`: the .feature files the caller parsed already (its lint's), which the planning and the Cucumber
-        Messages read without parsing them again."""
+        Messages read without parsing them again. `remote`: how a conversation runs elsewhere (a Ray task) when
+        it does not run on this process's worker threads."""
+        project = models.project
         self.project = project
+        self.models = models
         self.options = options
         self.parsed = parsed or FeatureCache()
         self.listener = listener
         self.store = RunStore(options.run_dir)
-        self.models = language_models or ModelPool(project)
         self.assistant_settings = assistant_settings(options.assistant, project)
         manifest = project_manifest(project, self.assistant_settings)
         self.permissions = closed_world(manifest)
-        self._judge_lm = lambda: judge_lm or self.models.get(project.settings.judge_lm, "[judge]")
-        self.judge = run_judge(project.settings.run, self._judge_lm, tools=manifest is not None or self.assistant_settings.kind in TOOL_KINDS,
+        self.judge = run_judge(project.settings.run, lambda: models.judge_lm, tools=manifest is not None or self.assistant_settings.kind in TOOL_KINDS,
                                documents=lambda: load_project_corpus(project).documents if project.corpus_path.is_dir() else [])
-        self.tasks = TaskRuntime(user_lm=self._judge_lm, state_reader=self.state_reader)
+        self.tasks = TaskRuntime(user_lm=lambda: models.user_lm, state_reader=self.state_reader)
         self._state_reader: StateReader | None = None
-        self.judge_model = judge_lm.model_name if judge_lm is not None else project.settings.judge_lm.model
-        self._assistant = assistant
-        self._assistant_builder = assistant_builder
+        self.judge_model = models.judge_settings.model
+        self._assistant: Assistant | None = None
         self._assistant_lock = threading.Lock()
-        remote = project.settings.scale.backend == "ray"
+        self._remote = remote
         self._remote_done: dict[int, threading.Event] = {}  # Ray: id of a fresh session -> set once its records are in
         self._runner: SampleRunner[ConversationSession, list[TurnResult]] = SampleRunner(
-            self._run_remote if remote else self._run_session,
-            jobs=max(options.jobs, 1) if remote else options.jobs if options.jobs > 1 else 0,
+            self._run_session if remote is None else partial(self._run_remote, remote),
+            jobs=options.jobs if remote is not None or options.jobs > 1 else 0,
             stored=lambda session: session.records if session.written else None,
             on_start=listener.started if listener is not None else None,
             name="bddgen-run",
@@ -160,15 +187,8 @@ class SuiteRun:
     def assistant(self) -> Assistant:
         """The assistant under test, built on first use."""
         with self._assistant_lock:
-            if self._assistant is None and self._assistant_builder is not None:
-                self._assistant = self._assistant_builder()
             if self._assistant is None:
-                lm = (
-                    self.models.get(reference_lm_settings(self.project, self.assistant_settings), f"[assistants.{self.options.assistant}]")
-                    if self.assistant_settings.kind in REFERENCE_KINDS
-                    else None
-                )
-                self._assistant = build_assistant(self.options.assistant, self.project, lm=lm)
+                self._assistant = self.models.assistant(self.options.assistant)
             return self._assistant
 
     def state_reader(self) -> StateReader | None:
@@ -199,14 +219,14 @@ class SuiteRun:
         self._plans = plans
         fresh = self._runner.pending(self._sessions)
         self.replayed = len(self._sessions) - len(fresh)
-        if self.project.settings.scale.backend == "ray":
+        if self._remote is not None:
             self._remote_done = {id(session): threading.Event() for session in fresh}
         self._write_metadata(plans, finished=False)
         if fresh:
             self.assistant()
             if any(s.plan.conversation.task is not None for s in fresh):
                 self._check_state_source()
-            warning = same_model_warning(self.project, self.options.assistant, self.assistant_settings)
+            warning = same_model_warning(self.project, self.options.assistant, self.assistant_settings, self.models.judge_settings)
             if warning:
                 console.print(f"[yellow]warning:[/] {escape(warning)}")
             check = false_fail_warning(read_check(self.project.state_path), self.judge_model, self.project.settings.judge_check.max_false_fail_rate)
@@ -223,14 +243,12 @@ class SuiteRun:
             tasks=self.tasks, max_answer_chars=self.project.settings.run.max_answer_chars,
         )
 
-    def _run_remote(self, session: ConversationSession) -> list[TurnResult]:
-        """A worker thread's sample under `[scale] backend = "ray"`: the conversation runs as a Ray task; its
-        records come back here, are written by this process, and a finished session takes the fresh one's place."""
-        from bddgen.run.ray_backend import RemoteConversation, call, conversation_records
-
+    def _run_remote(self, remote: Callable[[RemoteConversation], list[TurnResult]], session: ConversationSession) -> list[TurnResult]:
+        """A worker thread's sample when conversations run elsewhere (`[scale] backend = "ray"`): the conversation runs
+        as a Ray task; its records come back here, are written by this process, and a finished session takes the fresh
+        one's place."""
         try:
-            job = RemoteConversation(self.project.root, self.project.settings, self.options, session.plan, session.repeat)
-            records = call(self.project.settings.scale, conversation_records, job)
+            records = remote(RemoteConversation(self.project.root, self.project.settings, self.options, session.plan, session.repeat))
             finished = self.new_session(session.plan, session.repeat, self._write, finished=records)
             self._write(records)
             scenario = self._scenarios[(session.plan.feature, session.plan.conversation.id)]

@@ -1,16 +1,14 @@
-"""Build the assistant under test from `[assistants.<name>]` or a built-in name."""
+"""The assistant under test: its settings from `[assistants.<name>]` or a built-in name, and its adapter behind the guard."""
 
 from __future__ import annotations
 
 import difflib
 import sys
 from pathlib import Path
+from typing import Callable
 
 from bddgen.config import AssistantSettings, LMSettings
-from bddgen.embed.base import Embedder
 from bddgen.errors import ConfigError
-from bddgen.lm.client import LanguageModel
-from bddgen.models import Corpus
 from bddgen.project import Project
 from bddgen.run.assistants.base import Assistant, Prices
 from bddgen.run.assistants.guard import GuardedAssistant
@@ -62,30 +60,22 @@ def reference_lm_settings(project: Project, settings: AssistantSettings) -> LMSe
     return lm.model_copy(update={"model": settings.model}) if settings.model else lm
 
 
-def build_assistant(
-    name: str,
-    project: Project,
-    *,
-    lm: LanguageModel | None = None,
-    embedder: Embedder | None = None,
-) -> GuardedAssistant:
+def build_assistant(name: str, project: Project, reference: Callable[[AssistantSettings], Assistant]) -> GuardedAssistant:
     """The named assistant behind the run's timeout and retries ([run] timeout, retries).
 
-    The reference assistants run [lm] (or their own `model`) in this process, where a deadline cannot stop a
-    call (and the first call also loads the model), so they get no deadline. `lm` and `embedder`
-    serve them; they are built from the project's settings when not given. The assistant's prices
-    (usd_per_1k_*_tokens) cost the replies that report tokens without a cost.
+    A reference assistant (`REFERENCE_KINDS`) is built by `reference` from its settings; it runs in this process,
+    where a deadline cannot stop a call (and the first call also loads its model), so it gets no deadline. The
+    assistant's prices (usd_per_1k_*_tokens) cost the replies that report tokens without a cost.
     """
     settings = assistant_settings(name, project)
     run = project.settings.run
-    timeout = None if settings.kind in REFERENCE_KINDS else run.timeout
-    bare = _bare_assistant(name, settings, project, lm, embedder)
-    return GuardedAssistant(bare, timeout=timeout, retries=run.retries, prices=Prices.of(settings))
+    if settings.kind in REFERENCE_KINDS:
+        return GuardedAssistant(reference(settings), timeout=None, retries=run.retries, prices=Prices.of(settings))
+    return GuardedAssistant(_adapter(name, settings, project), timeout=run.timeout, retries=run.retries, prices=Prices.of(settings))
 
 
-def _bare_assistant(
-    name: str, settings: AssistantSettings, project: Project, lm: LanguageModel | None, embedder: Embedder | None
-) -> Assistant:
+def _adapter(name: str, settings: AssistantSettings, project: Project) -> Assistant:
+    """An assistant bddgen reaches through an adapter: an endpoint, a Python function or agent, the fake."""
     timeout = project.settings.run.timeout
     if settings.kind == "openai":
         from bddgen.run.assistants.openai_chat import OpenAIChatAssistant
@@ -97,12 +87,10 @@ def _bare_assistant(
         return HttpJsonAssistant.from_settings(name, settings, timeout)
     if settings.kind == "python":
         return _python_assistant(name, settings, project)
-    if settings.kind == "fake":
-        from bddgen.run.assistants.fake import FakeAssistant, FakeScript
+    from bddgen.run.assistants.fake import FakeAssistant, FakeScript
 
-        script = FakeScript.load(_project_file(project, settings.script)) if settings.script else FakeScript()
-        return FakeAssistant(script, name)
-    return _reference_assistant(name, settings, project, lm, embedder)
+    script = FakeScript.load(_project_file(project, settings.script)) if settings.script else FakeScript()
+    return FakeAssistant(script, name)
 
 
 def _python_assistant(name: str, settings: AssistantSettings, project: Project) -> Assistant:
@@ -128,68 +116,6 @@ def is_sdk_agent(target: object) -> bool:
     """True for an OpenAI Agents SDK `Agent` (only possible once its package is imported)."""
     sdk = sys.modules.get("agents")
     return sdk is not None and isinstance(target, getattr(sdk, "Agent", ()))
-
-
-def _reference_assistant(
-    name: str, settings: AssistantSettings, project: Project, lm: LanguageModel | None, embedder: Embedder | None
-) -> Assistant:
-    from bddgen.corpus import load_corpus
-    from bddgen.embed.factory import build_embedder
-    from bddgen.lm.factory import build_language_model
-
-    corpus = load_corpus(project.corpus_path)
-    lm = lm or build_language_model(project, settings=reference_lm_settings(project, settings))
-    if settings.kind == "airline-agent":
-        return _airline_agent(name, settings, lm, corpus)
-    if settings.kind == "order-desk-agent":
-        from bddgen.run.reference.order_desk.assistant import OrderDeskAssistant
-
-        return OrderDeskAssistant(lm, corpus, max_steps=settings.agent_steps, enforce_policy=settings.enforce_policy, name=name)
-    embedder = embedder or build_embedder(project)
-    if settings.kind in ("dense-rag", "self-rag"):
-        from bddgen.run.reference.chunks import ChunkIndex
-        from bddgen.run.reference.dense_rag import DenseRagAssistant
-        from bddgen.run.reference.self_rag import SelfRagAssistant
-
-        index = ChunkIndex.build(corpus, embedder, project.ensure_state() / "dense-rag", settings.chunk_words)  # one chunk cache for both
-        top_k = project.settings.retrieval.top_k
-        if settings.kind == "self-rag":
-            return SelfRagAssistant(
-                lm, index, top_k=top_k, max_attempts=settings.max_attempts, name=name, context_tokens=settings.context_tokens
-            )
-        top_k = top_k if settings.retrieval else 0
-        return DenseRagAssistant(lm, index, top_k=top_k, name=name, context_tokens=settings.context_tokens)
-    from bddgen.retrieval import open_retriever
-    from bddgen.run.reference.react_rag import ReactRagAssistant
-
-    return ReactRagAssistant(
-        lm,
-        open_retriever(project, embedder, corpus),
-        corpus,
-        max_steps=settings.max_steps,
-        name=name,
-        context_tokens=settings.context_tokens,
-        passage_words=settings.passage_words,
-        table_rows=settings.table_rows,
-    )
-
-
-def _airline_agent(name: str, settings: AssistantSettings, lm: LanguageModel, corpus: Corpus) -> Assistant:
-    from bddgen.run.reference.airline.assistant import AirlineAgentAssistant, parse_restriction
-
-    try:
-        lifted = [parse_restriction(pair) for pair in settings.lifted_restrictions]
-    except ValueError as exc:
-        raise ConfigError(f"[assistants.{name}] lifted_restrictions: {exc}") from exc
-    return AirlineAgentAssistant(
-        lm,
-        corpus,
-        max_steps=settings.agent_steps,
-        lifted_restrictions=lifted,
-        guess_missing_dates=settings.guess_missing_dates,
-        enforce_policy=settings.enforce_policy,
-        name=name,
-    )
 
 
 def _project_file(project: Project, relative: str) -> Path:

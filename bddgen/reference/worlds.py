@@ -3,8 +3,8 @@ project's manifest."""
 
 from __future__ import annotations
 
-from bddgen.run.reference.airline.world import AIRLINE_WORLD
-from bddgen.run.reference.order_desk.world import ORDER_DESK_WORLD
+from bddgen.reference.airline.world import AIRLINE_WORLD
+from bddgen.reference.order_desk.world import ORDER_DESK_WORLD
 from bddgen.tasks.world import AgentWorld
 
 REFERENCE_WORLDS: tuple[AgentWorld, ...] = (AIRLINE_WORLD, ORDER_DESK_WORLD)

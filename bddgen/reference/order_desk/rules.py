@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bddgen.run.reference.order_desk.tools import REFUND_DAYS
+from bddgen.reference.order_desk.tools import REFUND_DAYS
 from bddgen.tasks.candidates import Evaluated
 from bddgen.tasks.rules import Requirement
 

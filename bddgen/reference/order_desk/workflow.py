@@ -4,7 +4,7 @@ manifest, and the manifest shipped beside the synthetic corpus (corpus/agents.ya
 from __future__ import annotations
 
 from bddgen.manifest.workflow import Agent, Tool, ToolEdge, WorkflowManifest
-from bddgen.run.reference.order_desk.tools import TOOLS
+from bddgen.reference.order_desk.tools import TOOLS
 
 ENTRY = "desk"
 PURPOSE = "Looks up a verified customer's invoices, sells tracks, refunds recent invoices and updates the phone number on the account."

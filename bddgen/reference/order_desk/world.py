@@ -6,9 +6,9 @@ import sqlite3
 from typing import Any, Mapping
 
 from bddgen.models import Corpus
-from bddgen.run.reference.order_desk.database import build_template, fresh_copy, state_keys
-from bddgen.run.reference.order_desk.rules import required_by
-from bddgen.run.reference.order_desk.tools import TOOLS, DeskTool, ToolArgumentError, apply
+from bddgen.reference.order_desk.database import build_template, fresh_copy, state_keys
+from bddgen.reference.order_desk.rules import required_by
+from bddgen.reference.order_desk.tools import TOOLS, DeskTool, ToolArgumentError, apply
 from bddgen.tasks.candidates import Evaluated
 from bddgen.tasks.rules import Requirement
 

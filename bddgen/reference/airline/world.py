@@ -6,10 +6,10 @@ import sqlite3
 from typing import Any, Mapping
 
 from bddgen.models import Corpus
-from bddgen.run.reference.airline.database import build_template, fresh_copy
-from bddgen.run.reference.airline.rules import required_by
-from bddgen.run.reference.airline.state import state_keys
-from bddgen.run.reference.airline.tools import TOOLS, AirlineTool, ToolArgumentError, apply
+from bddgen.reference.airline.database import NOW, build_template, fresh_copy
+from bddgen.reference.airline.rules import required_by
+from bddgen.reference.airline.state import state_keys
+from bddgen.reference.airline.tools import TOOLS, AirlineTool, ToolArgumentError, apply
 from bddgen.tasks.candidates import Evaluated
 from bddgen.tasks.rules import Requirement
 

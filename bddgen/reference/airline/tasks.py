@@ -14,8 +14,8 @@ from typing import Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from bddgen.run.reference.airline.tools import TOOLS
-from bddgen.run.reference.airline.workflow import ROLES, AgentRole, offered_tools
+from bddgen.reference.airline.tools import TOOLS
+from bddgen.reference.airline.workflow import ROLES, AgentRole, offered_tools
 from bddgen.lm.tasks import PromptTask
 
 # Not settings: sizes of the agent's reply schema.

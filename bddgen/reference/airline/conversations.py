@@ -13,7 +13,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 
-from bddgen.run.reference.airline.database import fresh_copy
+from bddgen.reference.airline.database import fresh_copy
 from bddgen.lm.base import Message
 
 KEPT_CONVERSATIONS = 1024  # not a setting: protects memory

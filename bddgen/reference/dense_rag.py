@@ -7,9 +7,9 @@ from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import render_history
 from bddgen.run.assistants.base import AssistantReply
-from bddgen.run.reference.base import STAGE, ReferenceAssistant, retrieval_query
-from bddgen.run.reference.chunks import ChunkIndex
-from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY, RAG_ANSWER
+from bddgen.reference.base import STAGE, ReferenceAssistant, retrieval_query
+from bddgen.reference.chunks import ChunkIndex
+from bddgen.reference.tasks import CANNOT_ANSWER_REPLY, RAG_ANSWER
 
 
 class DenseRagAssistant(ReferenceAssistant):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from bddgen.run.reference.airline.tools import CHANGE_DEADLINE_HOURS, ECONOMY_BAG_KG, MAX_BAG_KG, OVERWEIGHT_FEE_EUR
+from bddgen.reference.airline.tools import CHANGE_DEADLINE_HOURS, ECONOMY_BAG_KG, MAX_BAG_KG, OVERWEIGHT_FEE_EUR
 from bddgen.tasks.candidates import Evaluated
 from bddgen.tasks.rules import Requirement
 

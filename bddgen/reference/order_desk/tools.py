@@ -16,7 +16,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bddgen.manifest.workflow import ArgumentSource, ToolEffect
-from bddgen.run.reference.order_desk.database import invoice_day, today
+from bddgen.reference.order_desk.database import invoice_day, today
 
 # Not settings: the store's policy (policies/orders_and_refunds.md), which the reference agent enforces.
 REFUND_DAYS = 30

@@ -23,13 +23,13 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from bddgen.run.reference.airline.conversations import ConversationState, ConversationStore
-from bddgen.run.reference.airline.database import NOW, build_template
-from bddgen.run.reference.airline.grounding import is_date_parameter, unstated_arguments
-from bddgen.run.reference.airline.state import state_keys
-from bddgen.run.reference.airline.tasks import FINAL_ANSWER, Answer, agent_step
-from bddgen.run.reference.airline.tools import ToolArgumentError, apply
-from bddgen.run.reference.airline.workflow import ENTRY, ROLES
+from bddgen.reference.airline.conversations import ConversationState, ConversationStore
+from bddgen.reference.airline.database import NOW, build_template
+from bddgen.reference.airline.grounding import is_date_parameter, unstated_arguments
+from bddgen.reference.airline.state import state_keys
+from bddgen.reference.airline.tasks import FINAL_ANSWER, Answer, agent_step
+from bddgen.reference.airline.tools import ToolArgumentError, apply
+from bddgen.reference.airline.workflow import ENTRY, ROLES
 from bddgen.faults import ToolFault
 from bddgen.state_diff import DatabaseState, snapshot
 from bddgen.traces import BlockedCall, Handoff, ToolCall

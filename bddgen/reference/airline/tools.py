@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bddgen.manifest.workflow import ArgumentSource, ToolEffect
-from bddgen.run.reference.airline.database import NOW
+from bddgen.reference.airline.database import NOW
 
 # Not settings: the airline corpus's policy, which the reference agent enforces.
 CHANGE_DEADLINE_HOURS = 3  # changes_to_bookings.md: up to 3 hours before the scheduled departure

@@ -17,10 +17,10 @@ from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import render_history
 from bddgen.run.assistants.base import AssistantReply
-from bddgen.run.reference.base import STAGE, ReferenceAssistant, previous_question, retrieval_query
-from bddgen.run.reference.budget import cut_to_tokens
-from bddgen.run.reference.chunks import Chunk, ChunkIndex
-from bddgen.run.reference.tasks import (
+from bddgen.reference.base import STAGE, ReferenceAssistant, previous_question, retrieval_query
+from bddgen.reference.budget import cut_to_tokens
+from bddgen.reference.chunks import Chunk, ChunkIndex
+from bddgen.reference.tasks import (
     CANNOT_ANSWER_REPLY,
     RAG_ANSWER,
     SELF_RAG_DIRECT,

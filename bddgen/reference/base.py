@@ -11,8 +11,8 @@ from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
 from bddgen.run.messages import last_user_message
-from bddgen.run.reference.budget import fit_to_budget
-from bddgen.run.reference.chunks import Chunk
+from bddgen.reference.budget import fit_to_budget
+from bddgen.reference.chunks import Chunk
 
 STAGE = "run"
 

@@ -11,10 +11,10 @@ from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDo
 from bddgen.retrieval.base import Hit, Retriever
 from bddgen.run.assistants.base import AssistantReply, ToolCall
 from bddgen.config import REFERENCE_CONTEXT_TOKENS, AssistantSettings, default_of
-from bddgen.run.reference.base import STAGE, ReferenceAssistant
-from bddgen.run.reference.budget import fit_to_budget
-from bddgen.run.reference.chunks import chunk_document
-from bddgen.run.reference.tasks import CANNOT_ANSWER_REPLY, RAG_ANSWER, REACT_STEP
+from bddgen.reference.base import STAGE, ReferenceAssistant
+from bddgen.reference.budget import fit_to_budget
+from bddgen.reference.chunks import chunk_document
+from bddgen.reference.tasks import CANNOT_ANSWER_REPLY, RAG_ANSWER, REACT_STEP
 from bddgen.text import words
 
 TEXT_KINDS = (DocKind.TEXT, DocKind.POLICY)

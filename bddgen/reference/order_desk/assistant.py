@@ -17,9 +17,9 @@ from bddgen.lm.transcript import render_history
 from bddgen.models import Corpus
 from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
 from bddgen.run.messages import last_user_message
-from bddgen.run.reference.order_desk.database import build_template, fresh_copy, state_keys
-from bddgen.run.reference.order_desk.tasks import DESK_STEP, Answer
-from bddgen.run.reference.order_desk.tools import ToolArgumentError, apply
+from bddgen.reference.order_desk.database import build_template, fresh_copy, state_keys
+from bddgen.reference.order_desk.tasks import DESK_STEP, Answer
+from bddgen.reference.order_desk.tools import ToolArgumentError, apply
 from bddgen.state_diff import DatabaseState, snapshot
 from bddgen.traces import ToolCall
 

@@ -14,7 +14,7 @@ import sqlite3
 from datetime import date, timedelta
 from typing import Any
 
-from bddgen.run.reference.airline.tools import AIRPORT_CODE, TOOLS
+from bddgen.reference.airline.tools import AIRPORT_CODE, TOOLS
 from bddgen.values import WEEKDAYS, checked_schema, mentions
 
 RELATIVE_DAYS = {"today": 0, "tonight": 0, "tomorrow": 1, "day after tomorrow": 2}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bddgen.run.reference.airline.database import TABLES
+from bddgen.reference.airline.database import TABLES
 from bddgen.state_diff import ROWID
 from bddgen.table_keys import table_key
 from bddgen.errors import ConfigError

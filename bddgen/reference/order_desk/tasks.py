@@ -12,7 +12,7 @@ from typing import Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from bddgen.lm.tasks import PromptTask
-from bddgen.run.reference.order_desk.tools import TOOLS
+from bddgen.reference.order_desk.tools import TOOLS
 
 # Not settings: sizes of the agent's reply schema.
 ANSWER_CHARACTERS = 400

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bddgen.run.reference.airline.tools import TOOLS
+from bddgen.reference.airline.tools import TOOLS
 from bddgen.manifest.workflow import Agent, Delegation, Tool, ToolEdge, WorkflowManifest
 
 ENTRY = "triage"
