@@ -1138,3 +1138,19 @@ def test_an_unanswerable_turn_never_asks_for_what_a_camel_case_column_holds() ->
     corpus = Corpus(system=SystemDescription(name="Shop", purpose="Answers questions on tracks."), documents=[tracks])
     asked = [s.attribute for s in absent_subjects("Medo De Escuro", DocumentTexts(corpus.by_id()), MemoryIndex(HashingEmbedder(), corpus), kind="other")]
     assert asked and "price" not in asked  # "UnitPrice" is a price the table gives
+
+
+def test_a_synthesis_reference_is_its_parts_answers_joined_not_the_lms_sentence_relating_them() -> None:
+    def relating(request: LMRequest) -> Any:
+        reply = write_turn(request)
+        if section(request, "What To Ask").startswith("Ask one question"):
+            # states every part's answer, and a relation between them no document gives
+            return {**reply, "answer": "It happened because of " + str(reply["answer"]).replace("; ", ", which caused ") + "."}
+        return reply
+
+    result, _ = _write({"write_turn": _then_faithful([write_turn, write_turn, write_turn, relating], write_turn)})
+    synthesis = result.turns[-1]
+    assert result.records[-1].query_type is Q.SYNTHESIS and result.records[-1].outcome == "kept"
+    combined = [result.turns[p - 1] for p in result.records[-1].evidence.turns]  # type: ignore[union-attr]
+    assert synthesis.answer == "; ".join(t.answer.rstrip(". ") for t in combined)
+    assert "caused" not in synthesis.answer

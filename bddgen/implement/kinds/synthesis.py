@@ -71,8 +71,9 @@ class SynthesisKind(EvidenceKind[EarlierTurns]):
             "names", {"asks_again": dropped_relations(question, [_asked(k) for k in parts]) + unnamed},
             "asks again what each combined turn asked, about the same names",
         )
-        complete = all(agrees(k.facts, k.exact, answer) or _described(k, answer) for k in parts) and not well_formed("answer", answer)
-        reference = answer if complete else "; ".join(k.turn.answer.rstrip(". ") for k in parts)  # as code words it: "18750; 62000"
+        # the reference is the parts' own answers, as code joins them ("1905; Serrat"): the LM's sentence that states them
+        # all may still relate them falsely ("In 1905, Serrat was the driving force.")
+        reference = "; ".join(k.turn.answer.rstrip(". ") for k in parts)
         log.note("combines", "states the answers of turns " + ", ".join(str(p) for p in evidence.turns))
         docs = list(dict.fromkeys(d for k in parts for d in k.turn.doc_ids))
         turn = Turn(question=question, answer=reference, query_type=QueryType.SYNTHESIS, doc_ids=docs)
