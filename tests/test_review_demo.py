@@ -35,8 +35,10 @@ def test_every_demo_turn_shows_its_evidence(tmp_path: Path, corpus: str) -> None
     for turn in turns:
         if turn.query_type is QueryType.UNANSWERABLE and not turn.prompt_hash:
             continue  # a hand-written example's unanswerable turn: nothing in the corpus to show
-        expected = EVIDENCE_OF.get(turn.query_type, {"table", "sentence"})
+        expected = EVIDENCE_OF.get(turn.query_type, {"table", "sentence", "plan"})  # plan: a spec's own question answered by a query plan
         assert turn.evidence.kind in expected, (turn.query_type, turn.question, turn.evidence)
+        if turn.evidence.kind == "plan":
+            assert turn.evidence.plan and turn.evidence.note and turn.exact
         if turn.evidence.kind == "table":
             assert turn.evidence.cells[turn.evidence.headers.index(turn.evidence.column)] and turn.evidence.filter
         if turn.evidence.kind == "sentence":
