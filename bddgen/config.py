@@ -253,7 +253,7 @@ class SelectSettings(_Section):
 
 
 CheckRule = Literal[
-    "well_formed", "question_form", "copied_words", "repeats", "asked_beyond_evidence", "left_out", "unstated_names", "governor",
+    "well_formed", "question_form", "copied_words", "repeats", "left_out", "unstated_names", "governor",
     "answer_kind", "names", "unnamed_subject", "leak", "roundtrip", "copied_reply", "absent", "declines", "asks_again", "identifiers",
 ]
 
@@ -273,9 +273,6 @@ class TurnCheckSettings(_Section):
     repeats: bool = Field(default=True, description="The question is not an earlier question of the conversation again (see `repeated_share`).")
     repeated_share: float = Field(
         default=0.8, gt=0, le=1, description="Share of its words a question shares with an earlier one, naming nothing new, to repeat it."
-    )
-    asked_beyond_evidence: bool = Field(
-        default=True, description="A text question asks only relations its sentence states (its content words are the sentence's, as stems or lemmas)."
     )
     left_out: bool = Field(default=True, description="A text question keeps the names and numbers of its sentence's own clause, so that it has one answer.")
     unstated_names: bool = Field(default=True, description="The question names nothing its evidence (row and table, or sentence and document) does not.")

@@ -634,26 +634,6 @@ def test_a_synthesis_worded_by_code_whose_round_trip_misses_a_part_is_not_kept()
     assert result.dropped.startswith("turn ") and "(SYNTHESIS)" in result.dropped
 
 
-def test_a_text_question_about_a_relation_its_sentence_does_not_state_is_rewritten() -> None:
-    from bddgen.implement.checks import asked_beyond_evidence
-
-    sentence = "Eastquay Olympic arrived as champions of the 2023 Velorian Premier Division season, coached by Soren Vey."
-    assert asked_beyond_evidence("Which team won the 2023 Varen Cup Final?", sentence, "2023 Varen Cup Final")
-    assert asked_beyond_evidence("Which club arrived as the 2023 champions, coached by Soren Vey?", sentence, "2023 Varen Cup Final") == []
-    assert asked_beyond_evidence("Who was the coach of the 2023 champions?", sentence, "") == []  # stems: coach ~ coached
-    final = "The 2023 Varen Cup Final was played on 19 November 2023 at Crownfield Stadium."
-    assert asked_beyond_evidence("Where was the 2023 Varen Cup Final held?", final, "") == []
-    # words that frame a question on a text ask no relation of it
-    assert asked_beyond_evidence("Where was the 2023 Varen Cup Final mentioned as played?", final, "") == []
-    assert asked_beyond_evidence("Where was the 2023 Varen Cup Final mentioned as won?", final, "")  # the relation still counts
-    assert asked_beyond_evidence("According to the passage, where was the 2023 Varen Cup Final held?", final, "") == []
-    # an irregular verb asked in another form than the sentence's: its lemma is the same, with an English parser
-    won = "Harbour City FC won the Varen Cup in 2019."
-    assert asked_beyond_evidence("When did Harbour City FC win the Varen Cup?", won, "", ParsingRecognizer.parser) == []
-    assert asked_beyond_evidence("When did Harbour City FC win the Varen Cup?", won, "") != []  # stems alone: win is not won
-    assert asked_beyond_evidence("When did Harbour City FC lose the Varen Cup?", won, "", ParsingRecognizer.parser) != []
-
-
 def test_a_synthesis_asks_for_a_column_in_the_words_its_turn_used() -> None:
     from bddgen.implement.checks import dropped_relations
 
@@ -1090,7 +1070,7 @@ def test_a_filler_across_a_key_column_refers_to_the_thing_the_key_identifies() -
     assert filler.proxy == "that media type"  # not "that mediatypeid"
 
 
-def test_a_question_may_call_a_texts_subject_what_its_first_sentence_calls_it_but_not_ask_its_verbs() -> None:
+def test_a_question_may_call_a_texts_subject_what_its_first_sentence_calls_it() -> None:
     from bddgen.implement.evidence import SentenceEvidence
 
     shield = TextDocument(
@@ -1105,11 +1085,9 @@ def test_a_question_may_call_a_texts_subject_what_its_first_sentence_calls_it_bu
 
     def question_check(question: str) -> list[str]:
         draft = writer.kinds.sentence.check(planned, Q.SINGLE_DOC, evidence, question, "Redmarsh Rovers", False)
-        return [p for p in draft.problems if "asks about" in p or "names" in p]
+        return [p for p in draft.problems if "names" in p]
 
     assert question_check("Which club has won the league cup of Veloria most often?") == []
-    # a relation of the first sentence ("played") is no relation of this one
-    assert any("played" in p for p in question_check("Which club has played in the league cup of Veloria most often?"))
 
 
 def test_a_synthesis_names_a_number_bridged_by_its_proxys_noun() -> None:

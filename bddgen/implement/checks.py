@@ -4,12 +4,11 @@ worded as an instruction, because it goes back to the LM when the turn is rewrit
 from __future__ import annotations
 
 import re
-from typing import Any, Sequence
+from typing import Sequence
 
 from bddgen.config import TurnCheckSettings, default_of
 from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_facts
 from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_stems, content_words, normalise
-from bddgen.implement.questions import SentenceParser
 from bddgen.features.wellformed import text_problems
 from bddgen.numbers import read_quantity, states_quantity
 from bddgen.ner.base import CAPITALISED_RUN, EntityRecognizer
@@ -180,24 +179,6 @@ _ASKING_WORDS = frozenset(
 )
 
 
-def asked_beyond_evidence(question: str, evidence: str, about: str, parser: SentenceParser | None = None) -> list[str]:
-    """Problems of a text question whose content words its evidence sentence (with the document's title,
-    `about`) does not hold: it would ask about a relation the sentence never states ("won" the final,
-    when the sentence says "arrived as champions"), so the chosen fact may not be its answer. Words are
-    compared stemmed ("coach" is in "Coached by …") and, with an English parser, also as lemmas
-    ("did … win" is in "won", "held" in "hold")."""
-    # stems of the words with and without their accents: content_words folds "musée" to "musee"
-    known = set(stems(f"{evidence} {about}")) | set(stems(normalise(f"{evidence} {about}"))) | _lemma_stems(evidence, parser)
-    asked = _lemma_stems(question, parser, by_word=True)
-    unsupported = sorted(
-        w for w in content_words(question) - _ASKING_WORDS
-        if not set(stems(w)) <= known and not (asked.get(w, set()) and asked[w] <= known)
-    )
-    if unsupported:
-        return [f"the question asks about {', '.join(unsupported)}, which the evidence does not say; ask only what it says"]
-    return []
-
-
 def shared_relation(question: str, sentence: str, recognizer: EntityRecognizer) -> set[str]:
     """The words of `question`, stemmed, that state a relation its sentence also states: content words
     other than the asking words ("where", "located", "name") and the words of the names it contains.
@@ -207,16 +188,6 @@ def shared_relation(question: str, sentence: str, recognizer: EntityRecognizer) 
     names = set(stems(" ".join(answer_facts(question, recognizer).all())))
     relation = set(stems(" ".join(content_words(question) - _ASKING_WORDS))) - names
     return relation & set(stems(sentence))
-
-
-def _lemma_stems(text: str, parser: SentenceParser | None, *, by_word: bool = False) -> Any:
-    """The stems of `text`'s lemmas (all of them, or per lower-case word with `by_word`); empty without a parser."""
-    doc = parser.parse(text) if parser is not None else None
-    if doc is None:
-        return {} if by_word else set()
-    if by_word:
-        return {token.lower_: set(stems(token.lemma_)) for token in doc}
-    return {found for token in doc for found in stems(token.lemma_)}
 
 
 def dropped_relations(question: str, parts: Sequence[tuple[str, str, str]]) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Iterator, Mapping
 
 from bddgen.implement.checks import (
-    agrees, answer_kind_problems, asked_beyond_evidence, copied_problems, copies_sentence, form_problems, grounding_problems,
+    agrees, answer_kind_problems, copied_problems, copies_sentence, form_problems, grounding_problems,
     left_out_problems, longest_copied_run, names_problems, question_problems, shared_relation, title_names, unnamed_subject, unstated_names,
     unsupported_words, well_formed,
 )
@@ -110,7 +110,6 @@ class SentenceKind(EvidenceKind[SentenceEvidence]):
         log.check("question", {
             "question_form": form_problems(question),
             "copied_words": copied_problems(question, evidence.text, self.context.checks.max_copied_words),
-            "asked_beyond_evidence": asked_beyond_evidence(question, evidence.text, f"{title} {planned.proxy} {described}", self.conversation.parser()),
             "left_out": left_out_problems(question, clause_question, evidence.text, span, recognizer),
             "unstated_names": unstated_names(question, f"{evidence.text}; {title}; {described}; {self.context.system_name}"),
             "governor": self._governor_problems(question, evidence.text, span),
