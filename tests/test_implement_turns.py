@@ -1132,3 +1132,18 @@ def test_a_synthesis_reference_is_its_parts_answers_joined_not_the_lms_sentence_
     combined = [result.turns[p - 1] for p in result.records[-1].evidence.turns]  # type: ignore[union-attr]
     assert synthesis.answer == "; ".join(t.answer.rstrip(". ") for t in combined)
     assert "caused" not in synthesis.answer
+
+
+def test_a_synthesis_that_is_an_earlier_question_word_for_word_is_rewritten() -> None:
+    plain, _ = _write({})
+    earlier = plain.turns[1].question
+
+    def repeating(request: LMRequest) -> Any:
+        reply = write_turn(request)
+        return {**reply, "question": earlier} if section(request, "What To Ask").startswith("Ask one question") else reply
+
+    result, _ = _write({"write_turn": _then_faithful([write_turn, write_turn, write_turn, repeating], write_turn)})
+    synthesis = result.records[-1]
+    assert synthesis.query_type is Q.SYNTHESIS
+    assert synthesis.rewrites and "an earlier one again" in synthesis.rewrites[0]
+    assert result.turns[-1].question != earlier

@@ -321,11 +321,14 @@ class EvidenceKind(ABC, Generic[E]):
             identifiers = identifier_problems(question, self.identifier_columns())
             if identifiers:
                 draft.log.check("question", {"identifiers": identifiers})
+        earlier = [k.turn.question for k in self.conversation.kept]
         if not self.asks_again:
-            earlier = [k.turn.question for k in self.conversation.kept]
             repeated = repeats_problems(question, earlier, self.context.checks.repeated_share)
-            if repeated:
-                draft.log.check("question", {"repeats": repeated})
+        else:  # a synthesis asks again what it combines, never one earlier question word for word
+            repeated = [f'the question is an earlier one again ("{q}"): ask for every answer it combines'
+                        for q in earlier if normalise(q) == normalise(question)]
+        if repeated:
+            draft.log.check("question", {"repeats": repeated})
         return draft
 
     def identifier_columns(self) -> list[str]:
