@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from bddgen.reference.airline.database import build_template, fresh_copy
-from bddgen.reference.airline.tools import TOOLS, ToolArgumentError, apply
+from bddgen.reference.airline.tools import TOOLS, apply
+from bddgen.reference.tools import ToolArgumentError
 from bddgen.reference.airline.workflow import airline_manifest
 from bddgen.manifest.workflow import read_manifest
 from bddgen.corpus import load_corpus

@@ -28,7 +28,8 @@ from bddgen.reference.airline.database import NOW, build_template
 from bddgen.reference.airline.grounding import is_date_parameter, unstated_arguments
 from bddgen.reference.airline.state import state_keys
 from bddgen.reference.airline.tasks import FINAL_ANSWER, Answer, agent_step
-from bddgen.reference.airline.tools import ToolArgumentError, apply
+from bddgen.reference.airline.tools import apply
+from bddgen.reference.tools import ToolArgumentError
 from bddgen.reference.airline.workflow import ENTRY, ROLES
 from bddgen.faults import ToolFault
 from bddgen.state_diff import DatabaseState, snapshot

@@ -11,14 +11,14 @@ policies would.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
 from bddgen.manifest.workflow import ArgumentSource, ToolEffect
+from bddgen.reference.tools import ReferenceTool, ToolArguments, run_tool
 from bddgen.reference.airline.database import NOW
 
 # Not settings: the airline corpus's policy, which the reference agent enforces.
@@ -44,32 +44,24 @@ BOOKING_REFERENCE = r"^[A-Za-z0-9]{6}$"
 FareClass = Literal["Saver", "Standard", "Standard Plus", "Flex", "Award", "Business Saver", "Business", "Business Flex"]
 
 
-class ToolArgumentError(ValueError):
-    """The arguments do not fit the tool's parameter schema."""
-
-
-class _Arguments(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class SearchFlights(_Arguments):
+class SearchFlights(ToolArguments):
     origin: str = Field(pattern=AIRPORT_CODE, examples=["CPH"], description="IATA code of the departure airport")
     destination: str = Field(pattern=AIRPORT_CODE, examples=["LIS"], description="IATA code of the arrival airport")
     date: str = Field(description="Departure date in local time at the origin, YYYY-MM-DD")
 
 
-class FlightNumber(_Arguments):
+class FlightNumber(ToolArguments):
     flight_number: str = Field(pattern=FLIGHT_NUMBER, examples=["XV217"], description="Aurelian Skyways flight number")
 
 
-class BookingLookup(_Arguments):
+class BookingLookup(ToolArguments):
     booking_reference: str = Field(pattern=BOOKING_REFERENCE, examples=["3ULYBB"], description="Six-character booking reference")
     last_name: str = Field(
         min_length=2, examples=["Duarte"], description="Last name of the passenger on the booking, for verification"
     )
 
 
-class BaggageAllowance(_Arguments):
+class BaggageAllowance(ToolArguments):
     fare_class: FareClass = Field(description="Fare class of the booking")
     loyalty_tier: Literal["none", "Blue", "Silver", "Gold"] = Field(default="none", description="Aurelian Horizons tier")
 
@@ -261,28 +253,6 @@ def add_checked_bag(connection: sqlite3.Connection, args: AddCheckedBag, enforce
     return {"booking_reference": booking["booking_reference"], "weight_kg": args.weight_kg, "fee_eur": fee}
 
 
-@dataclass(frozen=True)
-class AirlineTool:
-    """One tool: its name, what it does, its arguments model, its implementation and, for a data-changing tool, its
-    effect on the database as the manifest states it."""
-
-    name: str
-    description: str
-    arguments: type[_Arguments]
-    run: Callable[..., dict[str, Any]]
-    effect: ToolEffect | None = None
-    """A data-changing tool's `run` also takes `enforce_policy` (False skips its policy checks)."""
-
-    @property
-    def changes_data(self) -> bool:
-        return self.effect is not None
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        """The JSON Schema of the tool's arguments."""
-        return self.arguments.model_json_schema()
-
-
 PASSENGER = {
     "booking_reference": ArgumentSource(column="booking_reference"),
     "last_name": ArgumentSource(column="passenger_name", part="last word"),
@@ -298,27 +268,27 @@ def _on_booking(writes: str, goal: str, will_not_accept: str, **wanted: Argument
     )
 
 
-TOOLS: dict[str, AirlineTool] = {
+TOOLS: dict[str, ReferenceTool] = {
     tool.name: tool
     for tool in (
-        AirlineTool("search_flights", "Find flights between two airports on a date, with times and status.", SearchFlights, search_flights),
-        AirlineTool("get_flight_status", "Schedule, status and delay of one flight.", FlightNumber, get_flight_status),
-        AirlineTool("get_booking", "A verified passenger's booking with its fare conditions.", BookingLookup, get_booking),
-        AirlineTool(
+        ReferenceTool("search_flights", "Find flights between two airports on a date, with times and status.", SearchFlights, search_flights),
+        ReferenceTool("get_flight_status", "Schedule, status and delay of one flight.", FlightNumber, get_flight_status),
+        ReferenceTool("get_booking", "A verified passenger's booking with its fare conditions.", BookingLookup, get_booking),
+        ReferenceTool(
             "check_baggage_allowance", "Cabin and checked baggage allowance of a fare class.", BaggageAllowance, check_baggage_allowance
         ),
-        AirlineTool(
+        ReferenceTool(
             "change_flight", "Move a booking to another flight, charging the fare class's change fee.", ChangeFlight, change_flight,
             _on_booking(
                 "bookings", "move your booking {booking_reference} to flight {new_flight_number}", "any flight other than the one you asked for",
                 new_flight_number=ArgumentSource(choose="flights.flight_number", says="the flight {you} want to move to is {value}"),
             ),
         ),
-        AirlineTool(
+        ReferenceTool(
             "cancel_booking", "Cancel a booking and refund what its fare class allows.", BookingLookup, cancel_booking,
             _on_booking("bookings", "cancel your booking {booking_reference}", "keeping the booking"),
         ),
-        AirlineTool(
+        ReferenceTool(
             "add_checked_bag", "Add a paid extra checked bag to a booking.", AddCheckedBag, add_checked_bag,
             _on_booking(
                 "extra_bags", "add one extra checked bag of {weight_kg} kg to your booking {booking_reference}",
@@ -335,13 +305,4 @@ def apply(tool: str, arguments: dict[str, Any], connection: sqlite3.Connection, 
     tool skips its policy checks when `enforce_policy` is False.
 
     Raises KeyError for an unknown tool and ToolArgumentError for arguments outside its schema."""
-    spec = TOOLS[tool]
-    try:
-        parsed = spec.arguments.model_validate(arguments)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
-        raise ToolArgumentError(f"{tool}: {problems}") from exc
-    connection.row_factory = sqlite3.Row
-    if spec.changes_data:
-        return spec.run(connection, parsed, enforce_policy=enforce_policy)
-    return spec.run(connection, parsed)
+    return run_tool(TOOLS, tool, arguments, connection, enforce_policy=enforce_policy)

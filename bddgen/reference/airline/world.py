@@ -6,10 +6,11 @@ import sqlite3
 from typing import Any, Mapping
 
 from bddgen.models import Corpus
-from bddgen.reference.airline.database import NOW, build_template, fresh_copy
+from bddgen.reference.airline.database import build_template, fresh_copy
 from bddgen.reference.airline.rules import required_by
 from bddgen.reference.airline.state import state_keys
-from bddgen.reference.airline.tools import TOOLS, AirlineTool, ToolArgumentError, apply
+from bddgen.reference.airline.tools import TOOLS, apply
+from bddgen.reference.tools import ReferenceTool, ToolArgumentError
 from bddgen.tasks.candidates import Evaluated
 from bddgen.tasks.rules import Requirement
 
@@ -17,7 +18,7 @@ from bddgen.tasks.rules import Requirement
 class AirlineWorld:
     """The airline tables, the airline tools and the airline's policy rules."""
 
-    tools: Mapping[str, AirlineTool] = TOOLS
+    tools: Mapping[str, ReferenceTool] = TOOLS
     argument_error: type[Exception] = ToolArgumentError
 
     def database(self, corpus: Corpus) -> sqlite3.Connection:

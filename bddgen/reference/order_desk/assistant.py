@@ -19,7 +19,8 @@ from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
 from bddgen.run.messages import last_user_message
 from bddgen.reference.order_desk.database import build_template, fresh_copy, state_keys
 from bddgen.reference.order_desk.tasks import DESK_STEP, Answer
-from bddgen.reference.order_desk.tools import ToolArgumentError, apply
+from bddgen.reference.order_desk.tools import apply
+from bddgen.reference.tools import ToolArgumentError
 from bddgen.state_diff import DatabaseState, snapshot
 from bddgen.traces import ToolCall
 

@@ -10,12 +10,12 @@ agent that ignores the policies would.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
 from bddgen.manifest.workflow import ArgumentSource, ToolEffect
+from bddgen.reference.tools import ReferenceTool, ToolArguments, run_tool
 from bddgen.reference.order_desk.database import invoice_day, today
 
 # Not settings: the store's policy (policies/orders_and_refunds.md), which the reference agent enforces.
@@ -25,15 +25,7 @@ PHONE_EXAMPLES = ("+44 20 7946 0321", "020 7946 0321")
 """New phone numbers an outcome task tries (the schema's examples): one in international format, one not."""
 
 
-class ToolArgumentError(ValueError):
-    """The arguments do not fit the tool's parameter schema."""
-
-
-class _Arguments(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Account(_Arguments):
+class Account(ToolArguments):
     email: str = Field(min_length=3, examples=["ilse.marwood@mailfern.test"], description="Email address on the customer's account")
     last_name: str = Field(min_length=1, examples=["Marwood"], description="Last name on the account, for verification")
 
@@ -135,34 +127,16 @@ def update_phone(connection: sqlite3.Connection, args: UpdatePhone, enforce_poli
     return {"phone": phone}
 
 
-@dataclass(frozen=True)
-class DeskTool:
-    """One tool: its name, what it does, its arguments model, its implementation and, for a data-changing tool, its
-    effect on the database as the manifest states it."""
-
-    name: str
-    description: str
-    arguments: type[_Arguments]
-    run: Callable[..., dict[str, Any]]
-    effect: ToolEffect | None = None
-    """A data-changing tool's `run` also takes `enforce_policy` (False skips its policy checks)."""
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        """The JSON Schema of the tool's arguments."""
-        return self.arguments.model_json_schema()
-
-
 def _account(prefix: str) -> dict[str, ArgumentSource]:
     """How a customer is verified: the email address and the last name on the account (columns of `prefix`)."""
     return {"email": ArgumentSource(column=f"{prefix}Email"), "last_name": ArgumentSource(column=f"{prefix}LastName")}
 
 
-TOOLS: dict[str, DeskTool] = {
+TOOLS: dict[str, ReferenceTool] = {
     tool.name: tool
     for tool in (
-        DeskTool("find_invoices", "A verified customer's invoices with their dates and totals.", Account, find_invoices),
-        DeskTool(
+        ReferenceTool("find_invoices", "A verified customer's invoices with their dates and totals.", Account, find_invoices),
+        ReferenceTool(
             "place_order", "Sell one track to a verified customer on a new invoice, at its unit price.", PlaceOrder, place_order,
             ToolEffect(
                 acts_on="Customer", writes=["Invoice", "InvoiceLine"], persona=["FirstName", "LastName"],
@@ -170,7 +144,7 @@ TOOLS: dict[str, DeskTool] = {
                 goal="buy the track {track}", will_not_accept="a different track",
             ),
         ),
-        DeskTool(
+        ReferenceTool(
             "refund_invoice", "Refund a verified customer's invoice, removing it with its lines.", RefundInvoice, refund_invoice,
             ToolEffect(
                 acts_on="Invoice", writes=["Invoice", "InvoiceLine"], persona=["Customer.FirstName", "Customer.LastName"],
@@ -181,7 +155,7 @@ TOOLS: dict[str, DeskTool] = {
                 goal="refund your invoice {invoice_id}", will_not_accept="anything less than a refund of the whole invoice",
             ),
         ),
-        DeskTool(
+        ReferenceTool(
             "update_phone", "Change the phone number on a verified customer's account.", UpdatePhone, update_phone,
             ToolEffect(
                 acts_on="Customer", writes=["Customer"], persona=["FirstName", "LastName"],
@@ -196,13 +170,4 @@ TOOLS: dict[str, DeskTool] = {
 def apply(tool: str, arguments: dict[str, Any], connection: sqlite3.Connection, *, enforce_policy: bool = True) -> dict[str, Any]:
     """Run `tool` with `arguments` on `connection` (a copy of the four tables); a data-changing tool skips its policy
     checks when `enforce_policy` is False. KeyError for an unknown tool, ToolArgumentError for arguments outside its schema."""
-    spec = TOOLS[tool]
-    try:
-        parsed = spec.arguments.model_validate(arguments)
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
-        raise ToolArgumentError(f"{tool}: {problems}") from exc
-    connection.row_factory = sqlite3.Row
-    if spec.effect is not None:
-        return spec.run(connection, parsed, enforce_policy=enforce_policy)
-    return spec.run(connection, parsed)
+    return run_tool(TOOLS, tool, arguments, connection, enforce_policy=enforce_policy)

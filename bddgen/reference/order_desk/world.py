@@ -8,7 +8,8 @@ from typing import Any, Mapping
 from bddgen.models import Corpus
 from bddgen.reference.order_desk.database import build_template, fresh_copy, state_keys
 from bddgen.reference.order_desk.rules import required_by
-from bddgen.reference.order_desk.tools import TOOLS, DeskTool, ToolArgumentError, apply
+from bddgen.reference.order_desk.tools import TOOLS, apply
+from bddgen.reference.tools import ReferenceTool, ToolArgumentError
 from bddgen.tasks.candidates import Evaluated
 from bddgen.tasks.rules import Requirement
 
@@ -16,7 +17,7 @@ from bddgen.tasks.rules import Requirement
 class OrderDeskWorld:
     """The music store's tables, the desk's tools and the store's policy rules."""
 
-    tools: Mapping[str, DeskTool] = TOOLS
+    tools: Mapping[str, ReferenceTool] = TOOLS
     argument_error: type[Exception] = ToolArgumentError
 
     def database(self, corpus: Corpus) -> sqlite3.Connection:
