@@ -28,7 +28,7 @@ from bddgen.cli import main
 from bddgen.config import Settings
 from bddgen.features.document import FeatureDocument
 from bddgen.features.writer import write_feature
-from bddgen.run.answers import FULL_ANSWERS_FILE, read_full_answers
+from bddgen.evaluation.answers import FULL_ANSWERS_FILE, read_full_answers
 from bddgen.specs import Conversation, QueryType, Spec, Turn
 
 JUDGE_HOOK = '''

@@ -29,7 +29,7 @@ from bddgen.lm.scripted import ScriptedLM
 from bddgen.pipeline import ModelBuilders, Models
 from bddgen.project import Project
 from bddgen.run.assistants.fake import FakeAssistant, FakeRule, FakeScript
-from bddgen.run.assistants.guard import GuardedAssistant
+from bddgen.evaluation.guard import GuardedAssistant
 from bddgen.run.launcher import behave_arguments, run_suite
 from bddgen.run.suite import RunOptions, SuiteRun
 from bddgen.specs import Conversation, ExactExpectation, QueryType, Spec, Turn

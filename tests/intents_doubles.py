@@ -10,7 +10,7 @@ from bddgen.manifest.workflow import WorkflowManifest, parse_manifest
 from bddgen.traces import ToolCall
 from bddgen.values import MONTHS
 from bddgen.lm.base import Message
-from bddgen.run.assistants.base import AssistantReply
+from bddgen.evaluation.assistant import AssistantReply
 
 TODAY = date(2026, 3, 1)
 

@@ -17,11 +17,11 @@ from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.results import JUDGE_ERROR, TurnResult, Verdict
-from bddgen.run.assistants.base import AssistantReply
-from bddgen.run.judge import GOAL_CATEGORY, Judge
+from bddgen.evaluation.assistant import AssistantReply
+from bddgen.evaluation.judge import GOAL_CATEGORY, Judge
 from bddgen.run.scenario_steps import StepFailure, check_goal, transcript_lines
 from bddgen.run.session import ConversationPlan, ConversationSession
-from bddgen.run.simulated_user import Exchange
+from bddgen.evaluation.dialogue import Exchange
 from bddgen.specs import TRAJECTORY_ONLY, Conversation, QueryType, Spec, Turn
 from bddgen.traces import Handoff, ToolCall
 

@@ -19,13 +19,13 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.outcomes import OutcomeExpectation, UserTask
 from bddgen.results import USAGE_ERROR, TurnResult, Verdict
-from bddgen.run.assistants.base import AssistantReply, Prices
-from bddgen.run.assistants.guard import GuardedAssistant
-from bddgen.run.judge import Judge
+from bddgen.evaluation.assistant import AssistantReply, Prices
+from bddgen.evaluation.guard import GuardedAssistant
+from bddgen.evaluation.judge import Judge
 from bddgen.run.scenario import ScenarioRun, TurnNotJudgedError
 from bddgen.run.scenario_steps import LIMIT_CATEGORY, USAGE_FIX, StepFailure, check_limit
 from bddgen.run.session import ConversationPlan, ConversationSession, TaskRuntime
-from bddgen.run.simulated_user import Exchange
+from bddgen.evaluation.dialogue import Exchange
 from bddgen.state_diff import DatabaseState
 from bddgen.specs import TRAJECTORY_ONLY, Conversation, QueryType, Spec, Turn
 from bddgen.traces import ReplyUsage

@@ -15,7 +15,7 @@ from bddgen.expectations import ArgumentMatch, Trace, TrajectoryExpectation, che
 from bddgen.errors import InputError
 from bddgen.features.reader import read_expectation, read_feature_text
 from bddgen.lm.base import Message
-from bddgen.run.assistants.base import parse_reply, with_trace
+from bddgen.evaluation.assistant import parse_reply, with_trace
 from bddgen.run.assistants.fake import FakeScript
 from bddgen.run.assistants.openai_chat import OpenAIChatAssistant
 from bddgen.run.assistants.python_callable import PythonCallableAssistant

@@ -7,8 +7,8 @@ import pytest
 
 from bddgen.config import AssistantSettings
 from bddgen.lm.base import Message
-from bddgen.run.assistants.base import AssistantCallError, AssistantReply, AssistantReplyError, error_category
-from bddgen.run.assistants.guard import GuardedAssistant
+from bddgen.evaluation.assistant import AssistantCallError, AssistantReply, AssistantReplyError, error_category
+from bddgen.evaluation.guard import GuardedAssistant
 from bddgen.run.assistants.http_json import HttpJsonAssistant
 from bddgen.run.assistants.openai_chat import OpenAIChatAssistant
 from bddgen.traces import ToolCall
@@ -92,7 +92,7 @@ def test_a_reply_with_tool_calls_and_no_text_is_accepted_as_what_it_is() -> None
 
 
 def test_an_app_s_exception_is_its_own_failure_and_a_connection_error_is_retried() -> None:
-    from bddgen.run.assistants.base import AssistantFailedError
+    from bddgen.evaluation.assistant import AssistantFailedError
 
     app_bug = Scripted(error=AttributeError("'NoneType' object has no attribute 'flight_number'"))
     with pytest.raises(AssistantFailedError, match="AttributeError") as caught:

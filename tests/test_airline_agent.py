@@ -19,7 +19,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus
 from bddgen.results import TurnResult, Verdict
-from bddgen.run.assistants.base import AssistantReplyError
+from bddgen.evaluation.assistant import AssistantReplyError
 
 AIRLINE = Path(__file__).resolve().parents[1] / "corpora" / "airline"
 LAURENT = {"booking_reference": "NB8VTT", "last_name": "Laurent"}
@@ -176,7 +176,7 @@ def test_a_repeated_call_ends_the_loop_with_a_final_answer(corpus: Corpus) -> No
 
 
 def test_an_agent_cannot_choose_a_tool_outside_its_edges(corpus: Corpus) -> None:
-    from bddgen.run.assistants.base import AssistantReplyError
+    from bddgen.evaluation.assistant import AssistantReplyError
 
     agent, _ = _agent(corpus, {"airline-triage-step": [_call("add_checked_bag", weight_kg=20, **LAURENT)]})
     with pytest.raises(AssistantReplyError, match="triage agent"):

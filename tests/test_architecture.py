@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     })),
     ("services", frozenset({"lm", "embed", "ner", "retrieval"})),
     ("formats", frozenset({"corpus", "features", "manifest"})),
-    ("core", frozenset({"run"})),
+    ("core", frozenset({"evaluation", "run"})),
     ("stages", frozenset({
         "generate", "select", "implement", "agents", "intents", "tasks", "probe", "review", "report", "judging",
         "interop", "reference", "templates",
@@ -269,8 +269,8 @@ def bddgen_modules() -> set[str]:
 
 
 def named_modules(item: Import, modules: set[str]) -> list[str]:
-    """The modules an import names: `from bddgen.run import judge` names bddgen.run.judge, `from bddgen.run.judge
-    import Judge` names bddgen.run.judge (a package's __init__ that runs on the way is not counted)."""
+    """The modules an import names: `from bddgen.evaluation import judge` names bddgen.evaluation.judge, `from bddgen.evaluation.judge
+    import Judge` names bddgen.evaluation.judge (a package's __init__ that runs on the way is not counted)."""
     submodules = [f"{item.target}.{name}" for name in item.names if f"{item.target}.{name}" in modules]
     whole = not item.names or len(submodules) < len(item.names)
     return [name for name in [*submodules, *([item.target] if whole else [])] if name in modules]
@@ -376,7 +376,7 @@ def test_the_walk_sees_lazy_relative_and_package_imports() -> None:
         "import bddgen.specs\n"
         "from bddgen import text\n"
         "def f():\n"
-        "    from bddgen.run.judge import Judge\n"
+        "    from bddgen.evaluation.judge import Judge\n"
         "class C:\n"
         "    from .checks import declines\n"
         "if True:\n"
@@ -384,7 +384,7 @@ def test_the_walk_sees_lazy_relative_and_package_imports() -> None:
     )
     found = imports_of(source, "bddgen.features.reader", is_package=False)
     assert [(i.line, i.target) for i in found] == [
-        (1, "bddgen.specs"), (2, "bddgen.text"), (4, "bddgen.run.judge"), (6, "bddgen.features.checks"), (8, "bddgen.pipeline"),
+        (1, "bddgen.specs"), (2, "bddgen.text"), (4, "bddgen.evaluation.judge"), (6, "bddgen.features.checks"), (8, "bddgen.pipeline"),
     ]
     layers = upward(found)
     assert [entry.split(": ", 1)[0] for entry in layers] == [":4", ":8"]
@@ -408,7 +408,7 @@ def test_a_stage_to_stage_import_needs_a_declaration() -> None:
     imports = [
         Import("bddgen.review.page", "r.py", 4, "bddgen.implement.evidence"), Import("bddgen.review.page", "r.py", 5, "bddgen.implement.context"),
         Import("bddgen.probe.stage", "p.py", 7, "bddgen.tasks.world"), Import("bddgen.probe.stage", "p.py", 8, "bddgen.lm.client"),
-        Import("bddgen.probe.stage", "p.py", 9, "bddgen.run.runner"),
+        Import("bddgen.probe.stage", "p.py", 9, "bddgen.evaluation.runner"),
     ]
     found = stage_imports(imports)
     assert sorted(found) == [("probe", "tasks"), ("review", "implement")] and len(found[("review", "implement")]) == 2

@@ -23,7 +23,6 @@ from robustness_project import invoke, write_run_project
 
 from bddgen.console import VisibleConsole
 from bddgen.errors import InputError
-from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import feature_files, read_feature, read_feature_text
 from bddgen.features.writer import write_feature
 from bddgen.pipeline import Models
@@ -31,7 +30,7 @@ from bddgen.project import Project
 from bddgen.review.actions import Reviewer
 from bddgen.review.lines import version
 from bddgen.review.server import ReviewServer
-from bddgen.run.answers import read_full_answers
+from bddgen.evaluation.answers import read_full_answers
 from bddgen.select.suite import scan_suite
 from bddgen.select.writer import write_selected
 from bddgen.specs import Conversation, QueryType, Selection, SelectedSpec, Spec, Turn
@@ -155,7 +154,7 @@ def _post(server: ReviewServer, body: bytes, headers: dict[str, str]) -> tuple[i
     """POST /api/action with exactly these headers (http.client would set Content-Length itself)."""
     host, port = server.server_address[:2]
     with socket.create_connection((str(host), int(port)), timeout=10) as connection:
-        lines = [f"POST /api/action HTTP/1.1", f"Host: {host}:{port}", f"X-Review-Token: {server.token}", *(f"{k}: {v}" for k, v in headers.items())]
+        lines = ["POST /api/action HTTP/1.1", f"Host: {host}:{port}", f"X-Review-Token: {server.token}", *(f"{k}: {v}" for k, v in headers.items())]
         connection.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
         reply = b""
         while b"\r\n\r\n" not in reply or len(reply.split(b"\r\n\r\n", 1)[1]) < int(re.search(rb"Content-Length: (\d+)", reply).group(1)):  # type: ignore[union-attr]

@@ -19,9 +19,9 @@ from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import read_feature, read_feature_text
 from bddgen.features.writer import render_feature, write_feature
 from bddgen.lm.base import Message
-from bddgen.run.assistants.base import AssistantCallError
+from bddgen.evaluation.assistant import AssistantCallError
 from bddgen.run.assistants.fake import FakeAssistant, FakeScript
-from bddgen.run.assistants.guard import GuardedAssistant, ask
+from bddgen.evaluation.guard import GuardedAssistant, ask
 from bddgen.specs import Conversation, QueryType, Spec, Turn
 from bddgen.templates.scaffold import scaffold_project
 from tests.behave_dry_run import dry_run_over_step_library

@@ -23,12 +23,12 @@ from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.results import RunMetadata, Verdict
-from bddgen.run.assistants.base import AssistantReply
-from bddgen.run.judge import Judge
-from bddgen.run.answers import cut_answer, read_full_answers
+from bddgen.evaluation.assistant import AssistantReply
+from bddgen.evaluation.judge import Judge
+from bddgen.evaluation.answers import cut_answer, read_full_answers
 from bddgen.run.launcher import readable_junit
 from bddgen.run.session import ConversationPlan, ConversationSession
-from bddgen.run.store import RunStore
+from bddgen.evaluation.store import RunStore
 from bddgen.specs import Conversation, QueryType, Spec, Turn
 
 SPEC = Spec.create("Fuzzed answers", ["a user"], ["they ask"], ["the assistant answers"])

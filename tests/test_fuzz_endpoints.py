@@ -24,8 +24,8 @@ from bddgen.lm.base import LMRequest, Message
 from bddgen.lm.openai_compat import OpenAICompatibleLM
 from bddgen.pipeline import Models
 from bddgen.project import Project
-from bddgen.run.assistants.base import AssistantReply
-from bddgen.run.assistants.guard import GuardedAssistant
+from bddgen.evaluation.assistant import AssistantReply
+from bddgen.evaluation.guard import GuardedAssistant
 
 
 @dataclass

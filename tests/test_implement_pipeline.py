@@ -24,7 +24,7 @@ from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus, TableDocument
 from bddgen.ner.base import RegexRecognizer
 from bddgen.retrieval.memory import MemoryIndex
-from bddgen.specs import CANNOT_ANSWER, QueryType
+from bddgen.specs import QueryType
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 SPECS = {

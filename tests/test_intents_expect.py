@@ -7,7 +7,7 @@ from bddgen.intents.expect import Expectation, check_calls, verdict_of
 from bddgen.intents.model import Intent
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
-from bddgen.run.assistants.base import AssistantReply
+from bddgen.evaluation.assistant import AssistantReply
 
 FEBRUARY_30 = Expectation(
     tool="search_flights",

@@ -20,7 +20,7 @@ from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.models import TableDocument
 from bddgen.results import Judgement, Verdict
-from bddgen.run.judge import Judge
+from bddgen.evaluation.judge import Judge
 from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Turn
 
 FINALS = TableDocument(

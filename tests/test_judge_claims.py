@@ -10,9 +10,9 @@ from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import Reply, ScriptedLM
 from bddgen.results import JUDGE_ERROR, Verdict
-from bddgen.run.claims import Claim, said_by_code, split_claims
-from bddgen.run.judge import Judge, by_model, run_judge
-from bddgen.run.reference_match import DEFAULT_TOLERANCES
+from bddgen.evaluation.claims import Claim, said_by_code, split_claims
+from bddgen.evaluation.judge import Judge, by_model, run_judge
+from bddgen.evaluation.reference_match import DEFAULT_TOLERANCES
 from bddgen.specs import CANNOT_ANSWER, QueryType, Turn
 
 YES = {"quote": "it says so", "says": "yes"}

@@ -21,7 +21,7 @@ from bddgen.judging.labelled import LabelledAnswer, LabelledLine, append_labelle
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.results import Judgement, RunMetadata, TurnResult, Verdict
-from bddgen.run.judge import Judge
+from bddgen.evaluation.judge import Judge
 from bddgen.schemas import expected_schemas
 from bddgen.specs import QueryType, Turn
 from conftest import SCRIPTED_JUDGE, SCRIPTED_JUDGE_SETTINGS

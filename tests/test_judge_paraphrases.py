@@ -17,8 +17,8 @@ from bddgen.lm.base import LMRequest, Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import Reply, ScriptedLM
 from bddgen.results import Verdict
-from bddgen.run.judge import Judge
-from bddgen.run.reference_match import DEFAULT_TOLERANCES
+from bddgen.evaluation.judge import Judge
+from bddgen.evaluation.reference_match import DEFAULT_TOLERANCES
 from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Turn
 
 WRITE, READ_BACK = "judge-check-paraphrase", "answer_from_documents"

@@ -18,10 +18,10 @@ from bddgen.errors import InputError
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.results import TurnResult, Verdict
-from bddgen.run.assistants.base import AssistantReply
+from bddgen.evaluation.assistant import AssistantReply
 from bddgen.run.behave_runner import RUNNER_SETTING
 from bddgen.run.session import simulator_explains_failure
-from bddgen.run.simulated_user import Dialogue, simulate, unknown_facts
+from bddgen.evaluation.dialogue import Dialogue, simulate, unknown_facts
 from bddgen.run.state_adapters import http_state_reader
 from tests.behave_dry_run import dry_run_over_step_library
 

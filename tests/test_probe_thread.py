@@ -8,7 +8,7 @@ from bddgen.lm.scripted import ScriptedLM
 from bddgen.probe.model import Thread, Weakness
 from bddgen.probe.rubric import default_rubric
 from bddgen.probe.thread import ThreadContext, ThreadSettings, run_thread
-from bddgen.run.assistants.base import AssistantReply
+from bddgen.evaluation.assistant import AssistantReply
 
 WEAKNESS = Weakness(id="false-premise", title="False premises", description="The user presupposes something untrue.", rank=1, score=1.0)
 

@@ -16,11 +16,11 @@ from bddgen.errors import AssistantError, ConfigError
 from bddgen.lm.base import Message
 from bddgen.pipeline import Models
 from bddgen.project import Project
-from bddgen.run.assistants.base import (
+from bddgen.evaluation.assistant import (
     AssistantCallError, AssistantFailedError, AssistantReply, AssistantReplyError, AssistantTimeoutError,
 )
 from bddgen.run.assistants.fake import FakeAssistant, FakeRule, FakeScript
-from bddgen.run.assistants.guard import GuardedAssistant
+from bddgen.evaluation.guard import GuardedAssistant
 from bddgen.run.assistants.http_json import HttpJsonAssistant
 from bddgen.run.assistants.openai_chat import OpenAIChatAssistant
 from bddgen.run.assistants.python_callable import PythonCallableAssistant

@@ -8,8 +8,8 @@ from bddgen.lm.base import LMRequest, Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.results import Verdict
-from bddgen.run.judge import Judge
-from bddgen.run.tasks import ABSTENTION_REFERENCE
+from bddgen.evaluation.judge import Judge
+from bddgen.evaluation.prompts import ABSTENTION_REFERENCE
 from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Spec, Turn
 
 
@@ -231,7 +231,7 @@ def test_on_an_exact_turn_the_value_does_not_excuse_another_name_or_a_denial() -
 
 def test_true_detail_from_the_cited_document_is_no_added_claim(tmp_path: Path) -> None:
     from bddgen.corpus import load_corpus
-    from bddgen.run.judge import CitedPassages
+    from bddgen.evaluation.judge import CitedPassages
 
     corpus = tmp_path / "corpus"
     (corpus / "text").mkdir(parents=True)
@@ -255,7 +255,7 @@ def test_true_detail_from_the_cited_document_is_no_added_claim(tmp_path: Path) -
 
 def test_a_number_with_thousands_separators_is_one_part_not_a_list() -> None:
     """'$34,105' is one amount: the judge never asks for '$34' and '105' apart."""
-    from bddgen.run.reference_match import reference_parts
+    from bddgen.evaluation.reference_match import reference_parts
 
     assert [p.text for p in reference_parts("$34,105", QueryType.SINGLE_DOC)] == ["$34,105"]
     assert [p.text for p in reference_parts("12, 15 and 18", QueryType.SINGLE_DOC)] == ["12", "15", "18"]
@@ -270,7 +270,7 @@ def test_a_number_without_a_scale_word_matches_it_with_one() -> None:
     turn = _turn("9,254", exact="9,254")
     assert Judge(_no_model).judge_turn(turn, "It is $9,254 thousand.", []).verdict == Verdict.PASS
     assert Judge(_no_model).judge_turn(turn, "They were $9,245 thousand.", []).verdict == Verdict.FAIL
-    from bddgen.run.quantities import quantities
+    from bddgen.evaluation.quantities import quantities
 
     thousand, million = quantities("9,254 thousand")[0], quantities("9,254 million")[0]
     assert not thousand.matches(million)  # two scale words: two values

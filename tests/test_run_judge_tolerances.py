@@ -11,9 +11,9 @@ from bddgen.lm.scripted import ScriptedLM
 from bddgen.pipeline import ModelBuilders, Models
 from bddgen.project import Project
 from bddgen.results import Verdict
-from bddgen.run.judge import Judge
-from bddgen.run.quantities import Quantity, quantities, states
-from bddgen.run.reference_match import DEFAULT_TOLERANCES, Tolerances, match_reference
+from bddgen.evaluation.judge import Judge
+from bddgen.evaluation.quantities import Quantity, quantities, states
+from bddgen.evaluation.reference_match import DEFAULT_TOLERANCES, Tolerances, match_reference
 from bddgen.run.suite import RunOptions, SuiteRun
 from bddgen.specs import QueryType, Turn
 

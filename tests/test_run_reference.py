@@ -15,7 +15,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus, PolicyDocument, SystemDescription, TableDocument, TextDocument
 from bddgen.retrieval.memory import MemoryIndex
-from bddgen.run.assistants.base import AssistantReplyError
+from bddgen.evaluation.assistant import AssistantReplyError
 from bddgen.reference.base import previous_question, retrieval_query
 from bddgen.reference.budget import cut_to_tokens, fit_to_budget
 from bddgen.reference.chunks import ChunkIndex, chunk_document

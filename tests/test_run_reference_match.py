@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bddgen.run.quantities import Quantity, quantities, states
-from bddgen.run.reference_match import adds_claims, altered_quote, contradicted_number, match_reference, quotes_reference, reference_parts
+from bddgen.evaluation.quantities import Quantity, quantities, states
+from bddgen.evaluation.reference_match import adds_claims, altered_quote, contradicted_number, match_reference, quotes_reference, reference_parts
 from bddgen.specs import QueryType
 
 

@@ -1,4 +1,4 @@
-"""The one resumable threaded runner (bddgen/run/runner.py): results in the samples' order whatever order the
+"""The one resumable threaded runner (bddgen/evaluation/runner.py): results in the samples' order whatever order the
 workers finish in, stored results not run again, progress, errors, stopping; and that run, probe and intents
 search use it."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bddgen.run.runner import SampleRunner
+from bddgen.evaluation.runner import SampleRunner
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -13,7 +13,7 @@ from bddgen.lm.base import LMRequest, Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus, PolicyDocument, SystemDescription, TableDocument
-from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
+from bddgen.evaluation.assistant import AssistantReply, AssistantReplyError
 from bddgen.reference.chunks import ChunkIndex
 from bddgen.reference.self_rag import SelfRagAssistant
 from bddgen.reference.tasks import CANNOT_ANSWER_REPLY

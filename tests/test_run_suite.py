@@ -15,10 +15,10 @@ from bddgen.lm.scripted import ScriptedLM
 from bddgen.pipeline import ModelBuilders, Models
 from bddgen.project import Project
 from bddgen.results import TurnResult, Verdict
-from bddgen.run.assistants.base import AssistantCallError, AssistantReply
-from bddgen.run.judge import Judge
+from bddgen.evaluation.assistant import AssistantCallError, AssistantReply
+from bddgen.evaluation.judge import Judge
 from bddgen.run.session import ConversationPlan, ConversationSession
-from bddgen.run.store import ConversationKey, RunStore
+from bddgen.evaluation.store import ConversationKey, RunStore
 from bddgen.run.suite import RunOptions, SuiteRun
 from bddgen.specs import CANNOT_ANSWER, Conversation, ExactExpectation, QueryType, Spec, Turn
 

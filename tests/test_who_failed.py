@@ -14,8 +14,8 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.outcomes import OutcomeExpectation, UserTask, field_credit, unreachable
 from bddgen.results import Judgement, TurnResult, Verdict, failing_party
-from bddgen.run.assistants.base import AssistantReply
-from bddgen.run.judge import Judge
+from bddgen.evaluation.assistant import AssistantReply
+from bddgen.evaluation.judge import Judge
 from bddgen.run.session import ConversationPlan, ConversationSession, TaskRuntime
 from bddgen.specs import Conversation, QueryType, Spec, Turn
 from bddgen.state_diff import DatabaseState, DiffRow, diff

@@ -33,13 +33,13 @@ from bddgen.manifest.workflow import WorkflowManifest
 from bddgen.agents.tasks import AGENT_REQUEST
 from bddgen.traces import AgentTrace, ToolCall
 from bddgen.agents.witness_facts import Fact, FactChooser
-from bddgen.errors import AssistantError
+from bddgen.evaluation.guard import answer
 from bddgen.values import checked_schema, mentions, request_key
 from bddgen.features.document import FeatureDocument
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.results import TurnResult, Verdict
-from bddgen.run.assistants.base import Assistant
+from bddgen.evaluation.assistant import Assistant
 from bddgen.specs import TRAJECTORY_ONLY, Conversation, QueryType, Spec, Turn
 from bddgen.tasks.instruction import fact_phrase
 
@@ -408,10 +408,10 @@ class Realizer:
         problems = fit_problems(request, self.manifest, self.max_chars, facts, earlier)
         if problems:
             return Attempt(request=request, completed_by_code=added, problems=problems), False
-        try:
-            reply = self.assistant.respond([Message("user", request)])
-        except AssistantError as exc:
-            return Attempt(request=request, completed_by_code=added, problems=[f"the assistant failed: {exc}"]), True
+        answered = answer(self.assistant, [Message("user", request)])
+        if answered.reply is None:
+            return Attempt(request=request, completed_by_code=added, problems=[f"the assistant failed: {answered.error}"]), True
+        reply = answered.reply
         trace = AgentTrace(tool_calls=reply.tool_calls, handoffs=reply.handoffs, blocked_calls=reply.blocked_calls, refusal=reply.refusal)
         record = TurnResult(
             run_id="realize", feature="", spec_id="", scenario=objective.key, conversation_id=objective.key, turn=1,

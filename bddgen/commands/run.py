@@ -21,7 +21,7 @@ from bddgen.run.cucumber import CUCUMBER_JSON, MESSAGES_FILE
 from bddgen.run.feature_cache import FeatureCache
 from bddgen.run.launcher import BEHAVE_JSON, JUNIT_DIR
 from bddgen.run.metadata import latest_run_dir, new_run_dir
-from bddgen.run.store import RunStore
+from bddgen.evaluation.store import RunStore
 from bddgen.run.suite import FailedStep, RunOptions, RunSummary
 from bddgen.safe_names import child_folder
 

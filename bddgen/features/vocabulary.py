@@ -3,7 +3,6 @@ linter and behave step definitions."""
 
 from __future__ import annotations
 
-import re
 from urllib.parse import quote as _percent_quote
 from urllib.parse import unquote as _percent_unquote
 

@@ -12,7 +12,7 @@ from bddgen.intents.model import EquivalenceClass, Intent, ParameterPartition, S
 from bddgen.values import same_value
 from bddgen.intents.tasks import JUDGE_PROSE
 from bddgen.lm.client import LanguageModel
-from bddgen.run.assistants.base import AssistantReply
+from bddgen.evaluation.assistant import AssistantReply
 
 STAGE = "intents"
 

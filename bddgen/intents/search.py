@@ -10,7 +10,6 @@ from typing import Callable, Sequence
 
 from bddgen.config import IntentsSettings, default_of
 from bddgen.manifest.workflow import Tool, WorkflowManifest
-from bddgen.errors import AssistantError
 from bddgen.intents.expect import Expectation, Verdict, verdict_of
 from bddgen.intents.memory import StrategyMemory
 from bddgen.intents.metrics import summarize
@@ -21,8 +20,9 @@ from bddgen.intents.seeds import class_of
 from bddgen.intents.surrogate import LikelihoodScorer, hardest_first, random_order, score
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
-from bddgen.run.assistants.base import Assistant, AssistantReply
-from bddgen.run.runner import SampleRunner
+from bddgen.evaluation.assistant import Assistant, AssistantReply
+from bddgen.evaluation.guard import answer
+from bddgen.evaluation.runner import SampleRunner
 
 FULL, BASELINE = "full", "baseline"
 log = logging.getLogger(__name__)
@@ -58,10 +58,10 @@ class SearchContext:
 
 def _query(ctx: SearchContext, expectation: Expectation, candidate: Candidate, loglikelihood: float | None) -> Attempt:
     """Send one request to the agent and check what it did."""
-    try:
-        reply = ctx.assistant.respond([Message("user", candidate.request)])
-    except AssistantError as exc:
-        return Attempt(request=candidate.request, strategy=candidate.strategy, note=candidate.note, loglikelihood=loglikelihood, exposed=False, reason=f"the assistant failed: {exc}")
+    answered = answer(ctx.assistant, [Message("user", candidate.request)])
+    if answered.reply is None:
+        return Attempt(request=candidate.request, strategy=candidate.strategy, note=candidate.note, loglikelihood=loglikelihood, exposed=False, reason=f"the assistant failed: {answered.error}")
+    reply = answered.reply
     verdict: Verdict = verdict_of(ctx.judge, expectation, candidate.request, reply)
     return _attempt(candidate, reply, verdict, loglikelihood)
 

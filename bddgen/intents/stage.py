@@ -20,7 +20,7 @@ from bddgen.intents.seeds import write_seeds
 from bddgen.intents.surrogate import LikelihoodScorer
 from bddgen.lm.client import LanguageModel
 from bddgen.project import Project
-from bddgen.run.assistants.base import Assistant
+from bddgen.evaluation.assistant import Assistant
 
 FOLDER = "intents"
 PARTITION_FILE = "partition.yaml"

@@ -16,7 +16,7 @@ from bddgen.judging.labelled import Label, LabelledLine
 from bddgen.judging.qualify import figures
 from bddgen.models import TextDocument
 from bddgen.results import Verdict
-from bddgen.run.judge import Judge, by_model
+from bddgen.evaluation.judge import Judge, by_model
 from bddgen.run.judge_check import Rates
 
 SHORT_REFERENCE_WORDS = 8

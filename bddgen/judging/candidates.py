@@ -16,8 +16,8 @@ from bddgen.implement.provenance import EarlierTurns
 from bddgen.implement.unanswerable import AbsentSubject
 from bddgen.lm.base import Message
 from bddgen.models import TableDocument
-from bddgen.run.quantities import NUMBER_WORDS, written_quantities
-from bddgen.run.reference_match import NAME, names_in, reference_parts
+from bddgen.evaluation.quantities import NUMBER_WORDS, written_quantities
+from bddgen.evaluation.reference_match import NAME, names_in, reference_parts
 from bddgen.specs import CANNOT_ANSWER, QueryType, Turn
 
 Kind = Literal[

@@ -15,8 +15,8 @@ from bddgen.judging.tasks import WRITE_PARAPHRASES
 from bddgen.lm.client import LanguageModel
 from bddgen.normalise import FUNCTION_WORDS
 from bddgen.run.judge_check import DroppedParaphrase, Paraphrases
-from bddgen.run.quantities import states
-from bddgen.run.reference_match import (
+from bddgen.evaluation.quantities import states
+from bddgen.evaluation.reference_match import (
     Part, Tolerances, adds_claims, altered_quote, contradicted_number, names_in, reference_parts, words_of,
 )
 from bddgen.specs import CANNOT_ANSWER

@@ -25,7 +25,7 @@ from bddgen.models import TableDocument
 from bddgen.report.stats import wilson_interval
 from bddgen.results import Verdict
 from bddgen.review.state import REJECTED_TAG
-from bddgen.run.judge import Judge, by_model
+from bddgen.evaluation.judge import Judge, by_model
 from bddgen.run.judge_check import Figures, GradedCandidate, JudgeCheck, Paraphrases
 from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY
 

@@ -6,7 +6,7 @@ import json
 import threading
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Union
+from typing import Callable, Iterable, Union
 
 from bddgen.lm.base import LMRequest, LMResponse, TokenUsage
 

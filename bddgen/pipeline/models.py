@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from bddgen.lm.embedded import EmbeddedLM
     from bddgen.ner.base import EntityRecognizer
     from bddgen.retrieval.hybrid import HybridIndex
-    from bddgen.run.assistants.base import Assistant
+    from bddgen.evaluation.assistant import Assistant
 
 
 def _configured_embedder(project: Project) -> "Embedder":

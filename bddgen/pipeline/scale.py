@@ -27,7 +27,7 @@ from bddgen.models import Document
 from bddgen.pipeline.models import Models
 from bddgen.project import Project
 from bddgen.results import TurnResult
-from bddgen.run import ray_backend
+from bddgen.evaluation import ray_backend
 from bddgen.run.suite import RemoteConversation, SuiteRun
 
 R = TypeVar("R")

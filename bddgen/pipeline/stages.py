@@ -42,7 +42,7 @@ from bddgen.report.project_report import project_report
 from bddgen.report.suite import suite_coverage
 from bddgen.results import TurnResult
 from bddgen.run.feature_cache import FeatureCache
-from bddgen.run.runner import SampleRunner
+from bddgen.evaluation.runner import SampleRunner
 from bddgen.run.suite import RunListener, RunOptions, RunSummary, SuiteRun
 from bddgen.select import SpecPool, WriteReport, build_pool, scan_suite, select_specs, write_selected
 from bddgen.specs import CandidateSet, Selection, Spec
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from bddgen.judging.labelled import LabelledLine
     from bddgen.judging.labelling import TurnToLabel
     from bddgen.report.runs import RunData
-    from bddgen.run.judge import Judge
+    from bddgen.evaluation.judge import Judge
     from bddgen.run.judge_check import JudgeCheck
     from bddgen.retrieval.hybrid import HybridIndex, IngestReport
 
@@ -279,7 +279,7 @@ def _run_judge(models: Models, documents: Callable[[], Sequence[Document]]) -> "
     assistant calls tools), reading cited passages from `documents`."""
     from bddgen.manifest.project import project_manifest
     from bddgen.run.assistants.factory import assistant_settings
-    from bddgen.run.judge import TOOL_KINDS, run_judge
+    from bddgen.evaluation.judge import TOOL_KINDS, run_judge
 
     project, settings = models.project, models.project.settings
     assistant = assistant_settings(settings.run.assistant, project)
@@ -303,7 +303,7 @@ def turns_to_label(models: Models, run: str | None, labelled: Path, n: int) -> t
     yet, each with the passages of the documents it cites."""
     from bddgen.judging.labelling import FeatureTurns, labelled_turns, turns_to_label as next_turns
     from bddgen.report.runs import load_run, resolve_runs
-    from bddgen.run.judge import CitedPassages
+    from bddgen.evaluation.judge import CitedPassages
 
     project = models.project
     data = load_run(resolve_runs(project.runs_path, [run] if run else [])[0])

@@ -1,23 +1,22 @@
 """One dialogue: the simulated user talks to the assistant (through its run-stage adapter) until the
 user's goal is met or the turn limit is reached. The assistant sees only the conversation.
 
-The dialogue is played by the run's simulated-user loop (`bddgen.run.simulated_user.converse`); the probe's
+The dialogue is played by the run's simulated-user loop (`bddgen.evaluation.dialogue.converse`); the probe's
 user is a persona that opens with its first request and then writes each message from the transcript."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
-from bddgen.errors import AssistantError, LMOutputError
+from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import exchange_lines, render_transcript
 from bddgen.probe.model import DialogueTurn, Persona
 from bddgen.probe.tasks import USER_TURN
-from bddgen.run.assistants.base import Assistant, AssistantReply
-from bddgen.run.assistants.guard import ask
-from bddgen.run.simulated_user import Answer, Dialogue, UserMove, converse as play
+from bddgen.evaluation.assistant import Assistant, AssistantReply
+from bddgen.evaluation.guard import answer
+from bddgen.evaluation.dialogue import Answer, Dialogue, UserMove, converse as play
 
 STAGE = "probe"
 
@@ -58,15 +57,12 @@ class PersonaUser:
 
 
 def _answerer(assistant: Assistant) -> Answer:
-    def answer(messages: list[Message]) -> tuple[AssistantReply | None, float, str]:
+    def reply_to(messages: list[Message]) -> tuple[AssistantReply | None, float, str]:
         """An assistant that fails answers nothing this turn; the user goes on."""
-        started = time.perf_counter()
-        try:
-            return ask(assistant, messages, []), time.perf_counter() - started, ""
-        except AssistantError as exc:
-            return AssistantReply(answer=""), time.perf_counter() - started, str(exc)
+        answered = answer(assistant, messages)
+        return answered.reply or AssistantReply(answer=""), answered.seconds, "" if answered.error is None else str(answered.error)
 
-    return answer
+    return reply_to
 
 
 def converse(assistant: Assistant, user_lm: LanguageModel, persona: Persona, turn_limit: int) -> tuple[list[DialogueTurn], bool]:

@@ -19,8 +19,8 @@ from bddgen.probe.rubric import Rubric
 from bddgen.probe.scan import scan_package, summarise
 from bddgen.probe.state import WEAKNESS_FILE, Outputs, ProbeStore
 from bddgen.probe.thread import ThreadContext, ThreadSettings, run_thread
-from bddgen.run.assistants.base import Assistant
-from bddgen.run.runner import SampleRunner
+from bddgen.evaluation.assistant import Assistant
+from bddgen.evaluation.runner import SampleRunner
 
 FOLDER = "probe"
 WEAKNESS_HEADER = (

@@ -15,7 +15,7 @@ from bddgen.probe.judge import judge_dialogue
 from bddgen.probe.model import Dialogue, Thread
 from bddgen.probe.persona import make_persona
 from bddgen.probe.rubric import Rubric
-from bddgen.run.assistants.base import Assistant
+from bddgen.evaluation.assistant import Assistant
 
 
 @dataclass(frozen=True)

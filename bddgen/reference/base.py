@@ -9,7 +9,7 @@ from abc import ABC, abstractmethod
 from bddgen.errors import LMOutputError
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
-from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
+from bddgen.evaluation.assistant import AssistantReply, AssistantReplyError
 from bddgen.run.messages import last_user_message
 from bddgen.reference.budget import fit_to_budget
 from bddgen.reference.chunks import Chunk

@@ -6,7 +6,7 @@ from bddgen.config import REFERENCE_CONTEXT_TOKENS
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import render_history
-from bddgen.run.assistants.base import AssistantReply
+from bddgen.evaluation.assistant import AssistantReply
 from bddgen.reference.base import STAGE, ReferenceAssistant, retrieval_query
 from bddgen.reference.chunks import ChunkIndex
 from bddgen.reference.tasks import CANNOT_ANSWER_REPLY, RAG_ANSWER

@@ -11,7 +11,7 @@ from bddgen.errors import ConfigError
 from bddgen.lm.client import LanguageModel
 from bddgen.models import Corpus
 from bddgen.project import Project
-from bddgen.run.assistants.base import Assistant
+from bddgen.evaluation.assistant import Assistant
 
 
 def build_reference_assistant(

@@ -9,7 +9,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import render_history
 from bddgen.models import Corpus, DocKind, PolicyDocument, TableDocument, TextDocument
 from bddgen.retrieval.base import Hit, Retriever
-from bddgen.run.assistants.base import AssistantReply, ToolCall
+from bddgen.evaluation.assistant import AssistantReply, ToolCall
 from bddgen.config import REFERENCE_CONTEXT_TOKENS, AssistantSettings, default_of
 from bddgen.reference.base import STAGE, ReferenceAssistant
 from bddgen.reference.budget import fit_to_budget

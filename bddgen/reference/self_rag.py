@@ -16,7 +16,7 @@ from bddgen.config import REFERENCE_CONTEXT_TOKENS
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import render_history
-from bddgen.run.assistants.base import AssistantReply
+from bddgen.evaluation.assistant import AssistantReply
 from bddgen.reference.base import STAGE, ReferenceAssistant, previous_question, retrieval_query
 from bddgen.reference.budget import cut_to_tokens
 from bddgen.reference.chunks import Chunk, ChunkIndex

@@ -35,7 +35,7 @@ from bddgen.report.outcomes import (
 from bddgen.report.runs import RunData
 from bddgen.report.stats import Rate
 from bddgen.results import PARTIES, TurnResult, Verdict
-from bddgen.run.judge import TOOL_KINDS
+from bddgen.evaluation.judge import TOOL_KINDS
 from bddgen.specs import QueryType
 
 UNTYPED = "untyped"

@@ -15,8 +15,8 @@ from typing import Callable, Sequence
 from bddgen.expectations import SCENARIO_KINDS, TrajectoryExpectation, describe_calls
 from bddgen.lm.transcript import ASSISTANT, USER, Line
 from bddgen.results import JUDGE_ERROR, USAGE_ERROR, Verdict
-from bddgen.run.judge import GOAL_CATEGORY, Judge
-from bddgen.run.simulated_user import Exchange
+from bddgen.evaluation.judge import GOAL_CATEGORY, Judge
+from bddgen.evaluation.dialogue import Exchange
 
 LIMIT_CATEGORY = "over limit"
 """The error category of a turn whose scenario exceeded a limit step."""

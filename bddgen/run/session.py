@@ -17,14 +17,14 @@ from bddgen.errors import AssistantError, LMOutputError
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.base import Message
 from bddgen.results import SIMULATOR_ERROR, STATE_ERROR, UNREACHABLE_OUTCOME, Judgement, TurnResult, Verdict, failing_party
-from bddgen.run.assistants.base import Assistant, AssistantReply, error_category
-from bddgen.run.answers import cut_answer
-from bddgen.run.assistants.guard import ask
-from bddgen.run.judge import Judge
+from bddgen.evaluation.assistant import Assistant, AssistantReply, error_category
+from bddgen.evaluation.answers import cut_answer
+from bddgen.evaluation.guard import answer
+from bddgen.evaluation.judge import Judge
 from bddgen.run.scenario_steps import StepFailure, check_scenario_steps
-from bddgen.run.simulated_user import Dialogue, Exchange, simulate
+from bddgen.evaluation.dialogue import Dialogue, Exchange, simulate
 from bddgen.run.state_adapters import StateReader
-from bddgen.run.store import ConversationKey
+from bddgen.evaluation.store import ConversationKey
 from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, Conversation, Spec, Turn
 
 SPEC_TURN = 0  # an index, not a threshold
@@ -169,13 +169,13 @@ class ConversationSession:
     def _run_turn(self, number: int) -> TurnResult:
         turn = self.plan.conversation.turns[number - 1]
         history = list(self._history)
-        started = time.perf_counter()
-        try:
-            reply = self._cut(ask(self._assistant(), history + [Message("user", turn.question)], self.plan.conversation.faults))
-        except AssistantError as exc:
-            judgement = Judgement(Verdict.ERROR, str(exc), error_category=error_category(exc))
-            return self._record(number, turn, judgement, time.perf_counter() - started, AssistantReply(answer=""))
-        latency = time.perf_counter() - started
+        answered = answer(self._assistant(), history + [Message("user", turn.question)], self.plan.conversation.faults)
+        latency = answered.seconds
+        if answered.reply is None:
+            assert answered.error is not None
+            judgement = Judgement(Verdict.ERROR, str(answered.error), error_category=error_category(answered.error))
+            return self._record(number, turn, judgement, latency, AssistantReply(answer=""))
+        reply = self._cut(answered.reply)
         if turn.answer == TRAJECTORY_ONLY:
             judgement = Judgement(Verdict.PASS, "the answer is not judged; the turn checks its trajectory", checks=("trajectory",))
         else:
@@ -224,13 +224,11 @@ class ConversationSession:
         self._task_records(task, dialogue, judgement, started, change.rows(), outcome, trajectory, credit)
 
     def _answer(self, messages: list[Message]) -> tuple[AssistantReply | None, float, str]:
-        started = time.perf_counter()
-        try:
-            reply = self._cut(ask(self._assistant(), messages, self.plan.conversation.faults))
-        except AssistantError as exc:
-            self._dialogue_error = exc
-            return None, time.perf_counter() - started, str(exc)
-        return reply, time.perf_counter() - started, ""
+        answered = answer(self._assistant(), messages, self.plan.conversation.faults)
+        if answered.reply is None:
+            self._dialogue_error = answered.error
+            return None, answered.seconds, str(answered.error)
+        return self._cut(answered.reply), answered.seconds, ""
 
     def _cut(self, reply: AssistantReply) -> AssistantReply:
         """The reply with its answer cut to `max_answer_chars` (the whole one is kept for full-answers.jsonl)."""

@@ -22,19 +22,19 @@ from bddgen.config import LMSettings, Settings
 from bddgen.lm.client import LanguageModel
 from bddgen.project import Project
 from bddgen.results import RunMetadata, TurnResult, Verdict
-from bddgen.run.assistants.base import Assistant
+from bddgen.evaluation.assistant import Assistant
 from bddgen.run.assistants.factory import assistant_settings
 from bddgen.run.cucumber import write_cucumber
 from bddgen.run.feature_cache import FeatureCache
 from bddgen.corpus import load_project_corpus
-from bddgen.run.judge import TOOL_KINDS, run_judge
+from bddgen.evaluation.judge import TOOL_KINDS, run_judge
 from bddgen.run.metadata import code_revision, new_run_dir, now, public_settings
-from bddgen.run.runner import SampleRunner
+from bddgen.evaluation.runner import SampleRunner
 from bddgen.run.language_models import assistant_model_name, same_model_warning
 from bddgen.run.scenario import ScenarioRun
 from bddgen.run.session import SPEC_TURN, ConversationPlan, ConversationSession, TaskRuntime
 from bddgen.run.state_adapters import StateReader, state_reader
-from bddgen.run.store import ConversationKey, RunStore
+from bddgen.evaluation.store import ConversationKey, RunStore
 from bddgen.safe_names import child_folder
 
 

@@ -39,7 +39,7 @@ from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import render_history
 from bddgen.models import Corpus
-from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
+from bddgen.evaluation.assistant import AssistantReply, AssistantReplyError
 from bddgen.run.messages import last_user_message
 
 STAGE = "run"

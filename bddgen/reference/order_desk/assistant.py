@@ -15,7 +15,7 @@ from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import render_history
 from bddgen.models import Corpus
-from bddgen.run.assistants.base import AssistantReply, AssistantReplyError
+from bddgen.evaluation.assistant import AssistantReply, AssistantReplyError
 from bddgen.run.messages import last_user_message
 from bddgen.reference.order_desk.database import build_template, fresh_copy, state_keys
 from bddgen.reference.order_desk.tasks import DESK_STEP, Answer

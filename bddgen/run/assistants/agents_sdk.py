@@ -28,7 +28,7 @@ from bddgen.config import AssistantSettings
 from bddgen.plugins import import_callable
 from bddgen.traces import Handoff, ReplyUsage, ToolCall
 from bddgen.lm.base import Message
-from bddgen.run.assistants.base import AssistantReply, failure
+from bddgen.evaluation.assistant import AssistantReply, failure
 
 RESULT_CHARS = 4000  # not a setting: a tool result's most characters in the trace (a longer one is cut)
 GUARDRAIL_INFO_CHARS = 200  # not a setting: what a tripped guardrail said, in the refusal

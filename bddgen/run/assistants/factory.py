@@ -10,8 +10,8 @@ from typing import Callable
 from bddgen.config import AssistantSettings, LMSettings
 from bddgen.errors import ConfigError
 from bddgen.project import Project
-from bddgen.run.assistants.base import Assistant, Prices
-from bddgen.run.assistants.guard import GuardedAssistant
+from bddgen.evaluation.assistant import Assistant, Prices
+from bddgen.evaluation.guard import GuardedAssistant
 
 BUILT_IN_ASSISTANTS = (
     "dense-rag", "dense-rag-no-retrieval", "react-rag", "self-rag", "airline-agent", "airline-agent-unrestricted",

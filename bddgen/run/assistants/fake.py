@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from bddgen.traces import BlockedCall, Handoff, ReplyUsage, ToolCall
 from bddgen.errors import InputError, Problem
 from bddgen.lm.base import Message
-from bddgen.run.assistants.base import AssistantCallError, AssistantReply, reply_from_payload
+from bddgen.evaluation.assistant import AssistantCallError, AssistantReply, reply_from_payload
 
 HANG_SECONDS = 3600.0  # the test fake's hang: longer than any timeout
 GARBAGE_PAYLOAD = {"status": "ok", "data": [0.25, None, "\x00\x7f"]}

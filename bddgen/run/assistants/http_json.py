@@ -13,7 +13,7 @@ from bddgen.faults import ToolFault
 from bddgen.config import AssistantSettings, http_url_problem
 from bddgen.errors import ConfigError
 from bddgen.lm.base import Message
-from bddgen.run.assistants.base import (
+from bddgen.evaluation.assistant import (
     AssistantCallError,
     AssistantReply,
     AssistantReplyError,

@@ -11,7 +11,7 @@ import openai
 from bddgen.config import AssistantSettings
 from bddgen.errors import ConfigError
 from bddgen.lm.base import Message
-from bddgen.run.assistants.base import (
+from bddgen.evaluation.assistant import (
     AssistantCallError,
     AssistantReply,
     AssistantReplyError,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from bddgen.lm.base import Message
-from bddgen.run.assistants.base import AssistantReply, reply_from_payload
+from bddgen.evaluation.assistant import AssistantReply, reply_from_payload
 
 
 class PythonCallableAssistant:

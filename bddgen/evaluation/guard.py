@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
 from bddgen.faults import ToolFault, supports_faults
 from bddgen.errors import AssistantError, BddgenError
 from bddgen.lm.base import Message
-from bddgen.run.assistants.base import (
+from bddgen.evaluation.assistant import (
     Assistant,
     AssistantCallError,
     AssistantFailedError,
@@ -34,6 +35,32 @@ def ask(assistant: Assistant, messages: list[Message], faults: list[ToolFault]) 
             "assistant that can (airline-agent, or an http assistant whose request_template is a JSON object)"
         )
     return assistant.respond_with_faults(list(messages), list(faults))  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Answered:
+    """What one request got: the reply (None when the assistant failed), the seconds it took, and the failure."""
+
+    reply: AssistantReply | None
+    seconds: float
+    error: AssistantError | None = None
+
+    @property
+    def answer(self) -> str:
+        """The reply's answer; empty when there is none."""
+        return self.reply.answer if self.reply is not None else ""
+
+
+def answer(assistant: Assistant, messages: Sequence[Message], faults: Sequence[ToolFault] = ()) -> Answered:
+    """The one way bddgen asks an assistant (run, probe, intents and agent realisation all come here): the reply to
+    `messages` with `faults` injected, timed. The assistant's failure (`AssistantError`) is returned, not raised: the
+    request got no answer, and the caller records why."""
+    started = time.perf_counter()
+    try:
+        reply = ask(assistant, list(messages), list(faults))
+    except AssistantError as exc:
+        return Answered(None, time.perf_counter() - started, exc)
+    return Answered(reply, time.perf_counter() - started)
 
 
 class GuardedAssistant:

@@ -14,11 +14,11 @@ from bddgen.models import Document, PolicyDocument, TextDocument
 from bddgen.results import JUDGE_ERROR, Judgement, Verdict
 from bddgen.normalise import content_stems
 from bddgen.answer_checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
-from bddgen.run.claims import CLAIMS_CHECK, verify_claims
-from bddgen.run.reference_match import (
+from bddgen.evaluation.claims import CLAIMS_CHECK, verify_claims
+from bddgen.evaluation.reference_match import (
     DEFAULT_TOLERANCES, Tolerances, adds_claims, altered_quote, contradicted_number, match_reference, quotes_reference, states_names,
 )
-from bddgen.run.tasks import (
+from bddgen.evaluation.prompts import (
     ABSTENTION_REFERENCE,
     ABSTENTION_RUBRIC,
     ANSWER_RUBRIC,

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from bddgen.errors import InputError, Problem
 from bddgen.files import atomic_write
 from bddgen.results import RunMetadata, TurnResult
-from bddgen.run.answers import FULL_ANSWERS_FILE, FullAnswer, full_answer_lines
+from bddgen.evaluation.answers import FULL_ANSWERS_FILE, FullAnswer, full_answer_lines
 
 RESULTS_FILE = "results.jsonl"
 METADATA_FILE = "run.json"

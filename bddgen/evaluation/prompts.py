@@ -1,5 +1,5 @@
-"""The judge's prompts: Prometheus-style absolute grading of a turn, and of a conversation against its spec; the claims
-method's yes/no questions (a claim of the reference stated, a source contradicted)."""
+"""The evaluation core's prompts: Prometheus-style absolute grading of a turn, and of a conversation against its spec; the claims
+method's yes/no questions (a claim of the reference stated, a source contradicted); the simulated user's turn."""
 
 from __future__ import annotations
 

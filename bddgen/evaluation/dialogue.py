@@ -23,8 +23,8 @@ from bddgen.outcomes import UserTask
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import render_history
-from bddgen.run.assistants.base import AssistantReply
-from bddgen.run.tasks import SIMULATED_USER, STOP_MARKER
+from bddgen.evaluation.assistant import AssistantReply
+from bddgen.evaluation.prompts import SIMULATED_USER, STOP_MARKER
 
 STAGE = "run"
 

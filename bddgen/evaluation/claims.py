@@ -13,9 +13,9 @@ from bddgen.errors import LMOutputError
 from bddgen.lm.client import LanguageModel
 from bddgen.normalise import content_stems
 from bddgen.results import JUDGE_ERROR, Judgement, Verdict
-from bddgen.run.quantities import states
-from bddgen.run.reference_match import DEFAULT_TOLERANCES, Tolerances, part_of, reference_parts
-from bddgen.run.tasks import JUDGE_CLAIM, JUDGE_CONTRADICTION
+from bddgen.evaluation.quantities import states
+from bddgen.evaluation.reference_match import DEFAULT_TOLERANCES, Tolerances, part_of, reference_parts
+from bddgen.evaluation.prompts import JUDGE_CLAIM, JUDGE_CONTRADICTION
 from bddgen.specs import QueryType, Turn
 from bddgen.text import words
 

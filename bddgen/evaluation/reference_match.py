@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from bddgen.config import RunSettings, default_of
 from bddgen.normalise import STOPWORDS
-from bddgen.run.quantities import NUMBER_WORDS, RELATIVE_TOLERANCE, UNITS, Quantity, quantities, states, written_quantities
+from bddgen.evaluation.quantities import NUMBER_WORDS, RELATIVE_TOLERANCE, UNITS, Quantity, quantities, states, written_quantities
 from bddgen.specs import QueryType
 from bddgen.text import words
 
