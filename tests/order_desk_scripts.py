@@ -11,7 +11,7 @@ from bddgen.implement.scripted import section
 from bddgen.lm.base import LMRequest
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.evaluation.dialogue import FIRST_MESSAGE
-from bddgen.evaluation.prompts import STOP_MARKER
+from bddgen.evaluation.tasks import STOP_MARKER
 from bddgen.tasks.scripted import faithful_replies
 
 _FACT = re.compile(r"^(?P<name>\w+): (?P<value>.+)$", re.MULTILINE)

@@ -358,6 +358,131 @@ def test_no_module_imports_a_private_name_of_another_library() -> None:
     assert sorted(set(PRIVATE_IMPORTS) - names) == [], "PRIVATE_IMPORTS names imports bddgen no longer has"
 
 
+EVALUATION_CORE = "bddgen.evaluation"
+"""The one evaluation core: the only package that asks an assistant or runs a judge's prompt."""
+
+ASSISTANT_CALLS = frozenset({"respond", "respond_with_faults"})
+"""The methods of the `Assistant` protocol that ask an assistant."""
+
+JUDGE_PROMPT = re.compile(r"judge", re.IGNORECASE)
+"""A prompt task whose name says `judge` is a judge's prompt."""
+
+
+def assistant_calls(source: str, path: str = "") -> list[str]:
+    """Each call of `respond` or `respond_with_faults` in `source`, as `path:line: name`; an assistant's own call of
+    its other method (`self.respond_with_faults` inside a class that defines `respond`) is no asking."""
+    tree = ast.parse(source)
+    own: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and any(isinstance(d, ast.FunctionDef) and d.name in ASSISTANT_CALLS for d in node.body):
+            own |= {
+                id(call) for call in ast.walk(node)
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and isinstance(call.func.value, ast.Name) and call.func.value.id == "self"
+            }
+    return [
+        f"{path}:{node.lineno}: {node.func.attr}" for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ASSISTANT_CALLS and id(node) not in own
+    ]
+
+
+def judge_prompts(source: str) -> dict[str, int]:
+    """The names that hold a judge's prompt task in `source` (the module-level name assigned, or the function that
+    returns it), with the line of the `PromptTask(...)` that makes it."""
+    tree = ast.parse(source)
+    found: dict[str, int] = {}
+    for top in tree.body:
+        names = (
+            [top.name] if isinstance(top, (ast.FunctionDef, ast.ClassDef))
+            else [t.id for t in top.targets if isinstance(t, ast.Name)] if isinstance(top, ast.Assign)
+            else [top.target.id] if isinstance(top, ast.AnnAssign) and isinstance(top.target, ast.Name) else []
+        )
+        for node in ast.walk(top):
+            if (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "PromptTask"
+                and any(k.arg == "name" and isinstance(k.value, ast.Constant) and JUDGE_PROMPT.search(str(k.value.value)) for k in node.keywords)
+            ):
+                found.update({name: node.lineno for name in names})
+    return found
+
+
+def evaluation_outsiders() -> tuple[list[str], list[str]]:
+    """Where a module outside the evaluation core asks an assistant, and where one makes or imports a judge's prompt."""
+    asking, judging = [], []
+    sources = {module_name(path): (path.relative_to(PACKAGE.parent).as_posix(), path.read_text(encoding="utf-8")) for path in sorted(PACKAGE.rglob("*.py"))}
+    prompts: dict[tuple[str, str], str] = {}
+    for module, (where, source) in sources.items():
+        inside = module == EVALUATION_CORE or module.startswith(EVALUATION_CORE + ".")
+        if not inside:
+            asking += assistant_calls(source, where)
+        for name, line in judge_prompts(source).items():
+            prompts[(module, name)] = f"{where}:{line}"
+            if not inside:
+                judging.append(f"{where}:{line}: {name} is a judge's prompt")
+    for item in all_imports():
+        if item.source == EVALUATION_CORE or item.source.startswith(EVALUATION_CORE + "."):
+            continue
+        judging += [f"{item.path}:{item.line}: imports the judge's prompt {name}" for name in item.names if (item.target, name) in prompts]
+    return asking, judging
+
+
+def verdict_types() -> list[str]:
+    """The classes of bddgen/ that carry a verdict: named `...Judgement` or `...Verdict`, other than the verdict's value
+    (an Enum) and a model's raw reply (a `StrictReply` schema, from which code makes the verdict)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and re.search(r"(Judgement|Verdict)$", node.name):
+                bases = {b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else "" for b in node.bases}
+                if not bases & {"Enum", "StrictReply"}:
+                    found.append(f"{module_name(path)}.{node.name}")
+    return found
+
+
+def html_writers() -> list[str]:
+    """The modules of bddgen/ that write an HTML page: they hold an `<html` or `<!doctype` tag, or load a `.html.j2`
+    template. (The review page is a static file the review server sends, written by no module.)"""
+    pattern = re.compile(r"<html|<!doctype|\.html\.j2", re.IGNORECASE)
+    return [module_name(path) for path in sorted(PACKAGE.rglob("*.py")) if pattern.search(path.read_text(encoding="utf-8"))]
+
+
+def test_only_the_evaluation_core_asks_an_assistant_or_runs_a_judge() -> None:
+    asking, judging = evaluation_outsiders()
+    print(f"\nplaces outside the evaluation core that ask an assistant: {len(asking)}; that make or take a judge's prompt: {len(judging)}")
+    assert asking == [], "ask an assistant with bddgen.evaluation.guard.answer, not its own way:\n" + "\n".join(asking)
+    assert judging == [], "a judge's prompt is made and run only in bddgen/evaluation/ (a scorer there):\n" + "\n".join(judging)
+
+
+def test_one_verdict_type() -> None:
+    found = verdict_types()
+    print(f"\nverdict types: {len(found)} ({', '.join(found)})")
+    assert found == ["bddgen.results.Judgement"], "a scorer returns bddgen.results.Judgement; found: " + ", ".join(found)
+
+
+def test_one_html_writer() -> None:
+    found = html_writers()
+    print(f"\nHTML writers: {len(found)} ({', '.join(found)})")
+    assert found == ["bddgen.report.render.html_page"], "write HTML pages with the report's one writer; found: " + ", ".join(found)
+
+
+def test_the_evaluation_counts_see_what_they_count() -> None:
+    assistant = (
+        "class Agent:\n"
+        "    def respond(self, messages):\n"
+        "        return self.respond_with_faults(messages, [])\n"
+        "def search(agent):\n"
+        "    return agent.respond([])\n"
+    )
+    assert assistant_calls(assistant, "a.py") == ["a.py:5: respond"]
+    prompts = (
+        "JUDGE = PromptTask(name='intents-judge-prose', instruction='')\n"
+        "USER = PromptTask(name='probe-user-turn', instruction='')\n"
+        "def judge_task(criteria):\n"
+        "    return PromptTask(name='probe-judge', instruction='')\n"
+    )
+    assert judge_prompts(prompts) == {"JUDGE": 1, "judge_task": 4}
+
+
 def test_only_the_composition_root_builds_models() -> None:
     found = places_that_build_models()
     print(f"\nplaces that build models: {len(found)}")

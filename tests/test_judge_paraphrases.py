@@ -21,7 +21,7 @@ from bddgen.evaluation.judge import Judge
 from bddgen.evaluation.reference_match import DEFAULT_TOLERANCES
 from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Turn
 
-WRITE, READ_BACK = "judge-check-paraphrase", "answer_from_documents"
+WRITE, READ_BACK = "paraphrase-candidate", "answer_from_documents"
 HISTORY = [Message("user", "Which club won the 1995 cup?"), Message("assistant", "Orlanmouth Wanderers won the 1995 cup.")]
 CLUBS = "Harbour City FC, Eastquay Olympic and Redmarsh Rovers"
 
@@ -149,7 +149,7 @@ def section(request, heading):
 def writer():
     """A paraphrase that states the reference and a refusal; the round trip reads the paraphrase back as it is."""
     return ScriptedLM(by_task={
-        "judge-check-paraphrase": lambda r: {"paraphrases": [f"Here is what I found: {section(r, 'Reference Answer')}", "I cannot say."]},
+        "paraphrase-candidate": lambda r: {"paraphrases": [f"Here is what I found: {section(r, 'Reference Answer')}", "I cannot say."]},
         "answer_from_documents": lambda r: {"answer": section(r, "Documents")},
     })
 '''

@@ -9,7 +9,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.results import Verdict
 from bddgen.evaluation.judge import Judge
-from bddgen.evaluation.prompts import ABSTENTION_REFERENCE
+from bddgen.evaluation.tasks import ABSTENTION_REFERENCE
 from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Spec, Turn
 
 

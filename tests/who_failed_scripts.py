@@ -15,7 +15,7 @@ from typing import Any
 from bddgen.lm.base import LMRequest
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.evaluation.dialogue import FIRST_MESSAGE
-from bddgen.evaluation.prompts import STOP_MARKER
+from bddgen.evaluation.tasks import STOP_MARKER
 
 _REFERENCE = re.compile(r"\b[A-Z0-9]{6}\b")
 DROPPED = "(the line drops)"

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from bddgen.expectations import ManifestViolation, Trace, violations as outside_manifest
 from bddgen.manifest.workflow import WorkflowManifest, reachable_agents
 from bddgen.results import TurnResult
+from bddgen.traces import AgentTrace
 
 CRITERIA: dict[str, str] = {
     "C1": "reached agents",
@@ -97,7 +98,16 @@ def _place(record: TurnResult) -> str:
 
 
 def structural_coverage(manifest: WorkflowManifest, records: Iterable[TurnResult]) -> StructuralCoverage:
-    """Which obligations the recorded trajectories witness, and which calls and handoffs were outside the manifest."""
+    """Which obligations a run's recorded trajectories witness, and which calls and handoffs were outside the manifest."""
+    return trace_coverage(manifest, (
+        (_place(r), AgentTrace(tool_calls=r.tool_calls, handoffs=r.handoffs, blocked_calls=r.blocked_calls, refusal=r.refusal))
+        for r in records
+    ))
+
+
+def trace_coverage(manifest: WorkflowManifest, observed: Iterable[tuple[str, AgentTrace]]) -> StructuralCoverage:
+    """Which obligations the traces witness, each trace with where it was observed, and which calls and handoffs were
+    outside the manifest."""
     found = obligations(manifest)
     index = {(o.criterion, o.source, o.target): o for o in found}
     permissions = manifest.permissions()
@@ -108,10 +118,8 @@ def structural_coverage(manifest: WorkflowManifest, records: Iterable[TurnResult
         if key in index and where not in index[key].witnesses:
             index[key].witnesses.append(where)
 
-    for record in records:
-        where = _place(record)
-        trace = Trace(record.tool_calls, record.handoffs)
-        outside += [Violation(**v.model_dump(), where=where) for v in outside_manifest(trace, permissions)]
+    for where, record in observed:
+        outside += [Violation(**v.model_dump(), where=where) for v in outside_manifest(Trace(record.tool_calls, record.handoffs), permissions)]
         for call in record.tool_calls:
             if call.agent is None:
                 unattributed += 1

@@ -27,7 +27,7 @@ from typing import Callable, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bddgen.agents.coverage import CRITERIA, Obligation, obligations, structural_coverage
+from bddgen.agents.coverage import CRITERIA, Obligation, obligations, trace_coverage
 from bddgen.expectations import ArgumentMatch, TrajectoryExpectation, describe_calls
 from bddgen.manifest.workflow import WorkflowManifest
 from bddgen.agents.tasks import AGENT_REQUEST
@@ -38,7 +38,6 @@ from bddgen.values import checked_schema, mentions, request_key
 from bddgen.features.document import FeatureDocument
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
-from bddgen.results import TurnResult, Verdict
 from bddgen.evaluation.assistant import Assistant
 from bddgen.specs import TRAJECTORY_ONLY, Conversation, QueryType, Spec, Turn
 from bddgen.tasks.instruction import fact_phrase
@@ -413,12 +412,7 @@ class Realizer:
             return Attempt(request=request, completed_by_code=added, problems=[f"the assistant failed: {answered.error}"]), True
         reply = answered.reply
         trace = AgentTrace(tool_calls=reply.tool_calls, handoffs=reply.handoffs, blocked_calls=reply.blocked_calls, refusal=reply.refusal)
-        record = TurnResult(
-            run_id="realize", feature="", spec_id="", scenario=objective.key, conversation_id=objective.key, turn=1,
-            verdict=Verdict.PASS, question=request, answer=reply.answer,
-            tool_calls=reply.tool_calls, handoffs=reply.handoffs, blocked_calls=reply.blocked_calls,
-        )
-        coverage = structural_coverage(self.manifest, [record])
+        coverage = trace_coverage(self.manifest, [(objective.key, trace)])
         return Attempt(
             request=request,
             completed_by_code=added,

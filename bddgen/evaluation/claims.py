@@ -15,7 +15,7 @@ from bddgen.normalise import content_stems
 from bddgen.results import JUDGE_ERROR, Judgement, Verdict
 from bddgen.evaluation.quantities import states
 from bddgen.evaluation.reference_match import DEFAULT_TOLERANCES, Tolerances, part_of, reference_parts
-from bddgen.evaluation.prompts import JUDGE_CLAIM, JUDGE_CONTRADICTION
+from bddgen.evaluation.tasks import JUDGE_CLAIM, JUDGE_CONTRADICTION
 from bddgen.specs import QueryType, Turn
 from bddgen.text import words
 

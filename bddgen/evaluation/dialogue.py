@@ -24,7 +24,7 @@ from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import render_history
 from bddgen.evaluation.assistant import AssistantReply
-from bddgen.evaluation.prompts import SIMULATED_USER, STOP_MARKER
+from bddgen.evaluation.tasks import SIMULATED_USER, STOP_MARKER
 
 STAGE = "run"
 

@@ -18,7 +18,7 @@ from bddgen.evaluation.claims import CLAIMS_CHECK, verify_claims
 from bddgen.evaluation.reference_match import (
     DEFAULT_TOLERANCES, Tolerances, adds_claims, altered_quote, contradicted_number, match_reference, quotes_reference, states_names,
 )
-from bddgen.evaluation.prompts import (
+from bddgen.evaluation.tasks import (
     ABSTENTION_REFERENCE,
     ABSTENTION_RUBRIC,
     ANSWER_RUBRIC,

@@ -20,7 +20,7 @@ class ParaphraseList(StrictReply):
 
 
 WRITE_PARAPHRASES = PromptTask(
-    name="judge-check-paraphrase",
+    name="paraphrase-candidate",
     instruction=(
         "A question and its reference answer are given. Write as many replies as asked, each one a reply an assistant "
         "might give to the question that says exactly what the reference answer says, in other words and another order: "
