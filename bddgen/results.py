@@ -21,7 +21,7 @@ expected state is not reachable by the correct actions) or the harness (bddgen's
 PARTIES: tuple[Party, ...] = get_args(Party)
 
 SIMULATOR_ERROR = "simulator error"
-"""The error category of a task trial failed by its simulated user (see `bddgen.run.session`)."""
+"""The error category of a task trial failed by its simulated user (see `bddgen.evaluation.session`)."""
 JUDGE_ERROR = "judge"
 """The error category of a verdict the judge could not give (its reply was unusable)."""
 UNREACHABLE_OUTCOME = "unreachable end state"

@@ -17,7 +17,7 @@ from bddgen.models import Corpus
 from bddgen.implement.tasks import WRITE_CONVERSATION
 from bddgen.reference.chunks import chunk_document
 from bddgen.reference.tasks import RAG_ANSWER
-from bddgen.evaluation.judge_tasks import ANSWER_RUBRIC, JUDGE_TURN
+from bddgen.evaluation.tasks import ANSWER_RUBRIC, JUDGE_TURN
 
 SPORTS = Path(__file__).resolve().parents[1] / "corpora" / "sports"
 

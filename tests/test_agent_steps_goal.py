@@ -19,8 +19,8 @@ from bddgen.lm.scripted import ScriptedLM
 from bddgen.results import JUDGE_ERROR, TurnResult, Verdict
 from bddgen.evaluation.assistant import AssistantReply
 from bddgen.evaluation.judge import GOAL_CATEGORY, Judge
-from bddgen.run.scenario_steps import StepFailure, check_goal, transcript_lines
-from bddgen.run.session import ConversationPlan, ConversationSession
+from bddgen.evaluation.scenario_steps import StepFailure, check_goal, transcript_lines
+from bddgen.evaluation.session import ConversationPlan, ConversationSession
 from bddgen.evaluation.dialogue import Exchange
 from bddgen.specs import TRAJECTORY_ONLY, Conversation, QueryType, Spec, Turn
 from bddgen.traces import Handoff, ToolCall

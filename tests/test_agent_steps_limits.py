@@ -23,8 +23,8 @@ from bddgen.evaluation.assistant import AssistantReply, Prices
 from bddgen.evaluation.guard import GuardedAssistant
 from bddgen.evaluation.judge import Judge
 from bddgen.run.scenario import ScenarioRun, TurnNotJudgedError
-from bddgen.run.scenario_steps import LIMIT_CATEGORY, USAGE_FIX, StepFailure, check_limit
-from bddgen.run.session import ConversationPlan, ConversationSession, TaskRuntime
+from bddgen.evaluation.scenario_steps import LIMIT_CATEGORY, USAGE_FIX, StepFailure, check_limit
+from bddgen.evaluation.session import ConversationPlan, ConversationSession, TaskRuntime
 from bddgen.evaluation.dialogue import Exchange
 from bddgen.state_diff import DatabaseState
 from bddgen.specs import TRAJECTORY_ONLY, Conversation, QueryType, Spec, Turn

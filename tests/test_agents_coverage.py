@@ -119,7 +119,7 @@ def test_a_fake_agent_s_trajectory_is_stored_per_turn_and_measured(tmp_path: Pat
     from bddgen.lm.scripted import ScriptedLM
     from bddgen.run.assistants.fake import FakeAssistant, FakeScript
     from bddgen.evaluation.judge import Judge
-    from bddgen.run.session import ConversationPlan, ConversationSession
+    from bddgen.evaluation.session import ConversationPlan, ConversationSession
     from bddgen.specs import Conversation, QueryType, Spec, Turn
 
     script = FakeScript.model_validate({

@@ -25,7 +25,7 @@ from bddgen.lm.base import Message  # noqa: E402
 from bddgen.run.assistants.agents_sdk import AgentsSdkAssistant  # noqa: E402
 from bddgen.evaluation.guard import GuardedAssistant  # noqa: E402
 from bddgen.evaluation.judge import Judge  # noqa: E402
-from bddgen.run.session import ConversationPlan, ConversationSession  # noqa: E402
+from bddgen.evaluation.session import ConversationPlan, ConversationSession  # noqa: E402
 from bddgen.specs import TRAJECTORY_ONLY, Conversation, QueryType, Spec, Turn  # noqa: E402
 from tests import sdk_customer_service as app  # noqa: E402
 

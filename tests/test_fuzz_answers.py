@@ -27,7 +27,7 @@ from bddgen.evaluation.assistant import AssistantReply
 from bddgen.evaluation.judge import Judge
 from bddgen.evaluation.answers import cut_answer, read_full_answers
 from bddgen.run.launcher import readable_junit
-from bddgen.run.session import ConversationPlan, ConversationSession
+from bddgen.evaluation.session import ConversationPlan, ConversationSession
 from bddgen.evaluation.store import RunStore
 from bddgen.specs import Conversation, QueryType, Spec, Turn
 

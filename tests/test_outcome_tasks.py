@@ -20,7 +20,7 @@ from bddgen.lm.scripted import ScriptedLM
 from bddgen.results import TurnResult, Verdict
 from bddgen.evaluation.assistant import AssistantReply
 from bddgen.run.behave_runner import RUNNER_SETTING
-from bddgen.run.session import simulator_explains_failure
+from bddgen.evaluation.session import simulator_explains_failure
 from bddgen.evaluation.dialogue import Dialogue, simulate, unknown_facts
 from bddgen.run.state_adapters import http_state_reader
 from tests.behave_dry_run import dry_run_over_step_library

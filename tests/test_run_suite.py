@@ -17,7 +17,7 @@ from bddgen.project import Project
 from bddgen.results import TurnResult, Verdict
 from bddgen.evaluation.assistant import AssistantCallError, AssistantReply
 from bddgen.evaluation.judge import Judge
-from bddgen.run.session import ConversationPlan, ConversationSession
+from bddgen.evaluation.session import ConversationPlan, ConversationSession
 from bddgen.evaluation.store import ConversationKey, RunStore
 from bddgen.run.suite import RunOptions, SuiteRun
 from bddgen.specs import CANNOT_ANSWER, Conversation, ExactExpectation, QueryType, Spec, Turn

@@ -16,7 +16,7 @@ from bddgen.outcomes import OutcomeExpectation, UserTask, field_credit, unreacha
 from bddgen.results import Judgement, TurnResult, Verdict, failing_party
 from bddgen.evaluation.assistant import AssistantReply
 from bddgen.evaluation.judge import Judge
-from bddgen.run.session import ConversationPlan, ConversationSession, TaskRuntime
+from bddgen.evaluation.session import ConversationPlan, ConversationSession, TaskRuntime
 from bddgen.specs import Conversation, QueryType, Spec, Turn
 from bddgen.state_diff import DatabaseState, DiffRow, diff
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -12,6 +12,7 @@ from bddgen.config import AssistantSettings
 from bddgen.errors import AssistantError
 from bddgen.lm.base import Message
 from bddgen.results import TIMEOUT_ERROR, TRANSPORT_ERROR
+from bddgen.state_diff import DatabaseState
 
 
 class AssistantReply(BaseModel):
@@ -66,6 +67,10 @@ class Assistant(Protocol):
     def name(self) -> str: ...
 
     def respond(self, messages: list[Message]) -> AssistantReply: ...
+
+
+StateReader = Callable[[list[Message]], DatabaseState]
+"""The agent's state after the messages of one conversation (an assistant's state adapter reads it)."""
 
 
 class AssistantCallError(AssistantError):

@@ -10,7 +10,7 @@ from bddgen.errors import InputError, Problem
 from bddgen.features.document import FeatureDocument
 from bddgen.features.reader import read_feature
 from bddgen.features.vocabulary import ASK, SATISFY, decode_tag_value
-from bddgen.run.session import ConversationPlan
+from bddgen.evaluation.session import ConversationPlan
 
 CONVERSATION_TAG = "conv:"
 

@@ -9,7 +9,7 @@ from bddgen.state_diff import render_diff_row
 from bddgen.errors import AssistantError
 from bddgen.results import TurnResult, Verdict
 from bddgen.answer_checks import contains_exact
-from bddgen.run.session import TASK_CHECK, ConversationPlan, ConversationSession
+from bddgen.evaluation.session import TASK_CHECK, ConversationPlan, ConversationSession
 
 
 class TurnNotJudgedError(AssistantError):

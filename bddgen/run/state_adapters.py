@@ -22,9 +22,7 @@ from bddgen.errors import AssistantError, ConfigError, InputError, Problem
 from bddgen.lm.base import Message
 from bddgen.project import Project
 from bddgen.run.assistants.http_json import expand_environment
-
-StateReader = Callable[[list[Message]], DatabaseState]
-"""The agent's state after the messages of one conversation."""
+from bddgen.evaluation.assistant import StateReader
 
 SCHEMA_HINT = "schemas/state.json.schema.json: {\"tables\": {table: {key: {column: value}}}}"
 

@@ -32,7 +32,7 @@ from bddgen.run.metadata import code_revision, new_run_dir, now, public_settings
 from bddgen.evaluation.runner import SampleRunner
 from bddgen.run.language_models import assistant_model_name, same_model_warning
 from bddgen.run.scenario import ScenarioRun
-from bddgen.run.session import SPEC_TURN, ConversationPlan, ConversationSession, TaskRuntime
+from bddgen.evaluation.session import SPEC_TURN, ConversationPlan, ConversationSession, TaskRuntime
 from bddgen.run.state_adapters import StateReader, state_reader
 from bddgen.evaluation.store import ConversationKey, RunStore
 from bddgen.safe_names import child_folder

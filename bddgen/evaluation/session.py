@@ -21,9 +21,9 @@ from bddgen.evaluation.assistant import Assistant, AssistantReply, error_categor
 from bddgen.evaluation.answers import cut_answer
 from bddgen.evaluation.guard import answer
 from bddgen.evaluation.judge import Judge
-from bddgen.run.scenario_steps import StepFailure, check_scenario_steps
+from bddgen.evaluation.scenario_steps import StepFailure, check_scenario_steps
 from bddgen.evaluation.dialogue import Dialogue, Exchange, simulate
-from bddgen.run.state_adapters import StateReader
+from bddgen.evaluation.assistant import StateReader
 from bddgen.evaluation.store import ConversationKey
 from bddgen.specs import CANNOT_ANSWER, TRAJECTORY_ONLY, Conversation, Spec, Turn
 
