@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from bddgen.cli import cli
 from bddgen.probe.difficulty import next_difficulty
 from bddgen.probe.model import ProbeState
+from bddgen.results import Verdict
 from bddgen.run.behave_runner import RUNNER_SETTING
 from probe_doubles import HIGH, INVENTED_QUOTE, LOW
 
@@ -102,14 +103,15 @@ def test_plan_then_probe_then_replay_the_failures_under_behave(project: Path) ->
     assert len(state.threads) == 6  # 3 weaknesses × 2 assistants
     for thread in state.threads:
         assert thread.finished and not thread.error
-        scores = [d.judgement.overall for d in thread.dialogues]
+        scores = [d.scores.overall for d in thread.dialogues]
         expected = HIGH if thread.assistant == "helpful" else LOW
         assert scores and all(s == expected for s in scores)
+        assert all(d.judgement.verdict == (Verdict.PASS if expected > 5.5 else Verdict.FAIL) for d in thread.dialogues)
         # the difficulty follows the scores by the update rule, round by round
         for k in range(1, len(thread.dialogues) + 1):
             played = thread.dialogues[:k]
-            assert thread.trajectory[k] == pytest.approx(next_difficulty([d.difficulty for d in played], [d.judgement.overall for d in played], 3.0))
-        assert all(o.quote != INVENTED_QUOTE for d in thread.dialogues for o in d.judgement.observations)
+            assert thread.trajectory[k] == pytest.approx(next_difficulty([d.difficulty for d in played], [d.scores.overall for d in played], 3.0))
+        assert all(o.quote != INVENTED_QUOTE for d in thread.dialogues for o in d.scores.observations)
     helpful = {t.weakness.id: t.final_difficulty for t in state.threads if t.assistant == "helpful"}
     declining = {t.weakness.id: t.final_difficulty for t in state.threads if t.assistant == "declining"}
     assert all(helpful[w] > 5.5 > declining[w] for w in helpful)

@@ -5,18 +5,22 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Sequence
 
+from bddgen.evaluation.rubric import Rubric
 from bddgen.files import atomic_write, read_json_file
-from bddgen.probe.html_page import html_page
 from bddgen.probe.model import ProbeState, Thread
 from bddgen.probe.regression import write_failures
 from bddgen.probe.report import markdown
-from bddgen.probe.rubric import Rubric
 
 STATE_FILE = "state.json"
 WEAKNESS_FILE = "weaknesses.yaml"
 REPORT_HTML = "probe.html"
 REPORT_MARKDOWN = "probe.md"
+
+PageWriter = Callable[[Sequence[Thread], str, bool], str]
+"""The probe's HTML page of these threads, with this title, reloading itself while running (the report's HTML
+writer, handed in by the command: the probe stage does not import report)."""
 
 
 def read_state(folder: Path) -> ProbeState:
@@ -30,13 +34,13 @@ def write_state(folder: Path, state: ProbeState) -> None:
 
 @dataclass(frozen=True)
 class Outputs:
-    """Where a probe writes: the state, the reports and the failing scenarios."""
+    """Where a probe writes: the state, the reports (the HTML page by `page`) and the failing scenarios."""
 
     folder: Path
     reports: Path
     features: Path
     rubric: Rubric
-    failure_score: float
+    page: PageWriter
     title: str
 
 
@@ -63,6 +67,6 @@ class ProbeStore:
         write_state(out.folder, self.state)
         threads = self.state.threads
         running = not all(t.finished for t in threads)
-        atomic_write(out.reports / REPORT_MARKDOWN, markdown(threads, out.failure_score, out.title))
-        atomic_write(out.reports / REPORT_HTML, html_page(threads, out.failure_score, out.title, running))
-        write_failures(threads, out.rubric, out.failure_score, out.features)
+        atomic_write(out.reports / REPORT_MARKDOWN, markdown(threads, out.title))
+        atomic_write(out.reports / REPORT_HTML, out.page(threads, out.title, running))
+        write_failures(threads, out.rubric, out.features)
