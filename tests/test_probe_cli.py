@@ -16,6 +16,7 @@ import yaml
 from click.testing import CliRunner
 
 from bddgen.cli import cli
+from bddgen.evaluation.store import RunStore
 from bddgen.probe.difficulty import next_difficulty
 from bddgen.probe.model import ProbeState
 from bddgen.results import Verdict
@@ -116,6 +117,17 @@ def test_plan_then_probe_then_replay_the_failures_under_behave(project: Path) ->
     declining = {t.weakness.id: t.final_difficulty for t in state.threads if t.assistant == "declining"}
     assert all(helpful[w] > 5.5 > declining[w] for w in helpful)
 
+    # one results log for run and probe: a record per dialogue, its verdict and the persona's traits
+    logged = {key.conversation_id: records for key, records in RunStore(project / "probe").load().items()}
+    by_id = {d.id: (t, d) for t in state.threads for d in t.dialogues}
+    assert sorted(logged) == sorted(by_id)
+    for dialogue_id, [record] in logged.items():
+        thread, dialogue = by_id[dialogue_id]
+        assert record.turn == 0 and record.run_id == f"probe-{thread.assistant}" and record.spec_id == thread.weakness.id
+        assert record.verdict == dialogue.judgement.verdict and record.feedback == dialogue.judgement.feedback
+        assert record.question == dialogue.persona.opening and record.traits == dialogue.persona.traits and record.traits
+        assert record.feature == f"features/probe-{thread.weakness.id}.feature" and dialogue.turns[0].user in record.answer
+
     markdown = (project / "reports" / "probe.md").read_text(encoding="utf-8")
     html = (project / "reports" / "probe.html").read_text(encoding="utf-8")
     dialogues = [d for t in state.threads for d in t.dialogues]
@@ -141,10 +153,12 @@ def test_plan_then_probe_then_replay_the_failures_under_behave(project: Path) ->
 
 def test_a_finished_probe_resumes_without_new_calls(project: Path) -> None:
     _invoke(["probe", "--answers", "answers.yaml", "--yes", "--rounds", "1"])
-    first = _state(project)
+    first, log = _state(project), (project / "probe" / "results.jsonl").read_text(encoding="utf-8")
     out = _invoke(["probe", "--rounds", "1"])
     assert _state(project) == first
     assert "none (all cached)" in out
+    assert (project / "probe" / "results.jsonl").read_text(encoding="utf-8") == log  # each dialogue logged once
+    assert len(log.splitlines()) == sum(len(t.dialogues) for t in first.threads)
 
 
 def test_personas_and_the_simulated_user_run_on_the_user_model(project: Path) -> None:

@@ -24,10 +24,20 @@ def is_failure(dialogue: Dialogue) -> bool:
     return dialogue.judgement.verdict == Verdict.FAIL and any(t.user.strip() for t in dialogue.turns)
 
 
-def _scenario(assistant: str, dialogue: Dialogue) -> Conversation:
+def scenario_title(dialogue: Dialogue) -> str:
+    """The dialogue as a scenario's title: the persona, its goal, the score and the difficulty."""
     persona = dialogue.persona
+    return one_line(f"{persona.name}, {persona.attitude}, wants: {persona.goal} (scored {dialogue.scores.overall:.1f} at difficulty {dialogue.difficulty:.1f})")
+
+
+def feature_name(weakness_id: str) -> str:
+    """The .feature file of a weakness's failing dialogues."""
+    return f"{SPEC_PREFIX}{safe_file_name(weakness_id)}.feature"
+
+
+def _scenario(assistant: str, dialogue: Dialogue) -> Conversation:
     turns = [Turn(question=one_line(t.user), answer=TRAJECTORY_ONLY, query_type=QueryType.SINGLE_DOC) for t in dialogue.turns if t.user.strip()]
-    title = one_line(f"{persona.name}, {persona.attitude}, wants: {persona.goal} (scored {dialogue.scores.overall:.1f} at difficulty {dialogue.difficulty:.1f})")
+    title = scenario_title(dialogue)
     tags = [JUDGED_AS_A_WHOLE, "@probe", f"@assistant:{safe_file_name(assistant)}", f"@round:{dialogue.round}"]
     return Conversation(id=safe_file_name(dialogue.id), title=title, turns=turns, tags=tags)
 
@@ -54,7 +64,7 @@ def write_failures(threads: Sequence[Thread], rubric: Rubric, folder: Path) -> l
         failures = [(t.assistant, d) for t in threads if t.weakness.id == weakness_id for d in t.dialogues if is_failure(d)]
         if not failures:
             continue
-        path = folder / f"{SPEC_PREFIX}{safe_file_name(weakness_id)}.feature"
+        path = folder / feature_name(weakness_id)
         write_feature(path, weakness_document(weakness, rubric, failures))
         written.append(path)
     return written

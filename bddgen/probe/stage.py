@@ -126,7 +126,7 @@ def probe(
 
 def outputs_for(root: Path, features: Path, rubric: Rubric, page: PageWriter) -> Outputs:
     """Where a project's probe writes, its HTML page written by `page`."""
-    return Outputs(root / FOLDER, root / "reports", features, rubric, page, "bddgen probe")
+    return Outputs(root, root / FOLDER, root / "reports", features, rubric, page, "bddgen probe")
 
 
 def weakness_path(root: Path) -> Path:
