@@ -75,8 +75,9 @@ class Judgement:
 
 
 class TurnResult(BaseModel):
-    """One line of a run's results.jsonl. Turn 0 with query_type None is the conversation-level
-    'should satisfy the spec' check, or a task's outcome check (its end state, over the whole dialogue)."""
+    """One line of a run's results.jsonl (or of the probe's). Turn 0 with query_type None is the conversation-level
+    'should satisfy the spec' check, a task's outcome check (its end state, over the whole dialogue), or a probe
+    dialogue's verdict (its persona's opening as the question, the transcript as the answer)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -129,6 +130,9 @@ class TurnResult(BaseModel):
     outcome_failures: list[str] = Field(default_factory=list, description="Task outcome (turn 0): each unmet outcome step and why.")
     simulator_errors: list[str] = Field(
         default_factory=list, description="Task outcome (turn 0): where the simulated user broke its instruction."
+    )
+    traits: list[str] = Field(
+        default_factory=list, description="The simulated user's traits, when a persona played the user (a probe dialogue)."
     )
     failed_by: Party | None = Field(
         default=None,

@@ -16,8 +16,10 @@ import yaml
 from click.testing import CliRunner
 
 from bddgen.cli import cli
+from bddgen.evaluation.store import RunStore
 from bddgen.probe.difficulty import next_difficulty
 from bddgen.probe.model import ProbeState
+from bddgen.results import Verdict
 from bddgen.run.behave_runner import RUNNER_SETTING
 from probe_doubles import HIGH, INVENTED_QUOTE, LOW
 
@@ -102,17 +104,29 @@ def test_plan_then_probe_then_replay_the_failures_under_behave(project: Path) ->
     assert len(state.threads) == 6  # 3 weaknesses × 2 assistants
     for thread in state.threads:
         assert thread.finished and not thread.error
-        scores = [d.judgement.overall for d in thread.dialogues]
+        scores = [d.scores.overall for d in thread.dialogues]
         expected = HIGH if thread.assistant == "helpful" else LOW
         assert scores and all(s == expected for s in scores)
+        assert all(d.judgement.verdict == (Verdict.PASS if expected > 5.5 else Verdict.FAIL) for d in thread.dialogues)
         # the difficulty follows the scores by the update rule, round by round
         for k in range(1, len(thread.dialogues) + 1):
             played = thread.dialogues[:k]
-            assert thread.trajectory[k] == pytest.approx(next_difficulty([d.difficulty for d in played], [d.judgement.overall for d in played], 3.0))
-        assert all(o.quote != INVENTED_QUOTE for d in thread.dialogues for o in d.judgement.observations)
+            assert thread.trajectory[k] == pytest.approx(next_difficulty([d.difficulty for d in played], [d.scores.overall for d in played], 3.0))
+        assert all(o.quote != INVENTED_QUOTE for d in thread.dialogues for o in d.scores.observations)
     helpful = {t.weakness.id: t.final_difficulty for t in state.threads if t.assistant == "helpful"}
     declining = {t.weakness.id: t.final_difficulty for t in state.threads if t.assistant == "declining"}
     assert all(helpful[w] > 5.5 > declining[w] for w in helpful)
+
+    # one results log for run and probe: a record per dialogue, its verdict and the persona's traits
+    logged = {key.conversation_id: records for key, records in RunStore(project / "probe").load().items()}
+    by_id = {d.id: (t, d) for t in state.threads for d in t.dialogues}
+    assert sorted(logged) == sorted(by_id)
+    for dialogue_id, [record] in logged.items():
+        thread, dialogue = by_id[dialogue_id]
+        assert record.turn == 0 and record.run_id == f"probe-{thread.assistant}" and record.spec_id == thread.weakness.id
+        assert record.verdict == dialogue.judgement.verdict and record.feedback == dialogue.judgement.feedback
+        assert record.question == dialogue.persona.opening and record.traits == dialogue.persona.traits and record.traits
+        assert record.feature == f"features/probe-{thread.weakness.id}.feature" and dialogue.turns[0].user in record.answer
 
     markdown = (project / "reports" / "probe.md").read_text(encoding="utf-8")
     html = (project / "reports" / "probe.html").read_text(encoding="utf-8")
@@ -139,10 +153,12 @@ def test_plan_then_probe_then_replay_the_failures_under_behave(project: Path) ->
 
 def test_a_finished_probe_resumes_without_new_calls(project: Path) -> None:
     _invoke(["probe", "--answers", "answers.yaml", "--yes", "--rounds", "1"])
-    first = _state(project)
+    first, log = _state(project), (project / "probe" / "results.jsonl").read_text(encoding="utf-8")
     out = _invoke(["probe", "--rounds", "1"])
     assert _state(project) == first
     assert "none (all cached)" in out
+    assert (project / "probe" / "results.jsonl").read_text(encoding="utf-8") == log  # each dialogue logged once
+    assert len(log.splitlines()) == sum(len(t.dialogues) for t in first.threads)
 
 
 def test_personas_and_the_simulated_user_run_on_the_user_model(project: Path) -> None:

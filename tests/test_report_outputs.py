@@ -183,15 +183,16 @@ def test_costs_come_from_the_call_log(tmp_path: Path) -> None:
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def chromium_check(html: Path, screenshot: Path, profile: Path) -> str:
-    """Open the page headless, save a screenshot and return the DOM after its scripts ran."""
+def chromium_check(html: Path, screenshot: Path, profile: Path, fragment: str = "") -> str:
+    """Open the page headless (at `#fragment` when given), save a screenshot and return the DOM after its scripts ran."""
     flags = [
         "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",
         f"--user-data-dir={profile}", "--window-size=1280,2000",
     ]
-    subprocess.run([CHROMIUM, *flags, f"--screenshot={screenshot}", html.as_uri()], check=True, capture_output=True, timeout=120)
-    dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", html.as_uri()], check=True, capture_output=True, text=True, timeout=120)
+    address = html.as_uri() + (f"#{fragment}" if fragment else "")
+    subprocess.run([CHROMIUM, *flags, f"--screenshot={screenshot}", address], check=True, capture_output=True, timeout=120)
+    dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", address], check=True, capture_output=True, text=True, timeout=120)
     return dom.stdout
 
 

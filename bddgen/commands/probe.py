@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import click
 
@@ -17,15 +17,21 @@ from bddgen.pipeline import Models
 from bddgen.pipeline import stages
 from bddgen.probe import stage
 from bddgen.probe.interview import Answerer, Question, default_answerer, file_answerer
-from bddgen.probe.model import InterviewAnswer, Thread
+from bddgen.probe.model import Dialogue, InterviewAnswer, Thread
 from bddgen.probe.report import SUMMARY_HEADER, comparison_rows, summary_rows
 from bddgen.probe.rubric import load_rubric
 from bddgen.probe.state import REPORT_HTML, REPORT_MARKDOWN, ProbeStore, read_state, write_state
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
 from bddgen.report.costs import usage_costs
+from bddgen.report.render.html_page import ProbeDialogue, ProbeExchange, ProbePage, render_probe_html
+from bddgen.report.render.svg import Bubble
+from bddgen.report.render.tables import TextTable
 from bddgen.run.assistants.factory import assistant_settings
 from bddgen.run.language_models import same_model_warning
+
+
+SUMMARY_TITLE = "probe: final difficulty (the evaluation score) per weakness"
 
 
 def _print(text: str) -> None:
@@ -113,12 +119,12 @@ def probe(
     built = {name: models.assistant(name) for name in names}
     rubric_file = _project_path(project, settings.rubric) if settings.rubric else None
     chosen_rubric = load_rubric(rubric_file)
-    outputs = stage.outputs_for(project.root, project.features_path, chosen_rubric, settings)
+    outputs = stage.outputs_for(project.root, project.features_path, chosen_rubric, probe_html)
     store = ProbeStore(state, outputs)
     threads = stage.threads_to_run(state, weaknesses, names)
     progress_line(f"probing {', '.join(names)} on {len(weaknesses.weaknesses)} weaknesses, {settings.rounds} rounds each, {settings.jobs} at a time")
     stage.probe(store, threads, built, models.probe_user_lm, models.probe_judge_lm, chosen_rubric, models.corpus, settings, _shown_thread)
-    console.print(simple_table("probe: final difficulty (the evaluation score) per weakness", SUMMARY_HEADER, summary_rows(threads, settings.failure_score)))
+    console.print(simple_table(SUMMARY_TITLE, SUMMARY_HEADER, summary_rows(threads)))
     header, rows = comparison_rows(threads)
     if len(header) > 2:
         console.print(simple_table("the assistants on the same weaknesses", header, rows))
@@ -147,9 +153,45 @@ def _shown_answer(answer: InterviewAnswer) -> None:
 
 
 def _shown_thread(thread: Thread) -> None:
-    scores = ", ".join(f"{d.judgement.overall:.1f}" for d in thread.dialogues)
+    scores = ", ".join(f"{d.scores.overall:.1f}" for d in thread.dialogues)
     stopped = f"; stopped: {thread.error}" if thread.error else ""
     progress_line(f"finished {thread.key}: scores {scores}; difficulty {' → '.join(f'{d:.2f}' for d in thread.trajectory)}{stopped}")
+
+
+def probe_page(threads: Sequence[Thread], title: str, running: bool) -> ProbePage:
+    """What the probe's HTML page shows of `threads`: a bubble per dialogue at (difficulty, score), sized by its turns,
+    coloured by assistant, linking to the dialogue; the summary table; every dialogue."""
+    assistants = list(dict.fromkeys(t.assistant for t in threads))
+    bubbles = [
+        Bubble(
+            d.difficulty, d.scores.overall, 4 + 2 * len(d.turns), assistants.index(t.assistant),
+            f"{t.assistant} · {t.weakness.id} · round {d.round}: difficulty {d.difficulty:.2f}, score {d.scores.overall:.2f}", d.id,
+        )
+        for t in threads for d in t.dialogues
+    ]
+    summary = TextTable(SUMMARY_TITLE, SUMMARY_HEADER, summary_rows(threads))
+    dialogues = [_shown_dialogue(t, d) for t in threads for d in t.dialogues]
+    return ProbePage(title, running, assistants, bubbles, summary, dialogues)
+
+
+def _shown_dialogue(thread: Thread, dialogue: Dialogue) -> ProbeDialogue:
+    persona, scores = dialogue.persona, dialogue.scores
+    return ProbeDialogue(
+        anchor=dialogue.id,
+        heading=f"{thread.assistant} · {thread.weakness.title} · round {dialogue.round}: difficulty {dialogue.difficulty:.2f}, score {scores.overall:.2f}",
+        verdict=dialogue.judgement.verdict,
+        persona=f"{persona.name}, {persona.attitude}.",
+        goal=persona.goal + (" (met)" if dialogue.goal_met else ""),
+        traits="; ".join(persona.traits),
+        exchanges=[ProbeExchange(t.user, t.assistant, t.error) for t in dialogue.turns],
+        scores=", ".join(f"{s.criterion} {s.score}" for s in scores.criteria),
+        observations=[(o.text, o.quote) for o in scores.observations],
+    )
+
+
+def probe_html(threads: Sequence[Thread], title: str, running: bool) -> str:
+    """The probe's page, written by the report's HTML writer (the stage is handed this function)."""
+    return render_probe_html(probe_page(threads, title, running))
 
 
 def _print_costs(before: dict[str, tuple[int, int, int]], after: dict[str, tuple[int, int, int]], seconds: float) -> None:

@@ -1,12 +1,15 @@
 """The evaluation core's prompts: Prometheus-style absolute grading of a turn, and of a conversation against its spec; the claims
-method's yes/no questions (a claim of the reference stated, a source contradicted); the simulated user's turn."""
+method's yes/no questions (a claim of the reference stated, a source contradicted); the simulated user's turn; the rubric
+judge's scores of a dialogue."""
 
 from __future__ import annotations
 
-from typing import Literal
+from functools import lru_cache
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from bddgen.evaluation.rubric import HIGHEST_SCORE, LOWEST_SCORE, default_rubric
 from bddgen.lm.tasks import PromptTask, StrictReply
 
 ErrorCategory = Literal["none", "multi-document", "coreference", "retrieval", "wrong tool or order", "multiple correct answers"]
@@ -182,3 +185,52 @@ SIMULATED_USER = PromptTask(
     output=UserTurn,
     max_tokens=200,
 )
+
+
+OBSERVATION_CHARACTERS = 240  # not settings: sizes of the rubric judge's reply schema (exported to schemas/tasks/)
+QUOTE_CHARACTERS = 200
+MOST_OBSERVATIONS = 2
+
+
+class ObservationDraft(BaseModel):
+    text: str = Field(max_length=OBSERVATION_CHARACTERS, description="One observation about how the assistant behaved.")
+    quote: str = Field(max_length=QUOTE_CHARACTERS, description="The words of the dialogue it rests on, copied exactly.")
+
+
+RUBRIC_INSTRUCTION = (
+    "You evaluate how an assistant handled a conversation with a user. Read the rubric, the reference facts (passages "
+    "of the assistant's documents on the topic: a stated fact that contradicts them is not grounded), the user's persona "
+    "and goal, and the conversation. First write two observations about the assistant's behaviour, each with a quote "
+    "copied exactly from the conversation. Then score every criterion of the rubric from 1 (worst) to 10 (best), "
+    "strictly by the rubric's description of 1 and 10."
+)
+
+
+@lru_cache(maxsize=None)
+def rubric_task(criteria: tuple[str, ...]) -> PromptTask[Any]:
+    """The rubric judge's task for a rubric with these criterion ids: its reply has a score for each of them, required
+    by the schema, so a judge cannot leave a criterion out. Its reply's shape is shown in one line, not as the schema."""
+    fields: dict[str, Any] = {
+        f"criterion_{n}": (int, Field(ge=LOWEST_SCORE, le=HIGHEST_SCORE, alias=criterion)) for n, criterion in enumerate(criteria)
+    }
+    scores = create_model("CriterionScores", __config__=ConfigDict(populate_by_name=False), **fields)
+    reply = create_model(
+        "JudgeReply",
+        __doc__="Observations first, then the 1-10 score of every criterion they justify.",
+        observations=(list[ObservationDraft], Field(max_length=MOST_OBSERVATIONS, description="Two observations, each with a quote.")),
+        scores=(scores, Field(description="The score of every criterion of the rubric, by its id.")),
+    )
+    shape = ", ".join(f'"{criterion}": <1-10>' for criterion in criteria)
+    return PromptTask(
+        name="probe-judge",
+        instruction=RUBRIC_INSTRUCTION,
+        output=reply,
+        reply_format=(
+            '{"observations": [{"text": "<observation>", "quote": "<words copied from the conversation>"}, ...], '
+            f'"scores": {{{shape}}}}}'
+        ),
+    )
+
+
+RUBRIC_JUDGE = rubric_task(tuple(c.id for c in default_rubric().criteria))
+"""The rubric judge's task for the shipped rubric (module-level, so its reply schema is published in schemas/tasks/)."""

@@ -21,8 +21,18 @@ from bddgen.evaluation.dialogue import Answer, Dialogue, UserMove, converse as p
 STAGE = "probe"
 
 
+def exchanges(turns: list[DialogueTurn]) -> list[tuple[str, str]]:
+    """Each turn's user message and the assistant's answer (or why it gave none), as the judge and the user read them."""
+    return [(t.user, t.assistant or f"(no answer: {t.error})") for t in turns]
+
+
 def transcript(turns: list[DialogueTurn]) -> str:
-    return render_transcript(exchange_lines((t.user, t.assistant or f"(no answer: {t.error})") for t in turns))
+    return render_transcript(exchange_lines(exchanges(turns)))
+
+
+def judged_persona(persona: Persona) -> str:
+    """The persona as the rubric judge reads it."""
+    return f"{persona.name}, {persona.attitude}. Goal: {persona.goal}. Requirements: {'; '.join(persona.requirements)}"
 
 
 def _persona_text(persona: Persona) -> str:

@@ -6,6 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bddgen.evaluation.rubric import RubricScores
+from bddgen.results import Judgement
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -107,31 +110,8 @@ class DialogueTurn(_Strict):
     error: str = Field(default="", description="Why the assistant gave no answer, when it failed.")
 
 
-class CriterionScore(_Strict):
-    criterion: str
-    score: int = Field(ge=1, le=10)
-
-
-class Observation(_Strict):
-    """A written observation with the words of the dialogue it rests on (checked to occur in it)."""
-
-    text: str
-    quote: str = ""
-
-
-class RubricJudgement(_Strict):
-    """The rubric judge's reading of one dialogue: a score per criterion and observations, no verdict (a
-    dialogue fails when its overall score is below `[probe] failure_score`). A turn's verdict is
-    `bddgen.results.Judgement`."""
-
-    scores: list[CriterionScore] = Field(default_factory=list)
-    overall: float = Field(ge=1, le=10, description="Weighted mean of the criterion scores, computed by code.")
-    observations: list[Observation] = Field(default_factory=list)
-    dropped_quotes: int = Field(default=0, ge=0, description="Quotes the judge gave that are not in the dialogue (not kept).")
-
-
 class Dialogue(_Strict):
-    """One round of a thread: persona, transcript and judgement at difficulty `difficulty`."""
+    """One round of a thread: persona, transcript, verdict and scores at difficulty `difficulty`."""
 
     id: str
     round: int = Field(ge=1)
@@ -140,7 +120,8 @@ class Dialogue(_Strict):
     persona: Persona
     turns: list[DialogueTurn] = Field(default_factory=list)
     goal_met: bool = False
-    judgement: RubricJudgement
+    judgement: Judgement = Field(description="The rubric judge's verdict: FAIL when the overall score is below [probe] failure_score.")
+    scores: RubricScores = Field(description="The rubric judge's scores and observations behind the verdict.")
     seconds: float = 0.0
 
 

@@ -7,23 +7,25 @@ from statistics import mean
 from typing import Sequence
 
 from bddgen.probe.model import Thread
+from bddgen.results import Verdict
 
 SUMMARY_HEADER = ["assistant", "weakness", "rounds", "trajectory", "final difficulty", "mean score", "failures"]
 
 
 def mean_score(thread: Thread) -> float | None:
-    return mean(d.judgement.overall for d in thread.dialogues) if thread.dialogues else None
+    return mean(d.scores.overall for d in thread.dialogues) if thread.dialogues else None
 
 
 def trajectory_text(thread: Thread) -> str:
     return " → ".join(f"{d:.2f}" for d in thread.trajectory)
 
 
-def summary_rows(threads: Sequence[Thread], failure_score: float) -> list[list[str]]:
+def summary_rows(threads: Sequence[Thread]) -> list[list[str]]:
+    """A row per thread; its failures are the dialogues the judge failed."""
     rows = []
     for thread in threads:
         score = mean_score(thread)
-        failures = sum(d.judgement.overall < failure_score for d in thread.dialogues)
+        failures = sum(d.judgement.verdict == Verdict.FAIL for d in thread.dialogues)
         status = "" if thread.finished else " (running)"
         rows.append(
             [
@@ -55,9 +57,9 @@ def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
     return lines + ["| " + " | ".join(escape(c) for c in row) + " |" for row in rows]
 
 
-def markdown(threads: Sequence[Thread], failure_score: float, title: str) -> str:
-    """The whole report as Markdown: summary, comparison, then every dialogue with its judgement."""
-    lines = [f"# {title}", "", *_markdown_table(SUMMARY_HEADER, summary_rows(threads, failure_score)), ""]
+def markdown(threads: Sequence[Thread], title: str) -> str:
+    """The whole report as Markdown: summary, comparison, then every dialogue with its verdict and scores."""
+    lines = [f"# {title}", "", *_markdown_table(SUMMARY_HEADER, summary_rows(threads)), ""]
     header, rows = comparison_rows(threads)
     if len(header) > 2:
         lines += ["## Assistants side by side", "", *_markdown_table(header, rows), ""]
@@ -66,16 +68,16 @@ def markdown(threads: Sequence[Thread], failure_score: float, title: str) -> str
         if thread.error:
             lines += [f"Stopped early: {thread.error}", ""]
         for dialogue in thread.dialogues:
-            judgement = dialogue.judgement
+            scores = dialogue.scores
             persona = dialogue.persona
             lines += [
-                f"### Round {dialogue.round}: difficulty {dialogue.difficulty:.2f}, score {judgement.overall:.2f}",
+                f"### Round {dialogue.round}: difficulty {dialogue.difficulty:.2f}, score {scores.overall:.2f} ({dialogue.judgement.verdict.value})",
                 "",
                 f"*{persona.name}, {persona.attitude}.* Goal: {persona.goal}" + (" (met)" if dialogue.goal_met else ""),
                 "",
             ]
             for turn in dialogue.turns:
                 lines += [f"> **User:** {turn.user}", ">", f"> **Assistant:** {turn.assistant or '(no answer: ' + turn.error + ')'}", ""]
-            lines.append("Scores: " + ", ".join(f"{s.criterion} {s.score}" for s in judgement.scores))
-            lines += [""] + [f"- {o.text}" + (f' — "{o.quote}"' if o.quote else "") for o in judgement.observations] + [""]
+            lines.append("Scores: " + ", ".join(f"{s.criterion} {s.score}" for s in scores.criteria))
+            lines += [""] + [f"- {o.text}" + (f' — "{o.quote}"' if o.quote else "") for o in scores.observations] + [""]
     return "\n".join(lines)

@@ -15,14 +15,16 @@ from bddgen.probe.interview import Answerer, run_interview
 from bddgen.probe.knowledge import KnowledgeSearch, shipped_knowledge
 from bddgen.probe.model import InterviewAnswer, ProbeState, Thread, WeaknessList
 from bddgen.probe.planner import CorpusSearch, Planner, describe
-from bddgen.probe.rubric import Rubric
 from bddgen.probe.scan import scan_package, summarise
-from bddgen.probe.state import WEAKNESS_FILE, Outputs, ProbeStore
+from bddgen.probe.state import WEAKNESS_FILE, Outputs, PageWriter, ProbeStore
 from bddgen.probe.thread import ThreadContext, ThreadSettings, run_thread
 from bddgen.evaluation.assistant import Assistant
+from bddgen.evaluation.rubric import Rubric
+from bddgen.evaluation.rubric_judge import RubricJudge
 from bddgen.evaluation.runner import SampleRunner
 
 FOLDER = "probe"
+STAGE = "probe"
 WEAKNESS_HEADER = (
     "Weaknesses bddgen probe will test, best-ranked first, with the evidence for each.\n"
     "Edit, reorder or delete entries, then set `confirmed: true` (or run `bddgen probe --yes`)."
@@ -102,15 +104,17 @@ def probe(
     on_thread: Callable[[Thread], None] | None = None,
 ) -> list[Thread]:
     """Run every unfinished thread, `settings.jobs` at a time (a finished one, from an earlier run, is not run
-    again); the store writes after every dialogue."""
+    again), each dialogue judged by `rubric` on `judge_lm` (FAIL below `settings.failure_score`); the store writes
+    after every dialogue."""
     thread_settings = ThreadSettings(
         settings.rounds, settings.start_difficulty, settings.eta, settings.converged, settings.min_turns, settings.max_turns
     )
     domain = describe(corpus.system, tools=False)  # what a user can know of the assistant
+    judge = RubricJudge(judge_lm, rubric, settings.failure_score, STAGE)
     store.save()
 
     def one(thread: Thread) -> Thread:
-        ctx = ThreadContext(assistants[thread.assistant], user_lm, judge_lm, rubric, domain, thread_settings)
+        ctx = ThreadContext(assistants[thread.assistant], user_lm, judge, domain, thread_settings)
         return run_thread(thread, ctx, facts_for(thread, corpus, settings.fact_chars), store.update)
 
     runner: SampleRunner[Thread, Thread] = SampleRunner(
@@ -120,8 +124,9 @@ def probe(
     return runner.run(threads)
 
 
-def outputs_for(root: Path, features: Path, rubric: Rubric, settings: ProbeSettings) -> Outputs:
-    return Outputs(root / FOLDER, root / "reports", features, rubric, settings.failure_score, "bddgen probe")
+def outputs_for(root: Path, features: Path, rubric: Rubric, page: PageWriter) -> Outputs:
+    """Where a project's probe writes, its HTML page written by `page`."""
+    return Outputs(root, root / FOLDER, root / "reports", features, rubric, page, "bddgen probe")
 
 
 def weakness_path(root: Path) -> Path:

@@ -1,22 +1,31 @@
-"""The probe's state file (probe/state.json) and the outputs rewritten whenever a thread moves on."""
+"""The probe's state file (probe/state.json), its results log (probe/results.jsonl, a `TurnResult` per dialogue,
+written by the core's `RunStore` as a run's is) and the outputs rewritten whenever a thread moves on."""
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Sequence
 
+from bddgen.evaluation.rubric import Rubric
+from bddgen.evaluation.store import RunStore
 from bddgen.files import atomic_write, read_json_file
-from bddgen.probe.html_page import html_page
-from bddgen.probe.model import ProbeState, Thread
-from bddgen.probe.regression import write_failures
+from bddgen.probe.dialogue import transcript
+from bddgen.probe.model import Dialogue, ProbeState, Thread
+from bddgen.probe.regression import feature_name, scenario_title, write_failures
 from bddgen.probe.report import markdown
-from bddgen.probe.rubric import Rubric
+from bddgen.results import TurnResult
 
 STATE_FILE = "state.json"
 WEAKNESS_FILE = "weaknesses.yaml"
 REPORT_HTML = "probe.html"
 REPORT_MARKDOWN = "probe.md"
+
+PageWriter = Callable[[Sequence[Thread], str, bool], str]
+"""The probe's HTML page of these threads, with this title, reloading itself while running (the report's HTML
+writer, handed in by the command: the probe stage does not import report)."""
 
 
 def read_state(folder: Path) -> ProbeState:
@@ -30,24 +39,60 @@ def write_state(folder: Path, state: ProbeState) -> None:
 
 @dataclass(frozen=True)
 class Outputs:
-    """Where a probe writes: the state, the reports and the failing scenarios."""
+    """Where a probe writes: the state and the results log (`folder`), the reports (the HTML page by `page`) and
+    the failing scenarios (`features`); paths in the log are relative to the project's `root`."""
 
+    root: Path
     folder: Path
     reports: Path
     features: Path
     rubric: Rubric
-    failure_score: float
+    page: PageWriter
     title: str
 
 
+def dialogue_result(thread: Thread, dialogue: Dialogue, outputs: Outputs) -> TurnResult:
+    """A dialogue as a line of the results log: the whole-conversation record (turn 0) of the run `probe-<assistant>`,
+    the weakness as its spec, the persona's opening as the question, its goal as what was expected, the transcript
+    as the answer, and the judge's verdict."""
+    persona, judgement = dialogue.persona, dialogue.judgement
+    return TurnResult(
+        run_id=f"probe-{thread.assistant}",
+        feature=Path(os.path.relpath(outputs.features / feature_name(thread.weakness.id), outputs.root)).as_posix(),
+        spec_id=thread.weakness.id,
+        scenario=scenario_title(dialogue),
+        conversation_id=dialogue.id,
+        turn=0,
+        question=persona.opening,
+        expected=persona.goal,
+        answer=transcript(dialogue.turns),
+        verdict=judgement.verdict,
+        feedback=judgement.feedback,
+        error_category=judgement.error_category,
+        score=judgement.score,
+        checks=list(judgement.checks),
+        failed_by=judgement.party,
+        traits=persona.traits,
+    )
+
+
 class ProbeStore:
-    """Holds the state; every update is written at once (state, Markdown, HTML, failure scenarios), so an
-    interrupted run resumes and an open report page follows the run. Safe to call from worker threads."""
+    """Holds the state; every update is written at once (state, results log, Markdown, HTML, failure scenarios),
+    so an interrupted run resumes and an open report page follows the run. Safe to call from worker threads.
+
+    The log holds exactly the state's dialogues, each once: the state is written first, so a dialogue a killed run
+    did not log yet is appended on the next write, and a record of a dialogue the state does not hold (the state
+    was deleted or replaced) is dropped when the store opens."""
 
     def __init__(self, state: ProbeState, outputs: Outputs) -> None:
         self.state = state
         self.outputs = outputs
         self._lock = threading.Lock()
+        self._results = RunStore(outputs.folder)
+        kept = {d.id for t in state.threads for d in t.dialogues}
+        logged = set(self._results.load())
+        self._results.discard({key for key in logged if key.conversation_id not in kept})
+        self._logged = {key.conversation_id for key in logged} & kept
 
     def save(self) -> None:
         with self._lock:
@@ -62,7 +107,12 @@ class ProbeStore:
         out = self.outputs
         write_state(out.folder, self.state)
         threads = self.state.threads
+        for thread in threads:
+            for dialogue in thread.dialogues:
+                if dialogue.id not in self._logged:
+                    self._results.append([dialogue_result(thread, dialogue, out)])
+                    self._logged.add(dialogue.id)
         running = not all(t.finished for t in threads)
-        atomic_write(out.reports / REPORT_MARKDOWN, markdown(threads, out.failure_score, out.title))
-        atomic_write(out.reports / REPORT_HTML, html_page(threads, out.failure_score, out.title, running))
-        write_failures(threads, out.rubric, out.failure_score, out.features)
+        atomic_write(out.reports / REPORT_MARKDOWN, markdown(threads, out.title))
+        atomic_write(out.reports / REPORT_HTML, out.page(threads, out.title, running))
+        write_failures(threads, out.rubric, out.features)

@@ -8,14 +8,13 @@ from dataclasses import dataclass
 from typing import Callable
 
 from bddgen.errors import LMOutputError
+from bddgen.evaluation.assistant import Assistant
+from bddgen.evaluation.rubric_judge import RubricJudge
 from bddgen.lm.client import LanguageModel
-from bddgen.probe.dialogue import converse
+from bddgen.probe.dialogue import converse, exchanges, judged_persona
 from bddgen.probe.difficulty import has_converged, next_difficulty, turn_limit
-from bddgen.probe.judge import judge_dialogue
 from bddgen.probe.model import Dialogue, Thread
 from bddgen.probe.persona import make_persona
-from bddgen.probe.rubric import Rubric
-from bddgen.evaluation.assistant import Assistant
 
 
 @dataclass(frozen=True)
@@ -30,12 +29,11 @@ class ThreadSettings:
 
 @dataclass(frozen=True)
 class ThreadContext:
-    """What every round of a thread uses: the assistant, the simulated user's and the judge's LMs."""
+    """What every round of a thread uses: the assistant, the simulated user's LM and the rubric judge."""
 
     assistant: Assistant
     user_lm: LanguageModel
-    judge_lm: LanguageModel
-    rubric: Rubric
+    judge: RubricJudge
     domain: str
     settings: ThreadSettings
 
@@ -46,7 +44,8 @@ def dialogue_id(thread: Thread, round_number: int) -> str:
 
 def run_thread(thread: Thread, ctx: ThreadContext, facts: str, on_dialogue: Callable[[Thread], None]) -> Thread:
     """Play the rounds `thread` has not played yet (a resumed thread keeps its dialogues); `on_dialogue` sees
-    the thread after every round. An LM reply that stays invalid stops the thread with the reason."""
+    the thread after every round. An LM reply that stays invalid (a persona's, or the judge's: an ERROR verdict)
+    stops the thread with the reason, the round not kept."""
     settings = ctx.settings
     if not thread.trajectory:
         thread.trajectory = [settings.start_difficulty]
@@ -60,18 +59,21 @@ def run_thread(thread: Thread, ctx: ThreadContext, facts: str, on_dialogue: Call
         try:
             persona = make_persona(ctx.user_lm, thread.weakness, difficulty, ctx.domain, facts, [d.persona.opening for d in thread.dialogues])
             turns, goal_met = converse(ctx.assistant, ctx.user_lm, persona, limit)
-            judgement = judge_dialogue(ctx.judge_lm, ctx.rubric, persona, turns, facts)
         except LMOutputError as exc:
             thread.error = f"round {number}: {exc}"
+            break
+        judgement, scores = ctx.judge.judge(judged_persona(persona), exchanges(turns), facts)
+        if scores is None:
+            thread.error = f"round {number}: {judgement.feedback}"
             break
         thread.dialogues.append(
             Dialogue(
                 id=dialogue_id(thread, number), round=number, difficulty=difficulty, turn_limit=limit, persona=persona,
-                turns=turns, goal_met=goal_met, judgement=judgement, seconds=round(time.perf_counter() - started, 2),
+                turns=turns, goal_met=goal_met, judgement=judgement, scores=scores, seconds=round(time.perf_counter() - started, 2),
             )
         )
         played = thread.dialogues
-        thread.trajectory.append(next_difficulty([d.difficulty for d in played], [d.judgement.overall for d in played], settings.eta))
+        thread.trajectory.append(next_difficulty([d.difficulty for d in played], [d.scores.overall for d in played], settings.eta))
         on_dialogue(thread)
     thread.finished = True
     on_dialogue(thread)

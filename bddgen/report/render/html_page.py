@@ -1,8 +1,10 @@
-"""One self-contained HTML page: summary, inline SVG charts, tables and a drill-down to every turn.
+"""bddgen's one HTML writer: self-contained pages rendered from the templates in `bddgen/templates/` with one jinja
+environment. The report (`render_html`: summary, inline SVG charts, tables and a drill-down to every turn, the template
+`report.html.j2`) and the probe's page (`render_probe_html`: a difficulty-against-score bubble chart, the summary
+table and every dialogue, `probe.html.j2`) share the page's style and script (`page_head.html.j2`).
 
-The page is the template `bddgen/templates/report.html.j2`; this module gathers what it shows. No
-external file, font, script or stylesheet is referenced; every text from documents, questions,
-answers and feedback is HTML-escaped. The page records its own script errors in
+No external file, font, script or stylesheet is referenced; every text from documents, questions,
+answers and feedback is HTML-escaped. A page records its own script errors in
 `<html data-page-errors>` so a headless browser check can read them from the DOM.
 """
 
@@ -22,12 +24,14 @@ from bddgen.expectations import describe_calls
 from bddgen.intents.report import html_section
 from bddgen.report.model import ConversationCall, Report, SpecRow
 from bddgen.report.outcomes import combined_verdict
-from bddgen.report.render.svg import Bar, BarGroup, coverage_bar, grouped_bar_chart, series_colour
+from bddgen.report.render.svg import Bar, BarGroup, Bubble, bubble_chart, coverage_bar, grouped_bar_chart, series_colour
 from bddgen.report.render.tables import (
     TextTable, judge_table, outcome_table, parties_table, reliability_table, structural_tables, task_reliability_table, trajectory_table,
 )
 from bddgen.report.stats import Rate, percent
 from bddgen.results import TurnResult, Verdict
+
+RELOAD_SECONDS = 5  # not a setting: how often the probe's page refreshes while threads run, display only
 
 
 @dataclass(frozen=True)
@@ -53,8 +57,45 @@ def _escaped(value: Any) -> Markup:
     return value if isinstance(value, Markup) else Markup(escape(str(value)))
 
 
+@dataclass(frozen=True)
+class ProbeExchange:
+    """One turn of a probe dialogue: the user's message and the assistant's answer, or why it gave none."""
+
+    user: str
+    answer: str
+    error: str
+
+
+@dataclass(frozen=True)
+class ProbeDialogue:
+    """One dialogue of the probe's page, as it is shown; `anchor` is the id its bubble links to."""
+
+    anchor: str
+    heading: str
+    verdict: Verdict
+    persona: str
+    goal: str
+    traits: str
+    exchanges: list[ProbeExchange]
+    scores: str
+    observations: list[tuple[str, str]]  # (observation, the quote it rests on or "")
+
+
+@dataclass(frozen=True)
+class ProbePage:
+    """What the probe's page shows: a bubble per dialogue (series: the assistants), the summary table and the
+    dialogues; while `running`, the page reloads itself."""
+
+    title: str
+    running: bool
+    series: list[str]
+    bubbles: list[Bubble]
+    summary: TextTable
+    dialogues: list[ProbeDialogue]
+
+
 @lru_cache(maxsize=1)
-def _template() -> jinja2.Template:
+def _environment() -> jinja2.Environment:
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("bddgen", "templates"), autoescape=True, finalize=_escaped,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined,
@@ -62,7 +103,7 @@ def _template() -> jinja2.Template:
     environment.globals.update(percent=percent, series_colour=series_colour, describe_calls=describe_calls, coverage_bar=coverage_bar)
     environment.globals["prompt_text"] = lambda call: "\n\n".join(f"[{m.role}]\n{m.content}" for m in call.messages)
     environment.filters["json_text"] = lambda value: json.dumps(value, ensure_ascii=False)
-    return environment.get_template("report.html.j2")
+    return environment
 
 
 def _bar(rate: Rate | None, label: str) -> Bar:
@@ -146,7 +187,7 @@ def render_html(report: Report) -> str:
         if shown:
             nav.append((anchor, label))
     nav.append(("turns", "Every turn"))
-    return _template().render(
+    return _environment().get_template("report.html.j2").render(
         report=report,
         run_labels=" vs ".join(labels),
         nav=nav,
@@ -159,3 +200,9 @@ def render_html(report: Report) -> str:
         intents=Markup(html_section(report.intents.partition, report.intents.search)) if report.intents is not None else "",
         drilldown=_drilldown(report),
     )
+
+
+def render_probe_html(page: ProbePage) -> str:
+    """The probe's page as one string."""
+    chart = bubble_chart(page.bubbles, page.series, x_label="difficulty", y_label="score")
+    return _environment().get_template("probe.html.j2").render(page=page, chart=Markup(chart), reload_seconds=RELOAD_SECONDS)

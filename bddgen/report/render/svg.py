@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
+from typing import Sequence
 
 PALETTE = ["#3b6fb6", "#e07b28", "#3f9b57", "#a45ca8", "#d04a4a", "#3aa6a0", "#8c6d31", "#6b6ecf"]
 
@@ -94,3 +95,53 @@ def coverage_bar(fraction: float | None, *, width: int = 240) -> str:
         f'<rect x="0" y="0" width="{width}" height="12" rx="3" class="meter-bg"/>'
         f'<rect x="0" y="0" width="{filled:.1f}" height="12" rx="3" class="meter-fill"/></svg>'
     )
+
+
+@dataclass(frozen=True)
+class Bubble:
+    """One point of a bubble chart: its place on the two scales, its radius, its series, the hover text and the
+    anchor of the page it links to."""
+
+    x: float
+    y: float
+    radius: float
+    series: int
+    tooltip: str
+    link: str
+
+
+def bubble_chart(
+    bubbles: Sequence[Bubble], series: Sequence[str], *, x_label: str, y_label: str, low: int = 1, high: int = 10,
+    width: int = 640, height: int = 420,
+) -> str:
+    """Bubbles on two scales from `low` to `high`, coloured by series (a legend names them), each a link."""
+    margin = 48
+
+    def x(value: float) -> float:
+        return margin + (value - low) / (high - low) * (width - 2 * margin)
+
+    def y(value: float) -> float:
+        return height - margin - (value - low) / (high - low) * (height - 2 * margin)
+
+    parts = [
+        f'<svg class="chart bubbles" role="img" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" '
+        f'aria-label="{escape(x_label)} against {escape(y_label)}">',
+        f'<rect x="{margin}" y="{margin}" width="{width - 2 * margin}" height="{height - 2 * margin}" fill="none" class="grid"/>',
+    ]
+    for value in range(low, high + 1):
+        parts.append(f'<text x="{x(value):.1f}" y="{height - margin + 16}" class="tick" text-anchor="middle">{value}</text>')
+        parts.append(f'<text x="{margin - 8}" y="{y(value) + 4:.1f}" class="tick" text-anchor="end">{value}</text>')
+    parts.append(f'<text x="{width / 2}" y="{height - 8}" text-anchor="middle">{escape(x_label)}</text>')
+    parts.append(f'<text x="14" y="{height / 2}" text-anchor="middle" transform="rotate(-90 14 {height / 2})">{escape(y_label)}</text>')
+    for bubble in bubbles:
+        colour = series_colour(bubble.series)
+        parts.append(
+            f'<a href="#{escape(bubble.link)}"><circle cx="{x(bubble.x):.1f}" cy="{y(bubble.y):.1f}" r="{bubble.radius:g}" fill="{colour}" '
+            f'fill-opacity="0.45" stroke="{colour}"><title>{escape(bubble.tooltip)}</title></circle></a>'
+        )
+    for index, name in enumerate(series):
+        top = margin + 14 + 16 * index
+        parts.append(f'<circle cx="{width - margin - 150}" cy="{top - 4}" r="5" fill="{series_colour(index)}"/>')
+        parts.append(f'<text x="{width - margin - 140}" y="{top}" class="legend">{escape(_truncate(name, 24))}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
