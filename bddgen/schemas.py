@@ -2,8 +2,8 @@
 
 `python -m bddgen.schemas [OUT_DIR]` writes them to the checkout's schemas/ folder (or OUT_DIR).
 A test fails when the checked-in files drift from the models. To publish the schema of a new
-file format, add one line to FILE_FORMATS; a new `PromptTask` in any `bddgen/**/tasks.py` module (or
-`prompts.py`, as the evaluation core names its module) is found on its own.
+file format, add one line to FILE_FORMATS; a new `PromptTask` in any `bddgen/**/tasks.py`
+module is found on its own.
 """
 
 from __future__ import annotations
@@ -84,8 +84,6 @@ FILE_FORMATS: dict[str, type[BaseModel] | TypeAdapter[Any]] = {
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_SUFFIX = ".schema.json"
 TASKS_FOLDER = "tasks"
-TASK_MODULES = frozenset({"tasks", "prompts"})
-"""The names of the modules whose PromptTasks are published."""
 
 
 def _schema_of(model: type[BaseModel] | TypeAdapter[Any], title: str) -> dict[str, Any]:
@@ -94,14 +92,14 @@ def _schema_of(model: type[BaseModel] | TypeAdapter[Any], title: str) -> dict[st
 
 
 def discover_tasks() -> list[PromptTask[Any]]:
-    """Every module-level PromptTask of every `tasks` or `prompts` module under the bddgen package, by name."""
+    """Every module-level PromptTask of every `tasks` module under the bddgen package, by name."""
 
     def fail(name: str) -> None:
         raise ImportError(f"cannot import {name} while looking for LLM tasks") from sys.exc_info()[1]
 
     found: dict[str, PromptTask[Any]] = {}
     for module_info in pkgutil.walk_packages(bddgen.__path__, "bddgen.", onerror=fail):
-        if module_info.name.rsplit(".", 1)[-1] not in TASK_MODULES or module_info.name == PromptTask.__module__:
+        if module_info.name.rsplit(".", 1)[-1] != "tasks" or module_info.name == PromptTask.__module__:
             continue
         module = importlib.import_module(module_info.name)
         for value in vars(module).values():

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from bddgen.errors import LMOutputError
-from bddgen.evaluation.prompts import rubric_task
+from bddgen.evaluation.tasks import rubric_task
 from bddgen.evaluation.rubric import CriterionScore, Observation, Rubric, RubricScores
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.transcript import exchange_lines, render_transcript
