@@ -8,6 +8,7 @@ import json
 import shutil
 import sqlite3
 import subprocess
+from html import escape as html_escape
 import sys
 from pathlib import Path
 
@@ -118,7 +119,10 @@ def test_plan_then_probe_then_replay_the_failures_under_behave(project: Path) ->
     assert all(helpful[w] > 5.5 > declining[w] for w in helpful)
 
     # one results log for run and probe: a record per dialogue, its verdict and the persona's traits
-    logged = {key.conversation_id: records for key, records in RunStore(project / "probe").load().items()}
+    logged = {
+        key.conversation_id: records for assistant in ("helpful", "declining")
+        for key, records in RunStore(project / "probe" / "runs" / assistant).load().items()
+    }
     by_id = {d.id: (t, d) for t in state.threads for d in t.dialogues}
     assert sorted(logged) == sorted(by_id)
     for dialogue_id, [record] in logged.items():
@@ -127,6 +131,12 @@ def test_plan_then_probe_then_replay_the_failures_under_behave(project: Path) ->
         assert record.verdict == dialogue.judgement.verdict and record.feedback == dialogue.judgement.feedback
         assert record.question == dialogue.persona.opening and record.traits == dialogue.persona.traits and record.traits
         assert record.feature == f"features/probe-{thread.weakness.id}.feature" and dialogue.turns[0].user in record.answer
+
+    # the report's one HTML writer renders the probe's runs, the assistants side by side
+    _invoke(["report", "probe/runs/helpful", "probe/runs/declining", "--format", "html", "--out", "reports/probe-runs"])
+    page = (project / "reports" / "probe-runs" / "report.html").read_text(encoding="utf-8")
+    assert "probe-helpful" in page and "probe-declining" in page
+    assert all(html_escape(d.persona.opening) in page for t in state.threads for d in t.dialogues)
 
     markdown = (project / "reports" / "probe.md").read_text(encoding="utf-8")
     html = (project / "reports" / "probe.html").read_text(encoding="utf-8")
@@ -153,11 +163,12 @@ def test_plan_then_probe_then_replay_the_failures_under_behave(project: Path) ->
 
 def test_a_finished_probe_resumes_without_new_calls(project: Path) -> None:
     _invoke(["probe", "--answers", "answers.yaml", "--yes", "--rounds", "1"])
-    first, log = _state(project), (project / "probe" / "results.jsonl").read_text(encoding="utf-8")
+    logs = sorted((project / "probe" / "runs").glob("*/results.jsonl"))
+    first, log = _state(project), "".join(path.read_text(encoding="utf-8") for path in logs)
     out = _invoke(["probe", "--rounds", "1"])
     assert _state(project) == first
     assert "none (all cached)" in out
-    assert (project / "probe" / "results.jsonl").read_text(encoding="utf-8") == log  # each dialogue logged once
+    assert "".join(path.read_text(encoding="utf-8") for path in logs) == log  # each dialogue logged once
     assert len(log.splitlines()) == sum(len(t.dialogues) for t in first.threads)
 
 

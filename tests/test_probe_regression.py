@@ -10,7 +10,7 @@ from bddgen.evaluation.rubric import RubricScores, default_rubric
 from bddgen.evaluation.store import RunStore
 from bddgen.probe.model import Dialogue, DialogueTurn, Persona, ProbeState, Thread, Weakness
 from bddgen.probe.regression import write_failures
-from bddgen.probe.state import Outputs, ProbeStore
+from bddgen.probe.state import Outputs, ProbeStore, run_folder
 from bddgen.results import Judgement, TurnResult, Verdict
 from bddgen.specs import CANNOT_ANSWER, JUDGED_AS_A_WHOLE, TRAJECTORY_ONLY
 
@@ -58,10 +58,13 @@ def test_the_results_log_holds_each_dialogue_of_the_state_once(tmp_path: Path) -
     thread = Thread(assistant="dense-rag", weakness=WEAKNESS, dialogues=[_dialogue(1, 3.0), _dialogue(2, 7.0)], trajectory=[5.5, 4.0, 5.0])
     outputs = Outputs(tmp_path, tmp_path / "probe", tmp_path / "reports", tmp_path / "features", default_rubric(), lambda *_: "<html>", "probe")
     stale = TurnResult(run_id="probe-x", feature="f", spec_id="s", scenario="gone", conversation_id="x-gone-r1", turn=0, verdict=Verdict.PASS)
-    RunStore(outputs.folder).append([stale])  # a dialogue of an earlier state that is not in this one
+    RunStore(run_folder(outputs.folder, "dense-rag")).append([stale])  # a dialogue of an earlier state that is not in this one
     store = ProbeStore(ProbeState(threads=[thread]), outputs)
     store.save()
     store.update(thread)
-    records = [r for rs in RunStore(outputs.folder).load().values() for r in rs]
+    run = RunStore(run_folder(outputs.folder, "dense-rag"))
+    records = [r for rs in run.load().values() for r in rs]
+    metadata = run.read_metadata()
+    assert metadata is not None and metadata.run_id == "probe-dense-rag" and metadata.assistant == "dense-rag"
     assert [(r.conversation_id, r.verdict) for r in records] == [("dense-rag-change-of-mind-r1", Verdict.FAIL), ("dense-rag-change-of-mind-r2", Verdict.PASS)]
     assert records[0].feature == "features/probe-change-of-mind.feature" and records[0].answer.startswith('User: Top of the "2009" table?')

@@ -1,10 +1,12 @@
-"""The probe's state file (probe/state.json), its results log (probe/results.jsonl, a `TurnResult` per dialogue,
-written by the core's `RunStore` as a run's is) and the outputs rewritten whenever a thread moves on."""
+"""The probe's state file (probe/state.json), its results logs (a run directory per assistant,
+probe/runs/<assistant>/ with run.json and results.jsonl: a `TurnResult` per dialogue, written by the core's `RunStore`
+as a run's is, so `bddgen report` renders it) and the outputs rewritten whenever a thread moves on."""
 
 from __future__ import annotations
 
 import os
 import threading
+from datetime import datetime, timezone
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -16,12 +18,14 @@ from bddgen.probe.dialogue import transcript
 from bddgen.probe.model import Dialogue, ProbeState, Thread
 from bddgen.probe.regression import feature_name, scenario_title, write_failures
 from bddgen.probe.report import markdown
-from bddgen.results import TurnResult
+from bddgen.results import RunMetadata, TurnResult
+from bddgen.safe_names import safe_file_name
 
 STATE_FILE = "state.json"
 WEAKNESS_FILE = "weaknesses.yaml"
 REPORT_HTML = "probe.html"
 REPORT_MARKDOWN = "probe.md"
+RUNS_FOLDER = "runs"
 
 PageWriter = Callable[[Sequence[Thread], str, bool], str]
 """The probe's HTML page of these threads, with this title, reloading itself while running (the report's HTML
@@ -76,6 +80,11 @@ def dialogue_result(thread: Thread, dialogue: Dialogue, outputs: Outputs) -> Tur
     )
 
 
+def run_folder(folder: Path, assistant: str) -> Path:
+    """The run directory of one assistant's dialogues: probe/runs/<assistant>/."""
+    return folder / RUNS_FOLDER / safe_file_name(assistant)
+
+
 class ProbeStore:
     """Holds the state; every update is written at once (state, results log, Markdown, HTML, failure scenarios),
     so an interrupted run resumes and an open report page follows the run. Safe to call from worker threads.
@@ -88,11 +97,24 @@ class ProbeStore:
         self.state = state
         self.outputs = outputs
         self._lock = threading.Lock()
-        self._results = RunStore(outputs.folder)
+        self._stores: dict[str, RunStore] = {}
+        self._logged: set[str] = set()
         kept = {d.id for t in state.threads for d in t.dialogues}
-        logged = set(self._results.load())
-        self._results.discard({key for key in logged if key.conversation_id not in kept})
-        self._logged = {key.conversation_id for key in logged} & kept
+        for run_dir in sorted((outputs.folder / RUNS_FOLDER).glob("*/")):
+            store = RunStore(run_dir)
+            logged = set(store.load())
+            store.discard({key for key in logged if key.conversation_id not in kept})
+            self._logged |= {key.conversation_id for key in logged} & kept
+
+    def _store(self, assistant: str) -> RunStore:
+        """The run directory of one assistant's dialogues, its run.json written when it is first opened."""
+        if assistant not in self._stores:
+            store = RunStore(run_folder(self.outputs.folder, assistant))
+            if store.read_metadata() is None:
+                started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+                store.write_metadata(RunMetadata(run_id=f"probe-{assistant}", assistant=assistant, assistant_kind="", started=started))
+            self._stores[assistant] = store
+        return self._stores[assistant]
 
     def save(self) -> None:
         with self._lock:
@@ -110,7 +132,7 @@ class ProbeStore:
         for thread in threads:
             for dialogue in thread.dialogues:
                 if dialogue.id not in self._logged:
-                    self._results.append([dialogue_result(thread, dialogue, out)])
+                    self._store(thread.assistant).append([dialogue_result(thread, dialogue, out)])
                     self._logged.add(dialogue.id)
         running = not all(t.finished for t in threads)
         atomic_write(out.reports / REPORT_MARKDOWN, markdown(threads, out.title))
