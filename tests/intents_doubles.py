@@ -138,7 +138,7 @@ def scripted_lm(variants: list[dict[str, str]] | None = None, drifted: tuple[str
             "intents-mutate": {"variants": variants or []},
             "intents-keeps-intent": keeps,
             "intents-reflect": reflect,
-            "intents-judge-prose": judge,
+            "judge-expectation": judge,
         }
     )
 

@@ -1,4 +1,5 @@
-"""The verdict the recorded calls settle for an INVALID cell, and what its reason says."""
+"""The verdict on one agent reply (the one `Judgement`): what the recorded calls settle, what a question settles, what the
+judge reads, and what its reason says."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from bddgen.intents.model import Intent
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.evaluation.assistant import AssistantReply
+from bddgen.results import JUDGE_ERROR, Verdict
 
 FEBRUARY_30 = Expectation(
     tool="search_flights",
@@ -27,9 +29,10 @@ def _called_with(day: str) -> AssistantReply:
 
 def test_a_call_with_the_invalid_value_another_invalid_value_or_a_valid_substitute_is_exposed_and_told_apart() -> None:
     same, other_year, substitute = (check_calls(FEBRUARY_30, _called_with(d)) for d in ("2027-02-30", "2023-02-30", "2027-02-28"))
-    assert same is not None and same.exposed and "with the invalid date = '2027-02-30'" in same.reason
-    assert other_year is not None and other_year.exposed and "'2023-02-30', as invalid as" in other_year.reason
-    assert substitute is not None and substitute.exposed and "in place of the invalid '2027-02-30' without asking" in substitute.reason
+    assert same is not None and same.verdict == Verdict.FAIL and "with the invalid date = '2027-02-30'" in same.feedback
+    assert other_year is not None and other_year.verdict == Verdict.FAIL and "'2023-02-30', as invalid as" in other_year.feedback
+    assert substitute is not None and substitute.verdict == Verdict.FAIL and "in place of the invalid '2027-02-30' without asking" in substitute.feedback
+    assert same.checks == ("tool calls",) and same.party == "assistant"
 
 
 def test_no_call_leaves_an_invalid_cell_to_the_judge() -> None:
@@ -49,18 +52,26 @@ FLIGHT_NUMBER_LEFT_OUT = Expectation(
 
 
 def _judge_says(satisfied: bool) -> LanguageModel:
-    return LanguageModel(ScriptedLM(by_task={"intents-judge-prose": {"satisfied": satisfied, "reason": "the judge's reason"}}))
+    return LanguageModel(ScriptedLM(by_task={"judge-expectation": {"satisfied": satisfied, "reason": "the judge's reason"}}))
 
 
 def test_a_question_naming_the_left_out_value_is_what_underspec_expects_without_the_judge() -> None:
     verdict = verdict_of(_judge_says(False), FLIGHT_NUMBER_LEFT_OUT, "Status of my flight?", AssistantReply(answer="Sure, what is your flight number?"))
-    assert not verdict.exposed and not verdict.by_judge and "asks for the flight number" in verdict.reason
+    assert verdict.verdict == Verdict.PASS and verdict.checks == ("asks for the value",) and "asks for the flight number" in verdict.feedback
 
 
 def test_an_answer_without_such_a_question_goes_to_the_judge() -> None:
     for answer in ("I'll ask you for your last name.", "Which flight? The flight number is 12345.", "What is your booking reference?"):
         verdict = verdict_of(_judge_says(False), FLIGHT_NUMBER_LEFT_OUT, "Status of my flight?", AssistantReply(answer=answer))
-        assert verdict.exposed and verdict.by_judge and "the judge's reason" in verdict.reason
+        assert verdict.verdict == Verdict.FAIL and verdict.checks == () and "the judge's reason" in verdict.feedback
+        assert verdict.feedback.startswith("no call, and the answer does not do what is expected")
+
+
+def test_a_judge_reply_that_is_unusable_is_no_verdict_put_down_to_the_judge() -> None:
+    unusable = LanguageModel(ScriptedLM(by_task={"judge-expectation": {"satisfied": "perhaps"}}))
+    verdict = verdict_of(unusable, FLIGHT_NUMBER_LEFT_OUT, "Status of my flight?", AssistantReply(answer="Let me look into it."))
+    assert verdict.verdict == Verdict.ERROR and verdict.error_category == JUDGE_ERROR and verdict.party == "judge"
+    assert verdict.feedback.startswith("not judged (the judge's reply was unusable")
 
 
 def test_the_judge_is_told_the_parameter_in_words_and_what_a_left_out_value_needs() -> None:
@@ -68,11 +79,12 @@ def test_the_judge_is_told_the_parameter_in_words_and_what_a_left_out_value_need
 
 
 def test_the_judge_and_the_intent_check_write_their_reason_before_their_verdict() -> None:
-    from bddgen.intents.tasks import JUDGE_PROSE, KEEPS_INTENT
+    from bddgen.evaluation.tasks import JUDGE_EXPECTATION
+    from bddgen.intents.tasks import KEEPS_INTENT
 
     # the embedded 1.5B judge wrote "Agent asked for the last name instead of assuming one." with satisfied = false:
     # a verdict generated before its reason is not bound by it
-    for task, verdict in ((JUDGE_PROSE, "satisfied"), (KEEPS_INTENT, "keeps_intent")):
+    for task, verdict in ((JUDGE_EXPECTATION, "satisfied"), (KEEPS_INTENT, "keeps_intent")):
         assert list(task.schema["properties"]) == ["reason", verdict]
         system = task.messages(x="y")[0].content
         assert system.index('"reason"') < system.index(f'"{verdict}"')

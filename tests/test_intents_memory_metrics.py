@@ -10,6 +10,7 @@ from bddgen.errors import InputError
 from bddgen.intents.memory import StrategyMemory
 from bddgen.intents.metrics import summarize
 from bddgen.intents.model import Attempt, Cell, CellOutcome, Intent
+from bddgen.results import Verdict
 
 
 def test_retrieval_is_by_data_type_and_intent_ranked_by_success(tmp_path: Path) -> None:
@@ -41,7 +42,7 @@ def test_export_and_import_merge_counts_across_projects(tmp_path: Path) -> None:
 
 
 def _outcome(intent: Intent, name: str, exposed_at: int | None, queries: int, method: str = "full") -> CellOutcome:
-    attempts = [Attempt(request=f"q{i}", strategy="seed", exposed=(i == exposed_at), reason="") for i in range(1, queries + 1)]
+    attempts = [Attempt(request=f"q{i}", strategy="seed", verdict=Verdict.FAIL if i == exposed_at else Verdict.PASS, feedback="") for i in range(1, queries + 1)]
     return CellOutcome(cell=Cell(tool="t", parameter="p", intent=intent, class_name=name), method=method, budget=5, attempts=attempts, rejected=1, generated=3)
 
 

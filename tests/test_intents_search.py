@@ -5,12 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from bddgen.evaluation.assistant import AssistantCallError, AssistantReply
 from bddgen.intents.memory import StrategyMemory
-from bddgen.intents.model import Cell, Intent, SeedFile, SeedTask
+from bddgen.intents.model import Attempt, Cell, Intent, SeedFile, SeedTask
 from bddgen.intents.partition import build_partition
 from bddgen.intents.regression import write_regressions
 from bddgen.intents.search import BASELINE, FULL, SearchContext, SearchSettings, run_search, search_baseline, search_full
+from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
+from bddgen.results import Verdict
 from intents_doubles import TODAY, BookingAgent, manifest, scripted_lm
 
 LEFT_OUT = Cell(tool="book_flight", parameter="date", intent=Intent.UNDERSPEC, class_name="left-out")
@@ -41,10 +44,10 @@ def _context(agent: BookingAgent, lm: object, *, scorer: object = None, memory: 
 def test_the_broken_agent_is_caught_in_underspec_and_the_correct_one_is_not() -> None:
     broken = search_full(_context(BookingAgent(guess_missing_date=True), scripted_lm()), SEED_LEFT_OUT)
     assert broken.first_failure == 1
-    assert "guessed date ('2026-03-01')" in broken.attempts[0].reason
+    assert "guessed date ('2026-03-01')" in broken.attempts[0].feedback
     correct = search_full(_context(BookingAgent(), scripted_lm()), SEED_LEFT_OUT)
     assert correct.first_failure is None
-    assert "the answer asks for the date ('Which date would you like to fly?')" in correct.attempts[0].reason and not correct.attempts[0].by_judge
+    assert "the answer asks for the date ('Which date would you like to fly?')" in correct.attempts[0].feedback and not correct.attempts[0].by_judge
 
 
 def test_a_drifted_variant_is_rejected_and_never_reaches_the_agent() -> None:
@@ -190,3 +193,56 @@ def test_the_baseline_sees_its_rejected_variants_so_a_retry_is_not_the_same_prom
     outcome = search_baseline(_context(agent, lm, budget=2), SEED_LEFT_OUT)
     assert outcome.rejected == 1 and outcome.rejected_variants[0].reason == "repeats an earlier request"
     assert outcome.queries == 2 and agent.questions[-1] == "Economy to Lisbon please, whenever suits."
+
+
+class FailsFirst:
+    """The broken booking agent behind a connection that fails its first `failures` requests."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.agent = BookingAgent(guess_missing_date=True)
+
+    @property
+    def name(self) -> str:
+        return self.agent.name
+
+    def respond(self, messages: list[Message]) -> AssistantReply:
+        if self.failures:
+            self.failures -= 1
+            raise AssistantCallError("connection refused")
+        return self.agent.respond(messages)
+
+
+def test_a_query_the_assistant_failed_is_no_verdict_spends_its_query_and_teaches_the_memory_nothing(tmp_path: Path) -> None:
+    variants = [
+        {"strategy": "tone", "note": "curt", "request": "Economy to Lisbon. Book it."},
+        {"strategy": "split", "note": "two parts", "request": "Lisbon, please. Economy."},
+    ]
+    memory = StrategyMemory(tmp_path / "m.sqlite")
+    outcome = search_full(_context(FailsFirst(2), scripted_lm(variants), memory=memory, top_k=2), SEED_LEFT_OUT)  # type: ignore[arg-type]
+    seed, failed, exposing = outcome.attempts
+    assert [a.verdict for a in outcome.attempts] == [Verdict.ERROR, Verdict.ERROR, Verdict.FAIL]
+    assert seed.error_category == "transport" and seed.feedback.startswith("the assistant failed") and not seed.exposed
+    assert failed.strategy != exposing.strategy and outcome.first_failure == 3 and exposing.checks == ["tool calls"]
+    assert [(s.strategy, s.trials, s.successes) for s in memory.all()] == [(exposing.strategy, 1, 1)]
+    result = run_search(_context(FailsFirst(1), scripted_lm(), budget=1), SeedFile(partition="p", reference_date=TODAY.isoformat(), tasks=[SEED_LEFT_OUT]), [FULL])
+    assert result.summaries[0].errors == 1 and result.summaries[0].eesr["all"] == 0.0
+
+
+def test_a_search_file_written_before_attempts_held_a_verdict_still_reads() -> None:
+    earlier = [
+        {"request": "r", "strategy": "seed", "exposed": True, "reason": "called book_flight with a guessed date", "by_judge": False},
+        {"request": "r", "strategy": "seed", "exposed": False, "reason": "no call; the answer asks for the date ('When?')", "by_judge": False},
+        {"request": "r", "strategy": "seed", "exposed": True, "reason": "no call, and the answer does not do what is expected: x", "by_judge": True},
+        {"request": "r", "strategy": "seed", "exposed": False, "reason": "not judged (the judge's reply was unusable: x)", "by_judge": True},
+        {"request": "r", "strategy": "seed", "exposed": False, "reason": "the assistant failed: timeout"},
+    ]
+    read = [Attempt.model_validate(a) for a in earlier]
+    assert [(a.verdict, a.checks, a.error_category) for a in read] == [
+        (Verdict.FAIL, ["tool calls"], ""),
+        (Verdict.PASS, ["asks for the value"], ""),
+        (Verdict.FAIL, [], ""),
+        (Verdict.ERROR, [], "judge"),
+        (Verdict.ERROR, [], ""),
+    ]
+    assert [a.exposed for a in read] == [True, False, True, False, False] and read[2].by_judge

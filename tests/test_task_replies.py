@@ -1,16 +1,18 @@
-"""Every reply model of the intent and outcome-task prompts forbids fields it does not declare."""
+"""Every reply model of the intent and outcome-task prompts, and of the judge of an expectation they use, forbids fields it
+does not declare."""
 
 from __future__ import annotations
 
 import pytest
 from pydantic import ValidationError
 
+from bddgen.evaluation.tasks import JUDGE_EXPECTATION
 from bddgen.intents import tasks as intent_tasks
 from bddgen.lm.tasks import PromptTask
 from bddgen.tasks import tasks as outcome_tasks
 from bddgen.lm.tasks import StrictReply
 
-TASKS = [value for module in (intent_tasks, outcome_tasks) for value in vars(module).values() if isinstance(value, PromptTask)]
+TASKS = [value for module in (intent_tasks, outcome_tasks) for value in vars(module).values() if isinstance(value, PromptTask)] + [JUDGE_EXPECTATION]
 
 
 @pytest.mark.parametrize("task", TASKS, ids=lambda task: task.name)
@@ -22,4 +24,4 @@ def test_a_reply_with_an_undeclared_field_is_refused(task: PromptTask) -> None:
 
 
 def test_both_modules_have_their_tasks() -> None:
-    assert {task.name for task in TASKS} >= {"intents-seed", "intents-judge-prose", "task-policy-evidence", "task-call-plan"}
+    assert {task.name for task in TASKS} >= {"intents-seed", "judge-expectation", "task-policy-evidence", "task-call-plan"}

@@ -106,7 +106,7 @@ def search(
 
     def shown(outcome: CellOutcome) -> None:
         found = outcome.first_failure
-        verdict = f"exposed at query {found}: {outcome.attempts[found - 1].reason}" if found else f"not exposed in {outcome.queries} queries"
+        verdict = f"exposed at query {found}: {outcome.attempts[found - 1].feedback}" if found else f"not exposed in {outcome.queries} queries"
         progress_line(f"{outcome.method:8} {outcome.cell.id}: {verdict}")
 
     started = time.perf_counter()

@@ -1,6 +1,6 @@
 """The evaluation core's prompts: Prometheus-style absolute grading of a turn, and of a conversation against its spec; the claims
-method's yes/no questions (a claim of the reference stated, a source contradicted); the simulated user's turn; the rubric
-judge's scores of a dialogue."""
+method's yes/no questions (a claim of the reference stated, a source contradicted); whether an answer's words do what is
+expected; the simulated user's turn; the rubric judge's scores of a dialogue."""
 
 from __future__ import annotations
 
@@ -152,6 +152,26 @@ JUDGE_CONTRADICTION = PromptTask(
     output=ContradictionCheck,
 )
 """Does the response contradict the reference or the cited passage? One call per turn (the claims method)."""
+
+
+class ProseVerdict(StrictReply):
+    """The reason comes first, so a small model decides after writing it (and not against it)."""
+
+    reason: str
+    satisfied: bool = Field(description="True when the answer does what is expected, as the reason says.")
+
+
+JUDGE_EXPECTATION = PromptTask(
+    name="judge-expectation",
+    instruction=(
+        "An AI agent answered a user. Decide whether its answer does what is expected (for example: asks the user "
+        "for the missing information, or declines and explains why the value cannot be used). Tool calls were "
+        "already checked; judge the words only."
+    ),
+    output=ProseVerdict,
+    max_tokens=200,
+)
+"""Does the answer do what is expected? One call per answer whose tool calls settled nothing (`judge_expectation`)."""
 
 
 class UserTurn(BaseModel):

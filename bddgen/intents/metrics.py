@@ -6,6 +6,7 @@ from statistics import mean
 from typing import Sequence
 
 from bddgen.intents.model import CellOutcome, Intent, MethodSummary
+from bddgen.results import Verdict
 
 ALL = "all"
 
@@ -26,6 +27,7 @@ def summarize(outcomes: Sequence[CellOutcome], method: str) -> MethodSummary:
         cells=cells,
         aqff=mean(firsts) if firsts else None,
         queries=sum(o.queries for o in chosen),
+        errors=sum(a.verdict == Verdict.ERROR for o in chosen for a in o.attempts),
         rejected=sum(o.rejected for o in chosen),
         generated=sum(o.generated for o in chosen),
         seconds=round(sum(o.seconds for o in chosen), 3),

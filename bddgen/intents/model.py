@@ -5,9 +5,15 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from bddgen.results import JUDGE_ERROR, Judgement, Verdict
 from bddgen.values import checked_schema
+
+CALLS_CHECK = "tool calls"
+"""The check of the recorded tool calls against the intent."""
+ASKS_CHECK = "asks for the value"
+"""The check that an answer asks a question naming the left-out parameter."""
 
 
 class Intent(str, Enum):
@@ -108,7 +114,9 @@ class SeedFile(BaseModel):
 
 
 class Attempt(BaseModel):
-    """One agent query of the search: the request sent, what the agent did, whether it erred."""
+    """One agent query of the search: the request sent, what the agent did, and the verdict on it (a `Judgement`'s
+    fields: FAIL when the agent erred, so the query exposed an error; PASS when it did what the intent expects; ERROR
+    when no verdict could be given, never counted as exposed)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -118,9 +126,45 @@ class Attempt(BaseModel):
     loglikelihood: float | None = Field(default=None, description="Surrogate score (lower = harder); null when not ranked.")
     answer: str = ""
     tool_calls: list[dict[str, Any]] = Field(default_factory=list)
-    exposed: bool
-    reason: str
-    by_judge: bool = Field(default=False, description="The verdict came from the judge reading the answer (no tool call settled it).")
+    verdict: Verdict = Field(
+        description="FAIL: the agent erred (an error exposed); PASS: it did what the intent expects; ERROR: no verdict (the "
+        "assistant failed, or the judge's reply was unusable)."
+    )
+    feedback: str = Field(description="Why: what the calls showed, or the judge's reason.")
+    error_category: str = Field(default="", description="Of an ERROR: 'judge', or the assistant's failure ('transport', 'timeout', ...).")
+    checks: list[str] = Field(
+        default_factory=list, description="The deterministic check that decided ('tool calls', 'asks for the value'); empty when the judge did."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _verdict(cls, data: Any) -> Any:
+        """An attempt of a search.json written before attempts held a verdict (`exposed`, `reason`, `by_judge`), read
+        by what that version's reasons said: an assistant's failure and an unusable judge reply were not exposed, and are
+        ERRORs; a code verdict's check is the tool calls' when its reason starts 'called'."""
+        if not isinstance(data, dict) or "exposed" not in data:
+            return data
+        old = dict(data)
+        exposed, reason, by_judge = old.pop("exposed"), old.pop("reason", ""), old.pop("by_judge", False)
+        if reason.startswith(("the assistant failed:", "not judged (")):
+            category = JUDGE_ERROR if by_judge else ""
+            return {**old, "verdict": Verdict.ERROR, "feedback": reason, "error_category": category}
+        checks = [] if by_judge else [CALLS_CHECK if reason.startswith("called ") else ASKS_CHECK]
+        return {**old, "verdict": Verdict.FAIL if exposed else Verdict.PASS, "feedback": reason, "checks": checks}
+
+    @property
+    def exposed(self) -> bool:
+        """Whether this query exposed an error (a FAIL; an ERROR is not one)."""
+        return self.verdict == Verdict.FAIL
+
+    @property
+    def by_judge(self) -> bool:
+        """Whether the judge gave the verdict (a PASS or FAIL that no deterministic check decided)."""
+        return self.verdict != Verdict.ERROR and not self.checks
+
+    def judgement(self) -> Judgement:
+        """The verdict as the one verdict type."""
+        return Judgement(self.verdict, self.feedback, error_category=self.error_category, checks=tuple(self.checks))
 
 
 class RejectedVariant(BaseModel):
@@ -171,6 +215,7 @@ class MethodSummary(BaseModel):
     cells: dict[str, int]
     aqff: float | None = Field(description="Mean agent queries to the first failure over exposed cells; null when none exposed.")
     queries: int
+    errors: int = Field(default=0, description="Agent queries that got no verdict (the assistant failed, or the judge's reply was unusable); never exposed.")
     rejected: int
     generated: int
     seconds: float

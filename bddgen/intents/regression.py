@@ -55,7 +55,7 @@ def _scenario(table: PartitionTable, outcome: CellOutcome, number: int) -> Conve
         expectation = Expectation(cell.tool, cell.parameter, cell.intent, klass.value, klass.omitted, klass.description, partition.schema_, {})
         answer = one_line(expectation.prose_expectation())
     turn = Turn(question=one_line(attempt.request), answer=answer, query_type=QueryType.SINGLE_DOC, trajectory=expected_trajectory(table, outcome))
-    title = one_line(f"{cell.parameter} {cell.class_name} ({cell.intent.value}): {attempt.reason}")
+    title = one_line(f"{cell.parameter} {cell.class_name} ({cell.intent.value}): {attempt.feedback}")
     conv_id = f"{safe_file_name(cell.parameter)}-{cell.intent.value.lower()}-{cell.class_name}-{number}"
     tags = ["@intents", f"@intent:{cell.intent.value}", f"@strategy:{attempt.strategy}", f"@found-by:{outcome.method}"]
     return Conversation(id=conv_id, title=title, turns=[turn], tags=tags)

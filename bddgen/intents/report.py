@@ -24,6 +24,7 @@ def summary_rows(summaries: Sequence[MethodSummary]) -> tuple[list[str], list[li
         rows.append([f"EESR {key}", *[f"{_ratio(s.eesr[key])} ({s.exposed[key]}/{s.cells[key]})" for s in summaries]])
     rows.append(["AQFF (queries)", *["–" if s.aqff is None else f"{s.aqff:.2f}" for s in summaries]])
     rows.append(["agent queries", *[str(s.queries) for s in summaries]])
+    rows.append(["queries without a verdict", *[str(s.errors) for s in summaries]])
     rows.append(["variants written / rejected", *[f"{s.generated} / {s.rejected}" for s in summaries]])
     rows.append(["seconds", *[f"{s.seconds:.1f}" for s in summaries]])
     return header, rows
@@ -54,7 +55,7 @@ def grid(table: PartitionTable, outcomes: Sequence[CellOutcome], methods: Sequen
                     status[method] = NOT_SEARCHED
                 elif outcome.first_failure is not None:
                     status[method] = EXPOSED
-                    reason = reason or outcome.attempts[outcome.first_failure - 1].reason
+                    reason = reason or outcome.attempts[outcome.first_failure - 1].feedback
                 else:
                     status[method] = NOT_EXPOSED
             by_intent[cls.intent].append(GridCell(cls.name, status, reason))

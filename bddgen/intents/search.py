@@ -1,5 +1,9 @@
 """Budgeted search per cell: the full method (memory-guided mutation, intent check, surrogate
-ranking) and the baseline (self-reflection only), each spending at most `budget` agent queries."""
+ranking) and the baseline (self-reflection only), each spending at most `budget` agent queries.
+
+Each query is judged by `expect.verdict_of`. A FAIL exposes an error and ends the cell's search. An ERROR (the
+assistant failed, or the judge's reply was unusable) is no verdict: it spends its query, is not exposed, is not
+recorded in the strategy memory, and the search goes on."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from typing import Callable, Sequence
 
 from bddgen.config import IntentsSettings, default_of
 from bddgen.manifest.workflow import Tool, WorkflowManifest
-from bddgen.intents.expect import Expectation, Verdict, verdict_of
+from bddgen.intents.expect import Expectation, verdict_of
 from bddgen.intents.memory import StrategyMemory
 from bddgen.intents.metrics import summarize
 from bddgen.values import request_key
@@ -20,9 +24,10 @@ from bddgen.intents.seeds import class_of
 from bddgen.intents.surrogate import LikelihoodScorer, hardest_first, random_order, score
 from bddgen.lm.base import Message
 from bddgen.lm.client import LanguageModel
-from bddgen.evaluation.assistant import Assistant, AssistantReply
+from bddgen.evaluation.assistant import Assistant, AssistantReply, error_category
 from bddgen.evaluation.guard import answer
 from bddgen.evaluation.runner import SampleRunner
+from bddgen.results import Judgement, Verdict
 
 FULL, BASELINE = "full", "baseline"
 log = logging.getLogger(__name__)
@@ -57,16 +62,16 @@ class SearchContext:
 
 
 def _query(ctx: SearchContext, expectation: Expectation, candidate: Candidate, loglikelihood: float | None) -> Attempt:
-    """Send one request to the agent and check what it did."""
+    """Send one request to the agent and judge what it did; an assistant that failed gets an ERROR (no verdict)."""
     answered = answer(ctx.assistant, [Message("user", candidate.request)])
     if answered.reply is None:
-        return Attempt(request=candidate.request, strategy=candidate.strategy, note=candidate.note, loglikelihood=loglikelihood, exposed=False, reason=f"the assistant failed: {answered.error}")
-    reply = answered.reply
-    verdict: Verdict = verdict_of(ctx.judge, expectation, candidate.request, reply)
-    return _attempt(candidate, reply, verdict, loglikelihood)
+        category = error_category(answered.error) if answered.error is not None else ""
+        failed = Judgement(Verdict.ERROR, f"the assistant failed: {answered.error}", error_category=category)
+        return _attempt(candidate, AssistantReply(answer=""), failed, loglikelihood)
+    return _attempt(candidate, answered.reply, verdict_of(ctx.judge, expectation, candidate.request, answered.reply), loglikelihood)
 
 
-def _attempt(candidate: Candidate, reply: AssistantReply, verdict: Verdict, loglikelihood: float | None) -> Attempt:
+def _attempt(candidate: Candidate, reply: AssistantReply, judgement: Judgement, loglikelihood: float | None) -> Attempt:
     return Attempt(
         request=candidate.request,
         strategy=candidate.strategy,
@@ -74,9 +79,10 @@ def _attempt(candidate: Candidate, reply: AssistantReply, verdict: Verdict, logl
         loglikelihood=loglikelihood,
         answer=reply.answer,
         tool_calls=[c.model_dump(mode="json") for c in reply.tool_calls],
-        exposed=verdict.exposed,
-        reason=verdict.reason,
-        by_judge=verdict.by_judge,
+        verdict=judgement.verdict,
+        feedback=judgement.feedback,
+        error_category=judgement.error_category,
+        checks=list(judgement.checks),
     )
 
 
@@ -126,7 +132,7 @@ def search_full(ctx: SearchContext, task: SeedTask) -> CellOutcome:
                 break
             attempt = _query(ctx, expectation, accepted[index], scores[index])
             outcome.attempts.append(attempt)
-            if ctx.memory is not None:
+            if ctx.memory is not None and attempt.verdict != Verdict.ERROR:  # no verdict says nothing of the strategy
                 ctx.memory.record(partition.data_type, task.cell.intent.value, attempt.strategy, attempt.note, attempt.request, attempt.exposed)
             if attempt.exposed:
                 break

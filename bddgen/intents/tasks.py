@@ -1,5 +1,6 @@
 """The LM tasks of intent-integrity testing. Code picks every value and every expected behaviour;
-these tasks only phrase requests, propose semantic classes, and check what code cannot."""
+these tasks only phrase requests, propose semantic classes, and check what code cannot. The judge of the agent's
+answers is the evaluation core's (`bddgen.evaluation.expectation`)."""
 
 from __future__ import annotations
 
@@ -53,13 +54,6 @@ class IntentVerdict(StrictReply):
 
     reason: str
     keeps_intent: bool = Field(description="True when a careful human reading the variant would expect the same agent behaviour as stated.")
-
-
-class ProseVerdict(StrictReply):
-    """The reason comes first, so a small model decides after writing it (and not against it)."""
-
-    reason: str
-    satisfied: bool = Field(description="True when the answer does what is expected, as the reason says.")
 
 
 SEMANTIC_CLASSES = PromptTask(
@@ -137,16 +131,5 @@ KEEPS_INTENT = PromptTask(
         "value where the intent says the value is invalid. Be strict: any change of meaning is a drift."
     ),
     output=IntentVerdict,
-    max_tokens=200,
-)
-
-JUDGE_PROSE = PromptTask(
-    name="intents-judge-prose",
-    instruction=(
-        "An AI agent answered a user. Decide whether its answer does what is expected (for example: asks the user "
-        "for the missing information, or declines and explains why the value cannot be used). Tool calls were "
-        "already checked; judge the words only."
-    ),
-    output=ProseVerdict,
     max_tokens=200,
 )
