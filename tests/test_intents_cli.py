@@ -62,7 +62,7 @@ def test_partition_seed_search_report_on_a_broken_agent(project: Path) -> None:
 
     out = _ok(["intents", "report"])
     page = (project / "reports" / "intents.html").read_text(encoding="utf-8")
-    assert "Partition grid" in page and "class='cls exposed'" in page and "class='cls not-searched'" in page
+    assert "Partition grid" in page and 'class="cls exposed"' in page and 'class="cls not-searched"' in page
 
 
 def test_memory_export_and_import(project: Path) -> None:

@@ -136,16 +136,21 @@ def test_the_same_request_found_by_both_methods_is_one_scenario(tmp_path: Path) 
 def test_the_project_report_gets_a_partition_grid_section() -> None:
     from bddgen.intents.model import IntentsReport
     from bddgen.report.analysis import build_report
-    from bddgen.report.render.html_page import render_html
+    from bddgen.report.render.html_page import render_html, render_intents_html
     from tests.test_report_outputs import SPECS, synthetic_run
 
     ctx = _context(BookingAgent(guess_missing_date=True), scripted_lm(), budget=2)
     result = run_search(ctx, SeedFile(partition="p", reference_date=TODAY.isoformat(), tasks=[SEED_LEFT_OUT, SEED_VALID]), [FULL, BASELINE])
     report = build_report([synthetic_run("r", "dense-rag", 7, 1)], spec_titles=SPECS, generated="2025-05-01T11:00:00+00:00")
-    page = render_html(report.model_copy(update={"intents": IntentsReport(partition=ctx.table, search=result)}))
+    intents = IntentsReport(partition=ctx.table, search=result.model_copy(update={"assistant": "<booking & co>"}))
+    page = render_html(report.model_copy(update={"intents": intents}))
     assert "<a href=#intents>Intent integrity</a>" in page and "Partition grid" in page
-    assert "<span class='cls exposed' title='called book_flight with a guessed date" in page
-    assert "<span class='cls not-exposed'" in page and "<span class='cls not-searched'" in page
+    assert '<span class="cls exposed" title="called book_flight with a guessed date' in page
+    assert '<span class="cls not-exposed"' in page and '<span class="cls not-searched"' in page
+    assert "<code>&lt;booking &amp; co&gt;</code>" in page
+    standalone = render_intents_html(intents)  # the page of `bddgen intents report`: the same section on its own
+    section = standalone[standalone.index('<section id="intents"') : standalone.index("</section>") + len("</section>")]
+    assert standalone.startswith("<!DOCTYPE html>") and section in page
 
 
 def test_a_variant_differing_only_in_spacing_or_final_punctuation_is_a_repeat() -> None:

@@ -13,13 +13,14 @@ from bddgen.console import console, progress_line, simple_table
 from bddgen.files import atomic_write
 from bddgen.intents import stage
 from bddgen.intents.memory import StrategyMemory
-from bddgen.intents.model import CellOutcome, Intent
+from bddgen.intents.model import CellOutcome, Intent, IntentsReport
 from bddgen.intents.partition import missing_cells, read_partition
-from bddgen.intents.report import html_page, summary_rows
+from bddgen.intents.report import summary_rows
 from bddgen.intents.search import BASELINE, FULL, SearchSettings
 from bddgen.pipeline import Models
 from bddgen.project import Project
 from bddgen.project_lock import acquire_project_lock
+from bddgen.report.render.html_page import render_intents_html
 
 REPORT_FILE = "intents.html"
 manifest_option = click.option("--manifest", type=click.Path(path_type=Path), default=None, help="Workflow manifest (default: [intents] manifest, then agents.yaml).")
@@ -128,7 +129,7 @@ def report() -> None:
     console.print(_summary_table(f"intent integrity of {result.assistant}, budget {result.budget} queries per cell", result.summaries))
     path = project.root / "reports" / REPORT_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, html_page(table, result))
+    atomic_write(path, render_intents_html(IntentsReport(partition=table, search=result)))
     _print(f"wrote {path}")
 
 

@@ -1,13 +1,13 @@
-"""Tables and the HTML section of intent-integrity results: EESR/AQFF side by side, the partition grid."""
+"""What the intent-integrity results show, as data: EESR/AQFF side by side, the partition grid. The terminal table of
+`bddgen intents` and the HTML (written by the report's one HTML writer) both read it."""
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from typing import Sequence
 
 from bddgen.intents.metrics import ALL
-from bddgen.intents.model import CellOutcome, Intent, MethodSummary, PartitionTable, SearchResult
+from bddgen.intents.model import CellOutcome, Intent, MethodSummary, PartitionTable
 
 EXPOSED, NOT_EXPOSED, NOT_SEARCHED = "exposed", "not exposed", "not searched"
 
@@ -61,42 +61,3 @@ def grid(table: PartitionTable, outcomes: Sequence[CellOutcome], methods: Sequen
             by_intent[cls.intent].append(GridCell(cls.name, status, reason))
         rows.append((f"{partition.tool}.{partition.parameter}", by_intent))
     return rows
-
-
-_STYLE = """
-.intents table{border-collapse:collapse;margin:1em 0}.intents td,.intents th{border:1px solid #ccc;padding:4px 8px;vertical-align:top}
-.intents .exposed{background:#f8d0d0}.intents .not-exposed{background:#d4efd4}.intents .not-searched{background:#eee;color:#777}
-.intents .cls{display:block;margin:2px 0;padding:1px 4px;border-radius:3px}
-"""
-
-
-def html_section(table: PartitionTable, result: SearchResult) -> str:
-    """The report section: summaries side by side, and the partition grid coloured by the full method's status."""
-    methods = [s.method for s in result.summaries]
-    header, rows = summary_rows(result.summaries)
-    out = [f"<section id='intents' class='intents'><style>{_STYLE}</style><h2>Intent integrity</h2>"]
-    out.append(f"<p>Agent <code>{html.escape(result.assistant)}</code>, budget {result.budget} agent queries per cell, reference date {result.reference_date}.</p>")
-    out.append("<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>")
-    out += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows]
-    out.append("</table>")
-    shown = methods[0] if methods else ""
-    out.append(f"<h3>Partition grid ({html.escape(shown)} method)</h3><table><tr><th>parameter</th>")
-    out.append("".join(f"<th>{intent.value}</th>" for intent in Intent) + "</tr>")
-    for parameter, by_intent in grid(table, result.outcomes, methods):
-        cells = []
-        for intent in Intent:
-            items = []
-            for item in by_intent[intent]:
-                status = item.status.get(shown, NOT_SEARCHED)
-                title = html.escape(item.reason or status, quote=True)
-                others = ", ".join(f"{m}: {s}" for m, s in item.status.items() if m != shown)
-                label = html.escape(item.name) + (f" <small>({html.escape(others)})</small>" if others else "")
-                items.append(f"<span class='cls {status.replace(' ', '-')}' title='{title}'>{label}</span>")
-            cells.append("<td>" + "".join(items) + "</td>")
-        out.append(f"<tr><th>{html.escape(parameter)}</th>{''.join(cells)}</tr>")
-    out.append("</table></section>")
-    return "\n".join(out)
-
-
-def html_page(table: PartitionTable, result: SearchResult) -> str:
-    return f"<!doctype html><html><head><meta charset='utf-8'><title>Intent integrity</title></head><body>{html_section(table, result)}</body></html>\n"

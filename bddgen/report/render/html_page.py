@@ -1,7 +1,9 @@
 """bddgen's one HTML writer: self-contained pages rendered from the templates in `bddgen/templates/` with one jinja
 environment. The report (`render_html`: summary, inline SVG charts, tables and a drill-down to every turn, the template
-`report.html.j2`) and the probe's page (`render_probe_html`: a difficulty-against-score bubble chart, the summary
-table and every dialogue, `probe.html.j2`) share the page's style and script (`page_head.html.j2`).
+`report.html.j2`, with its intent-integrity section `intents.html.j2`), the page of `bddgen intents report`
+(`render_intents_html`: that section on its own, `intents_page.html.j2`) and the probe's page (`render_probe_html`: a
+difficulty-against-score bubble chart, the summary table and every dialogue, `probe.html.j2`); the report's and the
+probe's share the page's style and script (`page_head.html.j2`).
 
 No external file, font, script or stylesheet is referenced; every text from documents, questions,
 answers and feedback is HTML-escaped. A page records its own script errors in
@@ -21,7 +23,8 @@ import jinja2
 from markupsafe import Markup
 
 from bddgen.expectations import describe_calls
-from bddgen.intents.report import html_section
+from bddgen.intents.model import Intent, IntentsReport, SearchResult
+from bddgen.intents.report import NOT_SEARCHED, grid, summary_rows
 from bddgen.report.model import ConversationCall, Report, SpecRow
 from bddgen.report.outcomes import combined_verdict
 from bddgen.report.render.svg import Bar, BarGroup, Bubble, bubble_chart, coverage_bar, grouped_bar_chart, series_colour
@@ -92,6 +95,49 @@ class ProbePage:
     bubbles: list[Bubble]
     summary: TextTable
     dialogues: list[ProbeDialogue]
+
+
+@dataclass(frozen=True)
+class _GridClass:
+    """One class in the partition grid: its status by the method shown, the first error's reason (else the status)
+    on hover, and the other methods' statuses."""
+
+    name: str
+    status: str
+    title: str
+    others: str
+
+
+@dataclass(frozen=True)
+class _Intents:
+    """The intent-integrity section: the search's measures (`header`, `rows`) and, per parameter, the classes of each
+    intent coloured by the `shown` method."""
+
+    search: SearchResult
+    header: list[str]
+    rows: list[list[str]]
+    shown: str
+    intents: list[str]
+    grid: list[tuple[str, list[list[_GridClass]]]]
+
+
+def _intents(intents: IntentsReport) -> _Intents:
+    search = intents.search
+    methods = [s.method for s in search.summaries]
+    shown = methods[0] if methods else ""
+    header, rows = summary_rows(search.summaries)
+    parameters = []
+    for parameter, by_intent in grid(intents.partition, search.outcomes, methods):
+        cells = []
+        for intent in Intent:
+            classes = []
+            for item in by_intent[intent]:
+                status = item.status.get(shown, NOT_SEARCHED)
+                others = ", ".join(f"{m}: {s}" for m, s in item.status.items() if m != shown)
+                classes.append(_GridClass(item.name, status, item.reason or status, others))
+            cells.append(classes)
+        parameters.append((parameter, cells))
+    return _Intents(search, header, rows, shown, [i.value for i in Intent], parameters)
 
 
 @lru_cache(maxsize=1)
@@ -197,7 +243,7 @@ def render_html(report: Report) -> str:
         breakdown_charts=breakdown_charts,
         stability=sorted(report.stability, key=lambda s: (not s.flaky, s.pass_rate if s.pass_rate is not None else 2)),
         agent_tables=agent_tables,
-        intents=Markup(html_section(report.intents.partition, report.intents.search)) if report.intents is not None else "",
+        intents=_intents(report.intents) if report.intents is not None else None,
         drilldown=_drilldown(report),
     )
 
@@ -206,3 +252,8 @@ def render_probe_html(page: ProbePage) -> str:
     """The probe's page as one string."""
     chart = bubble_chart(page.bubbles, page.series, x_label="difficulty", y_label="score")
     return _environment().get_template("probe.html.j2").render(page=page, chart=Markup(chart), reload_seconds=RELOAD_SECONDS)
+
+
+def render_intents_html(intents: IntentsReport) -> str:
+    """The page of `bddgen intents report`: the report page's intent-integrity section on its own."""
+    return _environment().get_template("intents_page.html.j2").render(intents=_intents(intents))
