@@ -132,7 +132,8 @@ class TurnResult(BaseModel):
         default_factory=list, description="Task outcome (turn 0): where the simulated user broke its instruction."
     )
     traits: list[str] = Field(
-        default_factory=list, description="The simulated user's traits, when a persona played the user (a probe dialogue)."
+        default_factory=list,
+        description="The simulated user's traits, when a persona played the user (a probe dialogue); an intents query's mutation strategy.",
     )
     failed_by: Party | None = Field(
         default=None,

@@ -10,6 +10,8 @@ import yaml
 from click.testing import CliRunner
 
 from bddgen.cli import cli
+from bddgen.evaluation.store import RunStore
+from bddgen.results import Verdict
 from intents_doubles import MANIFEST
 
 SETTINGS = """
@@ -57,6 +59,14 @@ def test_partition_seed_search_report_on_a_broken_agent(project: Path) -> None:
     assert "book_flight.date.UNDERSPEC.left-out: exposed at query 1" in out
     result = json.loads((project / "intents" / "search.json").read_text(encoding="utf-8"))
     assert {o["cell"]["intent"] for o in result["outcomes"]} == {"UNDERSPEC"}
+    logged = [r for records in RunStore(project / "intents").load().values() for r in records]
+    queries = [a for o in result["outcomes"] for a in o["attempts"]]
+    assert len(logged) == len(queries) and all(r.turn >= 1 and r.traits for r in logged)
+    exposing = next(r for r in logged if r.conversation_id == "book_flight.date.UNDERSPEC.left-out.full")
+    assert (exposing.scenario, exposing.turn, exposing.verdict, exposing.checks, exposing.traits) == (
+        "book_flight.date.UNDERSPEC.left-out", 1, Verdict.FAIL, ["tool calls"], ["seed"]
+    )
+    assert exposing.tool_calls[0].name == "book_flight" and exposing.failed_by == "assistant"
     feature = (project / "features" / "intents-book_flight.feature").read_text(encoding="utf-8")
     assert 'Then the agent should not call "book_flight"' in feature
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -21,6 +21,9 @@ from bddgen.intents.surrogate import LikelihoodScorer
 from bddgen.lm.client import LanguageModel
 from bddgen.project import Project
 from bddgen.evaluation.assistant import Assistant
+from bddgen.evaluation.store import RunStore
+from bddgen.results import TurnResult
+from bddgen.traces import ToolCall
 
 FOLDER = "intents"
 PARTITION_FILE = "partition.yaml"
@@ -96,6 +99,21 @@ def seed_stage(
     return seeds, target
 
 
+def turn_results(run_id: str, outcome: CellOutcome) -> list[TurnResult]:
+    """One cell's queries by one method as lines of the results log: the cell is the scenario, the cell and method the
+    conversation, each query a turn with its verdict and its mutation strategy as trait."""
+    cell = outcome.cell
+    return [
+        TurnResult(
+            run_id=run_id, feature="", spec_id=cell.tool, scenario=cell.id, conversation_id=f"{cell.id}.{outcome.method}", turn=number,
+            question=attempt.request, answer=attempt.answer, tool_calls=[ToolCall.model_validate(c) for c in attempt.tool_calls],
+            verdict=attempt.verdict, feedback=attempt.feedback, error_category=attempt.error_category, checks=attempt.checks,
+            traits=[attempt.strategy],
+        )
+        for number, attempt in enumerate(outcome.attempts, start=1)
+    ]
+
+
 def read_seeds(path: Path) -> SeedFile:
     return read_model_yaml(path, SeedFile, "seed file", "run `bddgen intents seed` first")
 
@@ -117,7 +135,8 @@ def search_stage(
 ) -> tuple[SearchResult, list[Path]]:
     """Search every seed task (of the `intents` categories, `tools` and `parameters`, all by default;
     `per_intent` of each intent drawn with the project's seed, when given) by each method; write
-    search.json and the regression features."""
+    search.json, the results log (results.jsonl: a `TurnResult` per agent query, in place of the last search's)
+    and the regression features."""
     loaded, _ = load_manifest(project, manifest)
     folder = intents_folder(project)
     table = read_partition(folder / PARTITION_FILE)
@@ -131,10 +150,19 @@ def search_stage(
         sampled = set(sample_cells([t.cell for t in chosen], per_intent, project.settings.seed))
         chosen = [t for t in chosen if t.cell in sampled]
     seeds = seeds.model_copy(update={"tasks": chosen})
+    store = RunStore(folder)
+    store.results_path.unlink(missing_ok=True)  # the log holds this search only, as search.json does
+    run_id = "intents-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+    def logged(outcome: CellOutcome) -> None:
+        store.append(turn_results(run_id, outcome))
+        if on_outcome is not None:
+            on_outcome(outcome)
+
     memory = StrategyMemory(memory_path(project))
     try:
         ctx = SearchContext(loaded, table, assistant, lm, judge, scorer, memory, settings)
-        result = run_search(ctx, seeds, methods, on_outcome)
+        result = run_search(ctx, seeds, methods, logged)
     finally:
         memory.close()
     atomic_write(folder / SEARCH_FILE, result.model_dump_json(indent=1) + "\n")
