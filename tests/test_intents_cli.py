@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -69,6 +70,11 @@ def test_partition_seed_search_report_on_a_broken_agent(project: Path) -> None:
     assert exposing.tool_calls[0].name == "book_flight" and exposing.failed_by == "assistant"
     feature = (project / "features" / "intents-book_flight.feature").read_text(encoding="utf-8")
     assert 'Then the agent should not call "book_flight"' in feature
+
+    # the log is a run directory that the report's one HTML writer renders, query by query
+    _ok(["report", "intents", "--format", "html", "--out", "reports/intents-run"])
+    run_page = (project / "reports" / "intents-run" / "report.html").read_text(encoding="utf-8")
+    assert all(html.escape(r.question) in run_page for r in logged)
 
     out = _ok(["intents", "report"])
     page = (project / "reports" / "intents.html").read_text(encoding="utf-8")

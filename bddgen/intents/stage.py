@@ -22,7 +22,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.project import Project
 from bddgen.evaluation.assistant import Assistant
 from bddgen.evaluation.store import RunStore
-from bddgen.results import TurnResult
+from bddgen.results import RunMetadata, TurnResult
 from bddgen.traces import ToolCall
 
 FOLDER = "intents"
@@ -135,8 +135,8 @@ def search_stage(
 ) -> tuple[SearchResult, list[Path]]:
     """Search every seed task (of the `intents` categories, `tools` and `parameters`, all by default;
     `per_intent` of each intent drawn with the project's seed, when given) by each method; write
-    search.json, the results log (results.jsonl: a `TurnResult` per agent query, in place of the last search's)
-    and the regression features."""
+    search.json, the results log (intents/ is then a run directory: run.json, and results.jsonl with a `TurnResult` per
+    agent query, in place of the last search's; `bddgen report intents` renders it) and the regression features."""
     loaded, _ = load_manifest(project, manifest)
     folder = intents_folder(project)
     table = read_partition(folder / PARTITION_FILE)
@@ -152,7 +152,9 @@ def search_stage(
     seeds = seeds.model_copy(update={"tasks": chosen})
     store = RunStore(folder)
     store.results_path.unlink(missing_ok=True)  # the log holds this search only, as search.json does
-    run_id = "intents-" + datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    started = datetime.now(timezone.utc)
+    run_id = "intents-" + started.strftime("%Y%m%dT%H%M%SZ")
+    store.write_metadata(RunMetadata(run_id=run_id, assistant=assistant.name, assistant_kind="", started=started.isoformat(timespec="seconds")))
 
     def logged(outcome: CellOutcome) -> None:
         store.append(turn_results(run_id, outcome))
