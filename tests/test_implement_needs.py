@@ -231,7 +231,9 @@ def test_a_hand_written_agent_action_spec_is_implemented_as_the_questions_it_imp
     assert report.written == 1
     assert any("the spec has the assistant act" in note for note in report.features[0].notes)
     assert _provenance(path).reading.action  # type: ignore[union-attr]
-    assert read_feature(path).conversations[0].turns[0].answer == "3"
+    written = read_feature(path)
+    assert written.conversations[0].turns[0].answer == "3"
+    assert any("The spec has the assistant act" in line for line in written.rationale)  # the file says how it is tested
 
 
 def test_a_spec_no_plan_answers_is_reported_not_implemented_on_an_unrelated_chain(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:

@@ -57,6 +57,12 @@ from bddgen.specs import Conversation, QueryType, Spec
 CHAINS_PER_CONVERSATION = 2  # chains tried per wanted conversation, so dropped ones can be replaced
 READING_TITLES = 8  # titles of the documents retrieved for a spec that its reading is shown
 
+ACTION_RATIONALE = (
+    "The spec has the assistant act (an agent's action). Its conversations ask what a user asks to learn what the action "
+    "would do; outcome tasks, where an agent with tools acts and code computes the end state, are `bddgen tasks generate`'s."
+)
+"""The Feature description line of a spec read as an agent's action, so a reviewer sees how it is tested."""
+
 
 @dataclass(frozen=True)
 class ProgressEvent:
@@ -274,6 +280,8 @@ def _plan(
         provenance.reading = reading
         if reading.action:
             notes.append("the spec has the assistant act (an agent's action): implemented as the questions a user asks to learn what the action would do")
+            if ACTION_RATIONALE not in doc.rationale:
+                doc.rationale.append(ACTION_RATIONALE)  # said in the file, written with its first conversation
         if not reading.evidence:
             notes.append("unplanned: no plan answers the spec's own questions, so it is not implemented on an unrelated chain: " + "; ".join(
                 f"{n.question!r}: {n.why_not}" for n in reading.unplanned) + " (name what the corpus holds, or add the documents)")
