@@ -464,6 +464,11 @@ class TasksSettings(_Section):
         default=4, ge=1,
         description="Values tried per target row for an argument the user chooses from another table (a manifest effect's `choose`).",
     )
+    per_action_spec: int = Field(
+        default=2, ge=0,
+        description="Outcome tasks `bddgen implement` adds to a spec read as an agent's action, where the project describes an "
+        "agent with tools (0: none).",
+    )
 class ProbeSettings(_Section):
     """[probe]: the agent-testing agent (`bddgen probe`): weaknesses, personas of adaptive difficulty, a rubric judge."""
 

@@ -59,7 +59,7 @@ READING_TITLES = 8  # titles of the documents retrieved for a spec that its read
 
 ACTION_RATIONALE = (
     "The spec has the assistant act (an agent's action). Its conversations ask what a user asks to learn what the action "
-    "would do; outcome tasks, where an agent with tools acts and code computes the end state, are `bddgen tasks generate`'s."
+    "would do; where the project describes an agent with tools, its @task scenarios have the agent act, on an end state code computes."
 )
 """The Feature description line of a spec read as an agent's action, so a reviewer sees how it is tested."""
 
@@ -95,6 +95,7 @@ class FeatureReport(BaseModel):
     provenance: str = ""
     ungroundable: bool = Field(default=False, description="The spec names things no document holds: reported, not implemented.")
     unplanned: list[str] = Field(default_factory=list, description="The spec's own questions no plan answers (none answered: reported, not implemented).")
+    tasks: list[str] = Field(default_factory=list, description="Outcome tasks added for a spec read as an agent's action (their ids).")
 
 
 class ImplementReport(BaseModel):

@@ -139,6 +139,8 @@ def implement(
     from bddgen.implement.entities import EntityCache
     from bddgen.implement.linking import linking_path, record_linking
     from bddgen.pipeline.scale import conversation_executor
+    from bddgen.reference.worlds import REFERENCE_WORLDS
+    from bddgen.tasks.stage import action_spec_tasks
 
     project, settings = models.project, models.project.settings
     paths = feature_files(features or [project.features_path])
@@ -154,10 +156,21 @@ def implement(
         where = f"{Path(event.feature).stem[:40]}: " if event.feature else ""
         on_progress(f"{where}{event.message[:50]}; {lm.activity.now()}", event.done, event.total)
 
-    return implement_features(
+    report = implement_features(
         paths, models.corpus, lm, models.recognizer, index, settings.implement, settings.seed, redo=redo, entity_cache=cache, on_progress=advance,
         executor=conversation_executor(models),
     )
+    on_progress("outcome tasks for the specs that have an agent act", None, None)
+    added = action_spec_tasks(project, lm, REFERENCE_WORLDS, [Path(f.feature) for f in report.features])
+    for feature in report.features:
+        tasks, dropped = added.get(Path(feature.feature), ([], []))
+        feature.tasks = tasks
+        if tasks or dropped:
+            feature.notes.append(
+                f"an agent's action: {len(tasks)} outcome task(s) ({', '.join(tasks) or 'none'})"
+                + "".join(f"; not made: {d.title}: {d.reason}" for d in dropped[:3])
+            )
+    return report
 
 
 def explain(models: Models, features: list[Path] | None = None, on_progress: StageProgress = no_progress) -> list[tuple[Path, SpecReading]]:

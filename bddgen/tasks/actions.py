@@ -233,12 +233,22 @@ class ActionSpace:
         sources = self.effect(tool).arguments
         return [p for p in self.tools[tool].parameters.get("properties", {}) if not sources.get(p, ArgumentSource()).column]
 
-    def calls(self, tool: str, row: int) -> Iterator[Call]:
-        """Every combination of the values tried for the tool's arguments on target row `row`."""
+    def calls(self, tool: str, row: int, options: dict[str, list[Any]] | None = None) -> Iterator[Call]:
+        """Every combination of the values tried for the tool's arguments on target row `row` (`options`: those values,
+        when not the tool's own `options`)."""
         target = self.target(tool, row)
-        options = self.options(tool, target)
+        options = self.options(tool, target) if options is None else options
         own = ", ".join(f"{h} {v}" for h, v in target.items() if v)
         for values in itertools.product(*options.values()):
             arguments = dict(zip(options, values))
             situation = f"{goal_of(self.tools[tool], arguments)} ({self.effect(tool).acts_on}: {own})"
             yield Call(tool, arguments, row, situation)
+
+    def possible_values(self, tool: str, parameter: str) -> list[Any]:
+        """Every value a wanted parameter may take: its chosen column's values, or its schema's enum or examples."""
+        schema = self.tools[tool].parameters.get("properties", {}).get(parameter, {})
+        source = self.effect(tool).arguments.get(parameter, ArgumentSource())
+        if source.choose:
+            table, column = source.choose.split(".", 1)
+            return list(dict.fromkeys(_typed(row[column], schema) for row in self.rows(table)[1] if row.get(column)))
+        return list(schema.get("enum") or schema.get("examples") or [])

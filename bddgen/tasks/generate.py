@@ -237,12 +237,10 @@ def _fill(ctx: Context, wanted: int, chains: Iterator[tuple[list[Evaluated], lis
     return made
 
 
-def generate_tasks(
-    corpus: Corpus, manifest: WorkflowManifest, manifest_location: str, lm: LanguageModel, settings: TasksSettings, *, world: AgentWorld,
-    n: int, seed: int, skip: frozenset[str] = frozenset(),
-) -> tuple[list[OutcomeTask], list[DroppedTask]]:
-    """`n` tasks for the agent of `world` (fewer when the candidates run out) and the dropped candidates; ids in
-    `skip` are not made."""
+def task_context(
+    corpus: Corpus, manifest: WorkflowManifest, manifest_location: str, lm: LanguageModel, settings: TasksSettings, world: AgentWorld,
+) -> Context:
+    """What tasks for the agent of `world` are built from."""
     implemented_tools(manifest, manifest_location, world.tools)
     scratch = Scratch(world, corpus)
     space = ActionSpace(manifest, manifest_location, scratch.template, scratch.keys, settings.choices)
@@ -251,6 +249,17 @@ def generate_tasks(
     ctx = Context(
         lm, settings, scratch, space, PolicyIndex(corpus.policies, corpus.language or "en"), Vocabulary.of(space), manifest.argument_phrases()
     )
+    return ctx
+
+
+def generate_tasks(
+    corpus: Corpus, manifest: WorkflowManifest, manifest_location: str, lm: LanguageModel, settings: TasksSettings, *, world: AgentWorld,
+    n: int, seed: int, skip: frozenset[str] = frozenset(),
+) -> tuple[list[OutcomeTask], list[DroppedTask]]:
+    """`n` tasks for the agent of `world` (fewer when the candidates run out) and the dropped candidates; ids in
+    `skip` are not made."""
+    ctx = task_context(corpus, manifest, manifest_location, lm, settings, world)
+    scratch, space = ctx.scratch, ctx.space
     evaluated = propose(scratch, space)
     rng = random.Random(seed)
     plan = Plan.of(n, settings)

@@ -34,6 +34,14 @@ def write_instruction(request: LMRequest) -> dict[str, Any]:
     }
 
 
+def name_action_tool(request: LMRequest) -> dict[str, Any]:
+    """The first listed tool whose name's verb (its first word: 'refund' of refund_invoice) the specification says;
+    "none" when it says no tool's verb."""
+    said = set(stems(section(request, "Specification")))
+    listed = re.findall(r"^- (\w+):", section(request, "Tools"), re.M)
+    return {"tool": next((name for name in listed if set(stems(name.split("_")[0])) <= said), "none")}
+
+
 def _pattern(template: str) -> re.Pattern[str]:
     """A goal template as a regular expression, each {parameter} a named group ending where a clause does."""
     parts = re.split(r"\{(\w+)\}", template)
@@ -69,7 +77,10 @@ def plan_calls(request: LMRequest) -> dict[str, Any]:
 
 def faithful_replies() -> dict[str, Reply]:
     """ScriptedLM `by_task` entries for every LM call of `bddgen tasks generate`."""
-    return {"task-policy-evidence": quote_best_candidate, "task-user-instruction": write_instruction, "task-call-plan": plan_calls}
+    return {
+        "task-policy-evidence": quote_best_candidate, "task-user-instruction": write_instruction, "task-call-plan": plan_calls,
+        "task-spec-action": name_action_tool,
+    }
 
 
 def scripted_lm() -> ScriptedLM:

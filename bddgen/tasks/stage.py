@@ -1,5 +1,6 @@
 """The tasks stage on a project: read the manifest and corpus, keep the locked scenarios, write the
-scenarios and their provenance (`features/tasks/tasks.feature` and `tasks.json`)."""
+scenarios and their provenance (`features/tasks/tasks.feature` and `tasks.json`); and add outcome tasks to the specs
+`bddgen implement` read as an agent's action."""
 
 from __future__ import annotations
 
@@ -13,9 +14,14 @@ from bddgen.errors import InputError, Problem
 from bddgen.files import atomic_write, read_json_file
 from bddgen.lm.client import LanguageModel
 from bddgen.project import Project
-from bddgen.tasks.feature import read_locked, write_tasks
+from bddgen.features.reader import read_feature
+from bddgen.features.writer import write_feature
+from bddgen.implement.provenance import provenance_path, read_provenance
+from bddgen.manifest.project import manifest_path as project_manifest
+from bddgen.tasks.feature import read_locked, task_conversation, write_tasks
+from bddgen.tasks.for_spec import spec_tasks
 from bddgen.tasks.generate import generate_tasks
-from bddgen.tasks.model import TaskFile
+from bddgen.tasks.model import DroppedTask, TaskFile
 from bddgen.tasks.world import AgentWorld
 
 FOLDER = "tasks"
@@ -67,3 +73,40 @@ def tasks_stage(
     provenance = TaskFile(seed=seed, requested=n, tasks=kept + tasks, dropped=dropped)
     atomic_write(sidecar, provenance.model_dump_json(indent=2) + "\n")
     return provenance, feature
+
+
+def action_spec_tasks(
+    project: Project, lm: LanguageModel, worlds: Sequence[AgentWorld], features: Sequence[Path],
+) -> dict[Path, tuple[list[str], list[DroppedTask]]]:
+    """For each spec `bddgen implement` read as an agent's action (its provenance says so), up to `[tasks]
+    per_action_spec` outcome tasks on the rows it names, added to its own .feature file; by file, the ids of the tasks
+    it holds and the candidates dropped. Nothing when the project describes no agent with tools (no manifest, or no
+    agent implements one of its tools)."""
+    settings = project.settings.tasks
+    location = Path(settings.manifest) if settings.manifest else project_manifest(project)
+    if location is not None and not location.is_absolute():
+        location = project.root / location
+    if not settings.per_action_spec or location is None or not location.is_file():
+        return {}
+    manifest = read_manifest(location)
+    world = implementing(worlds, manifest)
+    if not any(tool.name in world.tools for tool in manifest.tools):
+        return {}
+    corpus = load_corpus(project.corpus_path)
+    added: dict[Path, tuple[list[str], list[DroppedTask]]] = {}
+    for path in features:
+        provenance = read_provenance(provenance_path(path))
+        if provenance is None or provenance.reading is None or not provenance.reading.action:
+            continue
+        doc = read_feature(path)
+        held = [c.id for c in doc.conversations if c.task is not None]
+        if held:  # written by an earlier run (or kept by a reviewer): not made again
+            added[path] = (held, [])
+            continue
+        tasks, dropped = spec_tasks(corpus, manifest, str(location), lm, settings, world=world, spec=doc.spec, n=settings.per_action_spec)
+        relative = path.relative_to(project.root).as_posix() if path.is_relative_to(project.root) else str(path)
+        doc.conversations += [task_conversation(task.model_copy(update={"file": relative})) for task in tasks]
+        if tasks:
+            write_feature(path, doc, allow_edited=True)
+        added[path] = ([task.id for task in tasks], dropped)
+    return added

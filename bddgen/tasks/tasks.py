@@ -1,5 +1,6 @@
 """The LM calls of `bddgen tasks generate`: pick and quote a policy sentence, write the user's instruction,
-and (for a compound task) plan the tool calls an instruction asks for, as the round trip's oracle."""
+and (for a compound task) plan the tool calls an instruction asks for, as the round trip's oracle; and, for a spec that
+has the agent act, which of the agent's tools its action uses."""
 
 from __future__ import annotations
 
@@ -29,6 +30,12 @@ class PlannedCall(StrictReply):
 
     tool: str = Field(description="The tool's name.")
     arguments: dict[str, Any] = Field(description="The tool's arguments, as its parameter schema names them.")
+
+
+class ActionTool(StrictReply):
+    """The tool a spec's action uses."""
+
+    tool: str = Field(description="The tool's name, exactly as listed; \"none\" when no listed tool does the action.")
 
 
 class CallPlan(StrictReply):
@@ -78,4 +85,16 @@ TASK_PLAN = PromptTask(
     ),
     output=CallPlan,
     max_tokens=400,
+)
+
+SPEC_ACTION_TOOL = PromptTask(
+    name="task-spec-action",
+    instruction=(
+        "A behaviour specification (Given / When / Then) has a customer service agent DO something for a customer "
+        "(cancel, book, change, refund, upgrade, downgrade ...). From the agent's tools that change data, listed with "
+        "what each does, name the ONE tool the action of the specification uses, exactly as listed. Answer \"none\" when "
+        "no listed tool does that action."
+    ),
+    output=ActionTool,
+    max_tokens=60,
 )
