@@ -21,6 +21,8 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.manifest.workflow import read_manifest
 from bddgen.models import Corpus
+from bddgen.pipeline.models import Models
+from bddgen.pipeline.stages import acts_on_a_state
 from bddgen.project import Project
 from bddgen.reference.airline.world import AIRLINE_WORLD
 from bddgen.reference.worlds import REFERENCE_WORLDS
@@ -143,3 +145,13 @@ def test_a_project_with_no_agent_gets_no_tasks(tmp_path: Path) -> None:
     spec = Spec.create("Book a ticket", ["a fan wants a ticket"], ["she asks the assistant to book ticket T1"], ["it books it"], source="hand-written")
     path = _action_feature(tmp_path, "book", spec, action=True)
     assert action_spec_tasks(project, LanguageModel(ScriptedLM(by_task=faithful_replies())), REFERENCE_WORLDS, [path]) == {}  # type: ignore[arg-type]
+
+
+def test_only_an_agent_whose_state_a_run_reads_gets_task_scenarios(tmp_path: Path) -> None:
+    scaffold_project(tmp_path, demo_corpus_path("airline"))
+    settings = tmp_path / "bddgen.toml"
+    assert not acts_on_a_state(Models(Project.discover(tmp_path)))  # a RAG assistant over the agent's corpus: no task runs on it
+    settings.write_text(settings.read_text(encoding="utf-8") + '\n[assistants.desk]\nkind = "http"\nurl = "http://127.0.0.1:9/chat"\nstate_url = "http://127.0.0.1:9/state"\n', encoding="utf-8")
+    for assistant in ("airline-agent", "desk"):
+        project = Project.discover(tmp_path, overrides={"run": {"assistant": assistant}})
+        assert acts_on_a_state(Models(project))

@@ -140,6 +140,7 @@ def implement(
     from bddgen.implement.linking import linking_path, record_linking
     from bddgen.pipeline.scale import conversation_executor
     from bddgen.reference.worlds import REFERENCE_WORLDS
+    from bddgen.tasks.model import DroppedTask
     from bddgen.tasks.stage import action_spec_tasks
 
     project, settings = models.project, models.project.settings
@@ -160,8 +161,10 @@ def implement(
         paths, models.corpus, lm, models.recognizer, index, settings.implement, settings.seed, redo=redo, entity_cache=cache, on_progress=advance,
         executor=conversation_executor(models),
     )
-    on_progress("outcome tasks for the specs that have an agent act", None, None)
-    added = action_spec_tasks(project, lm, REFERENCE_WORLDS, [Path(f.feature) for f in report.features])
+    added: dict[Path, tuple[list[str], list[DroppedTask]]] = {}
+    if acts_on_a_state(models):
+        on_progress("outcome tasks for the specs that have the agent act", None, None)
+        added = action_spec_tasks(project, lm, REFERENCE_WORLDS, [Path(f.feature) for f in report.features])
     for feature in report.features:
         tasks, dropped = added.get(Path(feature.feature), ([], []))
         feature.tasks = tasks
@@ -171,6 +174,16 @@ def implement(
                 + "".join(f"; not made: {d.title}: {d.reason}" for d in dropped[:3])
             )
     return report
+
+
+def acts_on_a_state(models: Models) -> bool:
+    """Whether the assistant under test (`[run] assistant`) is an agent whose state a run can read: a reference agent, or
+    one with a state adapter. Only then does a task scenario run; a RAG assistant over an agent's corpus gets none."""
+    from bddgen.reference.worlds import AGENT_KINDS
+    from bddgen.run.assistants.factory import assistant_settings
+
+    settings = assistant_settings(models.project.settings.run.assistant, models.project)
+    return settings.kind in AGENT_KINDS or bool(settings.state_url or settings.state_callable)
 
 
 def explain(models: Models, features: list[Path] | None = None, on_progress: StageProgress = no_progress) -> list[tuple[Path, SpecReading]]:
