@@ -245,7 +245,7 @@ def _plan(
 ) -> _SpecRun | FeatureReport:
     """Retrieve the spec's documents, link them and rank their chains; its report (finished) when there is nothing to write."""
     sidecar = provenance_path(path)
-    needed = settings.n - len(doc.conversations)
+    needed = settings.n - sum(c.task is None for c in doc.conversations)  # a task scenario is no conversation of the spec
     length = min(settings.chain_length, chain_length_for_turns(settings.turns))
     provenance.finished, provenance.requested, provenance.chain_length = False, settings.n, length
     notes = report.notes
