@@ -21,6 +21,7 @@ from bddgen.implement.reading import NeedEvidence, Planner
 from bddgen.implement.questions import SentenceParser, one_of_several, question_for
 from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, RoundTripAnswer, RoundTripFigures, WrittenTurn
 from bddgen.implement.unanswerable import entity_kind
+from bddgen.implement.wide import label_column
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.tasks import PromptTask
 from bddgen.lm.transcript import exchange_lines, render_transcript
@@ -137,6 +138,7 @@ class Conversation:
         self._used: dict[str, list] = {doc: list(keys) for doc, keys in context.avoid.items()}
         # per turn kind and document: evidence every wording of a turn of that kind failed on, never tried again
         self._failed: dict[tuple[QueryType, str], list] = {}
+        self._labels: dict[str, set[str]] | None = None  # per report table of the corpus: its row labels, read once
 
     def remember(self, used: tuple[str, object] | None, *, failed_as: QueryType | None = None) -> None:
         """Record a table cell or sentence (`used`: document and key) as used by a kept turn, or as failed for turns of kind `failed_as`."""
@@ -196,6 +198,15 @@ class Conversation:
             parsed = parser.parse(first) if first else None
             self._descriptions[doc_id] = " ".join(t.text for t in parsed or () if t.pos_ in _DESCRIBING_PARTS)
         return self._descriptions[doc_id]
+
+    def labels_elsewhere(self, table_id: str) -> set[str]:
+        """The row labels (normalised) that report tables of the corpus other than `table_id` also have."""
+        if self._labels is None:
+            self._labels = {
+                doc_id: {normalise(row[0]) for row in doc.rows if row and row[0].strip()}
+                for doc_id, doc in self.context.documents.items() if isinstance(doc, TableDocument) and label_column(doc)
+            }
+        return set().union(*(labels for doc_id, labels in self._labels.items() if doc_id != table_id))
 
     def filter_values(self) -> list[str]:
         """The values kept table turns named to pick their rows, in conversation order."""
