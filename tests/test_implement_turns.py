@@ -476,6 +476,8 @@ def test_a_row_is_named_by_what_people_use_never_by_a_running_number() -> None:
         foreign_keys=[ForeignKey(column="RecordId", table="Record", references="RecordId")],
         rows=[["1", "Low Tide", "1", "Ann Reyes", "201"], ["2", "Salt Road", "1", "Ann Reyes", "187"], ["3", "Harbour Lights", "2", "Tom Ishii", "243"]],
     )
+    from bddgen.implement.kinds.table import row_question
+
     asked = list(table_candidates(songs, set()))
     assert asked and all(set(c.filter) == {"Title"} for c in asked if c.column != "Title")
     assert all("SongId" not in c.filter and "RecordId" not in c.filter for c in asked)
@@ -485,6 +487,13 @@ def test_a_row_is_named_by_what_people_use_never_by_a_running_number() -> None:
         rows=[["1", "4", "2021-01-01", "Lyon", "3.96"], ["2", "4", "2021-02-11", "Lyon", "5.94"], ["3", "7", "2021-02-11", "Porto", "0.99"]],
     )
     assert all(not {"BillId", "PatronId"} & set(c.filter) for c in table_candidates(bills, set()))
+    patrons = TableDocument(
+        id="t8", title="Patron", headers=["PatronId", "LastName", "FirstName", "City"], key="PatronId",
+        rows=[["1", "Reyes", "Ann", "Lyon"], ["2", "Ishii", "Tom", "Lyon"], ["3", "Moreau", "Lea", "Porto"]],
+    )
+    city = next(c for c in table_candidates(patrons, set()) if c.column == "City")
+    assert list(city.filter) == ["FirstName", "LastName"]  # a name given in parts is said whole, the first name first
+    assert row_question("patron", city, "") == f"What is the city of {city.filter['FirstName']} {city.filter['LastName']}?"
     table = TableDocument(
         id="t7", title="Northern League final table, 2021", headers=["position", "club", "played", "points"],
         rows=[["1", "Ashby Town", "30", "70"], ["2", "Kelso Rovers", "30", "64"], ["3", "Marlow United", "30", "51"]],

@@ -110,14 +110,19 @@ def unique_filter(table: TableDocument, row: int, exclude: Sequence[str], start:
                 continue
             narrowed = matching_count(table, {**conditions, header: cell})
             options.append((narrowed, said.get(header, 1), not _nameable(cell), position, header, cell))
+        options = [option for option in options if option[0] < selected]
         if not options:
             return None
-        count, _, _, _, header, cell = min(options)
-        if count >= selected:
-            return None
+        # what the row is known by first, as long as it narrows: a song's title, though another song has it too
+        count, rank, _, _, header, cell = min(options, key=lambda option: (option[1] > 0, option[:4]))
         conditions[header] = cell
         selected = count
-    added = sorted((h for h in conditions if h not in (start or {})), key=table.headers.index)  # "Leonie Köhler", as the columns read
+        if rank == 0 and _spoken_as_name(header):  # a name given in parts is said whole: "Luís Gonçalves", not "Gonçalves"
+            for part, value in zip(table.headers, cells):
+                if said.get(part) == 0 and part not in conditions and part not in exclude and value.strip() and _spoken_as_name(part):
+                    conditions[part] = value
+    # in the table's order, a first or given name before the others: "Leonie Köhler", also of LastName, FirstName
+    added = sorted((h for h in conditions if h not in (start or {})), key=lambda h: (not _first_name(h), table.headers.index(h)))
     return {**{h: conditions[h] for h in start or {}}, **{h: conditions[h] for h in added}}
 
 
@@ -185,9 +190,7 @@ def naming_columns(table: TableDocument) -> set[str]:
     for position, header in enumerate(table.headers):
         words = normalise(spoken_name(header)).split()
         cells = [row[position] for row in table.rows if position < len(row) and row[position].strip()]
-        if not words or not cells or not all(any(ch.isalpha() for ch in cell) for cell in cells):
-            continue
-        if words[-1] in ("name", "title") or words == noun:
+        if words and (words[-1] in ("name", "title") or (words == noun and cells and all(any(ch.isalpha() for ch in c) for c in cells))):
             named.add(header)
     if own := row_name_column(table):
         named.add(own)
@@ -206,6 +209,17 @@ def code_columns(table: TableDocument) -> set[str]:
         if cells and all(_CODE.match(cell) for cell in cells) and len(set(cells)) == len(cells):
             codes.add(header)
     return codes
+
+
+def _first_name(column: str) -> bool:
+    """A column holding the name said first ("FirstName", "given_name")."""
+    words = normalise(spoken_name(column)).split()
+    return len(words) > 1 and words[-1] == "name" and words[0] in ("first", "given", "fore")
+
+
+def _spoken_as_name(column: str) -> bool:
+    """A column holding part of a name ("FirstName", "last_name")."""
+    return normalise(spoken_name(column)).split()[-1:] == ["name"]
 
 
 def row_name_column(table: TableDocument) -> str:
