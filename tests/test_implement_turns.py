@@ -303,6 +303,11 @@ def test_a_filler_says_its_proxy_in_place_of_the_name_and_the_words_that_introdu
     assert refer_to("For media type 1, what is the name of the track with ID 61?", "1", "that media type") == (
         "For that media type, what is the name of the track with ID 61?"  # another row's ID is left as it is
     )
+    # a word describing the proxy's noun goes with it: "the billing address X" is "that address", not "the billing that address"
+    assert refer_to("What is the company of the customer with the billing address 1 Quay Road?", "1 Quay Road", "that address") == (
+        "What is the company of the customer with that address?"
+    )
+    assert refer_to("Which customer lives at 1 Quay Road?", "1 Quay Road", "that address") == "Which customer lives at that address?"
 
 
 def test_a_text_turn_worded_by_code_still_needs_its_round_trip() -> None:

@@ -362,10 +362,12 @@ class EvidenceKind(ABC, Generic[E]):
 def refer_to(question: str, name: str, proxy: str) -> str:
     """`question` saying `proxy` for `name`, with the article, the noun the proxy repeats and the words that
     identify it by the name ("the flight number XV104" -> "that flight number", "the Ashvale Rangers" -> "that
-    club", "the album with ID 1" -> "that album", not "the album with ID that album")."""
+    club", "the album with ID 1" -> "that album", not "the album with ID that album"; "the billing address 1 Infinite
+    Loop" -> "that address", not "the billing that address")."""
     noun = re.escape(re.sub(r"^(?:that|this|the)\s+", "", proxy, flags=re.IGNORECASE))
     identified = rf"(?:{noun}\s+(?:(?:with|whose)\s+(?:the\s+)?(?:[\w-]+\s+){{1,3}}?(?:is\s+|of\s+)?)?)?"
-    return re.sub(rf"\b(?:the\s+)?{identified}{re.escape(name)}", proxy, question, flags=re.IGNORECASE)
+    described = rf"(?:the\s+(?:[\w-]+\s+)?(?={noun}\s)|the\s+)?"  # "the billing address 1 Infinite Loop" -> "that address"
+    return re.sub(rf"\b{described}{identified}{re.escape(name)}", proxy, question, flags=re.IGNORECASE)
 
 
 def standalone(kept: Kept) -> str:
