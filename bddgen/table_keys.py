@@ -13,6 +13,7 @@ import re
 from typing import Iterable
 
 from bddgen.models import TableDocument
+from bddgen.numbers import is_year
 from bddgen.state_diff import COMPOSITE_SEPARATOR, ROWID
 from bddgen.text import words
 
@@ -73,6 +74,19 @@ def key_columns(table: TableDocument) -> set[str]:
     """The columns that hold keys, not facts: the declared key and the `reference_columns`. A number in one says which
     row, not how much; no person compares two rows on it."""
     return reference_columns(table) | ({table.key} if table.key else set())
+
+
+def running_number_columns(table: TableDocument) -> set[str]:
+    """The key columns whose values are plain running numbers (`TrackId` 1, 2, 3 …, a `GenreId` pointing at one): the
+    number a database gives a row, which no user of the assistant sees or says ("track 169"). A code a person reads
+    off a ticket or a screen ("HAT184", "6Y6VK2") is not one, nor a column of years ("the 1995 final")."""
+    running = set()
+    for header in key_columns(table) & set(table.headers):
+        position = table.headers.index(header)
+        cells = [row[position].strip() for row in table.rows if position < len(row) and row[position].strip()]
+        if cells and all(cell.isdigit() for cell in cells) and not all(is_year(cell) for cell in cells):
+            running.add(header)
+    return running
 
 
 def identifier_headers(tables: Iterable[TableDocument]) -> list[str]:

@@ -255,12 +255,13 @@ def test_a_rate_a_ratio_or_an_amount_per_share_is_not_counted_in_the_tables_mill
     assert change == {"Net debt": "59.4 million GBP", "Net debt to EBITDA": "0.1", "Earnings per share": "0.2 USD"}
 
 
-def test_a_question_on_a_reports_table_names_the_report_not_its_caption() -> None:
+def test_a_question_on_a_reports_table_names_the_report_not_its_caption_when_another_report_has_the_line() -> None:
     report = TableDocument(
         id="tables/report-19", title="Report 19 table: Net sales", headers=["item", "Fiscal Year 2018 Net Sales", "Fiscal Year 2017 Net Sales"],
         rows=[["APAC", "$479,987", "$288,764"], ["EMEA", "277,898", "237,437"]],
     )
-    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="answers questions on annual reports"), documents=[report])
+    other = TableDocument(id="tables/report-04", title="Report 04 table: Revenue", headers=["item", "2019", "2018"], rows=[["EMEA", "12", "10"], ["Americas", "30", "28"]])
+    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="answers questions on annual reports"), documents=[report, other])
     spec = Spec.create("APAC sales change", ["an analyst"], ["the analyst asks how APAC net sales changed"], ["the assistant gives the change"])
     context = WriterContext(
         spec=spec, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()), lm=LanguageModel(ScriptedLM(by_task=faithful_replies())),
@@ -270,7 +271,12 @@ def test_a_question_on_a_reports_table_names_the_report_not_its_caption() -> Non
     planned = PlannedTurn(query_type=QueryType.SINGLE_DOC, documents=[report.id])
     writer = ConversationWriter(context, TurnPlan(chain=Chain(documents=[report.id], hops=[]), turns=[planned]))
     change = next(e for e in computed_candidates(report, content_words("apac")) if e.op == "change" and e.row == 0)
-    assert writer.kinds.computed.plain_question(planned, change) == "In Report 19, what was the change in APAC net sales from 2017 to 2018?"
+    # APAC is a line of Report 19 alone: asked as an analyst asks it; EMEA is a line of Report 04 too: the report is said
+    assert writer.kinds.computed.plain_question(planned, change) == "What was the change in APAC net sales from 2017 to 2018?"
+    emea = next(e for e in computed_candidates(report, content_words("emea")) if e.op == "change" and e.row == 1)
+    assert writer.kinds.computed.plain_question(planned, emea) == "In Report 19, what was the change in EMEA net sales from 2017 to 2018?"
+    assert 'call it "Report 19"' in writer.kinds.computed.task(planned, QueryType.SINGLE_DOC, emea)
+    assert "Report 19" not in writer.kinds.computed.task(planned, QueryType.SINGLE_DOC, change).split("Plainly")[1]
 
 
 def test_an_unanswerable_turn_on_a_line_item_asks_for_a_year_the_report_does_not_cover() -> None:
@@ -431,3 +437,21 @@ def test_a_spec_naming_no_line_item_computes_the_total() -> None:
     assert first.filter == {"item": "Total"} and first.op == "change"
     named = next(computed_candidates(regions, {"change", "net", "sales", "emea"}))
     assert named.filter == {"item": "EMEA"}
+
+
+def test_a_column_of_a_year_another_column_has_too_is_asked_by_the_word_telling_them_apart() -> None:
+    """'Domestic September 30, 2019' beside 'International September 30, 2019': asked "for Domestic in 2019", as an
+    analyst says it, not "for 'Domestic September 30, 2019'"; the question must say both the word and the year."""
+    from bddgen.implement.evidence import wide_candidates
+    from bddgen.implement.wide import column_phrase
+
+    plans = TableDocument(
+        id="tables/report-41", title="Report 41 table: Weighted average assumptions",
+        headers=["item", "Domestic September 30, 2019", "Domestic September 30, 2018", "International September 30, 2019", "International September 30, 2018"],
+        rows=[["Discount rate", "3.40%", "4.30%", "2.00%", "2.50%"], ["Rate of return", "6.00%", "6.25%", "3.10%", "3.30%"]],
+    )
+    assert column_phrase(plans, "International September 30, 2019") == "for International in 2019"
+    cell = next(e for e in wide_candidates(plans, set()) if e.column == "International September 30, 2019")
+    assert cell.says == ["International", "2019"]
+    years = TableDocument(id="tables/report-42", title="Report 42 table: Sales", headers=["item", "2019", "2018"], rows=[["A", "1", "2"], ["B", "3", "4"]])
+    assert column_phrase(years, "2019") == "in 2019"

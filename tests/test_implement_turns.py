@@ -303,6 +303,11 @@ def test_a_filler_says_its_proxy_in_place_of_the_name_and_the_words_that_introdu
     assert refer_to("For media type 1, what is the name of the track with ID 61?", "1", "that media type") == (
         "For that media type, what is the name of the track with ID 61?"  # another row's ID is left as it is
     )
+    # a word describing the proxy's noun goes with it: "the billing address X" is "that address", not "the billing that address"
+    assert refer_to("What is the company of the customer with the billing address 1 Quay Road?", "1 Quay Road", "that address") == (
+        "What is the company of the customer with that address?"
+    )
+    assert refer_to("Which customer lives at 1 Quay Road?", "1 Quay Road", "that address") == "Which customer lives at that address?"
 
 
 def test_a_text_turn_worded_by_code_still_needs_its_round_trip() -> None:
@@ -464,6 +469,42 @@ def test_a_table_turn_asks_about_a_row_named_by_its_key_not_for_the_key() -> Non
     )
     first = next(table_candidates(fares, set()))
     assert first.column != "fare_class" and first.filter == {"fare_class": fares.rows[first.row][0]}
+
+
+def test_a_row_is_named_by_what_people_use_never_by_a_running_number() -> None:
+    """A database's running numbers ("song 169") name no row a person knows: a row is picked by its name, a table
+    without one by its other cells, and the row's own name is asked last (a person asks about a thing they name)."""
+    from bddgen.models import ForeignKey
+
+    songs = TableDocument(
+        id="t5", title="Song", headers=["SongId", "Title", "RecordId", "Writer", "Seconds"], key="SongId",
+        foreign_keys=[ForeignKey(column="RecordId", table="Record", references="RecordId")],
+        rows=[["1", "Low Tide", "1", "Ann Reyes", "201"], ["2", "Salt Road", "1", "Ann Reyes", "187"], ["3", "Harbour Lights", "2", "Tom Ishii", "243"]],
+    )
+    from bddgen.implement.kinds.table import row_question
+
+    asked = list(table_candidates(songs, set()))
+    assert asked and all(set(c.filter) == {"Title"} for c in asked if c.column != "Title")
+    assert all("SongId" not in c.filter and "RecordId" not in c.filter for c in asked)
+    assert asked[0].column != "Title"  # the song's writer or length, of the song it names
+    bills = TableDocument(
+        id="t6", title="Bill", headers=["BillId", "PatronId", "BillDate", "City", "Amount"], key="BillId",
+        rows=[["1", "4", "2021-01-01", "Lyon", "3.96"], ["2", "4", "2021-02-11", "Lyon", "5.94"], ["3", "7", "2021-02-11", "Porto", "0.99"]],
+    )
+    assert all(not {"BillId", "PatronId"} & set(c.filter) for c in table_candidates(bills, set()))
+    patrons = TableDocument(
+        id="t8", title="Patron", headers=["PatronId", "LastName", "FirstName", "City"], key="PatronId",
+        rows=[["1", "Reyes", "Ann", "Lyon"], ["2", "Ishii", "Tom", "Lyon"], ["3", "Moreau", "Lea", "Porto"]],
+    )
+    city = next(c for c in table_candidates(patrons, set()) if c.column == "City")
+    assert list(city.filter) == ["FirstName", "LastName"]  # a name given in parts is said whole, the first name first
+    assert row_question("patron", city, "") == f"What is the city of {city.filter['FirstName']} {city.filter['LastName']}?"
+    table = TableDocument(
+        id="t7", title="Northern League final table, 2021", headers=["position", "club", "played", "points"],
+        rows=[["1", "Ashby Town", "30", "70"], ["2", "Kelso Rovers", "30", "64"], ["3", "Marlow United", "30", "51"]],
+    )
+    points = next(c for c in table_candidates(table, set()) if c.column == "points")
+    assert points.filter == {"club": table.rows[points.row][1]}  # the club's points, not "the points of position 1"
 
 
 def test_a_table_cell_whose_value_its_filter_names_is_never_asked_for() -> None:
@@ -1042,11 +1083,21 @@ def test_a_question_worded_by_code_on_a_report_names_its_source() -> None:
 def test_a_table_question_worded_by_code_names_the_row_entity_and_a_key_by_what_it_identifies() -> None:
     from bddgen.implement.kinds.table import row_question
 
-    genre = TableEvidence(table="tables/genre", row=0, column="Name", filter={"GenreId": "1"}, value="Rock")
-    assert row_question("genre", genre, "") == "What is the name of genre 1?"
-    customer = TableEvidence(table="tables/customer", row=31, column="Address", filter={"Country": "Canada", "CustomerId": "32"}, referred="Country", value="696 Osborne Street")
-    # the address is the customer's, not the country's
-    assert row_question("customer", customer, "that country") == "For that country, what is the address of customer 32?"
+    track = TableEvidence(table="tables/track", row=168, column="Composer", filter={"Name": "Body Count"}, value="Ice-T")
+    assert row_question("track", track, "") == "What is the composer of Body Count?"  # a row its name picks is that thing
+    customer = TableEvidence(
+        table="tables/customer", row=1, column="Address", filter={"Country": "Germany", "FirstName": "Leonie", "LastName": "Köhler"},
+        referred="Country", value="Theodor-Heuss-Straße 34",
+    )
+    # the address is the customer's, not the country's; a first and a last name are one person's name
+    assert row_question("customer", customer, "that country") == "For that country, what is the address of Leonie Köhler?"
+    lives = TableEvidence(table="tables/customer", row=1, column="Phone", filter={"Address": "1 Infinite Loop"}, referred="Address", value="+1 (408) 996-1010")
+    # an address has no phone: the customer with that address has
+    assert row_question("customer", lives, "that address") == "What is the phone of the customer with that address?"
+    who = lives.model_copy(update={"column": "FirstName", "value": "Tim"})
+    assert row_question("customer", who, "that address") == "Which customer has that address?"
+    standing = TableEvidence(table="tables/standings", row=15, column="club", filter={"position": "16"}, value="Ashvale Rangers")
+    assert row_question("club", standing, "") == "Which club has position 16?"  # the row's own name, asked as which one
     fare = TableEvidence(table="tables/fares", row=0, column="checked_bags", filter={"fare_class": "Saver"}, referred="fare_class", value="1")
     assert row_question("fare class", fare, "that fare class") == "What is the checked bags of that fare class?"
     rental = TableEvidence(table="tables/cars", row=12, column="company", filter={"city": "Amsterdam", "rental_id": "CR013"}, referred="city", value="Compass")

@@ -18,8 +18,8 @@ from bddgen.implement.grounding import answer_facts, mentions
 from bddgen.implement.names import is_counted, is_name_fragment
 from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_words, normalise
 from bddgen.implement.tables import TableQuery, evaluate_table_query, matching_count, row_meets
-from bddgen.implement.wide import column_year, label_column, unique_label, value_columns
-from bddgen.table_keys import reference_columns
+from bddgen.implement.wide import column_said, column_year, label_column, unique_label, value_columns
+from bddgen.table_keys import reference_columns, running_number_columns
 from bddgen.models import PolicyDocument, TableDocument, TextDocument
 from bddgen.numbers import year_of
 from bddgen.ner.base import EntityRecognizer
@@ -92,29 +92,38 @@ class SentenceEvidence(BaseModel):
 
 
 def unique_filter(table: TableDocument, row: int, exclude: Sequence[str], start: dict[str, str] | None = None) -> dict[str, str] | None:
-    """Conditions that select exactly `row`: `start` extended, one column at a time, by the row's cell
-    that narrows the selection most (short cells, then leftmost columns, first); None when no combination is unique.
+    """Conditions that select exactly `row`, as a person names the row: `start` extended, one column at a time, by the
+    row's cell that narrows the selection most (its code, then its name or title, then short cells, then leftmost
+    columns, first), never by a running-number key ("track 169"); None when no combination is unique.
     Rows are counted over the whole table (with SQL when it is kept in a row store and `rows` is a sample)."""
     conditions = dict(start or {})
     cells = table.rows[row]
     if not row_meets(table, cells, conditions):
         return None
     selected = matching_count(table, conditions)
+    unsaid = running_number_columns(table)  # "track 169": a number the database gives its rows, which no user says
+    said = {h: 0 for h in naming_columns(table)} | {h: -1 for h in code_columns(table)}  # a booking's code, a song's title
     while selected != 1:
         options = []
         for position, (header, cell) in enumerate(zip(table.headers, cells)):
-            if header in conditions or header in exclude or not cell.strip() or len(cell) > FILTER_VALUE_CHARS or ";" in cell:
+            if header in conditions or header in exclude or header in unsaid or not cell.strip() or len(cell) > FILTER_VALUE_CHARS or ";" in cell:
                 continue
             narrowed = matching_count(table, {**conditions, header: cell})
-            options.append((narrowed, not _nameable(cell), position, header, cell))
+            options.append((narrowed, said.get(header, 1), not _nameable(cell), position, header, cell))
+        options = [option for option in options if option[0] < selected]
         if not options:
             return None
-        count, _, _, header, cell = min(options)
-        if count >= selected:
-            return None
+        # what the row is known by first, as long as it narrows: a song's title, though another song has it too
+        count, rank, _, _, header, cell = min(options, key=lambda option: (option[1] > 0, option[:4]))
         conditions[header] = cell
         selected = count
-    return conditions
+        if rank == 0 and _spoken_as_name(header):  # a name given in parts is said whole: "Luís Gonçalves", not "Gonçalves"
+            for part, value in zip(table.headers, cells):
+                if said.get(part) == 0 and part not in conditions and part not in exclude and value.strip() and _spoken_as_name(part):
+                    conditions[part] = value
+    # in the table's order, a first or given name before the others: "Leonie Köhler", also of LastName, FirstName
+    added = sorted((h for h in conditions if h not in (start or {})), key=lambda h: (not _first_name(h), table.headers.index(h)))
+    return {**{h: conditions[h] for h in start or {}}, **{h: conditions[h] for h in added}}
 
 
 def _nameable(cell: str) -> bool:
@@ -172,15 +181,72 @@ def own_columns(table: TableDocument) -> set[str]:
     return own
 
 
+def naming_columns(table: TableDocument) -> set[str]:
+    """The columns that name a row in words, as people know the thing: a name or a title ("Name", "FirstName",
+    "LastName", "Title"), or the column named for what the rows are ("club" of a league table, "venue" of "Football
+    venues of Veloria"); not a key's number nor a code."""
+    noun = row_noun(table.title).lower().split()[-1:]
+    named = set()
+    for position, header in enumerate(table.headers):
+        words = normalise(spoken_name(header)).split()
+        cells = [row[position] for row in table.rows if position < len(row) and row[position].strip()]
+        if words and (words[-1] in ("name", "title") or (words == noun and cells and all(any(ch.isalpha() for ch in c) for c in cells))):
+            named.add(header)
+    if own := row_name_column(table):
+        named.add(own)
+    return named
+
+
+_CODE = re.compile(r"^(?=[A-Z0-9/-]*[A-Z])(?=[A-Z0-9/-]*\d)[A-Z0-9][A-Z0-9/-]{2,}$")
+
+
+def code_columns(table: TableDocument) -> set[str]:
+    """The columns whose every cell is a code, no two alike, of capitals and digits ("6Y6VK2", "CR013", "HAT184"): what
+    a person reads off a ticket or a screen to name the row (not a running number, which has no letter)."""
+    codes = set()
+    for position, header in enumerate(table.headers):
+        cells = [row[position].strip() for row in table.rows if position < len(row)]
+        if cells and all(_CODE.match(cell) for cell in cells) and len(set(cells)) == len(cells):
+            codes.add(header)
+    return codes
+
+
+def _first_name(column: str) -> bool:
+    """A column holding the name said first ("FirstName", "given_name")."""
+    words = normalise(spoken_name(column)).split()
+    return len(words) > 1 and words[-1] == "name" and words[0] in ("first", "given", "fore")
+
+
+def _spoken_as_name(column: str) -> bool:
+    """A column holding part of a name ("FirstName", "last_name")."""
+    return normalise(spoken_name(column)).split()[-1:] == ["name"]
+
+
+def row_name_column(table: TableDocument) -> str:
+    """The leftmost column whose every cell is a name in words and no two alike: what the rows are, by their own names
+    ("club" of a league table whose rows are its clubs); '' when none is."""
+    for position, header in enumerate(table.headers):
+        cells = [row[position].strip() for row in table.rows if position < len(row)]
+        if cells and all(_in_words(cell) for cell in cells) and len({normalise(c) for c in cells}) == len(cells):
+            return header
+    return ""
+
+
+def _in_words(cell: str) -> bool:
+    """A cell that names a thing in words ("Harbour City FC"), not a code, a number, a date or a sentence."""
+    return cell[:1].isupper() and any(ch.islower() for ch in cell) and len(cell.split()) <= NAMEABLE_CELL_WORDS + 2 and not any(ch.isdigit() for ch in cell)
+
+
 def _answer_columns(table: TableDocument, row: int, focus: set[str], skip: Sequence[str]) -> list[str]:
-    """The row's usable cells, the table's key column last (it names the row; the question should ask about it). A
-    column named as an id or linking to another table ("GenreId") is no answer: its number says which row, and a
-    person asks for what it names ("Rock"), not for it."""
+    """The row's usable cells, the columns that name the row last (its name, its key: the question names the row by
+    them and asks about it). A column named as an id or linking to another table ("GenreId") is no answer: its number
+    says which row, and a person asks for what it names ("Rock"), not for it."""
     cells = dict(zip(table.headers, table.rows[row]))
     key = key_column(table)
+    names = naming_columns(table)
     references = reference_columns(table)
     usable = [h for h in table.headers if h not in skip and h not in references and cells.get(h, "").strip() and len(cells[h]) <= ANSWER_VALUE_CHARS]
-    return sorted(usable, key=lambda h: (h == key, -len(content_words(spoken_name(h)) & focus), table.headers.index(h)))
+    return sorted(usable, key=lambda h: (h == key or h in names, -len(content_words(spoken_name(h)) & focus), table.headers.index(h)))
 
 
 def evaluated(table: TableDocument, evidence: TableEvidence) -> TableEvidence | None:
@@ -251,7 +317,7 @@ def wide_candidates(table: TableDocument, focus: set[str], *, avoid: Sequence[tu
         for column in ranked:
             if (row, column) in avoid or not any(ch.isdigit() for ch in cells.get(column, "")):
                 continue
-            says = [column_year(table, column) or column]
+            says = [column_year(table, column)] if column_year(table, column) else column_said(table, column) or [column]
             evidence = evaluated(table, TableEvidence(table=table.id, row=row, column=column, filter=conditions, section=section, says=says))
             if evidence is not None:
                 yield evidence

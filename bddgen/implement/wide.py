@@ -131,9 +131,30 @@ def unique_label(table: TableDocument, row: int) -> tuple[dict[str, str], str] |
 
 
 def column_phrase(table: TableDocument, column: str) -> str:
-    """How a question names a value column: 'in 2019' for a year column, else 'for "<column>"'."""
+    """How a question names a value column: 'in 2019' for a year column, 'for Domestic in 2019' for one of two
+    columns of a year told apart by a word ('Domestic September 30, 2019' beside 'International September 30, 2019'),
+    else 'for "<column>"'."""
     year = column_year(table, column)
-    return f"in {year}" if year else f'for "{column}"'
+    if year:
+        return f"in {year}"
+    return f"for {' in '.join(said)}" if (said := column_said(table, column)) else f'for "{column}"'
+
+
+_DATE_WORDS = re.compile(r"\b(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?|\d{1,2}(?:st|nd|rd|th)?|(?:1[89]|2[01])\d\d|as of|at|fiscal|year|fy)\b|[,()]", re.IGNORECASE)
+
+
+def column_said(table: TableDocument, column: str) -> list[str]:
+    """What a question must say of a value column whose year another column has too: the word that tells them apart
+    and the year (['Domestic', '2019'] of 'Domestic September 30, 2019'); [] when the column has its year alone, or no
+    such word tells it apart."""
+    year = year_of(column)
+    if not year or column_year(table, column):
+        return []
+    qualifier = " ".join(_DATE_WORDS.sub(" ", column).split())
+    if not qualifier or not any(ch.isalpha() for ch in qualifier):
+        return []
+    alike = [h for h in table.headers if year_of(h) == year and " ".join(_DATE_WORDS.sub(" ", h).split()).lower() == qualifier.lower()]
+    return [qualifier, year] if len(alike) == 1 else []
 
 
 _NOT_MEASURE = re.compile(

@@ -21,6 +21,7 @@ from bddgen.implement.reading import NeedEvidence, Planner
 from bddgen.implement.questions import SentenceParser, one_of_several, question_for
 from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, RoundTripAnswer, RoundTripFigures, WrittenTurn
 from bddgen.implement.unanswerable import entity_kind
+from bddgen.implement.wide import label_column
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.tasks import PromptTask
 from bddgen.lm.transcript import exchange_lines, render_transcript
@@ -137,6 +138,7 @@ class Conversation:
         self._used: dict[str, list] = {doc: list(keys) for doc, keys in context.avoid.items()}
         # per turn kind and document: evidence every wording of a turn of that kind failed on, never tried again
         self._failed: dict[tuple[QueryType, str], list] = {}
+        self._labels: dict[str, set[str]] | None = None  # per report table of the corpus: its row labels, read once
 
     def remember(self, used: tuple[str, object] | None, *, failed_as: QueryType | None = None) -> None:
         """Record a table cell or sentence (`used`: document and key) as used by a kept turn, or as failed for turns of kind `failed_as`."""
@@ -196,6 +198,15 @@ class Conversation:
             parsed = parser.parse(first) if first else None
             self._descriptions[doc_id] = " ".join(t.text for t in parsed or () if t.pos_ in _DESCRIBING_PARTS)
         return self._descriptions[doc_id]
+
+    def labels_elsewhere(self, table_id: str) -> set[str]:
+        """The row labels (normalised) that report tables of the corpus other than `table_id` also have."""
+        if self._labels is None:
+            self._labels = {
+                doc_id: {normalise(row[0]) for row in doc.rows if row and row[0].strip()}
+                for doc_id, doc in self.context.documents.items() if isinstance(doc, TableDocument) and label_column(doc)
+            }
+        return set().union(*(labels for doc_id, labels in self._labels.items() if doc_id != table_id))
 
     def filter_values(self) -> list[str]:
         """The values kept table turns named to pick their rows, in conversation order."""
@@ -351,10 +362,12 @@ class EvidenceKind(ABC, Generic[E]):
 def refer_to(question: str, name: str, proxy: str) -> str:
     """`question` saying `proxy` for `name`, with the article, the noun the proxy repeats and the words that
     identify it by the name ("the flight number XV104" -> "that flight number", "the Ashvale Rangers" -> "that
-    club", "the album with ID 1" -> "that album", not "the album with ID that album")."""
+    club", "the album with ID 1" -> "that album", not "the album with ID that album"; "the billing address 1 Infinite
+    Loop" -> "that address", not "the billing that address")."""
     noun = re.escape(re.sub(r"^(?:that|this|the)\s+", "", proxy, flags=re.IGNORECASE))
     identified = rf"(?:{noun}\s+(?:(?:with|whose)\s+(?:the\s+)?(?:[\w-]+\s+){{1,3}}?(?:is\s+|of\s+)?)?)?"
-    return re.sub(rf"\b(?:the\s+)?{identified}{re.escape(name)}", proxy, question, flags=re.IGNORECASE)
+    described = rf"(?:the\s+(?:[\w-]+\s+)?(?={noun}\s)|the\s+)?"  # "the billing address 1 Infinite Loop" -> "that address"
+    return re.sub(rf"\b{described}{identified}{re.escape(name)}", proxy, question, flags=re.IGNORECASE)
 
 
 def standalone(kept: Kept) -> str:

@@ -4,6 +4,7 @@ Code computes the value; the LM only phrases the question."""
 
 from __future__ import annotations
 
+import re
 from typing import Iterator, Mapping
 
 from bddgen.implement.checks import (
@@ -11,7 +12,7 @@ from bddgen.implement.checks import (
 )
 from bddgen.implement.computed import asked_phrase, asks_for_arithmetic, computed_agrees, computed_candidates, figures_agree, rows_read
 from bddgen.implement.counts import count_candidates, count_question, counted_things, counts_rows_of, counts_shown
-from bddgen.implement.evidence import TableEvidence, exact_expectation, table_candidates
+from bddgen.implement.evidence import TableEvidence, exact_expectation, row_name_column, table_candidates
 from bddgen.implement.context import Document
 from bddgen.implement.grounding import answer_facts, mentions, missing_facts
 from bddgen.implement.kinds.base import Draft, EvidenceKind, recorded, source_name
@@ -20,6 +21,7 @@ from bddgen.implement.plan import PlannedTurn
 from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, FIGURES_FROM_DOCUMENTS, WrittenTurn
 from bddgen.models import TableDocument
 from bddgen.ner.base import EntityRecognizer
+from bddgen.normalise import normalise
 from bddgen.numbers import is_year
 from bddgen.specs import ExactExpectation, QueryType, Turn
 from bddgen.text import key_of, plural, row_noun, spoken_name
@@ -36,26 +38,51 @@ def _own_key(noun: str, column: str) -> bool:
     return identified is not None and set(identified.split()) <= set(noun.split())
 
 
+def _names_the_row(column: str) -> bool:
+    """A column whose cell is the row's name as people say it: a name or a title ("Name", "FirstName", "album_title")."""
+    words = spoken_name(column).lower().split()
+    return bool(words) and words[-1] in ("name", "title")
+
+
+def referred_row(noun: str, evidence: TableEvidence, proxy: str) -> str:
+    """How a FILLER names the row it reads through the earlier answer: the proxy itself when that answer named the row's
+    own thing ("that fare class", "that media type", "that person" of a name column), else the row's thing holding it
+    ("the customer with that address": an address has no first name)."""
+    column = evidence.referred
+    spoken = " ".join(re.sub(r"^(?:that|this|the)\s+", "", proxy, flags=re.IGNORECASE).lower().split())
+    if spoken in (noun.lower(), "person") or _own_key(noun, column) or _names_the_row(column):
+        return proxy
+    return f"the {noun} with {proxy}"
+
+
 def row_question(noun: str, evidence: TableEvidence, proxy: str) -> str:
-    """A table turn's question as a person asks it of a table whose rows are `noun`s: "What is the name of
-    genre 1?", "For that country, what is the address of customer 32?" (the row's own entity, never the one a
-    referred column names), "What is the fee of that fare class?", and of a row a name picks, that name: "What
-    is the league titles of Harbour City FC?"."""
+    """A table turn's question as a person asks it of a table whose rows are `noun`s: "What is the composer of Body
+    Count?" (a row its name picks), "For that country, what is the address of Leonie Köhler?" (the row's own entity,
+    never the one a referred column names), "What is the fee of that fare class?", "What is the first name of the
+    customer with that address?", "What is the company of car rental offer CR013?" (a code a person reads)."""
     asked = f"the {spoken_name(evidence.column)}"
+    if spoken_name(evidence.column).lower() == noun.lower() or _names_the_row(evidence.column):  # the row's own name
+        said = [f"{spoken_name(c)} {v}" for c, v in evidence.named().items()]
+        which = " and ".join([*([proxy] if evidence.referred else []), *said])
+        return f"Which {noun} has {which}?"  # "Which club has position 16?"
     if evidence.referred and not evidence.named():
-        return f"What is {asked} of {proxy}?"
+        return f"What is {asked} of {referred_row(noun, evidence, proxy)}?"
     question = f"what is {asked} of {row_named(noun, evidence)}?"
     return f"For {proxy}, {question}" if evidence.referred else question[0].upper() + question[1:]
 
 
 def row_named(noun: str, evidence: TableEvidence) -> str:
     """The row a table turn reads, as a question names it: "Harbour City FC" (a row a name picks is that thing),
-    "genre 1" and "booking 6Y6VK2" (a row its own key picks: the thing and its code, as people say them), "the 1999
-    Varen Cup final" (a row a year picks), "the fare class with cabin business" — never "whose" or "with ID"."""
+    "Leonie Köhler" (a first and a last name), "booking 6Y6VK2" (a row its own code picks: the thing and its code, as
+    people say them), "the 1999 Varen Cup final" (a row a year picks), "the fare class with cabin business" — never
+    "whose", "with ID" or a running number (`unique_filter` picks no row by one)."""
     named = evidence.named()
-    if len(named) == 1 and names_in_words(value := next(iter(named.values()))) and not _own_key(noun, next(iter(named))):
+    column, value = next(iter(named.items()), ("", ""))
+    if len(named) == 1 and (names_in_words(value) or _names_the_row(column)) and not _own_key(noun, column):
         return value
-    if len(named) == 1 and is_year(value := next(iter(named.values()))):
+    if len(named) > 1 and all(_names_the_row(column) for column in named):
+        return " ".join(named.values())  # "Leonie Köhler", of FirstName and LastName
+    if len(named) == 1 and is_year(value):
         return f"the {value} {noun}"  # "the 1995 Varen Cup final", not "the Varen Cup final whose year is 1995"
     keyed = [value for column, value in named.items() if _own_key(noun, column)]
     others = [f"{spoken_name(column)} {value}" for column, value in named.items() if not _own_key(noun, column)]
@@ -81,25 +108,44 @@ class CellKind(EvidenceKind[TableEvidence]):
         return self.conversation.avoided(kind, doc_id)
 
     def task(self, planned: PlannedTurn, kind: QueryType, evidence: TableEvidence) -> str:
-        title = self.context.documents[evidence.table].title
+        table = self.context.table(evidence.table)
+        title = table.title
         plainly = f" Plainly: {self.plain_question(planned, evidence)}"
-        if phrase := asked_phrase(self.context.table(evidence.table), evidence):
+        if phrase := asked_phrase(table, evidence):
             named = ", ".join(repr(v) for v in evidence.named().values())
             source = source_name(title)
-            called = f' (call it "{source}")' if source != title else ""
+            called = f' (call it "{source}")' if source != title and self._report_named(evidence) else ""
             return f'Ask for {phrase}, from "{title}"{called}; the question names {named}. The answer is "{evidence.value}".{plainly}'
         # a row named by what it is ("the Varen Cup final"), else by the table it is in
-        noun = row_noun(title)
-        in_title = "" if noun else f' in "{title}"'
+        noun, within = self._noun(table)
+        in_title = within if noun else f' in "{title}"'
         if evidence.referred:
             other = evidence.named()
             rest = f", for the row where {_conditions(other)} (name {', '.join(repr(v) for v in other.values())})" if other else ""
-            return (f'The previous answer named "{planned.bridge}". Ask for the {spoken_name(evidence.column)} of {planned.proxy}'
+            row = referred_row(noun, evidence, planned.proxy) if noun and not other else planned.proxy
+            return (f'The previous answer named "{planned.bridge}". Ask for the {spoken_name(evidence.column)} of {row}'
                     f'{in_title}{rest}, without writing "{planned.bridge}": say "{planned.proxy}". '
                     f'The answer is "{evidence.value}".{plainly}')
-        row = row_named(noun, evidence) if noun else f'the row of "{title}" where {_conditions(evidence.filter)}'
+        row = row_named(noun, evidence) + within if noun else f'the row of "{title}" where {_conditions(evidence.filter)}'
         return (f'Ask for the {spoken_name(evidence.column)} of {row}; the question names '
                 f'{", ".join(repr(v) for v in evidence.filter.values())}. The answer is "{evidence.value}".{plainly}')
+
+    def _noun(self, table: TableDocument) -> tuple[str, str]:
+        """What a row of `table` is, and the words saying which table when that noun does not: the head of its title
+        ("car rental offer"), else the column naming its rows by their own names, in the table its title says ("club",
+        " in the Velorian Premier Division final table, 2023": a club is in the tables of other seasons too)."""
+        if noun := row_noun(table.title):
+            return noun, ""
+        if column := row_name_column(table):
+            return spoken_name(column).lower(), f" in the {table.title}"
+        return "", ""
+
+    def _report_named(self, evidence: TableEvidence) -> bool:
+        """Whether a question on a report table's line item must say its report ("In Report 22, …"): another table of
+        the corpus has a line of that label, so the label alone would not say which is meant. A label no other table
+        has is asked as an analyst asks it ("What was the change in adjusted operating profit from 2018 to 2019?")."""
+        labels = {normalise(v) for v in [*evidence.filter.values(), *evidence.values]}
+        return bool(labels & self.conversation.labels_elsewhere(evidence.table))
 
     def evidence_text(self, evidence: TableEvidence) -> str:
         picked = "; ".join(f"{spoken_name(c)} = {v}" for c, v in evidence.filter.items())
@@ -112,13 +158,18 @@ class CellKind(EvidenceKind[TableEvidence]):
     def plain_question(self, planned: PlannedTurn, evidence: TableEvidence) -> str:
         """The question worded by code: it names every filter value (or refers back through the proxy) and asks
         for the column, so it has exactly one answer."""
-        title = self.context.documents[evidence.table].title
-        if phrase := asked_phrase(self.context.table(evidence.table), evidence):
+        table = self.context.table(evidence.table)
+        title = table.title
+        if phrase := asked_phrase(table, evidence):
+            if not self._report_named(evidence):
+                return f"What was {phrase}?"
             source = source_name(title)
             where = source if source != title else f'"{title}"'
             return f"In {where}, what was {phrase}?"
-        if noun := row_noun(title):
-            return row_question(noun, evidence, planned.proxy)
+        noun, within = self._noun(table)
+        if noun:
+            question = row_question(noun, evidence, planned.proxy)
+            return f"{question[:-1]}{within}?"
         conditions = " and ".join(f"the {spoken_name(c)} is {v}" for c, v in evidence.named().items())
         if evidence.referred:
             where = f", where {conditions}" if conditions else ""
