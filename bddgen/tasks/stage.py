@@ -17,7 +17,6 @@ from bddgen.project import Project
 from bddgen.features.reader import read_feature
 from bddgen.features.writer import write_feature
 from bddgen.implement.provenance import provenance_path, read_provenance
-from bddgen.manifest.project import manifest_path as project_manifest
 from bddgen.tasks.feature import read_locked, task_conversation, write_tasks
 from bddgen.tasks.for_spec import spec_tasks
 from bddgen.tasks.generate import generate_tasks
@@ -29,12 +28,17 @@ FEATURE_FILE = "tasks.feature"
 SIDECAR_FILE = "tasks.json"
 
 
-def _manifest_file(project: Project) -> Path:
+def _manifest_location(project: Project) -> Path | None:
+    """[tasks] manifest (relative to the project root), else the project's agents.yaml; None when there is none."""
     configured = project.settings.tasks.manifest
     if configured:
         path = Path(configured)
         return path if path.is_absolute() else project.root / path
-    found = manifest_path(project)
+    return manifest_path(project)
+
+
+def _manifest_file(project: Project) -> Path:
+    found = _manifest_location(project)
     if found is None:
         raise InputError(
             Problem(str(project.root), "no workflow manifest: tasks are chosen from the tools of agents.yaml; add one to the "
@@ -83,9 +87,7 @@ def action_spec_tasks(
     it holds and the candidates dropped. Nothing when the project describes no agent with tools (no manifest, or no
     agent implements one of its tools)."""
     settings = project.settings.tasks
-    location = Path(settings.manifest) if settings.manifest else project_manifest(project)
-    if location is not None and not location.is_absolute():
-        location = project.root / location
+    location = _manifest_location(project)
     if not settings.per_action_spec or location is None or not location.is_file():
         return {}
     manifest = read_manifest(location)
