@@ -200,5 +200,41 @@ def test_a_contradiction_that_is_the_reference_s_own_words_is_none() -> None:
     assert judge.judge_turn(turn, "Net sales increased by 58.5% in fiscal year 2018.", []).verdict == Verdict.PASS
     judge, _ = _claims_judge(contradiction={"contradiction": "increased 40%", "contradicts": "yes"})
     assert judge.judge_turn(turn, "Net sales increased by 58.5%, or 40% on another basis.", []).verdict == Verdict.FAIL
-    judge, _ = _claims_judge(contradiction={"contradiction": "for", "contradicts": "yes"})
-    assert judge.judge_turn(turn, "Net sales increased by 58.5% for the year.", []).verdict == Verdict.FAIL
+    judge, _ = _claims_judge(contradiction={"contradiction": "for", "contradicts": "yes"})  # names no statement
+    assert judge.judge_turn(turn, "Net sales increased by 58.5% for the year.", []).verdict == Verdict.PASS
+
+
+def test_a_contradiction_the_response_does_not_state_fails_nothing() -> None:
+    """The model's account of a contradiction, or none at all, is no statement of the response (labelled answers, #44):
+    "The response states that the billing city is Cupertino, which the passage does not give"."""
+    turn = Turn(question="Who coached them in 1995?", answer=COACH, query_type=QueryType.FILLER)
+    answer = "Piet Varley coached them; he had joined from Korrin Sporting."
+    for named in ("The response says the team was coached by someone the passage calls a chairman, which is false", ""):
+        judge, _ = _claims_judge(contradiction={"contradiction": named, "contradicts": "yes"})
+        assert judge.judge_turn(turn, answer, []).verdict == Verdict.PASS, named
+    judge, _ = _claims_judge(contradiction={"contradiction": "he had joined from Korrin Sporting", "contradicts": "yes"})
+    assert judge.judge_turn(turn, answer, []).verdict == Verdict.FAIL
+
+
+def test_a_date_written_another_way_is_the_reference_s_own_words() -> None:
+    reference = "Sweden, Finland, Norway; 12 April 2012"
+    judge, _ = _claims_judge(contradiction={"contradiction": "April 12, 2012", "contradicts": "yes"})
+    turn = Turn(question="Which countries compete, and when was the schedule released?", answer=reference, query_type=QueryType.SYNTHESIS)
+    assert judge.judge_turn(turn, "Sweden, Finland and Norway compete; the schedule came out on April 12, 2012.", []).verdict == Verdict.PASS
+    judge, _ = _claims_judge(contradiction={"contradiction": "April 21, 2012", "contradicts": "yes"})
+    assert judge.judge_turn(turn, "Sweden, Finland and Norway compete; the schedule came out on April 21, 2012.", []).verdict == Verdict.FAIL
+
+
+@pytest.mark.parametrize("opening", ["Sure.", "Why yes!", "I sure do!", "Absolutely.", "Yes, I do."])
+def test_a_conversational_opener_is_no_claim(opening: str) -> None:
+    """A person's reply that opens with "Sure." requires what follows: an answer saying only "yes" says nothing."""
+    claims = split_claims(f"{opening} Vladimir Tkachenko won it in 1979.", QueryType.FILLER, "Can you name men who won this award?")
+    assert claims == [Claim("Vladimir Tkachenko won it in 1979.", "sentence", True)]
+    judge, backend = _claims_judge(claim=NO)
+    turn = Turn(question="Can you name men who won this award?", answer=f"{opening} Vladimir Tkachenko won it in 1979.", query_type=QueryType.FILLER)
+    assert judge.judge_turn(turn, "Yes, Tkachenko is one.", []).verdict == Verdict.FAIL
+    assert "Tkachenko won it in 1979" in _section(_prompt(backend, "judge-claim"), "Claim")
+
+
+def test_a_reply_that_is_only_yes_keeps_its_yes_as_the_claim() -> None:
+    assert split_claims("Yes.", QueryType.SINGLE_DOC, "Did they win the 1995 cup?") == [Claim("Yes.", "sentence", True)]

@@ -11,13 +11,14 @@ from typing import Literal
 
 from bddgen.errors import LMOutputError
 from bddgen.lm.client import LanguageModel
-from bddgen.normalise import content_stems
+from bddgen.normalise import STOPWORDS, content_stems
 from bddgen.results import JUDGE_ERROR, Judgement, Verdict
 from bddgen.evaluation.quantities import states
-from bddgen.evaluation.reference_match import DEFAULT_TOLERANCES, Tolerances, part_of, reference_parts
+from bddgen.evaluation.reference_match import DEFAULT_TOLERANCES, INTERJECTIONS, Tolerances, part_of, reference_parts
 from bddgen.evaluation.tasks import JUDGE_CLAIM, JUDGE_CONTRADICTION
 from bddgen.specs import QueryType, Turn
 from bddgen.text import words
+from bddgen.values import as_date
 
 STAGE = "run"
 CLAIMS_CHECK = "claims"
@@ -46,7 +47,7 @@ def _asked(question: str) -> set[str]:
 def split_claims(reference: str, query_type: QueryType, question: str, max_words: int = DEFAULT_TOLERANCES.part_max_words) -> list[Claim]:
     """The claims of `reference`: the '; '-separated parts of a SYNTHESIS reference and the items of a list of names or
     numbers (every one required: the question asks for each); otherwise its sentences, split again at ';' into
-    clauses. The first of those is required (a reference states its answer first), and so is every later one that
+    clauses, without a conversational opener that states nothing ("Sure."). The first of those is required (a reference states its answer first), and so is every later one that
     shares a word other than a name with the question; the rest say more than the question asks, and are optional."""
     if query_type is QueryType.SYNTHESIS and ";" in reference:
         return [Claim(part.strip(), "synthesis part", True) for part in reference.split(";") if part.strip()]
@@ -55,12 +56,19 @@ def split_claims(reference: str, query_type: QueryType, question: str, max_words
         return [Claim(item.text, "list item", True) for item in items]
     asked = _asked(question)
     claims: list[Claim] = []
-    for sentence in _SENTENCE_END.split(" ".join(reference.split())):
-        kind: ClaimKind = "clause" if ";" in sentence else "sentence"
-        for text in (c.strip() for c in sentence.split(";")):
-            if text:
-                claims.append(Claim(text, kind, not claims or bool(content_stems(text) & asked)))
+    pieces = [(text, "clause" if ";" in sentence else "sentence") for sentence in _SENTENCE_END.split(" ".join(reference.split()))
+              for text in (c.strip() for c in sentence.split(";")) if text]
+    stating = [(text, kind) for text, kind in pieces if not opener(text)] or pieces  # "Sure." states nothing; "Yes." alone does
+    for text, kind in stating:
+        claims.append(Claim(text, kind, not claims or bool(content_stems(text) & asked)))  # type: ignore[arg-type]
     return claims
+
+
+def opener(text: str) -> bool:
+    """A conversational opener that states nothing ("Sure.", "Why yes!", "I sure do!", "Absolutely."): only interjections
+    and function words, no number."""
+    said = words(text.lower())
+    return bool(said) and all(w in INTERJECTIONS or w in STOPWORDS for w in said) and not any(c.isdigit() for c in text)
 
 
 def said_by_code(claim: Claim, answer: str, tolerances: Tolerances) -> bool | None:
@@ -93,8 +101,8 @@ def verify_claims(
         found = lm.run(JUDGE_CONTRADICTION, stage=STAGE, question=turn.question, **sources, response=answer)
     except LMOutputError as exc:
         return Judgement(Verdict.ERROR, f"the judge's reply was unusable: {exc.reason}", error_category=JUDGE_ERROR, checks=checks)
-    if found.contradicts == "yes" and not restates(found.contradiction, turn.answer):
-        what = f"says {found.contradiction!r}, which contradicts" if found.contradiction.strip() else "contradicts"
+    if found.contradicts == "yes" and in_response(found.contradiction, answer) and not restates(found.contradiction, turn.answer):
+        what = f"says {found.contradiction!r}, which contradicts"
         return Judgement(Verdict.FAIL, f"the answer {what} the reference answer or its passage (reference: {turn.answer})", checks=checks)
     optional = [c for c in claims if not c.required]
     beyond = f"; the question does not ask for {_listed(optional)}" if optional else ""
@@ -102,7 +110,34 @@ def verify_claims(
 
 
 def _plain(text: str) -> str:
-    return " ".join(words(text))
+    return " ".join(words(_dated(text)))
+
+
+_MONTH = "January|February|March|April|May|June|July|August|September|October|November|December"
+_DATE = re.compile(rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTH}),? \d{{4}}|(?:{_MONTH}) \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}})\b", re.IGNORECASE)
+
+
+def _dated(text: str) -> str:
+    """`text` with every full date written the one way ("12 April 2012" and "April 12, 2012": 2012-04-12)."""
+    def iso(match: re.Match[str]) -> str:
+        day = as_date(re.sub(r"(?<=\d)(st|nd|rd|th)\b", "", match.group(0)))
+        return day.isoformat() if day is not None else match.group(0)
+    return _DATE.sub(iso, text)
+
+
+IN_RESPONSE_SHARE = 0.8
+"""Share of its content words (or numbers) a named contradiction must share with the response to be a statement of it."""
+
+
+def in_response(statement: str, response: str) -> bool:
+    """Whether `statement` (the contradiction the model names) is the response's own: most of its content words and
+    numbers are the response's. The model's account of a contradiction ("The response states X, which the passage
+    does not say") or nothing at all points at no statement the response makes, so it fails no answer."""
+    named = content_stems(_dated(statement)) | set(re.findall(r"\d+", _dated(statement)))
+    if not named:
+        return False
+    said = content_stems(_dated(response)) | set(re.findall(r"\d+", _dated(response)))
+    return len(named & said) >= IN_RESPONSE_SHARE * len(named)
 
 
 def restates(statement: str, reference: str) -> bool:

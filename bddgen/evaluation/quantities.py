@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bddgen.config import RunSettings, default_of
 
@@ -56,22 +56,37 @@ class Quantity:
     value: float
     dimension: str = ""
     unscaled: float | None = None  # the value before its scale word ("9,254 thousand": 9254); None without one
+    # how it is written, not what it is (two quantities of one value are equal):
+    step: float = field(default=0.0, compare=False)  # its last digit's place ("3.0": 0.1, "1.5 billion": 1e8); 0 unknown
+    significant: int = field(default=0, compare=False)  # digits from the first non-zero one ("3.0": 2, "0.05": 1)
 
     def matches(self, other: Quantity, tolerance: float = RELATIVE_TOLERANCE) -> bool:
         """Same value; a bare number matches the same number in any unit, two units of one dimension match
         within the rounding of a conversion (`tolerance`, a share of the larger); a number written without a
         scale word matches the same number with one ("9,254" of a table in thousands and "$9,254 thousand"),
-        never two different scale words."""
+        never two different scale words; a number written with fewer decimals matches the other rounded to them,
+        when it keeps two significant digits ("3.0%" for "2.98%", "$1.5 billion" for "$1,496.5 million"; not "3%")."""
         if (self.unscaled is None) != (other.unscaled is None):
             scaled, plain = (self, other) if self.unscaled is not None else (other, self)
             if scaled.unscaled == plain.value:
                 return True
+        if self.dimension and other.dimension and self.dimension != other.dimension:
+            return False
         if self.dimension and other.dimension:
-            if self.dimension != other.dimension:
-                return False
             scale = max(abs(self.value), abs(other.value), 1e-9)
-            return abs(self.value - other.value) / scale <= tolerance
-        return self.value == other.value
+            if abs(self.value - other.value) / scale <= tolerance:
+                return True
+        elif self.value == other.value:
+            return True
+        return _rounded_to(self, other) or _rounded_to(other, self)
+
+
+def _rounded_to(coarse: Quantity, fine: Quantity) -> bool:
+    """`coarse` is `fine` rounded to the place of `coarse`'s last written digit, written with at least two significant
+    digits and fewer decimals than `fine` (so two integers are never a rounding of each other)."""
+    if coarse.significant < 2 or not coarse.step or not fine.step or coarse.step <= fine.step:
+        return False
+    return abs(coarse.value - fine.value) <= coarse.step / 2 * (1 + 1e-9)
 
 
 @dataclass(frozen=True)
@@ -94,16 +109,19 @@ def written_quantities(text: str) -> list[Written]:
     plain = _plain(text)
     for match in _QUANTITY.finditer(plain):
         digits, word = match.group("digits"), match.group("word")
-        if digits is not None:
-            raw = float(re.sub(r"[,\u202f\u00a0 ]", "", digits))
-        else:
-            raw = _word_value(word.lower())
-        scaled = bool(match.group("scale"))
-        value = raw * SCALES.get((match.group("scale") or "").lower(), 1.0)
+        written = re.sub(r"[,\u202f\u00a0 ]", "", digits) if digits is not None else ""
+        raw = float(written) if digits is not None else _word_value(word.lower())
+        scale = SCALES.get((match.group("scale") or "").lower(), 1.0)
+        value = raw * scale
         unit = match.group("prefix") or (match.group("unit") or "").lower()
         dimension, factor = ("", 1.0) if match.group("ordinal") else UNITS.get(unit, ("", 1.0))  # the 117th minute: no duration
-        unscaled = (raw * factor if dimension else raw) if scaled else None
-        found.append(Written(Quantity(value * factor if dimension else value, dimension, unscaled), value, match.start(), match.end()))
+        factor = factor if dimension else 1.0
+        unscaled = raw * factor if match.group("scale") else None
+        decimals = len(written.partition(".")[2])
+        shown = written.lstrip("-").replace(".", "").lstrip("0")
+        step = 10.0 ** -decimals * scale * factor if written else 0.0
+        quantity = Quantity(value * factor, dimension, unscaled, step, len(shown))
+        found.append(Written(quantity, value, match.start(), match.end()))
     return found
 
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from bddgen.config import RunSettings, default_of
-from bddgen.normalise import STOPWORDS
+from bddgen.normalise import STOPWORDS, content_stems, stem
 from bddgen.evaluation.quantities import NUMBER_WORDS, RELATIVE_TOLERANCE, UNITS, Quantity, quantities, states, written_quantities
 from bddgen.specs import QueryType
 from bddgen.text import words
@@ -26,7 +26,13 @@ _DENIAL = re.compile(r"\b(?:not (?:true|correct|right|the case)|incorrect|untrue
 # a comma between a digit and three digits groups thousands ("$34,105"): it separates no items
 _LIST_SPLIT = re.compile(r"\s*(?:;|,\s*and\s+|(?<!\d),|,(?!\d{3}(?!\d))|\band\b)\s*")
 _IN_WORDS = "_'’-"  # "don't", "well-known" are one word
-_LEADING = frozenset("a an the in on at by yes no he she it they his her its their this that there was is".split())
+INTERJECTIONS = frozenset(
+    "yes yeah yep no nope sure absolutely certainly indeed definitely course well oh ah hi hello hey okay ok great "
+    "why thanks thank".split()
+)
+"""Words a conversational reply opens with ("Sure.", "Why yes!", "I sure do!"): a sentence of these and function words
+states nothing."""
+_LEADING = STOPWORDS | INTERJECTIONS
 
 
 @dataclass(frozen=True)
@@ -54,20 +60,41 @@ class Part:
     numbers: tuple[Quantity, ...]
     other_words: int
     bare: bool = False  # nothing but names and numbers: an item of a list
+    words: tuple[str, ...] = ()  # those other words ('participated', 'football')
+
+    def says_words(self, answer: str, given: str) -> bool:
+        """When the part's fact is in its words (it has no number, and every name it has the question gives), every
+        such word `given` (the question and the conversation) does not hold is in the answer, as a stem:
+        "football" of "North Macedonia participated in football" asked "What was the sport…?"."""
+        given_words = words_of(given)
+        if self.numbers or any(not all(w in given_words for w in n) for n in self.names):
+            return True
+        known = content_stems(f"{given} {answer}")
+        return all(stem(w) in known for w in self.words)
 
     def checkable(self, max_words: int = PART_MAX_WORDS) -> bool:
         """A fact the checks decide: a name or a number, in at most `max_words` words."""
         return bool(self.names or self.numbers) and len(self.text.split()) <= max_words
 
-    def stated_in(self, answer: str, words: set[str], tolerance: float = RELATIVE_TOLERANCE) -> bool:
-        """Every name (a surname alone stands for the whole) and every number is in the answer."""
-        return all(_names_whole(name, words) for name in self.names) and all(states(answer, n, tolerance) for n in self.numbers)
+    def stated_in(self, answer: str, words: set[str], tolerance: float = RELATIVE_TOLERANCE, given: set[str] = frozenset()) -> bool:
+        """Every name (a surname alone stands for the whole) and every number is in the answer. A name the question
+        already gives (its words in `given`) need not be said again, unless the part is nothing but such names
+        (then they are the answer: "X" to "X or Y?")."""
+        names = [n for n in self.names if not all(w in given for w in n)]
+        if not names and not self.numbers:
+            names = list(self.names)
+        return all(_names_whole(name, words) for name in names) and all(states(answer, n, tolerance) for n in self.numbers)
 
-    def touched_by(self, answer: str, words: set[str], tolerance: float = RELATIVE_TOLERANCE) -> bool:
-        """Some word of a name is in the answer; for a part without names, some number."""
-        if self.names:
-            return any(w in words for name in self.names for w in name)
-        return any(states(answer, n, tolerance) for n in self.numbers)
+    def touched_by(self, answer: str, words: set[str], tolerance: float = RELATIVE_TOLERANCE, given: set[str] = frozenset()) -> bool:
+        """Some word of a name the question does not give (an initial, "A.", touches nothing) or some number is in
+        the answer. A part whose only names the question gives ("North Macedonia participated in football" asked
+        "What sport…?") is said in other words ("soccer") as often as not: only the model can tell, so it counts as
+        touched unless it is nothing but those names."""
+        new = [n for n in self.names if not all(w in given for w in n)]
+        if not new and not self.numbers and self.words:
+            return True
+        named = any(w in words for name in (new or self.names) for w in name if len(w) > 1)
+        return named or any(states(answer, n, tolerance) for n in self.numbers)
 
 
 def _names_whole(name: tuple[str, ...], words: set[str]) -> bool:
@@ -98,8 +125,8 @@ def part_of(text: str) -> Part:
     rest = "".join(ch if not any(s <= i < e for s, e in spans) else " " for i, ch in enumerate(text))
     named = {w for name in names for w in name}
     rest_words = [w for w in words_of(rest) if w and w not in named]
-    other = [w for w in rest_words if w not in STOPWORDS and w not in UNITS and not w.isdigit()]
-    return Part(text.strip(), names, numbers, len(other), bare=all(w == "the" or w.isdigit() for w in rest_words))
+    other = [w for w in rest_words if w not in _LEADING and w not in UNITS and not w.isdigit()]
+    return Part(text.strip(), names, numbers, len(other), bare=all(w == "the" or w.isdigit() for w in rest_words), words=tuple(other))
 
 
 def reference_parts(reference: str, query_type: QueryType | None, max_words: int = PART_MAX_WORDS) -> list[Part]:
@@ -213,18 +240,21 @@ def states_names(answer: str, reference: str) -> bool:
 def match_reference(
     answer: str, reference: str, query_type: QueryType | None, context: str, tolerances: Tolerances = DEFAULT_TOLERANCES
 ) -> Match | None:
-    """PASS when every part is stated, the answer negates nothing the reference does not and states no number
+    """PASS when every part is stated (names the question gives aside, every other word of the part the question does
+    not hold said too), the answer negates nothing the reference does not and states no number
     beyond the reference and `context` (the question and conversation so far; a new number may be a wrong
-    claim, so the model reads it); FAIL when a checkable part is not touched at all; None otherwise."""
+    claim, so the model reads it); FAIL when a checkable part is not touched at all (`Part.touched_by`); None
+    otherwise."""
     parts = reference_parts(reference, query_type, tolerances.part_max_words)
     words = words_of(answer)
     unit = tolerances.unit
-    missing = [p for p in parts if p.checkable(tolerances.part_max_words) and not p.touched_by(answer, words, unit)]
+    given = words_of(context)
+    missing = [p for p in parts if p.checkable(tolerances.part_max_words) and not p.touched_by(answer, words, unit, given)]
     if missing:
         return Match(False, f"the answer states nothing of {', '.join(repr(p.text) for p in missing)} (reference: {reference})")
     if not all(p.checkable(tolerances.part_max_words) and p.other_words <= tolerances.other_words_max for p in parts):
         return None
-    if not all(p.stated_in(answer, words, unit) for p in parts):
+    if not all(p.stated_in(answer, words, unit, given) and p.says_words(answer, context) for p in parts):
         return None
     if adds_claims(answer, reference, context, unit):
         return None

@@ -105,7 +105,8 @@ SPEC_RUBRIC = (
 class ClaimCheck(StrictReply):
     """The response's words that say the claim, then the yes/no answer they justify."""
 
-    quote: str = Field(max_length=300, description="The response's words that say the claim; empty when none do.")
+    # room for a long sentence: a quote cut at the reply's token limit would make the verdict an ERROR
+    quote: str = Field(max_length=600, description="The fewest words of the response that say the claim; empty when none do.")
     says: Literal["yes", "no"]
 
 
@@ -113,7 +114,7 @@ class ContradictionCheck(StrictReply):
     """The response's statement its sources call false, then the yes/no answer it justifies."""
 
     contradiction: str = Field(
-        max_length=300, description="The response's statement that the reference answer or the passage says is false; empty when none."
+        max_length=600, description="The response's statement that the reference answer or the passage says is false; empty when none."
     )
     contradicts: Literal["yes", "no"]
 
@@ -131,7 +132,7 @@ JUDGE_CLAIM = PromptTask(
         "shortened to a surname, a number written another way or in another unit. A response that says the claim and "
         "more still says it; one that only calls it possible, or says something else, does not. "
         f"{_ONLY_THE_SOURCES}\n"
-        "quote: the response's words that say the claim (empty when none do); says: yes or no."
+        "quote: the fewest words of the response that say the claim (empty when none do); says: yes or no."
     ),
     output=ClaimCheck,
 )
@@ -146,7 +147,8 @@ JUDGE_CONTRADICTION = PromptTask(
         "negation of what they state, or a denial of the reference answer. Leaving something out is no contradiction, "
         "nor is a detail the passage states beyond the reference answer, nor a statement neither of them addresses. "
         f"{_ONLY_THE_SOURCES}\n"
-        "contradiction: the response's statement that they say is false, in its words (empty when there is none); "
+        "contradiction: the response's statement that they say is false, quoted in the response's own words (empty when "
+        "there is none); "
         "contradicts: yes or no."
     ),
     output=ContradictionCheck,
