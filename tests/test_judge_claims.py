@@ -93,7 +93,7 @@ def test_a_synthesis_part_is_checked_the_number_by_code_the_sentence_by_the_mode
     ground = "the club's first ground was a converted dockside warehouse in Orlanmouth"
     turn = Turn(question="When was Orlanmouth Wanderers founded, and where did they first play?", answer=f"1899; {ground}",
                 query_type=QueryType.SYNTHESIS)
-    result = judge.judge_turn(turn, "They were founded in 1899 and first played on the town common.", [])
+    result = judge.judge_turn(turn, "They were founded in 1899 and first played in a town warehouse.", [])
     assert result.verdict == Verdict.FAIL
     assert result.feedback.startswith(f"the answer does not say {ground!r} of the reference")  # the year is said: code found it
     assert backend.tasks_seen() == ["judge-claim"]  # one question: the year needed none
@@ -238,3 +238,26 @@ def test_a_conversational_opener_is_no_claim(opening: str) -> None:
 
 def test_a_reply_that_is_only_yes_keeps_its_yes_as_the_claim() -> None:
     assert split_claims("Yes.", QueryType.SINGLE_DOC, "Did they win the 1995 cup?") == [Claim("Yes.", "sentence", True)]
+
+
+def test_an_answer_sharing_nothing_with_a_claim_beyond_the_question_does_not_say_it_whatever_the_model_replies() -> None:
+    """The 1.5B said yes to "Narendra Jadhav was born later, in 1953, so he is younger" for the answer "Karnataka" (#44)."""
+    judge, backend = _claims_judge(claim=YES)
+    turn = Turn(question="Which of these two is younger?", answer="Narendra Jadhav was born later, in 1953, so he is younger.",
+                query_type=QueryType.FILLER)
+    result = judge.judge_turn(turn, "Karnataka", [])
+    assert result.verdict == Verdict.FAIL and "does not say" in result.feedback
+    assert "judge-claim" not in backend.tasks_seen()
+    judge, backend = _claims_judge(claim=YES)  # a paraphrase shares a word beyond the question: the model decides
+    assert judge.judge_turn(turn, "Jadhav, who was born later.", []).verdict == Verdict.PASS
+    assert backend.tasks_seen()[0] == "judge-claim"
+
+
+def test_a_word_spelt_another_way_is_no_contradiction_a_different_name_is() -> None:
+    turn = Turn(question="What are Dutch ovens made of?", answer="They are made of seasoned cast iron, cast aluminium or ceramic.",
+                query_type=QueryType.SINGLE_DOC)
+    judge, _ = _claims_judge(contradiction={"contradiction": "aluminum", "contradicts": "yes"})
+    assert judge.judge_turn(turn, "They are made of cast iron, aluminum or ceramic.", []).verdict == Verdict.PASS
+    turn = Turn(question="Which country hosted it?", answer="It was held in Austria, in Innsbruck.", query_type=QueryType.SINGLE_DOC)
+    judge, _ = _claims_judge(contradiction={"contradiction": "Australia", "contradicts": "yes"})
+    assert judge.judge_turn(turn, "It was held in Australia, in Innsbruck.", []).verdict == Verdict.FAIL

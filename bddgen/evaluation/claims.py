@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Literal
 
 from bddgen.errors import LMOutputError
@@ -142,12 +143,26 @@ def in_response(statement: str, response: str) -> bool:
 
 def restates(statement: str, reference: str) -> bool:
     """Whether `statement` (the contradiction the model names) is the reference answer's own words: a number or a phrase
-    of content words the reference states word for word (ignoring case and punctuation). The reference cannot call its
-    own words false, so the model named no contradiction ("58.5%" for a reference saying sales "increased 58.5%")."""
+    of content words the reference states word for word (ignoring case and punctuation, and a word spelt another way:
+    "aluminum" for "aluminium"). The reference cannot call its own words false, so the model named no contradiction
+    ("58.5%" for a reference saying sales "increased 58.5%")."""
     plain = _plain(statement)
     if not plain or not (content_stems(statement) or any(c.isdigit() for c in plain)):
         return False
-    return f" {plain} " in f" {_plain(reference)} "
+    own = _plain(reference).split()
+    spelt = " ".join(next((w for w in own if _spelt_another_way(word, w)), word) for word in plain.split())
+    return f" {spelt} " in f" {' '.join(own)} "
+
+
+SPELLING_SIMILARITY = 0.9
+"""How alike two words of five letters or more must be (difflib's ratio) to be one word spelt two ways."""
+
+
+def _spelt_another_way(word: str, other: str) -> bool:
+    """'aluminum' and 'aluminium', 'color' and 'colour': same first letter, no digits, nearly the same letters."""
+    if word == other or min(len(word), len(other)) < 5 or word[0] != other[0] or any(c.isdigit() for c in word + other):
+        return False
+    return SequenceMatcher(None, word, other).ratio() >= SPELLING_SIMILARITY
 
 
 def _said(lm: LanguageModel, question: str, claim: Claim, answer: str, tolerances: Tolerances) -> bool:
@@ -155,4 +170,18 @@ def _said(lm: LanguageModel, question: str, claim: Claim, answer: str, tolerance
     decided = said_by_code(claim, answer, tolerances)
     if decided is not None:
         return decided
+    if not touches(claim.text, answer, question):
+        return False
     return lm.run(JUDGE_CLAIM, stage=STAGE, question=question, response=answer, claim=claim.text).says == "yes"
+
+
+def _content(text: str) -> set[str]:
+    return content_stems(_dated(text)) | set(re.findall(r"\d+", _dated(text)))
+
+
+def touches(claim: str, answer: str, question: str) -> bool:
+    """Whether the answer shares a content word or number with what the claim says beyond the question: an answer that
+    shares none ("Karnataka" for "Narendra Jadhav was born later, in 1953, so he is younger") says nothing of it, whatever
+    a small model replies. A claim that only restates the question is left to the model."""
+    beyond = _content(claim) - _content(question)
+    return not beyond or bool(beyond & _content(answer))
