@@ -194,6 +194,31 @@ def test_a_round_trip_that_plans_another_answer_refuses_the_question_and_the_con
     assert rejected and all("the spec's own question" in r.reason for r in rejected)
 
 
+def test_a_spec_question_its_round_trip_refuses_is_left_out_and_the_spec_s_other_question_still_opens_it(
+    tmp_path: Path, corpus: Corpus, index: MemoryIndex
+) -> None:
+    """Of a spec's two questions, one whose plan answers something else is left out (its record and a note say why); the
+    conversation still asks the other, instead of being dropped with it."""
+    path = _feature(tmp_path, "Ferrow's catalogue", "a collector browses the catalogue",
+                    "the collector asks how many records Ferrow has released and how long they play in all",
+                    "the assistant gives the number of Ferrow records and their playing time")
+    counted = {"table": "Record", "join": ["Label"], "where": [{"column": "Label.Name", "op": "=", "value": "Ferrow"}], "aggregate": "count"}
+    summed = {**counted, "aggregate": "sum", "select": "Minutes"}
+    replies = iter([summed, *[counted] * 20])  # the second question's plan, then its round trips read it as a count
+    asked = "How many records has Ferrow released?"
+    lm, _ = _lm({"needs": [{"question": asked, "kind": "computed", "about": ["Ferrow"]},
+                           {"question": "How long do Ferrow's records play in all?", "kind": "computed", "about": ["Ferrow"]}]})
+    lm.backend.by_task["plan_query"] = lambda request: next(replies)  # type: ignore[attr-defined]
+    lm.backend._task_queues.pop("plan_query", None)  # type: ignore[attr-defined]
+    report = implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+    assert report.written == 1, report.features[0].notes
+    first = read_feature(path).conversations[0].turns[0]
+    assert (first.question, first.answer) == (asked, "3")
+    left_out = [t for t in _provenance(path).conversations[0].turns if t.need == 1]
+    assert left_out and left_out[0].outcome == "dropped" and "answering" in left_out[0].dropped
+    assert any("leaves out the spec's question" in n for n in report.features[0].notes)
+
+
 def test_a_paraphrased_text_question_is_kept_by_the_round_trip_not_refused_for_its_words(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
     path = _feature(tmp_path, "The label's purpose", "a listener discovers the Ferrow label", "the listener asks what Ferrow is for",
                     "the assistant says why the label was founded")

@@ -433,6 +433,8 @@ class _SpecRun:
         self.doc.conversations.append(outcome.conversation)
         write_feature(self.path, self.doc, allow_edited=True)
         report.written += 1
+        report.notes += [f"{outcome.conversation.id} leaves out the spec's question {r.question or f'number {r.need + 1}'!r}: {r.dropped}"
+                         for r in outcome.provenance.turns if r.need is not None and r.outcome == "dropped"]
         report.turns += len(outcome.conversation.turns)
         report.conversation_seconds.append(outcome.seconds)
         return f"wrote {outcome.conversation.id}"

@@ -1,8 +1,9 @@
 """Write a conversation one turn at a time: code chooses each turn's evidence, the LM phrases it, the
 deterministic checks and a round trip verify it against that evidence, and a failing turn is rewritten
 with the reasons (bounded), then moved to other evidence, then dropped. A conversation opened by the spec's own
-questions is dropped only when one of those cannot be kept, or too few turns remain; one over a chain alone also
-when its UNANSWERABLE or SYNTHESIS turn cannot be kept. What each kind of
+questions is dropped only when none of those can be kept (one that cannot is left out, its record saying why: its
+plan's answer is not what the question asks), or too few turns remain; one over a chain alone also when its
+UNANSWERABLE or SYNTHESIS turn cannot be kept. What each kind of
 evidence asks, and how it is checked, is the kind's (`bddgen.implement.kinds`); this is only the loop."""
 
 from __future__ import annotations
@@ -62,12 +63,15 @@ class ConversationWriter:
                 record = self._write_turn(number, planned.model_copy(update={"query_type": kind}), kind)
             self.records.append(record)
             if record.outcome == "dropped":
-                if planned.need is not None:  # a conversation that does not ask the spec's own question does not test it
-                    return self._drop(f"turn {number} (the spec's own question): {record.dropped}")
+                if planned.need is not None:  # its record says why; the spec's other questions are still asked
+                    continue
                 if planned.query_type in (QueryType.UNANSWERABLE, QueryType.OFF_LIMITS, QueryType.SYNTHESIS) and not self.spec_first:
                     return self._drop(f"turn {number} ({planned.query_type.value}): {record.dropped}")
                 if kind is QueryType.FILLER:
                     self._unpair_pre_filler()
+        if self.spec_first and not any(k.record.need is not None for k in self.kept):  # it would not test the spec
+            unasked = next(r for r in self.records if r.need is not None and r.outcome == "dropped")
+            return self._drop(f"turn {unasked.planned} (the spec's own question): {unasked.dropped}")
         if len(self.kept) < self.context.min_turns:
             return self._drop(f"only {len(self.kept)} turns kept (fewer than {self.context.min_turns})")
         return WrittenConversation(turns=[k.turn for k in self.kept], records=self.records)
