@@ -1198,3 +1198,19 @@ def test_a_synthesis_that_is_an_earlier_question_word_for_word_is_rewritten() ->
     assert synthesis.query_type is Q.SYNTHESIS
     assert synthesis.rewrites and "an earlier one again" in synthesis.rewrites[0]
     assert result.turns[-1].question != earlier
+
+
+def test_a_synthesis_the_lm_writes_as_two_questions_is_kept_as_one_in_its_words() -> None:
+    """The 1.5B, asked to combine earlier questions, mostly writes them one after the other ("…? And …?"); joined, they
+    are one question a person asks, in the LM's words, instead of a failed turn and the code's "To sum up, …"."""
+    def two_questions(request: LMRequest) -> dict[str, Any]:
+        reply = write_turn(request)
+        if section(request, "What To Ask").startswith("Ask one question"):
+            asked = [q.rstrip(" ?") for q in re.findall(r'"([^"]+)"', section(request, "What To Ask"))]
+            reply = {**reply, "question": "? And ".join(asked) + "?"}
+        return reply
+
+    result, _ = _write({"write_turn": two_questions})
+    synthesis = result.records[-1]
+    assert synthesis.outcome == "kept" and synthesis.worded_by == "lm" and synthesis.attempts == 1, synthesis.rewrites
+    assert synthesis.question.count("?") == 1 and ", and " in synthesis.question and not synthesis.question.startswith("To sum up")

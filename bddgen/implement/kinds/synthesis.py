@@ -59,6 +59,7 @@ class SynthesisKind(EvidenceKind[EarlierTurns]):
         return WrittenTurn.model_construct(question=question, answer="; ".join(evidence.answers))
 
     def check(self, planned: PlannedTurn, kind: QueryType, evidence: EarlierTurns, question: str, answer: str, by_code: bool) -> Draft:
+        question = one_question(question)
         log = self.log()
         log.check("well-formed", {"well_formed": well_formed("question", question)})
         log.check("question", {"question_form": form_problems(question)})
@@ -115,6 +116,20 @@ class SynthesisKind(EvidenceKind[EarlierTurns]):
         evidence = kept.record.evidence
         computed = isinstance(evidence, TableEvidence) and evidence.op not in ("lookup", "count")
         return computed and computed_agrees(self.context.table(evidence.table), evidence, reply)  # type: ignore[union-attr]
+
+
+_JOINER = re.compile(r"^(?:and|also|and also|plus|as well as)[, ]+\s*", re.IGNORECASE)
+
+
+def one_question(question: str) -> str:
+    """The LM's follow-up questions said as one, in its own words: "When was it founded? And who coached it in 1995?" ->
+    "When was it founded, and who coached it in 1995?". A small model asked to combine questions writes them one after
+    the other more often than not; joining them is punctuation, not wording. Anything else is returned as it is."""
+    parts = [p.strip(" ,;") for p in question.strip().split("?")]
+    if parts[-1] or len(parts) < 3 or len(parts) > 4 or not all(parts[:-1]) or ";" in question:
+        return question
+    asked = [parts[0], *(lower_first_word(_JOINER.sub("", p)).strip() for p in parts[1:-1])]
+    return ", ".join(asked[:-1]) + ", and " + asked[-1] + "?"
 
 
 DESCRIBED_SHARE = 0.5  # of a description's words, the share a reply restating it holds
