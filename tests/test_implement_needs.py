@@ -219,6 +219,36 @@ def test_a_spec_question_its_round_trip_refuses_is_left_out_and_the_spec_s_other
     assert any("leaves out the spec's question" in n for n in report.features[0].notes)
 
 
+def test_a_plan_reading_cells_a_passage_contradicts_leaves_the_need_unplanned(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    """A column read for what it does not hold (the label's id for the year it was founded) is no answer when a passage
+    the LM points at says otherwise (1994): the question reads two ways, so the spec reports it instead of testing it."""
+    path = _feature(tmp_path, "Ferrow's founding", "a listener discovers the Ferrow label", "the listener asks when Ferrow was founded",
+                    "the assistant gives the year Ferrow was founded")
+    question = "In which year was Ferrow founded?"
+    wrong_column = {"table": "Label", "where": [{"column": "Name", "op": "=", "value": "Ferrow"}], "select": "LabelId"}
+    lm, backend = _lm({"needs": [{"question": question, "kind": "lookup", "about": ["Ferrow"]}]}, plans=[wrong_column],
+                      picks=[(question, {"passage": 1, "sentence": "It was founded by the singer Dana Vell in 1994 to publish the work of young folk musicians from the northern coast.", "answer": "1994"})])
+    report = implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=4), 0)
+    reading = _provenance(path).reading
+    assert reading is not None and not reading.needs[0].planned, reading
+    assert "reads two ways" in reading.needs[0].why_not and "'1'" in reading.needs[0].why_not and "1994" in reading.needs[0].why_not
+    assert report.written == 0 and "pick_passage" in backend.tasks_seen()
+
+
+def test_a_plan_a_passage_agrees_with_is_kept(tmp_path: Path, corpus: Corpus) -> None:
+    sleeve = TextDocument(id="text/night-ferry", title="Night Ferry", passage="Night Ferry is the longest Blue Tarn record, at 52 minutes.")
+    with_sleeve = Corpus(system=SYSTEM, documents=[*corpus.documents, sleeve])
+    path = _feature(tmp_path, "Night Ferry's length", "a collector browses the catalogue", "the collector asks how long Night Ferry plays",
+                    "the assistant gives its length in minutes")
+    question = "How many minutes does Night Ferry play?"
+    minutes = {"table": "Record", "where": [{"column": "Title", "op": "=", "value": "Night Ferry"}], "select": "Minutes"}
+    lm, _ = _lm({"needs": [{"question": question, "kind": "lookup", "about": ["Night Ferry"]}]}, plans=[minutes],
+                picks=[(question, {"passage": 1, "sentence": sleeve.passage, "answer": "52 minutes"})])
+    implement_feature(path, with_sleeve, lm, RegexRecognizer(), MemoryIndex(HashingEmbedder(), with_sleeve), ImplementSettings(n=1, turns=4), 0)
+    reading = _provenance(path).reading
+    assert reading is not None and reading.needs[0].planned and reading.evidence[0].answer == "52"
+
+
 def test_a_paraphrased_text_question_is_kept_by_the_round_trip_not_refused_for_its_words(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
     path = _feature(tmp_path, "The label's purpose", "a listener discovers the Ferrow label", "the listener asks what Ferrow is for",
                     "the assistant says why the label was founded")

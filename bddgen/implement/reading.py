@@ -246,6 +246,8 @@ class Planner:
         for way in order:
             if way == "table" and has_tables:
                 evidence, why = self._table(index, need)
+                if evidence is not None and has_texts and (told := self._told_otherwise(evidence, need, pages)):
+                    return None, told
             elif way == "text" and has_texts:
                 evidence, why = self._text(index, need, pages)
             else:
@@ -318,6 +320,25 @@ class Planner:
             need=index, need_kind=need.kind, question=need.question, answer=result.answer, value=result.value if not result.listed else "",
             plan=plan, detail=result.detail, operation=result.operation, tables=list(result.tables),
         ), ""
+
+    def _told_otherwise(self, evidence: NeedEvidence, need: SpecNeed, pages: Sequence[str]) -> str:
+        """Why a plan that reads cells ("the weight limit of checked bags" read as the column of bags included: 0, 1, 2)
+        is not the need's answer: a passage the LM points at for the question says something else ("23 kg"). The
+        question is then read two ways, and neither is its answer; '' when no passage answers it, or one agrees. Plans
+        that count, sum or compute are left alone: a passage stating a figure of their rows is no other reading."""
+        plan = evidence.plan
+        if plan is None or plan.aggregate != "none" or plan.compute:
+            return ""
+        picked = self.pick(need.question, self.passages_for(need.question, pages))
+        if picked is None:
+            return ""
+        document, position, answer = picked
+        said = bounded_answer(answer, sentences(document.passage)[position], self.recognizer)
+        text_facts, table_facts = answer_facts(said, self.recognizer), answer_facts(evidence.answer, self.recognizer)
+        if not text_facts or not missing_facts(text_facts, evidence.answer) or (table_facts and not missing_facts(table_facts, said)):
+            return ""
+        return (f"the tables give {evidence.answer!r} but {document.id} says {said!r}: the question reads two ways, so "
+                "neither is its answer (ask it as the documents word what you mean)")
 
     def replans(self, evidence: NeedEvidence, question: str) -> tuple[bool, str]:
         """The round trip of a table need: a plan proposed from `question` alone gives the same result. The schema is
