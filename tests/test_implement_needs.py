@@ -338,6 +338,15 @@ def test_a_question_read_from_the_spec_that_names_nothing_the_spec_names_is_read
     assert "names none of 'Ferrow'" in section(seen[1], "Problems")
 
 
+def test_a_question_that_still_names_nothing_the_spec_names_is_not_planned(corpus: Corpus, index: MemoryIndex) -> None:
+    """Read twice, told the second time, and still about no named thing: its answer would be about something else (the
+    company of every car rental offer for a spec about offer CR004), so it is reported, not planned."""
+    spec = Spec.create("Records per label", ["a collector"], ["the collector asks how many records Ferrow has released"], ["the count"])
+    reading, _ = _read_twice(corpus, index, spec, "How many records has the label released?", "How many records are there?", ("Ferrow",))
+    assert not reading.needs[0].planned and not reading.evidence
+    assert "names none of 'Ferrow'" in reading.needs[0].why_not
+
+
 def test_a_report_tables_line_item_and_years_said_by_the_question_plan_it_without_the_lm() -> None:
     tables = _tables(REPORT, RECORD)
     change = plan_from_words("How much did Licensing revenue change from 2018 to 2019?", tables)

@@ -192,7 +192,8 @@ class Planner:
 
     def read(self, spec: Spec, titles: Sequence[str], names: Sequence[str] = (), pages: Sequence[str] = ()) -> SpecReading:
         """The spec's needs, each planned where code can answer it; `names`: what the spec names that the corpus holds,
-        which its questions must name (read once more, told so, when one names none of them); `pages`: the documents
+        which its questions must name (read once more, told so, when one names none of them; one that still names none
+        is not planned: "the company of the car rental offer" for a spec about offer CR004); `pages`: the documents
         about those names (a thing's own page first), read before the others retrieved for a text question."""
         inputs = {"spec": _spec_text(spec), "assistant": self._assistant(), "data": self._data(titles)}
         draft = self.lm.run(READ_SPEC, stage=STAGE, **inputs)
@@ -210,6 +211,9 @@ class Planner:
             reading.needs.append(need)
             if need.kind == "refusal":
                 evidence, why = self._refusal(len(reading.needs) - 1, need, spec)
+            elif names and not any(mentions(need.question, name) for name in names):  # read twice, told so: still about nothing named
+                evidence, why = None, (f"it names none of {', '.join(repr(n) for n in names)}, which the spec is about, so its answer "
+                                       "would be about something else (name it in the spec's When line)")
             else:
                 evidence, why = self.plan(len(reading.needs) - 1, need, pages)
                 if evidence is not None and (why := _answered_already(evidence, reading.evidence)):
