@@ -342,9 +342,18 @@ def test_a_question_that_still_names_nothing_the_spec_names_is_not_planned(corpu
     """Read twice, told the second time, and still about no named thing: its answer would be about something else (the
     company of every car rental offer for a spec about offer CR004), so it is reported, not planned."""
     spec = Spec.create("Records per label", ["a collector"], ["the collector asks how many records Ferrow has released"], ["the count"])
-    reading, _ = _read_twice(corpus, index, spec, "How many records has the label released?", "How many records are there?", ("Ferrow",))
+    reading, _ = _read_twice(corpus, index, spec, "How many records has the label released?", "How many records has Blue Tarn released?", ("Ferrow",))
     assert not reading.needs[0].planned and not reading.evidence
     assert "names none of 'Ferrow'" in reading.needs[0].why_not
+
+
+def test_a_question_that_names_nothing_but_is_answered_in_the_named_document_is_planned(corpus: Corpus, index: MemoryIndex) -> None:
+    """A report's line item asked without the report ("What was Touring revenue in 2019?") is answered in "Report 07 table: …",
+    which the spec names: it is about it."""
+    spec = Spec.create("Report 07 revenue", ["an analyst reads Report 07"], ["the analyst asks what Touring earned in 2019"], ["the figure"])
+    reading, _ = _read_twice(corpus, index, spec, "What was Touring revenue in 2019?", "What was Touring revenue in 2019?", ("Report 07",))
+    assert reading.needs[0].planned, reading.needs[0].why_not
+    assert reading.evidence[0].tables == [REPORT.id]
 
 
 def test_a_report_tables_line_item_and_years_said_by_the_question_plan_it_without_the_lm() -> None:

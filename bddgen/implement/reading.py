@@ -192,8 +192,9 @@ class Planner:
 
     def read(self, spec: Spec, titles: Sequence[str], names: Sequence[str] = (), pages: Sequence[str] = ()) -> SpecReading:
         """The spec's needs, each planned where code can answer it; `names`: what the spec names that the corpus holds,
-        which its questions must name (read once more, told so, when one names none of them; one that still names none
-        is not planned: "the company of the car rental offer" for a spec about offer CR004); `pages`: the documents
+        which its questions must name (read once more, told so, when one names none of them; one that still names none,
+        and is answered in no document whose title names one, is not planned: "the company of the car rental offer" for
+        a spec about offer CR004); `pages`: the documents
         about those names (a thing's own page first), read before the others retrieved for a text question."""
         inputs = {"spec": _spec_text(spec), "assistant": self._assistant(), "data": self._data(titles)}
         draft = self.lm.run(READ_SPEC, stage=STAGE, **inputs)
@@ -211,17 +212,27 @@ class Planner:
             reading.needs.append(need)
             if need.kind == "refusal":
                 evidence, why = self._refusal(len(reading.needs) - 1, need, spec)
-            elif names and not any(mentions(need.question, name) for name in names):  # read twice, told so: still about nothing named
-                evidence, why = None, (f"it names none of {', '.join(repr(n) for n in names)}, which the spec is about, so its answer "
-                                       "would be about something else (name it in the spec's When line)")
             else:
                 evidence, why = self.plan(len(reading.needs) - 1, need, pages)
-                if evidence is not None and (why := _answered_already(evidence, reading.evidence)):
+                if evidence is not None and (why := _answered_already(evidence, reading.evidence) or self._elsewhere(evidence, need, names)):
                     evidence = None
             need.planned, need.why_not = evidence is not None, why
             if evidence is not None:
                 reading.evidence.append(evidence.model_copy(update={"prompt_hash": reading.prompt_hash}))
         return reading
+
+    def _elsewhere(self, evidence: NeedEvidence, need: SpecNeed, names: Sequence[str]) -> str:
+        """Why a question that names none of the spec's names (read twice, told so) is not about them: its answer is not
+        in a document whose title names one either ("What was the total sales for Transportation Solutions?" is answered
+        in "Report 01 table: …", so it is about Report 01; "What is the company name of the car rental offer?", every
+        offer's company, is not about offer CR004). '' when it is about them."""
+        if not names or any(mentions(need.question, name) for name in names):
+            return ""
+        titles = [d.title for i in [*evidence.tables, evidence.document] if i and (d := self.documents.get(i)) is not None]
+        if any(mentions(title, name) for title in titles for name in names):
+            return ""
+        return (f"it names none of {', '.join(repr(n) for n in names)}, which the spec is about, and its answer is in no "
+                "document about them (name what it asks about in the spec's When line)")
 
     def _refusal(self, index: int, need: SpecNeed, spec: Spec) -> tuple[NeedEvidence | None, str]:
         """A request the spec says the assistant declines: its reference is the refusal when an off-limits line of the
