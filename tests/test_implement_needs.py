@@ -341,10 +341,12 @@ def test_a_question_read_from_the_spec_that_names_nothing_the_spec_names_is_read
 def test_a_question_that_still_names_nothing_the_spec_names_is_not_planned(corpus: Corpus, index: MemoryIndex) -> None:
     """Read twice, told the second time, and still about no named thing: its answer would be about something else (the
     company of every car rental offer for a spec about offer CR004), so it is reported, not planned."""
-    spec = Spec.create("Records per label", ["a collector"], ["the collector asks how many records Ferrow has released"], ["the count"])
-    reading, _ = _read_twice(corpus, index, spec, "How many records has the label released?", "How many records has Blue Tarn released?", ("Ferrow",))
+    spec = Spec.create("Report 07 revenue", ["an analyst reads Report 07"], ["the analyst asks how many records Blue Tarn released"], ["the count"])
+    reading, _ = _read_twice(corpus, index, spec, "How many records has the label released?", "How many records has Blue Tarn released?", ("Report 07",))
     assert not reading.needs[0].planned and not reading.evidence
-    assert "names none of 'Ferrow'" in reading.needs[0].why_not
+    assert "names none of 'Report 07'" in reading.needs[0].why_not
+    reading, _ = _read_twice(corpus, index, spec, "How many records has the label released?", "How many records has Blue Tarn released?", ("Ferrow",))
+    assert reading.needs[0].planned  # one capitalised word may be any noun of a sentence ("Pets"): no reason to refuse
 
 
 def test_a_question_that_names_nothing_but_is_answered_in_the_named_document_is_planned(corpus: Corpus, index: MemoryIndex) -> None:

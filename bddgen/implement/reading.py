@@ -226,6 +226,7 @@ class Planner:
         in a document whose title names one either ("What was the total sales for Transportation Solutions?" is answered
         in "Report 01 table: …", so it is about Report 01; "What is the company name of the car rental offer?", every
         offer's company, is not about offer CR004). '' when it is about them."""
+        names = [n for n in names if _telling_name(n)]
         if not names or any(mentions(need.question, name) for name in names):
             return ""
         titles = [d.title for i in [*evidence.tables, evidence.document] if i and (d := self.documents.get(i)) is not None]
@@ -350,7 +351,9 @@ class Planner:
         document, position, answer = picked
         said = bounded_answer(answer, sentences(document.passage)[position], self.recognizer)
         text_facts, table_facts = answer_facts(said, self.recognizer), answer_facts(evidence.answer, self.recognizer)
-        if not text_facts or not missing_facts(text_facts, evidence.answer) or (table_facts and not missing_facts(table_facts, said)):
+        # another reading says another thing of the same kind: a number for a number ("23 kg" for 0, 1, 2), a name for a name
+        same_kind = bool(text_facts.numbers and table_facts.numbers) or bool(text_facts.entities and table_facts.entities)
+        if not same_kind or not missing_facts(text_facts, evidence.answer) or not missing_facts(table_facts, said):
             return ""
         return (f"the tables give {evidence.answer!r} but {document.id} says {said!r}: the question reads two ways, so "
                 "neither is its answer (ask it as the documents word what you mean)")
@@ -432,6 +435,12 @@ class Planner:
             return True, answer
         facts = answer_facts(evidence.answer, self.recognizer)
         return bool(facts) and not missing_facts(facts, sentence), answer
+
+
+def _telling_name(name: str) -> bool:
+    """A name that says which thing ("CR004", "Report 13", "Kestrel Car Hire"), not a capitalised word that may be any
+    noun of a sentence ("Pets"): a question that does not say it may still be about it."""
+    return len(name.split()) > 1 or any(c.isdigit() for c in name) or any(c.isupper() for c in name[1:])
 
 
 def _answered_already(evidence: NeedEvidence, earlier: Sequence[NeedEvidence]) -> str:
