@@ -126,6 +126,12 @@ def _dated(text: str) -> str:
     return _DATE.sub(iso, text)
 
 
+def _content(text: str) -> set[str]:
+    """The stems of a text's content words and its digit runs, dates written the one way."""
+    dated = _dated(text)
+    return content_stems(dated) | set(re.findall(r"\d+", dated))
+
+
 IN_RESPONSE_SHARE = 0.8
 """Share of its content words (or numbers) a named contradiction must share with the response to be a statement of it."""
 
@@ -134,11 +140,8 @@ def in_response(statement: str, response: str) -> bool:
     """Whether `statement` (the contradiction the model names) is the response's own: most of its content words and
     numbers are the response's. The model's account of a contradiction ("The response states X, which the passage
     does not say") or nothing at all points at no statement the response makes, so it fails no answer."""
-    named = content_stems(_dated(statement)) | set(re.findall(r"\d+", _dated(statement)))
-    if not named:
-        return False
-    said = content_stems(_dated(response)) | set(re.findall(r"\d+", _dated(response)))
-    return len(named & said) >= IN_RESPONSE_SHARE * len(named)
+    named = _content(statement)
+    return bool(named) and len(named & _content(response)) >= IN_RESPONSE_SHARE * len(named)
 
 
 def restates(statement: str, reference: str) -> bool:
@@ -175,8 +178,6 @@ def _said(lm: LanguageModel, question: str, claim: Claim, answer: str, tolerance
     return lm.run(JUDGE_CLAIM, stage=STAGE, question=question, response=answer, claim=claim.text).says == "yes"
 
 
-def _content(text: str) -> set[str]:
-    return content_stems(_dated(text)) | set(re.findall(r"\d+", _dated(text)))
 
 
 def touches(claim: str, answer: str, question: str) -> bool:

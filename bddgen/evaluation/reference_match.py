@@ -62,12 +62,15 @@ class Part:
     bare: bool = False  # nothing but names and numbers: an item of a list
     words: tuple[str, ...] = ()  # those other words ('participated', 'football')
 
+    def new_names(self, given: set[str]) -> list[tuple[str, ...]]:
+        """Its names the question does not already give (`given`: the words of the question and the conversation)."""
+        return [n for n in self.names if not all(w in given for w in n)]
+
     def says_words(self, answer: str, given: str) -> bool:
         """When the part's fact is in its words (it has no number, and every name it has the question gives), every
         such word `given` (the question and the conversation) does not hold is in the answer, as a stem:
         "football" of "North Macedonia participated in football" asked "What was the sport…?"."""
-        given_words = words_of(given)
-        if self.numbers or any(not all(w in given_words for w in n) for n in self.names):
+        if self.numbers or self.new_names(words_of(given)):
             return True
         known = content_stems(f"{given} {answer}")
         return all(stem(w) in known for w in self.words)
@@ -80,7 +83,7 @@ class Part:
         """Every name (a surname alone stands for the whole) and every number is in the answer. A name the question
         already gives (its words in `given`) need not be said again, unless the part is nothing but such names
         (then they are the answer: "X" to "X or Y?")."""
-        names = [n for n in self.names if not all(w in given for w in n)]
+        names = self.new_names(given)
         if not names and not self.numbers:
             names = list(self.names)
         return all(_names_whole(name, words) for name in names) and all(states(answer, n, tolerance) for n in self.numbers)
@@ -90,7 +93,7 @@ class Part:
         the answer. A part whose only names the question gives ("North Macedonia participated in football" asked
         "What sport…?") is said in other words ("soccer") as often as not: only the model can tell, so it counts as
         touched unless it is nothing but those names."""
-        new = [n for n in self.names if not all(w in given for w in n)]
+        new = self.new_names(given)
         if not new and not self.numbers and self.words:
             return True
         named = any(w in words for name in (new or self.names) for w in name if len(w) > 1)
