@@ -405,9 +405,10 @@ class RunSettings(_Section):
         "the deterministic checks to pass an answer on it; with more, the model judges.",
     )
     judge_method: JudgeMethod = Field(
-        default="rubric",
-        description="Judge: how the model grades a turn the deterministic checks leave to it: rubric (one 1-5 grade against the "
-        "reference) or claims (one yes/no question per claim of the reference the question asks for, and one for a contradiction).",
+        default="claims",
+        description="Judge: how the model grades a turn the deterministic checks leave to it: claims (one yes/no question per claim "
+        "of the reference the question asks for, and one for a contradiction; agrees with people more often) or rubric (one 1-5 "
+        "grade against the reference).",
     )
 
 

@@ -32,12 +32,11 @@ from bddgen.evaluation.answers import FULL_ANSWERS_FILE, read_full_answers
 from bddgen.specs import Conversation, QueryType, Spec, Turn
 
 JUDGE_HOOK = '''
-from bddgen.lm.scripted import ScriptedLM
+from bddgen.evaluation.scripted import scripted_judge
 
 
 def backend():
-    return ScriptedLM(by_task={"judge-turn": {"feedback": "graded", "score": 2, "error_category": "none"},
-                               "judge-conversation": {"feedback": "meets the spec", "score": 5}})
+    return scripted_judge(lambda response, expected: False)
 '''
 
 

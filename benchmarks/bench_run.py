@@ -25,7 +25,7 @@ from bddgen.config import load_settings
 from bddgen.features.document import FeatureDocument
 from bddgen.features.writer import write_feature
 from bddgen.lm.client import LanguageModel
-from bddgen.lm.scripted import ScriptedLM
+from bddgen.evaluation.scripted import scripted_judge
 from bddgen.pipeline import ModelBuilders, Models
 from bddgen.project import Project
 from bddgen.run.assistants.fake import FakeAssistant, FakeRule, FakeScript
@@ -64,7 +64,7 @@ def measure(root: Path, rules: list[FakeRule], latency: float, jobs: int) -> tup
     """Wall seconds of one run and the number of records it wrote."""
     project = Project(root=root, settings=load_settings(root, environ={}))
     assistant = GuardedAssistant(FakeAssistant(FakeScript(latency=latency, replies=rules)), timeout=60, retries=0)
-    judge = LanguageModel(ScriptedLM(default={"feedback": "meets the spec", "score": 5}))
+    judge = LanguageModel(scripted_judge())
     run_dir = root / "runs" / f"jobs-{jobs}"
     models = Models(project, ModelBuilders(language_model=lambda project, settings: judge, assistant=lambda models, name: assistant))
     suite = SuiteRun(models, RunOptions(assistant="fake", run_dir=run_dir, jobs=jobs))

@@ -40,6 +40,11 @@ def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
         if name.startswith("BDDGEN_") or name.endswith("_API_KEY"):
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("ANONYMIZED_TELEMETRY", "False")
+    # The terminal width is read when printing (COLUMNS, as a test sets it), never fixed when the console was made: a
+    # pytest-xdist worker starts with COLUMNS=80, which rich would otherwise keep for the whole worker.
+    from bddgen.console import console
+
+    monkeypatch.setattr(console, "_width", None)
 
 
 @pytest.fixture
@@ -54,13 +59,13 @@ def copy_corpus(tmp_path: Path):
     return _copy
 
 
-# A judge model for `[judge] backend = "scripted"` projects: it passes every answer it grades.
+# A judge model for `[judge] backend = "scripted"` projects: it passes every answer it grades, by either method.
 SCRIPTED_JUDGE = '''
-from bddgen.lm.scripted import ScriptedLM
+from bddgen.evaluation.scripted import scripted_judge
 
 
 def judge():
-    return ScriptedLM(default={"feedback": "accepted", "score": 5, "error_category": "none"})
+    return scripted_judge()
 '''
 SCRIPTED_JUDGE_SETTINGS = '[judge]\nbackend = "scripted"\nmodel = "judge_ci:judge"\n'
 

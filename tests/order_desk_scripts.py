@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bddgen.implement.scripted import section
+from bddgen.lm.scripted import section
 from bddgen.lm.base import LMRequest
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.evaluation.dialogue import FIRST_MESSAGE

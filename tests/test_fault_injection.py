@@ -92,6 +92,7 @@ def test_an_assistant_that_cannot_inject_faults_is_an_error_not_a_silent_pass() 
 
 
 AGENT_HOOK = '''
+from bddgen.evaluation.scripted import scripted_judge
 from bddgen.lm.scripted import ScriptedLM
 
 LAURENT = {"booking_reference": "NB8VTT", "last_name": "Laurent"}
@@ -113,15 +114,8 @@ def agent():
     })
 
 
-def grade(request):
-    response = request.messages[-1].content.split("## Response")[1].split("## Reference Answer")[0]
-    reference = request.messages[-1].content.split("## Reference Answer")[1]
-    agrees = ("unavailable" in response) == ("unavailable" in reference)
-    return {"feedback": "scripted grade", "score": 5 if agrees else 1, "error_category": "none"}
-
-
 def judge():
-    return ScriptedLM(by_task={"judge-turn": grade, "judge-conversation": {"feedback": "meets the spec", "score": 5}})
+    return scripted_judge(lambda response, expected: ("unavailable" in response) == ("unavailable" in expected), failing_score=1)
 '''
 
 SETTINGS = """

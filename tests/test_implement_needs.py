@@ -20,7 +20,8 @@ from bddgen.implement.query_plan import Condition, PlanError, QueryPlan, Tables,
 from bddgen.implement.reading import (
     Planner, SpecNeed, SpecReading, condition_years, schema_text, counted_elsewhere, need_kind, quoted_sentence, uncounted, unsaid_conditions,
 )
-from bddgen.implement.scripted import faithful_replies, section
+from bddgen.implement.scripted import faithful_replies
+from bddgen.lm.scripted import section
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM

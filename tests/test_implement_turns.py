@@ -19,7 +19,8 @@ from bddgen.implement.evidence import TableEvidence, table_candidates, unique_fi
 from bddgen.implement.grounding import DocumentTexts, answer_facts, missing_facts
 from bddgen.normalise import content_words
 from bddgen.implement.plan import PlannedTurn, TurnPlan
-from bddgen.implement.scripted import answer_from_documents, faithful_replies, section, write_turn
+from bddgen.implement.scripted import answer_from_documents, faithful_replies, write_turn
+from bddgen.lm.scripted import section
 from bddgen.implement.tables import matching_rows
 from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, WRITE_TURN
 from bddgen.implement.turns import ConversationWriter, WriterContext, WrittenConversation

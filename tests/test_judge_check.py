@@ -188,7 +188,9 @@ Feature: Orlanmouth Wanderers
 '''
 
 
-@pytest.mark.parametrize("run_settings", [{}, {"unit_tolerance": 0.7}, {"part_max_words": 30, "part_other_words": 0}])
+@pytest.mark.parametrize("run_settings", [
+    {}, {"unit_tolerance": 0.7, "judge_method": "rubric"}, {"part_max_words": 30, "part_other_words": 0}, {"judge_method": "rubric"},
+])
 def test_judge_check_grades_with_the_judge_and_tolerances_of_the_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_settings: dict[str, object]
 ) -> None:
@@ -217,7 +219,7 @@ def test_judge_check_grades_with_the_judge_and_tolerances_of_the_run(
     by_run = summarise(grade(run_judge, candidates), turns=len(sample), judge_model=check.judge_model, seed=check.seed)
     assert check.model_dump(exclude={"created"}) == by_run.model_dump(exclude={"created"})
     changed_number = check.per_kind["changed-number"]
-    if run_settings.get("unit_tolerance"):  # '8 km' for '5 km' is within 70%: the checks let the model grade it, which passes it
+    if run_settings.get("unit_tolerance"):  # '8 km' for '5 km' is within 70%: the checks let the rubric grade it, which passes it
         assert changed_number.false_pass_rate == pytest.approx(1 / 3) and changed_number.by_model == 1
     else:
         assert changed_number.false_pass_rate == 0.0 and changed_number.by_model == 0

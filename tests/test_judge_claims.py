@@ -179,8 +179,8 @@ def test_the_deterministic_checks_stay_in_front() -> None:
 
 
 @pytest.mark.parametrize("method, task", [("rubric", "judge-turn"), ("claims", "judge-claim")])
-def test_the_method_is_a_run_setting_rubric_by_default(method: str, task: str) -> None:
-    assert RunSettings().judge_method == "rubric" and Judge(lambda: LanguageModel(ScriptedLM())).method == "rubric"
+def test_the_method_is_a_run_setting_claims_by_default(method: str, task: str) -> None:
+    assert RunSettings().judge_method == "claims" and Judge(lambda: LanguageModel(ScriptedLM())).method == "claims"
     backend = ScriptedLM(default={"feedback": "fine", "score": 5, "error_category": "none"},
                          by_task={"judge-claim": YES, "judge-contradiction": CLEAN})
     judge = run_judge(RunSettings(judge_method=method), lambda: LanguageModel(backend), tools=False, documents=list)

@@ -200,7 +200,7 @@ def test_the_command_prints_the_figures_as_json(tmp_path: Path, monkeypatch: pyt
     assert {k: figures[k] for k in ("agreement", "false_fail_rate", "false_pass_rate", "labelled", "sources")} == {
         "agreement": 1.0, "false_fail_rate": 0.0, "false_pass_rate": 0.0, "labelled": 3, "sources": 2}
     assert set(figures["per_source"]) == {"dense-rag", "react-rag"} and set(figures["per_reference_length"]) == {"short", "long"}
-    assert figures["method"] == "rubric" and figures["by_model"] == 1  # the passage answer went to the (scripted) model
+    assert figures["method"] == "claims" and figures["by_model"] == 1  # the passage answer went to the (scripted) model
     assert not (project / ".bddgen" / "judge-check.json").exists()  # the candidates' check record is untouched
     table = CliRunner().invoke(cli, ["judge", "check", "--labelled", "labels.jsonl"], catch_exceptions=False)
     assert "3 labelled answers from 2 sources" in table.output and "reference >8 words" in table.output

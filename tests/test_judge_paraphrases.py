@@ -18,6 +18,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import Reply, ScriptedLM
 from bddgen.results import Verdict
 from bddgen.evaluation.judge import Judge
+from bddgen.evaluation.scripted import scripted_judge
 from bddgen.evaluation.reference_match import DEFAULT_TOLERANCES
 from bddgen.specs import CANNOT_ANSWER, ExactExpectation, QueryType, Turn
 
@@ -130,7 +131,7 @@ def test_an_unusable_reply_is_counted_never_kept() -> None:
 def test_kept_paraphrases_are_a_right_kind_of_the_figures_and_the_record_counts_the_dropped() -> None:
     writer, _ = _writer({"paraphrases": ["The 1995 cup run's coach was Varley.", "Piet Varley coached the team during the 1996 cup run."]})
     kept, record = writer.candidates([COACH])
-    fails_paraphrases = Judge(lambda: LanguageModel(ScriptedLM(default={"feedback": "misses a detail", "score": 4, "error_category": "none"})))
+    fails_paraphrases = Judge(lambda: LanguageModel(scripted_judge(lambda response, expected: False, failing_score=4)))
     check = summarise(grade(fails_paraphrases, kept), turns=1, judge_model="scripted", seed=0, paraphrases=record)
     paraphrase = check.per_kind["paraphrase"]
     assert (paraphrase.candidates, paraphrase.right, paraphrase.false_fail_rate, paraphrase.by_model) == (1, 1, 1.0, 1)

@@ -26,16 +26,11 @@ REPO = Path(__file__).resolve().parents[1]
 STEPS = "from bddgen.run.behave_steps import *  # noqa: F401,F403\n"
 ENVIRONMENT = "from bddgen.run.behave_environment import *  # noqa: F401,F403\n"
 JUDGE_HOOK = '''
-from bddgen.lm.scripted import ScriptedLM
-
-
-def grade(request):
-    response = request.messages[-1].content.split("## Response")[1].split("## Reference Answer")[0]
-    return {"feedback": "scripted grade", "score": 5 if "Lisbon" in response else 2, "error_category": "none"}
+from bddgen.evaluation.scripted import scripted_judge
 
 
 def backend():
-    return ScriptedLM(by_task={"judge-turn": grade, "judge-conversation": {"feedback": "meets the spec", "score": 5}})
+    return scripted_judge(lambda response, expected: "Lisbon" in response)
 
 
 def forbidden():
@@ -156,7 +151,7 @@ def test_plain_behave_runs_the_features_and_records_every_turn(tmp_path: Path) -
     # the spec check, not judged, is put down to whoever failed the first turn without a verdict
     assert errors == {1: ("transport", "harness"), 2: ("unusable reply", "assistant"), 3: ("timeout", "harness"), 0: ("transport", "harness")}
     failing = [r for r in _records(run_dir) if r["conversation_id"] == "failing"]
-    assert (failing[0]["score"], failing[1]["checks"]) == (2, ["exact"])
+    assert failing[0]["checks"][-1] == "claims" and failing[1]["checks"] == ["exact"]  # the default method asked the model
     metadata = json.loads((run_dir / "run.json").read_text())
     assert (metadata["assistant"], metadata["assistant_kind"], metadata["judge_model"]) == ("scripted", "fake", "judge_hook:backend")
     assert metadata["finished"]

@@ -1,4 +1,5 @@
-"""The run judge: deterministic checks decide first, then a scripted model grades (PASS only at 5)."""
+"""The run judge: deterministic checks decide first, then a scripted model grades by the rubric method (PASS only at 5);
+the claims method's grading is tested in test_judge_claims.py."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def _no_model() -> LanguageModel:
 
 def _judge(grade: dict | str) -> tuple[Judge, ScriptedLM]:
     backend = ScriptedLM(by_task={"judge-turn": [grade], "judge-conversation": [grade]})
-    return Judge(lambda: LanguageModel(backend, max_retries=0)), backend
+    return Judge(lambda: LanguageModel(backend, max_retries=0), method="rubric"), backend
 
 
 def test_exact_value_decides_without_a_model() -> None:
@@ -186,14 +187,14 @@ def test_tool_categories_only_for_an_assistant_with_tools() -> None:
     grade = {"feedback": "Used the wrong tool.", "score": 2, "error_category": "wrong tool or order"}
     long_reference = Turn(question="What does the fee cover?", answer="The fee covers a change of date and a change of route.",
                           query_type=QueryType.SINGLE_DOC)
-    without = Judge(lambda: LanguageModel(ScriptedLM(by_task={"judge-turn": [grade] * 3}), max_retries=0))
+    without = Judge(lambda: LanguageModel(ScriptedLM(by_task={"judge-turn": [grade] * 3}), max_retries=0), method="rubric")
     assert without.judge_turn(long_reference, "It covers seats.", []).error_category == ""  # dropped: the assistant has no tools
     backend = ScriptedLM(by_task={"judge-turn": [grade]})
-    with_tools = Judge(lambda: LanguageModel(backend, max_retries=0), tools=True)
+    with_tools = Judge(lambda: LanguageModel(backend, max_retries=0), tools=True, method="rubric")
     assert with_tools.judge_turn(long_reference, "It covers seats.", []).error_category == "wrong tool or order"
     assert "wrong tool or order (it used" in backend.requests[0].messages[0].content
     no_tools = ScriptedLM(by_task={"judge-turn": [{"feedback": "Wrong.", "score": 2, "error_category": "retrieval"}]})
-    Judge(lambda: LanguageModel(no_tools, max_retries=0)).judge_turn(long_reference, "It covers seats.", [])
+    Judge(lambda: LanguageModel(no_tools, max_retries=0), method="rubric").judge_turn(long_reference, "It covers seats.", [])
     assert "wrong tool or order (it used" not in no_tools.requests[0].messages[0].content
 
 
@@ -246,7 +247,7 @@ def test_true_detail_from_the_cited_document_is_no_added_claim(tmp_path: Path) -
     assert (grounded.verdict, grounded.checks) == (Verdict.PASS, ("abstention", "quotes-reference"))
     # a number the cited document does not state is still a claim for the model to grade
     judge, backend = _judge({"feedback": "Invents a number.", "score": 2, "error_category": "retrieval"})
-    invented = Judge(judge._lm_provider, cited=CitedPassages(lambda: load_corpus(corpus).documents)).judge_turn(turn, detailed.replace("20 goals", "12 goals"), [])
+    invented = Judge(judge._lm_provider, cited=CitedPassages(lambda: load_corpus(corpus).documents), method="rubric").judge_turn(turn, detailed.replace("20 goals", "12 goals"), [])
     assert invented.verdict == Verdict.FAIL and len(backend.requests) == 1
     # without the cited passages, the same true detail goes to the model
     judge, backend = _judge({"feedback": "Adds claims.", "score": 3, "error_category": "retrieval"})

@@ -19,9 +19,9 @@ from bddgen.specs import QueryType, Turn
 
 
 def _judge(settings: Settings) -> tuple[Judge, ScriptedLM]:
-    """A judge with the settings' tolerances, and its model (which grades 2: a turn the model grades fails)."""
+    """A judge with the settings' tolerances, and its model (which grades 2 by the rubric: a turn the model grades fails)."""
     backend = ScriptedLM(default={"feedback": "graded by the model", "score": 2, "error_category": "none"})
-    return Judge(lambda: LanguageModel(backend), tolerances=Tolerances.of(settings.run)), backend
+    return Judge(lambda: LanguageModel(backend), tolerances=Tolerances.of(settings.run), method="rubric"), backend
 
 
 def _turn(answer: str, query_type: QueryType = QueryType.SINGLE_DOC) -> Turn:

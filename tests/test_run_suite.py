@@ -17,6 +17,7 @@ from bddgen.project import Project
 from bddgen.results import TurnResult, Verdict
 from bddgen.evaluation.assistant import AssistantCallError, AssistantReply
 from bddgen.evaluation.judge import Judge
+from bddgen.evaluation.scripted import scripted_judge
 from bddgen.evaluation.session import ConversationPlan, ConversationSession
 from bddgen.evaluation.store import ConversationKey, RunStore
 from bddgen.run.suite import RunOptions, SuiteRun
@@ -58,7 +59,7 @@ class ScriptedAssistant:
 
 def _judge(score: int = 5) -> tuple[Judge, ScriptedLM]:
     backend = ScriptedLM(default={"feedback": "graded", "score": score, "error_category": "none"})
-    return Judge(lambda: LanguageModel(backend)), backend
+    return Judge(lambda: LanguageModel(backend), method="rubric"), backend  # a graded turn keeps its score
 
 
 def _record(turn: int, conversation_id: str = "c1") -> TurnResult:
@@ -131,7 +132,7 @@ def _project(tmp_path: Path) -> Project:
 
 def _models(project: Project, assistant: ScriptedAssistant) -> Models:
     """The run's models: `assistant` under test, judged by a model that passes every answer."""
-    judge = LanguageModel(ScriptedLM(default={"feedback": "ok", "score": 5}))
+    judge = LanguageModel(scripted_judge())
     return Models(project, ModelBuilders(language_model=lambda project, settings: judge, assistant=lambda models, name: assistant))
 
 

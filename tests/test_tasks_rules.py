@@ -15,7 +15,7 @@ from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.models import Corpus
-from bddgen.implement.scripted import section
+from bddgen.lm.scripted import section
 from bddgen.tasks.candidates import Call, Evaluated, Scratch, evaluate
 from bddgen.tasks.evidence import PolicyIndex, choose_evidence
 from bddgen.reference.airline.world import AIRLINE_WORLD

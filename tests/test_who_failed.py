@@ -252,6 +252,6 @@ def test_a_simulated_user_whose_model_gives_no_message_and_a_judge_that_gives_no
     assert (outcome.verdict, outcome.failed_by, outcome.error_category) == (Verdict.ERROR, "simulated user", "simulator error")
     assert outcome.feedback.startswith("the simulated user's model gave no usable message")
     turn = Turn(question="What is the capital of France?", answer="Paris, a city on the Seine, is the capital.", query_type=QueryType.SINGLE_DOC)
-    judged = _session(Conversation(id="c", title="capital", turns=[turn]), {}, {"judge-turn": lambda request: "no verdict"})
+    judged = _session(Conversation(id="c", title="capital", turns=[turn]), {}, {task: lambda request: "no verdict" for task in ("judge-turn", "judge-claim", "judge-contradiction")})
     result = judged.turn(1)
     assert (result.verdict, result.failed_by, result.error_category) == (Verdict.ERROR, "judge", "judge")

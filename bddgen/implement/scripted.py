@@ -12,17 +12,12 @@ from bddgen.implement.unanswerable import ATTRIBUTES
 from bddgen.normalise import STOPWORDS, normalise
 from bddgen.implement.tasks import FIGURES, QUESTION_CHARS
 from bddgen.lm.base import LMRequest
+from bddgen.lm.scripted import section
 from bddgen.ner.base import CAPITALISED_RUN
 from bddgen.text import stems, words
 from bddgen.specs import CANNOT_ANSWER
 
 Reply = Callable[[LMRequest], dict[str, Any]]
-
-
-def section(request: LMRequest, name: str) -> str:
-    """The text under `## <name>` in the request's user message ('' when absent)."""
-    match = re.search(rf"^## {name}\n(.*?)(?=^## |\Z)", request.messages[-1].content, re.S | re.M)
-    return match.group(1).strip() if match else ""
 
 
 def write_turn(request: LMRequest) -> dict[str, Any]:

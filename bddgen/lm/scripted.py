@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -16,6 +17,12 @@ Reply = Union[str, dict, list, Callable[[LMRequest], Union[str, dict, list]]]
 def _as_text(reply: Reply, request: LMRequest) -> str:
     value = reply(request) if callable(reply) else reply
     return value if isinstance(value, str) else json.dumps(value)
+
+
+def section(request: LMRequest, name: str) -> str:
+    """The text under `## <name>` in the request's user message ('' when absent)."""
+    match = re.search(rf"^## {name}\n(.*?)(?=^## |\Z)", request.messages[-1].content, re.S | re.M)
+    return match.group(1).strip() if match else ""
 
 
 @dataclass

@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any, Callable
 
-from bddgen.implement.scripted import section
+from bddgen.lm.scripted import section
 from bddgen.lm.base import LMRequest
 from bddgen.lm.scripted import ScriptedLM
 from bddgen.text import stems
