@@ -253,6 +253,30 @@ def test_an_answer_sharing_nothing_with_a_claim_beyond_the_question_does_not_say
     assert backend.tasks_seen()[0] == "judge-claim"
 
 
+def test_an_answer_naming_other_things_than_the_claim_names_does_not_say_it_whatever_the_model_replies() -> None:
+    """The 1.5B said yes to "she's an American actress" for "a British actress", and to a film list without the one film
+    the reference names (#44, labelled answers)."""
+    biel = Turn(question="Hi. Do you know who Jessica Biel is?", answer="Yes, she's an American actress, model, producer, and singer.",
+                query_type=QueryType.FILLER)
+    judge, backend = _claims_judge(claim=YES)
+    assert judge.judge_turn(biel, "Jessica Biel is a British actress of stage and screen.", []).verdict == Verdict.FAIL
+    assert "judge-claim" not in backend.tasks_seen()
+    films = Turn(question="Can you list the LGBT-related films of 1994?", answer="It has all the LGBT-related films of 1994 including Bar Girls and so on",
+                 query_type=QueryType.FILLER)
+    judge, backend = _claims_judge(claim=YES)
+    other = "The LGBT-related films of 1994 include 'The Matrix' and 'The Shawshank Redemption' (1994)."
+    assert judge.judge_turn(films, other, []).verdict == Verdict.FAIL  # the question's 1994 names none of the claim's films
+    judge, backend = _claims_judge(claim=YES)  # one of its names, or an abbreviation of one, leaves it to the model
+    assert judge.judge_turn(biel, "She is an actress from the American South.", []).verdict == Verdict.PASS
+    west = Turn(question="What can you tell me about the West?", answer="It is the region of the westernmost states of the United States.",
+                query_type=QueryType.FILLER)
+    assert judge.judge_turn(west, "The westernmost states of the U.S., from the Rockies to the Pacific.", []).verdict == Verdict.PASS
+    basin = Turn(question="What geographic feature does Los Angeles lie in?",
+                 answer="Adjacent to the Pacific Ocean, Los Angeles lies in a basin in Southern California.", query_type=QueryType.SINGLE_DOC)
+    judge, backend = _claims_judge(claim=YES)  # an answer naming nothing else is the model's to read
+    assert judge.judge_turn(basin, "a basin", []).verdict == Verdict.PASS and backend.tasks_seen()[0] == "judge-claim"
+
+
 def test_a_word_spelt_another_way_is_no_contradiction_a_different_name_is() -> None:
     turn = Turn(question="What are Dutch ovens made of?", answer="They are made of seasoned cast iron, cast aluminium or ceramic.",
                 query_type=QueryType.SINGLE_DOC)

@@ -15,7 +15,9 @@ from bddgen.lm.client import LanguageModel
 from bddgen.normalise import STOPWORDS, content_stems
 from bddgen.results import JUDGE_ERROR, Judgement, Verdict
 from bddgen.evaluation.quantities import states
-from bddgen.evaluation.reference_match import DEFAULT_TOLERANCES, INTERJECTIONS, Tolerances, part_of, reference_parts
+from bddgen.evaluation.reference_match import (
+    DEFAULT_TOLERANCES, INTERJECTIONS, Tolerances, names_in, part_of, reference_parts, words_of,
+)
 from bddgen.evaluation.tasks import JUDGE_CLAIM, JUDGE_CONTRADICTION
 from bddgen.specs import QueryType, Turn
 from bddgen.text import words
@@ -173,11 +175,34 @@ def _said(lm: LanguageModel, question: str, claim: Claim, answer: str, tolerance
     decided = said_by_code(claim, answer, tolerances)
     if decided is not None:
         return decided
-    if not touches(claim.text, answer, question):
+    if not touches(claim.text, answer, question) or not names_one_of(claim.text, answer, question):
         return False
     return lm.run(JUDGE_CLAIM, stage=STAGE, question=question, response=answer, claim=claim.text).says == "yes"
 
 
+
+
+def names_one_of(claim: str, answer: str, question: str) -> bool:
+    """Whether the answer names something the claim names beyond the question, when the claim names anything more and
+    the answer names other things instead: an answer that names none of them but names others ("Jessica Biel is a
+    British actress" for "she's an American actress"; a list of other films for "including Bar Girls") says something
+    else of the same subject, however alike the rest reads to a small model. An answer naming nothing new ("a basin"
+    for "Adjacent to the Pacific Ocean, Los Angeles lies in a basin") is left to the model."""
+    given = words_of(question)
+    claimed = [n for n in names_in(claim) if not all(w in given for w in n)]
+    if not claimed or any(states(answer, number) and not states(question, number) for number in part_of(claim).numbers):
+        return True
+    told = {*words_of(answer), *(w for n in names_in(answer) for w in n)}
+    told |= {_initials(n) for n in names_in(answer) if len(n) > 1}
+    if any(w in told for n in claimed for w in n if len(w) > 1) or any(_initials(n) in told for n in claimed if len(n) > 1):
+        return True
+    claim_words = words_of(claim) | {w for n in names_in(claim) for w in n}
+    return not [n for n in names_in(answer) if not all(w in given or w in claim_words for w in n)]
+
+
+def _initials(name: tuple[str, ...]) -> str:
+    """'u.s' for ('united', 'states'): how names_in writes the abbreviation "U.S."."""
+    return ".".join(w[0] for w in name)
 
 
 def touches(claim: str, answer: str, question: str) -> bool:
