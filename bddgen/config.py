@@ -277,7 +277,11 @@ class TurnCheckSettings(_Section):
     left_out: bool = Field(default=True, description="A text question keeps the names and numbers of its sentence's own clause, so that it has one answer.")
     unstated_names: bool = Field(default=True, description="The question names nothing its evidence (row and table, or sentence and document) does not.")
     governor: bool = Field(default=True, description="A text question asks for the fact, not the noun it completes ('the venue', not 'the final' of 'the final at the venue').")
-    answer_kind: bool = Field(default=True, description="A 'where' or 'who' question is not answered by a bare number.")
+    answer_kind: bool = Field(
+        default=True,
+        description="A 'where' or 'who' question is not answered by a bare number, nor a 'how many days' question by a number "
+        "its evidence gives in another unit ('24' of 'within 24 hours').",
+    )
     names: bool = Field(
         default=True,
         description="The question names every value that picks its row, or what its sentence is about; a follow-up refers back instead of naming.",

@@ -969,6 +969,14 @@ def test_a_where_or_who_question_answered_by_a_bare_number_is_rewritten() -> Non
     assert answer_kind_problems("Who was the top scorer?", "19")
     assert not answer_kind_problems("When did that person coach the club?", "1995")
     assert not answer_kind_problems("Where was the final played?", "Crownfield Stadium")
+    # a number of other units than the question asks for (seen on the airline policy: "24" of "within 24 hours")
+    rule = "Bookings can be cancelled free of charge within 24 hours of purchase if the flight departs at least 7 days later."
+    assert answer_kind_problems("How many days after purchase can a booking be cancelled for free?", "24", rule)
+    assert not answer_kind_problems("How many hours after purchase can a booking be cancelled for free?", "24", rule)
+    assert not answer_kind_problems("How many days later must the flight depart?", "7", rule)
+    assert answer_kind_problems("How many minutes is the walk?", "20 hours")
+    assert not answer_kind_problems("How many goals did he score?", "19", "He scored 19 goals in 124 matches.")
+    assert not answer_kind_problems("How many days did it take?", "4", "It took 124 hours over 4 days.")
 
 
 def test_a_question_on_an_encyclopedic_text_must_name_its_subject_not_only_say_the_club() -> None:

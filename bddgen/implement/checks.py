@@ -7,6 +7,7 @@ import re
 from typing import Sequence
 
 from bddgen.config import TurnCheckSettings, default_of
+from bddgen.evaluation.quantities import UNITS
 from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_facts
 from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_stems, content_words, normalise
 from bddgen.features.wellformed import text_problems
@@ -242,11 +243,25 @@ def copies_sentence(reply: str, sentence: str, question: str, answer: str, share
 _ASKS_FOR_A_NAME = re.compile(r"^\W*(?:where|who|whom)\b", re.IGNORECASE)
 
 
-def answer_kind_problems(question: str, answer: str) -> list[str]:
+_HOW_MANY = re.compile(r"\bhow\s+(?:many|much)\s+([a-z]+)", re.IGNORECASE)
+
+
+def answer_kind_problems(question: str, answer: str, sentence: str = "") -> list[str]:
     """A "where" or "who" question answered by a bare number or year ("Where did he coach the club?" -> "1995")
-    asks for something its answer is not."""
-    if _ASKS_FOR_A_NAME.match(question) and answer.strip() and not any(ch.isalpha() for ch in answer):
-        return [f'the question asks "{question.split()[0].strip()}", but its answer is "{answer.strip()}"; ask for "{answer.strip()}"']
+    asks for something its answer is not; so does a "how many days" question whose number the sentence (or the
+    answer) gives in another unit ("within 24 hours of purchase": 24 is no number of days)."""
+    span = answer.strip()
+    if _ASKS_FOR_A_NAME.match(question) and span and not any(ch.isalpha() for ch in span):
+        return [f'the question asks "{question.split()[0].strip()}", but its answer is "{span}"; ask for "{span}"']
+    asked = _HOW_MANY.search(question)
+    unit = UNITS.get(asked.group(1).lower()) if asked else None
+    if unit is None or not span:
+        return []
+    for text, number in ((span, r"[\d.,]+"), (sentence, r"(?<![\d.,])" + re.escape(span))):
+        given = re.search(number + r"\s*([a-z%]+)", text, re.IGNORECASE)
+        said = UNITS.get(given.group(1).lower()) if given else None
+        if said is not None and said != unit:
+            return [f'the question asks how many {asked.group(1)}, but the evidence says "{given.group(0)}"; ask in its unit']
     return []
 
 

@@ -113,7 +113,7 @@ class SentenceKind(EvidenceKind[SentenceEvidence]):
             "left_out": left_out_problems(question, clause_question, evidence.text, span, recognizer),
             "unstated_names": unstated_names(question, f"{evidence.text}; {title}; {described}; {self.context.system_name}"),
             "governor": self._governor_problems(question, evidence.text, span),
-            "answer_kind": answer_kind_problems(question, span),
+            "answer_kind": answer_kind_problems(question, span, evidence.text),
         })
         # the reference answer is the fact code chose, in the LM's words only when they state it and nothing the sentence lacks
         _, grounding = grounding_problems(answer, evidence.text, recognizer)
