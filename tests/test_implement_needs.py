@@ -350,6 +350,21 @@ def test_a_question_that_still_names_nothing_the_spec_names_is_not_planned(corpu
     assert reading.needs[0].planned  # one capitalised word may be any noun of a sentence ("Pets"): no reason to refuse
 
 
+def test_a_question_that_names_nothing_is_asked_of_the_one_thing_the_spec_names_when_its_plan_is_about_it(
+    corpus: Corpus, index: MemoryIndex
+) -> None:
+    """"What is the company name of the car rental offer?" for a spec about offer CR004: asked of CR004 and planned on it."""
+    spec = Spec.create("Salt Lines", ["a listener looks at the record Salt Lines"], ["the listener asks how long the record is"], ["minutes"])
+    unnamed = "How many minutes long is the record?"
+    reading, _ = _read_twice(corpus, index, spec, unnamed, unnamed, ("Salt Lines",))
+    assert reading.needs[0].planned, reading.needs[0].why_not
+    assert reading.needs[0].question == "For Salt Lines, how many minutes long is the record?"
+    assert reading.evidence[0].answer == "41" and reading.evidence[0].question == reading.needs[0].question
+    # a plan that is not about the named thing does not keep the name: the question is planned as it was read
+    reading, _ = _read_twice(corpus, index, spec, unnamed, unnamed, ("Report 07",))
+    assert reading.needs[0].question == unnamed and not reading.needs[0].planned
+
+
 def test_a_question_that_names_nothing_but_is_answered_in_the_named_document_is_planned(corpus: Corpus, index: MemoryIndex) -> None:
     """A report's line item asked without the report ("What was Touring revenue in 2019?") is answered in "Report 07 table: …",
     which the spec names: it is about it."""

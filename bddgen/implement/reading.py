@@ -130,7 +130,7 @@ class NeedEvidence(BaseModel):
     kind: Literal["need"] = "need"
     need: int = Field(ge=0, description="The need's place in the spec's reading.")
     need_kind: NeedKind
-    question: str = Field(description="The question as the reading wrote it.")
+    question: str = Field(description="The question as the reading wrote it (asked of the one thing the spec names, 'For CR004, …', when it named none).")
     answer: str = Field(description="The reference answer code made.")
     value: str = Field(default="", description="A table plan's exact value ('' for a list or a sentence).")
     plan: QueryPlan | None = None
@@ -213,7 +213,11 @@ class Planner:
             if need.kind == "refusal":
                 evidence, why = self._refusal(len(reading.needs) - 1, need, spec)
             else:
-                evidence, why = self.plan(len(reading.needs) - 1, need, pages)
+                evidence, why = self._named_plan(len(reading.needs) - 1, need, names, pages)
+                if evidence is not None:
+                    need.question = evidence.question
+                else:
+                    evidence, why = self.plan(len(reading.needs) - 1, need, pages)
                 if evidence is not None and (why := _answered_already(evidence, reading.evidence) or self._elsewhere(evidence, need, names)):
                     evidence = None
             need.planned, need.why_not = evidence is not None, why
@@ -234,6 +238,29 @@ class Planner:
             return ""
         return (f"it names none of {', '.join(repr(n) for n in names)}, which the spec is about, and its answer is in no "
                 "document about them (name what it asks about in the spec's When line)")
+
+    def _named_plan(self, index: int, need: SpecNeed, names: Sequence[str], pages: Sequence[str]) -> tuple[NeedEvidence | None, str]:
+        """A question that names nothing the spec names, when the spec names one thing that says which ("CR004"), asked
+        of that thing ("For CR004, what is the company name of the car rental offer?") and planned so: kept when its plan
+        is about it (a condition on it, or a sentence or document naming it); (None, '') otherwise, and the question is
+        planned as it was read."""
+        telling = [n for n in dict.fromkeys(names) if _telling_name(n)]
+        if len(telling) != 1 or any(mentions(need.question, n) for n in names):
+            return None, ""
+        name, question = telling[0], need.question.strip()
+        first, _, rest = question.partition(" ")
+        asked = f"For {name}, {first.lower() if first.lower() in _QUESTION_WORDS else first} {rest}"
+        evidence, why = self.plan(index, need.model_copy(update={"question": asked}), pages)
+        if evidence is None or not self._about(evidence, name):
+            return None, ""
+        return evidence, why
+
+    def _about(self, evidence: NeedEvidence, name: str) -> bool:
+        """Whether a need's evidence is about `name`: a condition of its plan, its sentence or its document's title says it."""
+        if evidence.plan is not None:
+            return any(mentions(str(c.value), name) or mentions(name, str(c.value)) for c in evidence.plan.where)
+        document = self.documents.get(evidence.document) if evidence.document else None
+        return mentions(evidence.text, name) or (document is not None and mentions(document.title, name))
 
     def _refusal(self, index: int, need: SpecNeed, spec: Spec) -> tuple[NeedEvidence | None, str]:
         """A request the spec says the assistant declines: its reference is the refusal when an off-limits line of the
@@ -435,6 +462,9 @@ class Planner:
             return True, answer
         facts = answer_facts(evidence.answer, self.recognizer)
         return bool(facts) and not missing_facts(facts, sentence), answer
+
+
+_QUESTION_WORDS = frozenset("what which who whom whose when where why how is are was were does do did can could may should will would has have had".split())
 
 
 def _telling_name(name: str) -> bool:
