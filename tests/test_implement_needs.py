@@ -350,6 +350,26 @@ def test_a_question_that_still_names_nothing_the_spec_names_is_not_planned(corpu
     assert reading.needs[0].planned  # one capitalised word may be any noun of a sentence ("Pets"): no reason to refuse
 
 
+def test_a_text_need_is_picked_in_the_one_passage_whose_title_says_what_it_asks_about(corpus: Corpus, index: MemoryIndex) -> None:
+    """A small model shown several long policies pointed at a sentence of another ("the pet policy's limits" read in the
+    special assistance policy): the pick sees the passage titled by what the question asks; the round trip sees all."""
+    seen: list[str] = []
+
+    def pick(request: LMRequest) -> dict[str, Any]:
+        seen.append(section(request, "Passages"))
+        return faithful_replies()["pick_passage"](request)
+
+    lm = LanguageModel(ScriptedLM(by_task={**faithful_replies(), "pick_passage": pick}), max_retries=0)
+    planner = Planner(lm, corpus.by_id(), index, RegexRecognizer(), SYSTEM)
+    passages = planner.passages_for("When was the Ferrow label founded?")
+    assert {p.id for p in passages} >= {HISTORY.id, OTHER.id}
+    evidence, why = planner.plan(0, SpecNeed(question="When was the Ferrow label founded?", kind="lookup"))
+    assert evidence is not None and evidence.document == HISTORY.id, why
+    assert "[1] Ferrow" in seen[0] and "Blue Tarn" not in seen[0]  # only the titled passage was shown
+    assert set(evidence.passages) >= {HISTORY.id, OTHER.id}  # the round trip reads every one
+    assert planner.titled("What was started in a harbour warehouse?", passages) == []  # no title says it: all are shown
+
+
 def test_a_question_that_names_nothing_is_asked_of_the_one_thing_the_spec_names_when_its_plan_is_about_it(
     corpus: Corpus, index: MemoryIndex
 ) -> None:
