@@ -221,6 +221,38 @@ def test_dropped_conversations_are_recorded_and_not_tried_again(tmp_path: Path, 
     assert frozenset(read_feature(path).conversations[0].chain) not in tried
 
 
+def test_a_run_interrupted_after_a_dropped_chain_tries_only_the_chains_it_had_left(tmp_path: Path, corpora) -> None:
+    """An uninterrupted run of n=1 tries 2 chains; one interrupted after dropping the first, then continued, tries 1 more,
+    not 2 (it once tried 3, and its record differed from the uninterrupted run's)."""
+    corpus, index, name = _first_corpus(corpora)
+    replies = {**faithful_replies(), "answer_from_documents": {"answer": "The documents do not say."}}  # every chain drops
+    (tmp_path / "whole").mkdir()
+    (tmp_path / "resumed").mkdir()
+    whole = _spec_file(tmp_path / "whole", name)
+    _implement(whole, corpus, index, LanguageModel(ScriptedLM(by_task=replies), max_retries=1), n=1)
+    expected = FeatureProvenance.model_validate_json(provenance_path(whole).read_text())
+    assert len(expected.rejected) == 2 and expected.run_began is None
+
+    path = _spec_file(tmp_path / "resumed", name)
+
+    def stop_after_a_drop(request: LMRequest) -> Any:
+        record = provenance_path(path)
+        if record.exists() and FeatureProvenance.model_validate_json(record.read_text()).rejected:
+            raise KeyboardInterrupt
+        return faithful_replies()["write_turn"](request)
+
+    with pytest.raises(KeyboardInterrupt):
+        _implement(path, corpus, index, LanguageModel(ScriptedLM(by_task={**replies, "write_turn": stop_after_a_drop}), max_retries=1), n=1)
+    interrupted = FeatureProvenance.model_validate_json(provenance_path(path).read_text())
+    assert len(interrupted.rejected) == 1 and not interrupted.finished and interrupted.run_began == [0, 0]
+    _implement(path, corpus, index, LanguageModel(ScriptedLM(by_task=replies), max_retries=1), n=1)
+    continued = FeatureProvenance.model_validate_json(provenance_path(path).read_text())
+    assert [r.chain for r in continued.rejected] == [r.chain for r in expected.rejected]
+    assert continued.finished and continued.run_began is None
+    rerun = _implement(path, corpus, index, scripted(corpus)[0], n=1)  # a new run after a finished one tries chains again
+    assert rerun.written == 1
+
+
 def test_a_conversation_keeps_the_specs_own_question_when_its_synthesis_cannot_be_kept(tmp_path: Path, corpora) -> None:
     """Spec first, a SYNTHESIS (or UNANSWERABLE) turn no check keeps is left out, not the conversation: the spec's own
     question is what it tests. Over a chain alone, the same failure drops the conversation."""

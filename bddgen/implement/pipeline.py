@@ -309,7 +309,7 @@ def _plan(
     used = {frozenset(c.chain) for c in doc.conversations if c.chain} | {frozenset(r.chain) for r in provenance.rejected}
     used |= review.rejected_chains() if review else set()
     chains = rank_chains(
-        search, needed * CHAINS_PER_CONVERSATION, exclude=used, relevance=sources.relevance, starts=starts,
+        search, _chains_left(provenance, doc, settings.n), exclude=used, relevance=sources.relevance, starts=starts,
         names=subject.about if subject is not None else None,
     )
     notes += [n for n in [shortfall_note(search, chains)] if n]
@@ -328,6 +328,17 @@ def _plan(
     # order conversations finish in; a run continued after an interruption gives the seeds of one that was not
     tried = len(provenance.rejected) + len(doc.conversations)
     return _SpecRun(path, doc, provenance, report, chains, context, settings.turns, needed, seed + tried)
+
+
+def _chains_left(provenance: FeatureProvenance, doc: FeatureDocument, n: int) -> int:
+    """Chains the run may try: CHAINS_PER_CONVERSATION per conversation it was started to write, less those it (or the
+    interrupted run it continues) has tried already, so a continued run tries the chains an uninterrupted one would."""
+    written = sum(c.task is None for c in doc.conversations)
+    if provenance.run_began is None:
+        provenance.run_began = [written, len(provenance.rejected)]
+    began_written, began_rejected = provenance.run_began
+    tried = written - began_written + len(provenance.rejected) - began_rejected
+    return max(0, (n - began_written) * CHAINS_PER_CONVERSATION - tried)
 
 
 def explain_feature(
@@ -485,6 +496,8 @@ def _owned(spec: _SpecRun, call: Callable[[], _Outcome]) -> Callable[[], tuple[_
 
 def _finish(sidecar: Path, provenance: FeatureProvenance, report: FeatureReport, *, failed: bool) -> None:
     provenance.finished = not failed
+    if provenance.finished:
+        provenance.run_began = None
     provenance.notes = list(report.notes)
     report.status = "unfinished" if failed else "implemented"
     write_provenance(sidecar, provenance)

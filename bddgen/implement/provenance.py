@@ -124,6 +124,11 @@ class FeatureProvenance(BaseModel):
     conversations: list[ConversationProvenance] = Field(default_factory=list)
     rejected: list[RejectedChain] = Field(default_factory=list)
     reading: SpecReading | None = Field(default=None, description="The spec read into its needs, with the plan of each (`[implement] spec_first`).")
+    run_began: list[int] | None = Field(
+        default=None, min_length=2, max_length=2,
+        description="The conversations and rejected chains the spec had when the run under way began; a run that continues it "
+        "tries only the chains that run had left. None when no run is under way.",
+    )
 
 
 def provenance_path(feature: Path) -> Path:
