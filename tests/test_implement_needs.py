@@ -25,7 +25,7 @@ from bddgen.lm.scripted import section
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.scripted import ScriptedLM
-from bddgen.models import Corpus, ForeignKey, PolicyDocument, SystemDescription, TableDocument, TextDocument
+from bddgen.models import Corpus, ForeignKey, SystemDescription, TableDocument, TextDocument
 from bddgen.ner.base import RegexRecognizer
 from bddgen.retrieval.memory import MemoryIndex
 from bddgen.specs import CANNOT_ANSWER, QueryType, Spec
@@ -348,30 +348,6 @@ def test_a_question_that_still_names_nothing_the_spec_names_is_not_planned(corpu
     assert "names none of 'Report 07'" in reading.needs[0].why_not
     reading, _ = _read_twice(corpus, index, spec, "How many records has the label released?", "How many records has Blue Tarn released?", ("Ferrow",))
     assert reading.needs[0].planned  # one capitalised word may be any noun of a sentence ("Pets"): no reason to refuse
-
-
-def test_a_text_need_is_picked_in_the_one_passage_whose_title_says_the_topic_it_asks_about() -> None:
-    """A small model shown several long policies pointed at a sentence of another ("the pet policy's limits" read in the
-    special assistance policy): the pick sees the passage titled by the topic the question asks; the round trip sees all."""
-    returns = PolicyDocument(id="policies/returns", title="Returning Records",
-                             passage="A record may be returned within 30 days of purchase. Returned records must be unplayed.")
-    corpus = Corpus(system=SYSTEM, documents=[LABEL, HISTORY, OTHER, returns])
-    seen: list[str] = []
-
-    def pick(request: LMRequest) -> dict[str, Any]:
-        seen.append(section(request, "Passages"))
-        return faithful_replies()["pick_passage"](request)
-
-    lm = LanguageModel(ScriptedLM(by_task={**faithful_replies(), "pick_passage": pick}), max_retries=0)
-    planner = Planner(lm, corpus.by_id(), MemoryIndex(HashingEmbedder(), corpus), RegexRecognizer(), SYSTEM)
-    question = "How many days do I have to return a record?"
-    passages = planner.passages_for(question)
-    assert len(passages) > 1 and planner.titled(question, passages) == [returns]
-    evidence, why = planner.plan(0, SpecNeed(question=question, kind="lookup"))
-    assert evidence is not None and evidence.document == returns.id and "30" in evidence.answer, why
-    assert "Returning Records" in seen[0] and "Blue Tarn" not in seen[0] and "Ferrow" not in seen[0]  # the titled one alone
-    assert set(evidence.passages) == {p.id for p in passages}  # the round trip reads every one
-    assert planner.titled("When was Ferrow founded?", planner.passages_for("When was Ferrow founded?")) == []  # a name says whose page
 
 
 def test_a_question_that_names_nothing_is_asked_of_the_one_thing_the_spec_names_when_its_plan_is_about_it(

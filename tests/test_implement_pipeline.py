@@ -91,7 +91,7 @@ def test_conversations_satisfy_every_constraint_and_keep_the_spec(tmp_path: Path
         kept = [t for t in record.turns if t.outcome == "kept"]
         assert record.model == "scripted" and len(kept) == len(conversation.turns)
         for turn, trace in zip(conversation.turns, kept):
-            assert (trace.prompt_hash or trace.worded_by == "code") and all(c.passed for c in trace.checks) and turn.question == trace.question
+            assert trace.prompt_hash and all(c.passed for c in trace.checks) and turn.question == trace.question
             proof = "unanswerable" if turn.query_type is QueryType.UNANSWERABLE else "roundtrip"
             assert any(c.name == proof and c.passed for c in trace.checks)
             table = known.get(turn.doc_ids[0]) if turn.doc_ids else None

@@ -28,7 +28,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.tasks import PromptTask, StrictReply
 from bddgen.models import DocKind, PolicyDocument, SystemDescription, TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
-from bddgen.normalise import content_stems, content_words
+from bddgen.normalise import content_words
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import CANNOT_ANSWER, Spec
 from bddgen.text import singular
@@ -428,23 +428,9 @@ class Planner:
             position = next((n for n, part in enumerate(parts) if bounded_answer(pick.answer, part, self.recognizer) != part), position)
         return document, position, pick.answer
 
-    def titled(self, question: str, passages: Sequence[TextDocument | PolicyDocument]) -> list[TextDocument | PolicyDocument]:
-        """The one passage whose title says the topic `question` asks about ("Travelling with Pets" for "What are the pet
-        policy's fees?"): a word of the title, as a stem, that the question writes in lower case. A name the title shares
-        ("Harbour City FC" of "Who coached Harbour City FC?") says whose page it is, not that the page says what is
-        asked. [] when no passage's title, or several, say the topic."""
-        said = question.split()
-        asked = content_stems(" ".join(w for i, w in enumerate(said) if i == 0 or not w[:1].isupper())) - content_stems(self.system.name)
-        named = [d for d in passages if content_stems(d.title) & asked]
-        return named if len(named) == 1 else []
-
     def _text(self, index: int, need: SpecNeed, pages: Sequence[str] = ()) -> tuple[NeedEvidence | None, str]:
-        """The sentence the LM points at for the need: in the one passage whose title says the topic the need asks about
-        (a small model shown several long policies points at a sentence of another), else (or when it answers nothing
-        there) in every passage retrieved. The round trip (`reread`) reads every retrieved passage again."""
         passages = self.passages_for(need.question, pages)
-        titled = self.titled(need.question, passages)
-        picked = (self.pick(need.question, titled) if titled else None) or self.pick(need.question, passages)
+        picked = self.pick(need.question, passages)
         if picked is None:
             return None, f"none of the {len(passages)} passages retrieved for it answers it"
         document, position, answer = picked
