@@ -363,6 +363,11 @@ def test_a_question_that_names_nothing_is_asked_of_the_one_thing_the_spec_names_
     # a plan that is not about the named thing does not keep the name: the question is planned as it was read
     reading, _ = _read_twice(corpus, index, spec, unnamed, unnamed, ("Report 07",))
     assert reading.needs[0].question == unnamed and not reading.needs[0].planned
+    # a name only the Then gives is the answer, not the thing asked about
+    answered = Spec.create("Salt Lines", ["a listener looks at the record Salt Lines"], ["the listener asks how long the record is"],
+                           ["the assistant says Copper Weather is shorter"])
+    reading, _ = _read_twice(corpus, index, answered, unnamed, unnamed, ("Salt Lines", "Copper Weather"))
+    assert reading.needs[0].question == "For Salt Lines, how many minutes long is the record?"
 
 
 def test_a_question_that_names_nothing_but_is_answered_in_the_named_document_is_planned(corpus: Corpus, index: MemoryIndex) -> None:

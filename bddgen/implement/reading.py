@@ -213,7 +213,7 @@ class Planner:
             if need.kind == "refusal":
                 evidence, why = self._refusal(len(reading.needs) - 1, need, spec)
             else:
-                evidence, why = self._named_plan(len(reading.needs) - 1, need, names, pages)
+                evidence, why = self._named_plan(len(reading.needs) - 1, need, names, spec, pages)
                 if evidence is not None:
                     need.question = evidence.question
                 else:
@@ -239,12 +239,13 @@ class Planner:
         return (f"it names none of {', '.join(repr(n) for n in names)}, which the spec is about, and its answer is in no "
                 "document about them (name what it asks about in the spec's When line)")
 
-    def _named_plan(self, index: int, need: SpecNeed, names: Sequence[str], pages: Sequence[str]) -> tuple[NeedEvidence | None, str]:
-        """A question that names nothing the spec names, when the spec names one thing that says which ("CR004"), asked
-        of that thing ("For CR004, what is the company name of the car rental offer?") and planned so: kept when its plan
-        is about it (a condition on it, or a sentence or document naming it); (None, '') otherwise, and the question is
-        planned as it was read."""
-        telling = [n for n in dict.fromkeys(names) if _telling_name(n)]
+    def _named_plan(self, index: int, need: SpecNeed, names: Sequence[str], spec: Spec, pages: Sequence[str]) -> tuple[NeedEvidence | None, str]:
+        """A question that names nothing the spec names, when the spec's Given and When name one thing that says which
+        ("CR004"; a name only its Then gives is the answer, never asked), asked of that thing ("For CR004, what is the
+        company name of the car rental offer?") and planned so: kept when its plan is about it (a condition on it, or a
+        sentence or document naming it); (None, '') otherwise, and the question is planned as it was read."""
+        case = " ".join([*spec.given, *spec.when])
+        telling = [n for n in dict.fromkeys(names) if _telling_name(n) and mentions(case, n)]
         if len(telling) != 1 or any(mentions(need.question, n) for n in names):
             return None, ""
         name, question = telling[0], need.question.strip()
