@@ -279,8 +279,8 @@ class TurnCheckSettings(_Section):
     governor: bool = Field(default=True, description="A text question asks for the fact, not the noun it completes ('the venue', not 'the final' of 'the final at the venue').")
     answer_kind: bool = Field(
         default=True,
-        description="A 'where' or 'who' question is not answered by a bare number, nor a 'how many days' question by a number "
-        "its evidence gives in another unit ('24' of 'within 24 hours').",
+        description="A 'where' or 'who' question is not answered by a bare number, a 'what are the fees' question by no amount, "
+        "nor a 'how many days' question by a number its evidence gives in another unit ('24' of 'within 24 hours').",
     )
     names: bool = Field(
         default=True,

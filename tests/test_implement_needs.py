@@ -350,6 +350,18 @@ def test_a_question_that_still_names_nothing_the_spec_names_is_not_planned(corpu
     assert reading.needs[0].planned  # one capitalised word may be any noun of a sentence ("Pets"): no reason to refuse
 
 
+def test_a_text_need_whose_sentence_answers_another_kind_of_question_is_not_planned(corpus: Corpus, index: MemoryIndex) -> None:
+    """The airline's "What are the pet policy's fees?" was planned on "Pet fees are refunded only if …": no amount."""
+    lm = LanguageModel(ScriptedLM(by_task={**faithful_replies(), "pick_passage": {
+        "passage": 1, "sentence": "It was founded by the singer Dana Vell in 1994 to publish the work of young folk musicians from the northern coast.",
+        "answer": "to publish the work of young folk musicians"}}), max_retries=0)
+    planner = Planner(lm, corpus.by_id(), index, RegexRecognizer(), SYSTEM)
+    evidence, why = planner.plan(0, SpecNeed(question="What are the fees of the Ferrow label?", kind="description"), pages=[HISTORY.id])
+    assert evidence is None and "states no amount" in why
+    evidence, why = planner.plan(0, SpecNeed(question="Why was the Ferrow label founded?", kind="description"), pages=[HISTORY.id])
+    assert evidence is not None, why
+
+
 def test_a_question_that_names_nothing_is_asked_of_the_one_thing_the_spec_names_when_its_plan_is_about_it(
     corpus: Corpus, index: MemoryIndex
 ) -> None:

@@ -977,6 +977,12 @@ def test_a_where_or_who_question_answered_by_a_bare_number_is_rewritten() -> Non
     assert answer_kind_problems("How many minutes is the walk?", "20 hours")
     assert not answer_kind_problems("How many goals did he score?", "19", "He scored 19 goals in 124 matches.")
     assert not answer_kind_problems("How many days did it take?", "4", "It took 124 hours over 4 days.")
+    # a fee asked, no amount answered (seen on the airline: "What are the pet policy's fees?" -> a sentence on refunds)
+    refunds = "Pet fees are refunded only if the airline cancels the flight; they are not refunded when the passenger cancels."
+    assert answer_kind_problems("What are the pet policy's fees?", refunds, refunds)
+    assert not answer_kind_problems("What are the pet policy's fees?", "55 EUR per pet per flight")
+    assert not answer_kind_problems("What does the change fee cost on a Flex ticket?", "It is free of charge")
+    assert not answer_kind_problems("What does the fee policy say about refunds?", refunds)
 
 
 def test_a_question_on_an_encyclopedic_text_must_name_its_subject_not_only_say_the_club() -> None:

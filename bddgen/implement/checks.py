@@ -244,15 +244,19 @@ _ASKS_FOR_A_NAME = re.compile(r"^\W*(?:where|who|whom)\b", re.IGNORECASE)
 
 
 _HOW_MANY = re.compile(r"\bhow\s+(?:many|much)\s+([a-z]+)", re.IGNORECASE)
+_ASKS_FOR_AN_AMOUNT = re.compile(r"^\W*(?:what|how much)\b.*\b(?:fees?|prices?|costs?|charges?)\b(?!\s+(?:policy|policies|rules?|conditions?))", re.IGNORECASE)
 
 
 def answer_kind_problems(question: str, answer: str, sentence: str = "") -> list[str]:
     """A "where" or "who" question answered by a bare number or year ("Where did he coach the club?" -> "1995")
-    asks for something its answer is not; so does a "how many days" question whose number the sentence (or the
-    answer) gives in another unit ("within 24 hours of purchase": 24 is no number of days)."""
+    asks for something its answer is not; so does a "what are the fees" question answered without an amount ("Pet
+    fees are refunded only if …"), and a "how many days" question whose number the sentence (or the answer) gives in
+    another unit ("within 24 hours of purchase": 24 is no number of days)."""
     span = answer.strip()
     if _ASKS_FOR_A_NAME.match(question) and span and not any(ch.isalpha() for ch in span):
         return [f'the question asks "{question.split()[0].strip()}", but its answer is "{span}"; ask for "{span}"']
+    if _ASKS_FOR_AN_AMOUNT.search(question) and span and not any(ch.isdigit() for ch in span) and "free" not in span.lower():
+        return [f'the question asks what a fee or price is, but its answer "{span[:80]}" states no amount; ask what the answer says']
     asked = _HOW_MANY.search(question)
     unit = UNITS.get(asked.group(1).lower()) if asked else None
     if unit is None or not span:

@@ -17,6 +17,7 @@ from typing import Literal, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from bddgen.errors import LMOutputError
+from bddgen.implement.checks import answer_kind_problems
 from bddgen.implement.context import sentences
 from bddgen.implement.declined import declined_rule
 from bddgen.implement.grounding import answer_facts, mentions, missing_facts
@@ -441,6 +442,8 @@ class Planner:
             return None, f"the sentence the LM points at ({document.id}) says nothing the question does not"
         if content_words(reference) <= content_words(self.system.name):  # the assistant's own name is in every one of its policies
             return None, f"the answer the LM gives is the assistant's own name ({reference}), which its documents say everywhere"
+        if kind := answer_kind_problems(need.question, reference, sentence):  # "the pet policy's fees" -> a sentence on refunds
+            return None, f"the sentence the LM points at ({document.id}) does not answer it: {kind[0]}"
         if unsaid := [y for y in condition_years(need.question, need.about) if y not in f"{document.title} {sentence}"]:
             return None, f"the sentence the LM points at ({document.id}) is not about {', '.join(unsaid)}, which the question asks about"
         return NeedEvidence(
