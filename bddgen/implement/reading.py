@@ -201,6 +201,8 @@ class Planner:
         draft = self.lm.run(READ_SPEC, stage=STAGE, **inputs)
         problems = [f'- "{n.question}" names none of {", ".join(repr(m) for m in names)}: name what it asks about'
                     for n in draft.needs if names and not any(mentions(n.question, name) for name in names)]
+        if draft.needs and (pronoun := _leaning_pronoun(draft.needs[0].question)):  # the conversation's first question
+            problems.append(f'- "{draft.needs[0].question}" opens the conversation, so nothing before it says what "{pronoun}" is: name it')
         years = condition_years(" ".join([*spec.given, *spec.when]), names)
         if years and not any(y in n.question for n in draft.needs for y in years):
             problems.append(f"- no question says the years the spec gives ({', '.join(years)}): ask about them")
@@ -466,6 +468,18 @@ class Planner:
             return True, answer
         facts = answer_facts(evidence.answer, self.recognizer)
         return bool(facts) and not missing_facts(facts, sentence), answer
+
+
+_PRONOUNS = frozenset("it its they them their he him his she her".split())
+
+
+def _leaning_pronoun(question: str) -> str:
+    """A pronoun of `question` that stands for something it does not name ("Who gives it?"), when it names nothing (no
+    capitalised word after its first, no number): asked first, nothing tells what it is. '' otherwise."""
+    said = question.split()
+    if any(w[:1].isupper() or any(c.isdigit() for c in w) for w in said[1:]):
+        return ""
+    return next((w for w in (x.strip("?,.!;:").lower() for x in said) if w in _PRONOUNS), "")
 
 
 _QUESTION_WORDS = frozenset("what which who whom whose when where why how is are was were does do did can could may should will would has have had".split())
