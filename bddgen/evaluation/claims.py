@@ -180,24 +180,22 @@ def _said(lm: LanguageModel, question: str, claim: Claim, answer: str, tolerance
     return lm.run(JUDGE_CLAIM, stage=STAGE, question=question, response=answer, claim=claim.text).says == "yes"
 
 
-
-
 def names_one_of(claim: str, answer: str, question: str) -> bool:
     """Whether the answer names something the claim names beyond the question, when the claim names anything more and
     the answer names other things instead: an answer that names none of them but names others ("Jessica Biel is a
     British actress" for "she's an American actress"; a list of other films for "including Bar Girls") says something
     else of the same subject, however alike the rest reads to a small model. An answer naming nothing new ("a basin"
     for "Adjacent to the Pacific Ocean, Los Angeles lies in a basin") is left to the model."""
-    given = words_of(question)
-    claimed = [n for n in names_in(claim) if not all(w in given for w in n)]
-    if not claimed or any(states(answer, number) and not states(question, number) for number in part_of(claim).numbers):
+    given, part = words_of(question), part_of(claim)
+    claimed = part.new_names(given)
+    if not claimed or any(states(answer, number) and not states(question, number) for number in part.numbers):
         return True
-    told = {*words_of(answer), *(w for n in names_in(answer) for w in n)}
-    told |= {_initials(n) for n in names_in(answer) if len(n) > 1}
+    answer_names = names_in(answer)
+    told = {*words_of(answer), *(w for n in answer_names for w in n), *(_initials(n) for n in answer_names if len(n) > 1)}
     if any(w in told for n in claimed for w in n if len(w) > 1) or any(_initials(n) in told for n in claimed if len(n) > 1):
         return True
-    claim_words = words_of(claim) | {w for n in names_in(claim) for w in n}
-    return not [n for n in names_in(answer) if not all(w in given or w in claim_words for w in n)]
+    claim_words = words_of(claim) | {w for n in part.names for w in n}
+    return not [n for n in answer_names if not all(w in given or w in claim_words for w in n)]
 
 
 def _initials(name: tuple[str, ...]) -> str:

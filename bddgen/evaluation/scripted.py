@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from bddgen.evaluation.tasks import JUDGE_CLAIM, JUDGE_CONTRADICTION
+from bddgen.evaluation.tasks import JUDGE_CLAIM, JUDGE_CONTRADICTION, JUDGE_CONVERSATION, JUDGE_TURN
 from bddgen.lm.base import LMRequest
 from bddgen.lm.scripted import ScriptedLM, section
 
@@ -33,10 +33,10 @@ def judge_replies(right: Right = _always, *, failing_score: int = 2, conversatio
         return {"quote": response if said else "", "says": "yes" if said else "no"}
 
     return {
-        "judge-turn": grade,
+        JUDGE_TURN.name: grade,
         JUDGE_CLAIM.name: claim,
         JUDGE_CONTRADICTION.name: {"contradiction": "", "contradicts": "no"},
-        "judge-conversation": {"feedback": "meets the spec", "score": conversation_score},
+        JUDGE_CONVERSATION.name: {"feedback": "meets the spec", "score": conversation_score},
     }
 
 

@@ -248,6 +248,8 @@ def _plan(
     needed = settings.n - sum(c.task is None for c in doc.conversations)  # a task scenario is no conversation of the spec
     length = min(settings.chain_length, chain_length_for_turns(settings.turns))
     provenance.finished, provenance.requested, provenance.chain_length = False, settings.n, length
+    if provenance.run_began is None:  # a new run; one continuing an interrupted run keeps what that run began with
+        provenance.run_began = [settings.n - needed, len(provenance.rejected)]
     notes = report.notes
     if length < settings.chain_length:
         notes.append(
@@ -309,7 +311,7 @@ def _plan(
     used = {frozenset(c.chain) for c in doc.conversations if c.chain} | {frozenset(r.chain) for r in provenance.rejected}
     used |= review.rejected_chains() if review else set()
     chains = rank_chains(
-        search, _chains_left(provenance, doc, settings.n), exclude=used, relevance=sources.relevance, starts=starts,
+        search, _chains_left(provenance, settings.n - needed, settings.n), exclude=used, relevance=sources.relevance, starts=starts,
         names=subject.about if subject is not None else None,
     )
     notes += [n for n in [shortfall_note(search, chains)] if n]
@@ -330,12 +332,11 @@ def _plan(
     return _SpecRun(path, doc, provenance, report, chains, context, settings.turns, needed, seed + tried)
 
 
-def _chains_left(provenance: FeatureProvenance, doc: FeatureDocument, n: int) -> int:
+def _chains_left(provenance: FeatureProvenance, written: int, n: int) -> int:
     """Chains the run may try: CHAINS_PER_CONVERSATION per conversation it was started to write, less those it (or the
-    interrupted run it continues) has tried already, so a continued run tries the chains an uninterrupted one would."""
-    written = sum(c.task is None for c in doc.conversations)
-    if provenance.run_began is None:
-        provenance.run_began = [written, len(provenance.rejected)]
+    interrupted run it continues) has tried already (`written` conversations of the spec now, and its rejected chains),
+    so a continued run tries the chains an uninterrupted one would."""
+    assert provenance.run_began is not None  # set when the run began
     began_written, began_rejected = provenance.run_began
     tried = written - began_written + len(provenance.rejected) - began_rejected
     return max(0, (n - began_written) * CHAINS_PER_CONVERSATION - tried)

@@ -7,9 +7,8 @@ import json
 import re
 from typing import Any, Callable
 
-from bddgen.lm.scripted import section
 from bddgen.lm.base import LMRequest
-from bddgen.lm.scripted import ScriptedLM
+from bddgen.lm.scripted import ScriptedLM, section
 from bddgen.text import stems
 
 Reply = Callable[[LMRequest], dict[str, Any]]
