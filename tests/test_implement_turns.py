@@ -983,6 +983,8 @@ def test_a_where_or_who_question_answered_by_a_bare_number_is_rewritten() -> Non
     assert not answer_kind_problems("What are the pet policy's fees?", "55 EUR per pet per flight")
     assert not answer_kind_problems("What does the change fee cost on a Flex ticket?", "It is free of charge")
     assert not answer_kind_problems("What does the fee policy say about refunds?", refunds)
+    assert not answer_kind_problems("What is the Fixed Price segment?", "contracts sold at an agreed sum")  # a line item's name
+    assert not answer_kind_problems("What are the ticket prices of Ashvale Rangers?", CANNOT_ANSWER)  # an unanswerable turn
 
 
 def test_a_question_on_an_encyclopedic_text_must_name_its_subject_not_only_say_the_club() -> None:

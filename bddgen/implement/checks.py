@@ -12,6 +12,7 @@ from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_fa
 from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_stems, content_words, normalise
 from bddgen.features.wellformed import text_problems
 from bddgen.numbers import read_quantity, states_quantity
+from bddgen.specs import CANNOT_ANSWER
 from bddgen.ner.base import CAPITALISED_RUN, EntityRecognizer
 from bddgen.text import spoken_name, stem, stems, words
 
@@ -244,7 +245,8 @@ _ASKS_FOR_A_NAME = re.compile(r"^\W*(?:where|who|whom)\b", re.IGNORECASE)
 
 
 _HOW_MANY = re.compile(r"\bhow\s+(?:many|much)\s+([a-z]+)", re.IGNORECASE)
-_ASKS_FOR_AN_AMOUNT = re.compile(r"^\W*(?:what|how much)\b.*\b(?:fees?|prices?|costs?|charges?)\b(?!\s+(?:policy|policies|rules?|conditions?))", re.IGNORECASE)
+# the fee word in lower case: "the Fixed Price" of a report names a line item, not a price asked for
+_ASKS_FOR_AN_AMOUNT = re.compile(r"^\W*(?:[Ww]hat|[Hh]ow much)\b.*\b(?:fees?|prices?|costs?|charges?)\b(?!\s+(?:policy|policies|rules?|conditions?))")
 
 
 def answer_kind_problems(question: str, answer: str, sentence: str = "") -> list[str]:
@@ -255,7 +257,8 @@ def answer_kind_problems(question: str, answer: str, sentence: str = "") -> list
     span = answer.strip()
     if _ASKS_FOR_A_NAME.match(question) and span and not any(ch.isalpha() for ch in span):
         return [f'the question asks "{question.split()[0].strip()}", but its answer is "{span}"; ask for "{span}"']
-    if _ASKS_FOR_AN_AMOUNT.search(question) and span and not any(ch.isdigit() for ch in span) and "free" not in span.lower():
+    if (_ASKS_FOR_AN_AMOUNT.search(question) and span and span != CANNOT_ANSWER and not any(ch.isdigit() for ch in span)
+            and "free" not in span.lower()):
         return [f'the question asks what a fee or price is, but its answer "{span[:80]}" states no amount; ask what the answer says']
     asked = _HOW_MANY.search(question)
     unit = UNITS.get(asked.group(1).lower()) if asked else None

@@ -29,7 +29,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.tasks import PromptTask, StrictReply
 from bddgen.models import DocKind, PolicyDocument, SystemDescription, TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
-from bddgen.normalise import content_words
+from bddgen.normalise import POSSESSIVES, PRONOUNS, content_words
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import CANNOT_ANSWER, Spec
 from bddgen.text import singular
@@ -470,7 +470,7 @@ class Planner:
         return bool(facts) and not missing_facts(facts, sentence), answer
 
 
-_PRONOUNS = frozenset("it its they them their he him his she her".split())
+_PRONOUNS = (PRONOUNS | POSSESSIVES) - {"this", "these", "those", "there", "then"}  # the ones that stand for a thing or person
 
 
 def _leaning_pronoun(question: str) -> str:
