@@ -339,8 +339,8 @@ def test_a_question_read_from_the_spec_that_names_nothing_the_spec_names_is_read
     assert "names none of 'Ferrow'" in section(seen[1], "Problems")
 
 
-def test_a_first_question_that_says_it_of_nothing_named_is_read_again() -> None:
-    """"Who gives it?" opened a wikidialog conversation: asked first, nothing says what "it" is."""
+def test_a_question_that_says_it_of_nothing_named_leans_on_a_pronoun() -> None:
+    """"Who gives it?" opened a wikidialog conversation: nothing says what "it" is."""
     from bddgen.implement.reading import _leaning_pronoun
 
     assert _leaning_pronoun("Who gives it?") == "it"
@@ -350,11 +350,13 @@ def test_a_first_question_that_says_it_of_nothing_named_is_read_again() -> None:
     assert _leaning_pronoun("How many records has the label released?") == ""
 
 
-def test_the_reading_is_asked_again_when_its_first_question_leans_on_a_pronoun(corpus: Corpus, index: MemoryIndex) -> None:
+def test_the_reading_is_asked_again_when_a_question_leans_on_a_pronoun(corpus: Corpus, index: MemoryIndex) -> None:
+    """Each question is planned alone, and any may open the conversation: the wikidialog one that did, "Who gives it?",
+    was the second of its spec's questions, the first unplanned."""
     spec = Spec.create("Ferrow", ["a collector"], ["the collector asks when Ferrow was founded"], ["the year"])
     reading, seen = _read_twice(corpus, index, spec, "When was it founded?", "When was Ferrow founded?")
     assert reading.needs[0].question == "When was Ferrow founded?"
-    assert 'nothing before it says what "it" is' in section(seen[1], "Problems")
+    assert 'nothing says what "it" is' in section(seen[1], "Problems")
 
 
 def test_a_question_that_still_names_nothing_the_spec_names_is_not_planned(corpus: Corpus, index: MemoryIndex) -> None:

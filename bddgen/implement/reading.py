@@ -201,8 +201,9 @@ class Planner:
         draft = self.lm.run(READ_SPEC, stage=STAGE, **inputs)
         problems = [f'- "{n.question}" names none of {", ".join(repr(m) for m in names)}: name what it asks about'
                     for n in draft.needs if names and not any(mentions(n.question, name) for name in names)]
-        if draft.needs and (pronoun := _leaning_pronoun(draft.needs[0].question)):  # the conversation's first question
-            problems.append(f'- "{draft.needs[0].question}" opens the conversation, so nothing before it says what "{pronoun}" is: name it')
+        # each question is planned alone, and any of them may open the conversation (those before it unplanned)
+        problems += [f'- "{n.question}" is planned on its own, so nothing says what "{pronoun}" is: name it'
+                     for n in draft.needs if (pronoun := _leaning_pronoun(n.question))]
         years = condition_years(" ".join([*spec.given, *spec.when]), names)
         if years and not any(y in n.question for n in draft.needs for y in years):
             problems.append(f"- no question says the years the spec gives ({', '.join(years)}): ask about them")
@@ -475,7 +476,7 @@ _PRONOUNS = (PRONOUNS | POSSESSIVES) - {"this", "these", "those", "there", "then
 
 def _leaning_pronoun(question: str) -> str:
     """A pronoun of `question` that stands for something it does not name ("Who gives it?"), when it names nothing (no
-    capitalised word after its first, no number): asked first, nothing tells what it is. '' otherwise."""
+    capitalised word after its first, no number): planned or asked alone, nothing tells what it is. '' otherwise."""
     said = question.split()
     if any(w[:1].isupper() or any(c.isdigit() for c in w) for w in said[1:]):
         return ""
