@@ -277,6 +277,20 @@ def test_an_answer_naming_other_things_than_the_claim_names_does_not_say_it_what
     assert judge.judge_turn(basin, "a basin", []).verdict == Verdict.PASS and backend.tasks_seen()[0] == "judge-claim"
 
 
+def test_a_word_the_question_already_says_is_not_one_of_the_claims_names() -> None:
+    """The 1.5B said yes to "an American Thoroughbred horse racing honor" for an answer that made the award a horse
+    winning other awards: its only word of the claim's names was the question's "American" (#44, labelled answers)."""
+    filly = Turn(question="Do you know the American Champion Two-Year-Old Filly?",
+                 answer="It is an American Thoroughbred horse racing honor awarded annually to a female horse.", query_type=QueryType.FILLER)
+    judge, backend = _claims_judge(claim=YES)
+    horse = "Yes, the American Champion Two-Year-Old Filly won two Eclipse Awards as the American Champion Female Sprint Horse."
+    assert judge.judge_turn(filly, horse, []).verdict == Verdict.FAIL
+    assert "judge-claim" not in backend.tasks_seen()
+    judge, backend = _claims_judge(claim=YES)  # the claim's own new word told: the model reads it
+    assert judge.judge_turn(filly, "A yearly Thoroughbred racing award for the best two-year-old filly.", []).verdict == Verdict.PASS
+    assert backend.tasks_seen()[0] == "judge-claim"
+
+
 def test_a_word_spelt_another_way_is_no_contradiction_a_different_name_is() -> None:
     turn = Turn(question="What are Dutch ovens made of?", answer="They are made of seasoned cast iron, cast aluminium or ceramic.",
                 query_type=QueryType.SINGLE_DOC)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
+from typing import Sequence
 
 import pytest
 from click.testing import CliRunner
@@ -121,6 +122,7 @@ labelled_answers = st.builds(
     question=hostile_text.filter(str.strip), reference=hostile_text.filter(str.strip), answer=hostile_text,
     label=st.sampled_from(["right", "wrong"]), reason=hostile_text.filter(lambda t: t.strip() and "\n" not in t and "\r" not in t),
     source=hostile_text.filter(str.strip), query_type=st.sampled_from(list(QueryType)), passage=hostile_text,
+    used=st.lists(hostile_text, max_size=3),
 )
 
 
@@ -146,7 +148,7 @@ class _Wrong(Judge):
     def __init__(self) -> None:
         super().__init__(_no_model)
 
-    def judge_turn(self, turn: Turn, answer: str, history: list[Message]) -> Judgement:
+    def judge_turn(self, turn: Turn, answer: str, history: list[Message], used: Sequence[str] = ()) -> Judgement:
         if "garbled" in answer:
             return Judgement(Verdict.ERROR, "unusable", error_category="judge")
         return Judgement(Verdict.FAIL if "Redmarsh" in answer else Verdict.PASS, "scripted", score=5 if "model" in answer else None)
@@ -255,7 +257,7 @@ def _run_project(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     common = {"run_id": "r1", "feature": "features/club.feature", "spec_id": "s", "scenario": "The club's history", "conversation_id": "history"}
     results = [
         TurnResult(**common, turn=1, query_type=QueryType.SINGLE_DOC, question="When was Orlanmouth Wanderers founded?", expected="1899",
-                   answer="In 1899.", verdict=Verdict.PASS, feedback="the answer states '1899'"),
+                   answer="In 1899.", verdict=Verdict.PASS, feedback="the answer states '1899'", contexts=["text/club#1", "table/fixtures#2"]),
         TurnResult(**common, turn=2, query_type=QueryType.FILLER, question="Who coached them in 1995?", expected=COACH,
                    answer="Piet Varley, who came from Korrin Sporting.", verdict=Verdict.FAIL, feedback="judge score 4: misses the cup run"),
         TurnResult(**common, turn=3, query_type=QueryType.UNANSWERABLE, question="Who refereed the 1995 final?", expected="CANNOTANSWER",
@@ -288,6 +290,8 @@ def test_label_shows_each_turn_adds_each_label_at_once_and_goes_on_where_it_stop
     for turn, record in by_turn.items():
         assert record.source == "dense-rag" and PASSAGE in record.passage  # the passage of the document the turn cites
         assert len(record.earlier) == 2 * (turn - 1)
+        # what the assistant reported it used: the chunk's document, titled; a table's id is no text
+        assert record.used == ([f"Orlanmouth Wanderers\nOrlanmouth Wanderers was founded in 1899. {PASSAGE}"] if turn == 1 else [])
     assert [r.label for r in records] == ["right", "wrong"]
 
     check = runner.invoke(cli, ["judge", "check", "--labelled", "labels.jsonl", "--json"], catch_exceptions=False)

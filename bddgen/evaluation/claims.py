@@ -192,7 +192,7 @@ def names_one_of(claim: str, answer: str, question: str) -> bool:
         return True
     answer_names = names_in(answer)
     told = {*words_of(answer), *(w for n in answer_names for w in n), *(_initials(n) for n in answer_names if len(n) > 1)}
-    if any(w in told for n in claimed for w in n if len(w) > 1) or any(_initials(n) in told for n in claimed if len(n) > 1):
+    if any(w in told for n in claimed for w in n if len(w) > 1 and w not in given) or any(_initials(n) in told for n in claimed if len(n) > 1):
         return True
     claim_words = words_of(claim) | {w for n in part.names for w in n}
     return not [n for n in answer_names if not all(w in given or w in claim_words for w in n)]

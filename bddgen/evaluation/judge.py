@@ -15,6 +15,7 @@ from bddgen.results import JUDGE_ERROR, Judgement, Verdict
 from bddgen.normalise import content_stems
 from bddgen.answer_checks import contains_exact, is_refusal, new_names, new_numbers, same_answer
 from bddgen.evaluation.claims import CLAIMS_CHECK, verify_claims
+from bddgen.evaluation.open_answer import judge_open
 from bddgen.evaluation.reference_match import (
     DEFAULT_TOLERANCES, Tolerances, adds_claims, altered_quote, contradicted_number, match_reference, quotes_reference, states_names,
 )
@@ -33,6 +34,8 @@ from bddgen.specs import CANNOT_ANSWER, Spec, Turn
 STAGE = "run"
 TOOL_KINDS = ("react-rag", "airline-agent")
 """Built-in assistants that call tools; another assistant has tools when a workflow manifest describes them."""
+SNIPPET_MIN_WORDS = 8
+"""A context the assistant reports that names no document of the corpus is read as text it used from this many words."""
 GOAL_CATEGORY = "goal not achieved"
 """The error category of a conversation the judge finds short of a goal step's goal."""
 GOAL_RUBRIC = (
@@ -52,18 +55,34 @@ def expects_abstention(turn: Turn) -> bool:
 
 class CitedPassages:
     """The passage of a corpus's text or policy document by id ('' for a table or an unknown id: a whole table's
-    numbers would make any number 'stated'), the documents read from `documents` on first need."""
+    numbers would make any number 'stated'), the documents read from `documents` on first need; `titled`: its title on
+    a line before it (what the document is about, which the open-question check reads)."""
 
-    def __init__(self, documents: Callable[[], Sequence[Document]]) -> None:
+    def __init__(self, documents: Callable[[], Sequence[Document]], titled: bool = False) -> None:
         self._documents = documents
+        self._titled = titled
         self._passages: dict[str, str] | None = None
         self._lock = threading.Lock()
 
     def __call__(self, doc_id: str) -> str:
         with self._lock:
             if self._passages is None:
-                self._passages = {d.id: d.passage for d in self._documents() if isinstance(d, (TextDocument, PolicyDocument))}
+                self._passages = {
+                    d.id: f"{d.title}\n{d.passage}" if self._titled else d.passage
+                    for d in self._documents() if isinstance(d, (TextDocument, PolicyDocument))
+                }
         return self._passages.get(doc_id, "")
+
+
+def used_passages(cited: Callable[[str], str] | None, contexts: Sequence[str]) -> list[str]:
+    """What an assistant reports it used (its reply's contexts), as text: a context naming a document of the corpus or
+    one of its chunks ('doc-id#2') is the document's text (`cited`: its passage, or its title and passage); one naming
+    none, of `SNIPPET_MIN_WORDS` words or more, the text it read; anything else (a table's id, an unknown id) nothing."""
+    found = []
+    for context in contexts:
+        passage = (cited(context) or cited(context.split("#")[0])) if cited is not None else ""
+        found.append(passage or (context if len(context.split()) >= SNIPPET_MIN_WORDS else ""))
+    return list(dict.fromkeys(text for text in found if text.strip()))
 
 
 class Judge:
@@ -76,18 +95,21 @@ class Judge:
         *,
         tools: bool = False,
         cited: Callable[[str], str] | None = None,
+        titled: Callable[[str], str] | None = None,
         passing_score: int = default_of(RunSettings, "passing_score"),
         tolerances: Tolerances = DEFAULT_TOLERANCES,
         method: JudgeMethod = default_of(RunSettings, "judge_method"),
     ) -> None:
         """`tools`: the assistant calls tools, so 'wrong tool or order' is a category the model may name. `cited`: the
-        passage of a document a turn cites (`CitedPassages`), where an answer's claims beyond the reference may be found.
+        passage of a document a turn cites (`CitedPassages`), where an answer's claims beyond the reference may be found;
+        `titled` the same with the document's title before it (default `cited`), read by the open-question check.
         `passing_score`: the model's score (1-5) from which an answer or conversation passes. `tolerances`: how the
         deterministic checks read a reference (`Tolerances.of(settings.run)`). `method`: how the model grades an answer the
         checks leave to it (`[run] judge_method`: a rubric grade, or the claims of the reference one by one)."""
         self._lm_provider = lm_provider
         self.tools = tools
         self._cited = cited
+        self._titled = titled or cited
         self.passing_score = passing_score
         self.tolerances = tolerances
         self.method = method
@@ -101,7 +123,21 @@ class Judge:
                 self._lm = self._lm_provider()
             return self._lm
 
-    def judge_turn(self, turn: Turn, answer: str, history: list[Message]) -> Judgement:
+    def judge_turn(self, turn: Turn, answer: str, history: list[Message], used: Sequence[str] = ()) -> Judgement:
+        """The verdict against the reference (`_against_reference`); an answer to a question asking for some of a kind
+        that fails it is judged again by the documents (`judge_open`): those the turn cites and those the assistant
+        reports it `used` (ids of the corpus's documents or chunks, or text)."""
+        judgement = self._against_reference(turn, answer, history)
+        if judgement.verdict != Verdict.FAIL or turn.exact is not None or expects_abstention(turn) or is_refusal(answer):
+            return judgement
+        return judge_open(turn.question, answer, history, self._documents(turn, used), judgement)
+
+    def _documents(self, turn: Turn, used: Sequence[str]) -> list[str]:
+        """The passages of the documents the turn cites and of those the assistant used (`used_passages`)."""
+        cited = [self._titled(doc_id) for doc_id in turn.doc_ids] if self._titled is not None else []
+        return list(dict.fromkeys(d for d in [*cited, *used_passages(self._titled, used)] if d.strip()))
+
+    def _against_reference(self, turn: Turn, answer: str, history: list[Message]) -> Judgement:
         """Exact value (see `_judge_exact`) → abstention (a refusal, or an invented number or name where none is expected) → same
         answer (or the whole reference quoted, adding no negation or number) → a number of the reference replaced by another of its kind → reference parts (every part stated,
         or nothing of a part) → LLM grade, stopping at
@@ -250,7 +286,7 @@ def run_judge(
 ) -> Judge:
     """The judge `bddgen run` grades with and `bddgen judge check` qualifies: the project's [run] passing_score,
     tolerances and judge_method, the passages of `documents` (read on first need) for a turn's cited documents."""
-    return Judge(lm_provider, tools=tools, cited=CitedPassages(documents), passing_score=settings.passing_score,
+    return Judge(lm_provider, tools=tools, cited=CitedPassages(documents), titled=CitedPassages(documents, titled=True), passing_score=settings.passing_score,
                  tolerances=Tolerances.of(settings), method=settings.judge_method)
 
 

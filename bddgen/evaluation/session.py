@@ -179,7 +179,7 @@ class ConversationSession:
         if turn.answer == TRAJECTORY_ONLY:
             judgement = Judgement(Verdict.PASS, "the answer is not judged; the turn checks its trajectory", checks=("trajectory",))
         else:
-            judgement = self._judge.judge_turn(turn, reply.answer, history)
+            judgement = self._judge.judge_turn(turn, reply.answer, history, reply.contexts)
         exchanges = [*self._exchanges(number), Exchange(turn.question, reply, latency)]
         failures = self._trajectory_failures(turn, reply) + self._scenario_failures(turn.trajectory, exchanges)
         judgement = _with_failures(judgement, failures)

@@ -96,11 +96,12 @@ def labelled_figures(graded: list[GradedLabel]) -> LabelledFigures:
 
 
 def grade_labelled(judge: Judge, answers: list[LabelledLine], on_progress: Callable[[int, int], None] = lambda done, total: None) -> list[GradedLabel]:
-    """The judge's verdict on each labelled answer, given its question, reference, passage and earlier conversation."""
+    """The judge's verdict on each labelled answer, given its question, reference, passage, earlier conversation and the
+    documents the assistant used."""
     graded = []
     for done, entry in enumerate(answers, start=1):
         record = entry.answer
-        judgement = judge.judge_turn(record.turn(passage_id(entry.line)), record.answer, record.history())
+        judgement = judge.judge_turn(record.turn(passage_id(entry.line)), record.answer, record.history(), record.used)
         graded.append(GradedLabel(
             line=entry.line, source=record.source, query_type=record.query_type.value, reference_length=reference_length(record.reference),
             question=record.question, reference=record.reference, answer=record.answer, label=record.label, reason=record.reason,

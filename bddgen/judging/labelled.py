@@ -61,6 +61,11 @@ class LabelledAnswer(_Strict):
     passage: str = Field(
         default="", description="The evidence: the passage the reference answer was written from (its true details are no error)."
     )
+    used: list[str] = Field(
+        default_factory=list,
+        description="The documents the assistant reported it used, as text: an answer to an open question ('some of the clubs') "
+        "may be right by them where it gives other examples than the reference.",
+    )
     exact: str | None = Field(default=None, min_length=1, description="A value the answer must state (`Then the answer should contain`).")
     earlier: list[EarlierMessage] = Field(
         default_factory=list, description="The conversation before the question, which tells what 'it' or 'they' refer to."

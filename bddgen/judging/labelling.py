@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from bddgen.evaluation.judge import used_passages
 from bddgen.features.reader import read_feature
 from bddgen.judging.labelled import EarlierMessage, Label, LabelKey, LabelledAnswer, LabelOrigin, read_labelled
 from bddgen.results import RunMetadata, TurnResult, Verdict
@@ -26,6 +27,7 @@ class TurnToLabel:
     source: str
     query_type: QueryType
     passage: str
+    used: list[str]
     exact: str | None
     earlier: list[EarlierMessage]
     verdict: Verdict
@@ -34,7 +36,7 @@ class TurnToLabel:
     def labelled(self, label: Label, reason: str) -> LabelledAnswer:
         return LabelledAnswer(
             question=self.question, reference=self.reference, answer=self.answer, label=label, reason=reason, source=self.source,
-            query_type=self.query_type, passage=self.passage, exact=self.exact, earlier=self.earlier, origin=self.origin,
+            query_type=self.query_type, passage=self.passage, used=self.used, exact=self.exact, earlier=self.earlier, origin=self.origin,
         )
 
 
@@ -69,10 +71,11 @@ class FeatureTurns:
 
 def turns_to_label(
     metadata: RunMetadata, results: list[TurnResult], turn_of: Callable[[TurnResult], Turn | None], cited: Callable[[str], str],
-    done: set[LabelKey], n: int, seed: int,
+    done: set[LabelKey], n: int, seed: int, titled: Callable[[str], str] | None = None,
 ) -> list[TurnToLabel]:
     """The next `n` judged turns of the run not labelled yet, in an order fixed by `seed` and the run: labelling again
-    goes on where the last session stopped."""
+    goes on where the last session stopped. A turn's passage is read with `cited`, the documents the assistant used
+    with `titled` (default `cited`: the same with each document's title before it)."""
     judged = sorted(
         ((r, r.query_type) for r in results if r.turn > 0 and r.query_type is not None and r.question and r.expected and r.expected != TRAJECTORY_ONLY),
         key=lambda pair: (pair[0].feature, pair[0].conversation_id, pair[0].repeat, pair[0].turn),
@@ -95,6 +98,7 @@ def turns_to_label(
             origin=_origin(metadata.run_id, result), question=result.question, reference=result.expected, answer=result.answer,
             source=metadata.assistant, query_type=query_type,
             passage=" ".join(filter(None, (cited(d) for d in turn.doc_ids))) if turn is not None else "",
+            used=used_passages(titled or cited, result.contexts),
             exact=turn.exact.value if turn is not None and turn.exact is not None else None, earlier=earlier,
             verdict=result.verdict, feedback=result.feedback,
         ))
