@@ -287,6 +287,7 @@ def test_an_unanswerable_turn_on_a_line_item_asks_for_a_year_the_report_does_not
     [absent] = list(unreported_years("Automotive", texts, index))
     assert (absent.attribute, absent.entity) == ("2020 figure", "Automotive")
     assert not list(unreported_years("Aerospace", texts, index))  # no table has this line item
+    assert not list(unreported_years("", texts, index))  # the table's unlabelled subtotal row is no line item ("the 2020 figure of ")
     noted = TextDocument(id="text/outlook", title="Outlook", passage="Automotive sales are expected to reach $6 billion in 2020.")
     outlook = Corpus(system=corpus.system, documents=[SALES, noted])
     assert not list(unreported_years("Automotive", DocumentTexts(outlook.by_id()), MemoryIndex(HashingEmbedder(), outlook)))

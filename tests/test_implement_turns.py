@@ -388,6 +388,7 @@ def test_an_unanswerable_subject_found_in_the_corpus_is_replaced() -> None:
     subjects = absent_subjects("Rasmus Kaldor", DocumentTexts(corpus.by_id()), MemoryIndex(HashingEmbedder(), corpus))
     first = next(subjects)
     assert first.attribute != ATTRIBUTES[0] and first.entity == "Rasmus Kaldor"
+    assert not list(absent_subjects(" ", DocumentTexts(corpus.by_id()), MemoryIndex(HashingEmbedder(), corpus)))  # nothing named
 
     result, _ = _write({}, corpus=corpus)
     unanswerable = result.records[2]

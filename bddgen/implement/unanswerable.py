@@ -131,6 +131,8 @@ def absent_subjects(
     (`vocabulary` overrides the defaults per kind) beginning at attribute `start` (a seed, so conversations
     differ): no table column is the attribute, no document mentions it, and no document retrieved for the
     question mentions it."""
+    if not normalise(entity):  # nothing named: "What is the launch date of ?"
+        return
     tables = [d for d in texts.documents.values() if isinstance(d, TableDocument)]
     asked, fallback = VOCABULARY.get(kind, VOCABULARY["other"])
     if vocabulary and vocabulary.get(kind):
@@ -150,6 +152,8 @@ def unreported_years(entity: str, texts: DocumentTexts, retriever: Retriever) ->
     its figure for the year after the table's latest ("the 2020 figure of Adjusted operating profit2"), when no
     document names the line item and that year together, nor any document retrieved for the question."""
     wanted = normalise(entity)
+    if not wanted:  # a row without a label ("", a subtotal) is no line item anybody asks about
+        return
     for table in texts.documents.values():
         if not isinstance(table, TableDocument) or not label_column(table) or all(normalise(row[0]) != wanted for row in table.rows if row):
             continue
