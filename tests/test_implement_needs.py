@@ -400,6 +400,10 @@ def test_a_question_that_names_nothing_is_asked_of_the_one_thing_the_spec_names_
                            ["the assistant says Copper Weather is shorter"])
     reading, _ = _read_twice(corpus, index, answered, unnamed, unnamed, ("Salt Lines", "Copper Weather"))
     assert reading.needs[0].question == "For Salt Lines, how many minutes long is the record?"
+    # Given and When name nothing: the spec's title says what it is about (a generated spec's "Report 13 Notes: ...")
+    titled = Spec.create("Salt Lines: how long the record runs", ["a listener looks at a record"], ["the listener asks how long it is"], ["minutes"])
+    reading, _ = _read_twice(corpus, index, titled, unnamed, unnamed, ("Salt Lines",))
+    assert reading.needs[0].planned and reading.needs[0].question == "For Salt Lines, how many minutes long is the record?"
 
 
 def test_a_question_that_names_nothing_but_is_answered_in_the_named_document_is_planned(corpus: Corpus, index: MemoryIndex) -> None:
@@ -500,6 +504,38 @@ def test_the_specs_own_text_question_is_confirmed_by_a_reading_in_another_order_
     refused = implement(by_place, "by-place")
     own = [t for c in [*refused.conversations, *refused.rejected] for t in c.turns if t.need == 0]
     assert not any(t.question == question and t.outcome == "kept" for t in own)
+
+
+def test_a_text_need_read_two_ways_is_settled_by_a_third_reading_or_left_unplanned() -> None:
+    """The airline's "What are the pet policy's limits?" was read from the special-assistance policy shown first, and its
+    round trip read the pets policy: a third reading, the passages rotated, settles it for the reading it agrees with."""
+    studio = TextDocument(id="text/studios", title="Oskerby Studios", passage="Oskerby Studios opened in 1999 on the harbour front. It has two rooms.")
+    corpus = Corpus(system=SYSTEM, documents=[HISTORY, OTHER, studio])
+    question = "When did Ferrow move to its present studio?"
+    moved = HISTORY.passage.split(". ")[2]
+
+    def first_shown_if_studios(request: LMRequest) -> dict[str, Any]:  # takes the first passage when it is the studios'
+        shown = section(request, "Passages").split("\n\n")
+        if shown[0].split("\n")[0].endswith("Oskerby Studios"):
+            return {"passage": 1, "sentence": "Oskerby Studios opened in 1999 on the harbour front.", "answer": "1999"}
+        return {"passage": next(n for n, p in enumerate(shown, 1) if "Dana Vell" in p), "sentence": moved, "answer": "in 2008"}
+
+    def first_shown(request: LMRequest) -> dict[str, Any]:  # always the first passage's first sentence
+        first = section(request, "Passages").split("\n\n")[0].split("\n", 1)[1]
+        return {"passage": 1, "sentence": first.split(". ")[0] + ".", "answer": first.split(". ")[0]}
+
+    def plan(pick: Any) -> tuple[Any, str, ScriptedLM]:
+        backend = ScriptedLM(by_task={"pick_passage": pick})
+        planner = Planner(LanguageModel(backend, max_retries=0), corpus.by_id(), MemoryIndex(HashingEmbedder(), corpus), RegexRecognizer(), SYSTEM)
+        evidence, why = planner.plan(0, SpecNeed(question=question, kind="description"), pages=[studio.id, HISTORY.id, OTHER.id])
+        return evidence, why, backend
+
+    evidence, why, backend = plan(first_shown_if_studios)
+    assert evidence is not None, why
+    assert evidence.document == HISTORY.id and "2008" in evidence.answer and evidence.passages[0] == studio.id
+    assert backend.tasks_seen().count("pick_passage") == 3
+    evidence, why, _ = plan(first_shown)
+    assert evidence is None and "read two ways" in why
 
 
 def test_a_year_inside_a_name_the_spec_gives_is_no_year_its_questions_must_say() -> None:

@@ -245,11 +245,14 @@ class Planner:
 
     def _named_plan(self, index: int, need: SpecNeed, names: Sequence[str], spec: Spec, pages: Sequence[str]) -> tuple[NeedEvidence | None, str]:
         """A question that names nothing the spec names, when the spec's Given and When name one thing that says which
-        ("CR004"; a name only its Then gives is the answer, never asked), asked of that thing ("For CR004, what is the
-        company name of the car rental offer?") and planned so: kept when its plan is about it (a condition on it, or a
-        sentence or document naming it); (None, '') otherwise, and the question is planned as it was read."""
-        case = " ".join([*spec.given, *spec.when])
-        telling = [n for n in dict.fromkeys(names) if _telling_name(n) and mentions(case, n)]
+        ("CR004"; a name only its Then gives is the answer, never asked) — or, when they name none, its title does
+        ("Report 13 Notes: Company Balance Sheet"; a generated spec's title says what it is about) — asked of that thing
+        ("For CR004, what is the company name of the car rental offer?") and planned so: kept when its plan is about it
+        (a condition on it, or a sentence or document naming it); (None, '') otherwise, and the question is planned as it
+        was read."""
+        telling: list[str] = []
+        for case in (" ".join([*spec.given, *spec.when]), spec.title):
+            telling = telling or [n for n in dict.fromkeys(names) if _telling_name(n) and mentions(case, n)]
         if len(telling) != 1 or any(mentions(need.question, n) for n in names):
             return None, ""
         name, question = telling[0], need.question.strip()
@@ -434,10 +437,37 @@ class Planner:
         return document, position, pick.answer
 
     def _text(self, index: int, need: SpecNeed, pages: Sequence[str] = ()) -> tuple[NeedEvidence | None, str]:
+        """The need's sentence, read by the LM from the passages retrieved for it and confirmed by a reading of them in the
+        reverse order (the round trip `reread` asks again when the question is written). When the two point at different
+        sentences, a third reading (the passages rotated by half) settles it for the reverse one when it agrees with
+        that: a small model that took the first passage shown for the place, not the words (a pet question answered
+        from the special-assistance policy shown first), is outvoted; otherwise the question reads two ways and is not
+        planned."""
         passages = self.passages_for(need.question, pages)
         picked = self.pick(need.question, passages)
         if picked is None:
             return None, f"none of the {len(passages)} passages retrieved for it answers it"
+        evidence, why = self._sentence_evidence(index, need, picked, passages)
+        if evidence is None:
+            return None, why
+        reversed_pick = self.pick(need.question, passages[::-1])
+        if reversed_pick is None:
+            return None, "read again with the passages in the reverse order, it is answered by none of them"
+        if self._agree(evidence, reversed_pick):
+            return evidence, ""
+        half = len(passages) // 2
+        third = self.pick(need.question, [*passages[half:], *passages[:half]]) if len(passages) > 2 else None
+        other, why_other = self._sentence_evidence(index, need, reversed_pick, passages)
+        if third is not None and other is not None and self._agree(other, third):
+            return other, ""
+        said = other.answer if other is not None else reversed_pick[2]
+        return None, (f"the passages read two ways: {evidence.document} says {evidence.answer!r}, {reversed_pick[0].id} says "
+                      f"{said!r} (ask it as one of them words it)")
+
+    def _sentence_evidence(
+        self, index: int, need: SpecNeed, picked: tuple[TextDocument | PolicyDocument, int, str], passages: Sequence[TextDocument | PolicyDocument],
+    ) -> tuple[NeedEvidence | None, str]:
+        """The evidence of a sentence the LM picked for the need, or None and why it answers no question of its own."""
         document, position, answer = picked
         sentence = sentences(document.passage)[position]
         reference = bounded_answer(answer, sentence, self.recognizer)
@@ -454,6 +484,14 @@ class Planner:
             document=document.id, sentence=position, text=sentence, passages=[p.id for p in passages],
         ), ""
 
+    def _agree(self, evidence: NeedEvidence, picked: tuple[TextDocument | PolicyDocument, int, str]) -> bool:
+        """Whether another reading points at the evidence's sentence, or at one stating every name and number of its answer."""
+        document, position, _ = picked
+        if document.id == evidence.document and position == evidence.sentence:
+            return True
+        facts = answer_facts(evidence.answer, self.recognizer)
+        return bool(facts) and not missing_facts(facts, sentences(document.passage)[position])
+
     def reread(self, evidence: NeedEvidence, question: str) -> tuple[bool, str]:
         """The round trip of a text need: the passages it was read from, read by the LM for `question`, point at the same
         sentence, or at one stating every name and number of the reference. They are shown in the reverse order: the
@@ -463,12 +501,7 @@ class Planner:
         picked = self.pick(question, passages[::-1])
         if picked is None:
             return False, "(no passage answers it)"
-        document, position, answer = picked
-        sentence = sentences(document.passage)[position]
-        if document.id == evidence.document and position == evidence.sentence:
-            return True, answer
-        facts = answer_facts(evidence.answer, self.recognizer)
-        return bool(facts) and not missing_facts(facts, sentence), answer
+        return self._agree(evidence, picked), picked[2]
 
 
 _PRONOUNS = (PRONOUNS | POSSESSIVES) - {"this", "these", "those", "there", "then"}  # the ones that stand for a thing or person
