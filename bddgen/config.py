@@ -324,9 +324,9 @@ class ImplementSettings(_Section):
     max_chains_per_start: int = Field(default=20, ge=1, description="Most chains extracted from one start document.")
     max_chains_total: int = Field(default=2000, ge=1, description="Most chains extracted for one spec.")
     min_turns: int = Field(default=3, ge=1, description="Conversations left shorter after verification are dropped.")
-    unanswerable_attributes: dict[Literal["person", "organisation", "place", "other"], list[str]] = Field(
+    unanswerable_attributes: dict[Literal["person", "organisation", "place", "region", "other"], list[str]] = Field(
         default_factory=dict,
-        description="Per kind of entity (person, organisation, place, other), the attributes UNANSWERABLE turns ask about, in "
+        description="Per kind of entity (person, organisation, place: a venue or an airport, region: a city or a country, other), the attributes UNANSWERABLE turns ask about, in "
         "place of the English defaults (bddgen/data/unanswerable.yaml): things your users ask that your corpus does not record.",
     )
     start_from_subject: bool = Field(

@@ -402,7 +402,7 @@ def test_an_unanswerable_subject_fits_the_kind_of_entity_it_is_about() -> None:
 
     class Labelled:
         name = "labelled"
-        labels = {"Rasmus Kaldor": "PERSON", "Brennick Town": "ORG", "Crownfield Stadium": "FAC"}
+        labels = {"Rasmus Kaldor": "PERSON", "Brennick Town": "ORG", "Crownfield Stadium": "FAC", "Orlanmouth": "GPE"}
 
         def extract(self, text: str) -> list[Entity]:
             return [Entity(text, self.labels[text], 0, len(text))] if text in self.labels else []
@@ -410,13 +410,15 @@ def test_an_unanswerable_subject_fits_the_kind_of_entity_it_is_about() -> None:
         def extract_many(self, texts: list[str]) -> list[list[Entity]]:
             return [self.extract(t) for t in texts]
 
-    kinds = {name: entity_kind(name, Labelled()) for name in ("Rasmus Kaldor", "Brennick Town", "Crownfield Stadium", "XV104")}
-    assert kinds == {"Rasmus Kaldor": "person", "Brennick Town": "organisation", "Crownfield Stadium": "place", "XV104": "other"}
+    kinds = {name: entity_kind(name, Labelled()) for name in ("Rasmus Kaldor", "Brennick Town", "Crownfield Stadium", "Orlanmouth", "XV104")}
+    assert kinds == {"Rasmus Kaldor": "person", "Brennick Town": "organisation", "Crownfield Stadium": "place", "Orlanmouth": "region",
+                     "XV104": "other"}
     texts, index = DocumentTexts(CORPUS.by_id()), MemoryIndex(HashingEmbedder(), CORPUS)
     for name, kind in kinds.items():
         asked = {s.attribute for s in absent_subjects(name, texts, index, kind=kind)}
         assert asked and asked <= set(ATTRIBUTES_BY_KIND[kind])
     assert "mascot" not in ATTRIBUTES_BY_KIND["person"] and "blood type" not in ATTRIBUTES_BY_KIND["organisation"]
+    assert "opening hours" in ATTRIBUTES_BY_KIND["place"] and "opening hours" not in ATTRIBUTES_BY_KIND["region"]  # not of a city
 
 
 def test_an_unanswerable_turn_asks_about_a_known_person_organisation_or_place_before_a_fragment() -> None:
@@ -789,6 +791,10 @@ def test_a_name_column_says_its_rows_kind() -> None:
     assert entity_kind("Edwards", RegexRecognizer(), texts) == "person"
     assert entity_kind("Sales Manager", RegexRecognizer(), texts) != "person"  # a title column says nothing of its rows
     assert entity_kind("Protected AAC audio file", RegexRecognizer(), texts) == "other"
+    invoices = TableDocument(id="t-inv", title="Invoice", headers=["InvoiceId", "BillingCity", "Airport"], rows=[["7", "Cupertino", "SJC"]])
+    texts = DocumentTexts({invoices.id: invoices})
+    assert entity_kind("Cupertino", RegexRecognizer(), texts) == "region"  # a city is asked its mayor, not its opening hours
+    assert entity_kind("SJC", RegexRecognizer(), texts) == "place"
 
 
 def test_a_fact_inside_a_longer_name_of_its_sentence_is_never_asked_for() -> None:
@@ -1065,6 +1071,17 @@ def test_the_assistants_own_name_is_never_the_answer_a_turn_asks_for() -> None:
     # nor the thing an UNANSWERABLE turn asks about ("What is the salary of Aurelian Skyways?")
     asked_about, _ = branded.conversation.asked_about(PlannedTurn(query_type=Q.UNANSWERABLE, subject="Aurelian Skyways"))
     assert "Aurelian" not in asked_about
+
+
+def test_an_unanswerable_turn_never_asks_about_a_tables_title() -> None:
+    """Chinook's "When was the launch date of Track?": a conversation that names nothing but its table asks no such turn."""
+    tracks = TableDocument(id="t-track", title="Track", headers=["TrackId", "Milliseconds"], rows=[["1", "343719"], ["2", "342562"]])
+    corpus = Corpus(system=CORPUS.system, documents=[tracks])
+    plan = TurnPlan(chain=Chain(documents=[tracks.id], hops=[]), turns=[PlannedTurn(query_type=Q.UNANSWERABLE, documents=[tracks.id])])
+    writer, _ = _writer({}, corpus=corpus)
+    tables_only = ConversationWriter(writer.context, plan)
+    assert tables_only.conversation.asked_about(plan.turns[0]) == ("", "other")
+    assert not list(tables_only.kinds.candidates(plan.turns[0], Q.UNANSWERABLE))
 
 
 def test_a_question_may_name_a_long_title_by_its_source() -> None:

@@ -24,7 +24,7 @@ from bddgen.normalise import contains_phrase, content_words, normalise
 from bddgen.specs import QueryType
 from bddgen.text import key_of, spoken_name
 
-_KIND_PROXIES = {"organisation": "that organisation", "place": "that place"}
+_KIND_PROXIES = {"organisation": "that organisation", "place": "that place", "region": "that place"}
 FIXED_TURNS = 3  # the first SINGLE-DOC, the UNANSWERABLE and the SYNTHESIS turn
 _LABEL_PROXIES = {
     "ORG": "that organisation", "GPE": "that place", "LOC": "that place", "FAC": "that place", "NORP": "that group",
@@ -115,7 +115,7 @@ def _bridge_entity(
 def _proxy(bridge: Bridge, target: str, kind: str) -> str:
     """'that person' for people, else 'that <column>' of the table holding the value (of a key's column, the
     thing it identifies: "MediaTypeId" -> "that media type"), else by the entity's kind as the corpus tells it
-    (`kind`: person, organisation, place or other), else by its label where the bridge was found."""
+    (`kind`: person, organisation, place, region or other), else by its label where the bridge was found."""
     if kind == "person" or (kind == "other" and bridge.label == "PERSON"):
         return "that person"
     column = bridge.columns.get(target) or next(iter(bridge.columns.values()), "")
@@ -133,7 +133,7 @@ def plan_turns(
 ) -> TurnPlan:
     """The turn plan for `chain` in `turns` turns, using as many chain documents as fit; `focus`
     holds the spec's content words (to pick bridging values that serve its theme), `titles` the
-    documents' titles by id, `kind_of` a name's kind (person, organisation, place or other); `declines`: the
+    documents' titles by id, `kind_of` a name's kind (person, organisation, place, region or other); `declines`: the
     spec says the assistant must decline a request (see `implement/declined.py`); `sides`: the things the
     spec names, each asked about where the chain's documents hold it; `needs`: the spec's own questions that open the
     conversation (`with_needs`), in place of its first turn and of a comparison's sides, which they ask."""

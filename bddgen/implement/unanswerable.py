@@ -35,7 +35,7 @@ def _default_vocabulary() -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
 VOCABULARY = _default_vocabulary()
 ATTRIBUTES_BY_KIND: dict[str, tuple[str, ...]] = {kind: asked + fallback for kind, (asked, fallback) in VOCABULARY.items()}
 ATTRIBUTES: tuple[str, ...] = tuple(dict.fromkeys(a for kind in ATTRIBUTES_BY_KIND.values() for a in kind))
-_KINDS = {PERSON: "person", ORG: "organisation", NORP: "organisation", GPE: "place", LOC: "place", FAC: "place"}
+_KINDS = {PERSON: "person", ORG: "organisation", NORP: "organisation", GPE: "region", LOC: "region", FAC: "place"}
 RETRIEVED = 5
 CONTEXT_SENTENCES = 3  # corpus sentences the recogniser reads an entity in to tell its kind
 
@@ -67,12 +67,14 @@ COLUMN_KINDS: dict[str, frozenset[str]] = {
         "customer employee inductee nominee athlete driver pilot".split()
     ),
     "organisation": frozenset("club clubs team teams side company airline carrier operator organisation organization".split()),
-    "place": frozenset("venue venues stadium ground city country town place airport origin destination location region station".split()),
+    "place": frozenset("venue venues stadium ground place airport origin destination location station".split()),
+    "region": frozenset("city cities country countries town state province region".split()),
 }
 
 
 def entity_kind(entity: str, recognizer: EntityRecognizer, texts: DocumentTexts | None = None) -> str:
-    """person, organisation, place or other, from the strongest evidence there is: the table columns that
+    """person, organisation, place (a venue, an airport), region (a city, a country) or other, from the strongest
+    evidence there is: the table columns that
     hold `entity` as a cell (a "club" or "home_club" column holds organisations), else what the recogniser
     calls the whole of it in the corpus sentences that mention it (the most frequent of these kinds in up
     to three), else in the name read alone. A name alone is ambiguous: a small recogniser reads

@@ -213,10 +213,11 @@ class Conversation:
         return [v for k in self.kept if isinstance(e := k.record.evidence, TableEvidence) for v in e.filter.values()]
 
     def asked_about(self, planned: PlannedTurn) -> tuple[str, str]:
-        """What an UNANSWERABLE or OFF-LIMITS turn asks about, and its kind: a person, organisation or place the
+        """What an UNANSWERABLE or OFF-LIMITS turn asks about, and its kind: a person, organisation, place or region the
         conversation is about, as the corpus tells its kind — the plan's bridging entity, a name the
         conversation already used (a filter value or an answer), or the title of a chain document — in that
-        order; only when none is known, the first of those names; never the assistant's own name or brand. A
+        order; only when none is known, the first of those names; never the assistant's own name or brand, nor a
+        table's title ("When was the launch date of Track?"): with no name at all, '' (no such turn is asked). A
         fragment such as "the Year award" (of "Player of the Year award") makes a question nobody asks."""
         named = [planned.subject] if planned.subject and any(ch.isalpha() for ch in planned.subject) else []
         for kept in self.kept:
@@ -232,8 +233,7 @@ class Conversation:
             kind = entity_kind(name, self.context.recognizer, self.context.texts)
             if kind != "other":
                 return name, kind
-        fallback = read[0] if read else documents[self.plan.chain.documents[0]].title
-        return fallback, "other" if fallback in read else entity_kind(fallback, self.context.recognizer, self.context.texts)
+        return (read[0], "other") if read else ("", "other")  # a table's title ("Track") is no thing a person asks about
 
     def render(self, doc_id: str, question: str) -> str:
         """A document as a round trip reads it: the rows or sentences closest to `question`."""
