@@ -262,7 +262,7 @@ def run_plan(plan: QueryPlan, tables: Tables) -> PlanResult:
         rows = [r for r in rows if _compare(r[key], condition.op, condition.value)]
         described.append(f"{key} {condition.op} {condition.value}")
         if not rows:
-            raise PlanError(_no_rows(key, condition, before))
+            raise PlanError(_no_rows(key, condition, before) + _held_elsewhere(condition.value, tables, key))
     where = f" where {' and '.join(described)}" if described else ""
     if plan.aggregate != "none":
         return _aggregated(plan, joined, rows, where, read)
@@ -303,6 +303,30 @@ def _no_rows(key: str, condition: Condition, rows: list[dict[str, str]]) -> str:
     values = list(dict.fromkeys(r[key] for r in rows if r[key].strip()))
     close = difflib.get_close_matches(condition.value, values, n=SUGGESTED_VALUES, cutoff=SUGGESTED_CUTOFF) or values[:SUGGESTED_VALUES]
     return f"no row has {key} {condition.op} {condition.value!r}; its values include: {', '.join(repr(v) for v in close)}"
+
+
+HELD_ELSEWHERE = 3  # columns named where a value no row of the planned column has is held
+
+
+def _held_elsewhere(value: str, tables: Tables, key: str) -> str:
+    """Where the tables shown hold a value that no row of the planned column has: a column whose cell is it, or two
+    side by side that write it over both ("Michael" "Mitchell" in Employee's FirstName and LastName, for a plan that
+    looked for 'Michael Mitchell' among artists); '' when none does."""
+    wanted = normalise(value)
+    if not wanted:
+        return ""
+    found: list[str] = []
+    for table in tables.tables.values():
+        name = tables.name(table)
+        rows = tables.rows(table)
+        for position, header in enumerate(table.headers):
+            pair = table.headers[position + 1] if position + 1 < len(table.headers) else ""
+            if any(position < len(row) and normalise(row[position]) == wanted for row in rows):
+                found.append(f"{name}.{header}")
+            elif pair and any(position + 1 < len(row) and normalise(f"{row[position]} {row[position + 1]}") == wanted for row in rows):
+                found.append(f"{name}.{header} and {name}.{pair}")
+    found = [f for f in found if not f.startswith(f"{key}") and f != key][:HELD_ELSEWHERE]
+    return f"; {value!r} is written in {', '.join(found)}: plan on that table" if found else ""
 
 
 def _numbers(rows: Iterable[dict[str, str]], key: str) -> list[float]:
