@@ -6,6 +6,9 @@ from __future__ import annotations
 import threading
 
 import pytest
+from fuzz_strategies import hostile_text
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bddgen.evaluation.assistant import AssistantReply
 from bddgen.evaluation.judge import Judge, used_passages
@@ -145,3 +148,18 @@ def test_a_run_judges_an_open_question_by_the_documents_the_assistant_reports() 
     assert record.verdict == Verdict.PASS and record.contexts == ["text/harbour#1", "text/eastquay#1"]
     assert not backend.tasks_seen()  # decided by code: the claims method found no claim said, so no model call is made
 
+
+
+@given(question=hostile_text, answer=hostile_text, documents=st.lists(hostile_text, max_size=3))
+def test_any_question_answer_and_documents_are_read_without_error(question: str, answer: str, documents: list[str]) -> None:
+    """What an assistant answers and reports is anybody's text: the check reads it, and passes only a list of names."""
+    kind = asks_for_some(question)
+    assert kind is None or kind.kind.strip()
+    names = listed_names(answer)
+    assert names is None or (names and all(n.strip() == n and n for n in names))
+    judge, _ = _judge()
+    turn = Turn(question=question or "?", answer="Redmarsh Rovers", query_type=QueryType.FILLER)
+    verdict = judge.judge_turn(turn, answer, [], documents).verdict
+    assert verdict in (Verdict.PASS, Verdict.FAIL, Verdict.ERROR)
+    if verdict == Verdict.PASS and "open-question" in judge.judge_turn(turn, answer, [], documents).checks:
+        assert names

@@ -30,6 +30,7 @@ _CLAUSE_END = re.compile(r"[,;:]|\b(?:who|which|that|where|whose)\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _ITEM_SEPARATORS = re.compile(r"\s*(?:[,;\n•]|\s-\s)\s*")
 _AND = re.compile(r"\s+(?:and|&)\s+")
+_EDGES = re.compile(r"^[\s.!?\"']+|[\s.!?\"']+$")
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,8 @@ def listed_names(answer: str) -> list[str] | None:
     an item is no name: a sentence, or mostly lower-case words."""
     text = _PARENTHESES.sub(" ", answer)
     text = text.split(":", 1)[1] if ":" in text else text
-    items = [re.sub(r"^(?:and|&)\s+", "", item.strip(" .!?\"'")) for item in _ITEM_SEPARATORS.split(text)]
+    items = [re.sub(r"^(?:and|&)\s+", "", _EDGES.sub("", item)) for item in _ITEM_SEPARATORS.split(text)]
+    items = [_EDGES.sub("", item) for item in items]
     items = [item for item in items if item]
     return items if items and all(_is_name(part) for item in items for part in _AND.split(item)) else None
 
