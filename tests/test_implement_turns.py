@@ -992,6 +992,12 @@ def test_a_where_or_who_question_answered_by_a_bare_number_is_rewritten() -> Non
     assert not answer_kind_problems("What does the fee policy say about refunds?", refunds)
     assert not answer_kind_problems("What is the Fixed Price segment?", "contracts sold at an agreed sum")  # a line item's name
     assert not answer_kind_problems("What are the ticket prices of Ashvale Rangers?", CANNOT_ANSWER)  # an unanswerable turn
+    # "how long" of a delay or a wait is a duration (seen on the airline: "How long was my flight delayed?" -> "Up to 1,500 km")
+    assert answer_kind_problems("How long was my flight delayed or cancelled?", "Up to 1,500 km")
+    assert answer_kind_problems("How long did the delay last?", "The airline pays 250 EUR")
+    assert not answer_kind_problems("How long was my flight delayed?", "3 hours")
+    assert not answer_kind_problems("How long before departure must I check in?", "60 minutes")
+    assert not answer_kind_problems("How long is the runway?", "3,200 m")  # a length asked
 
 
 def test_a_question_on_an_encyclopedic_text_must_name_its_subject_not_only_say_the_club() -> None:
@@ -1074,7 +1080,8 @@ def test_the_assistants_own_name_is_never_the_answer_a_turn_asks_for() -> None:
 
 
 def test_an_unanswerable_turn_never_asks_about_a_tables_title() -> None:
-    """Chinook's "When was the launch date of Track?": a conversation that names nothing but its table asks no such turn."""
+    """Chinook's "When was the launch date of Track?": a conversation that names nothing but its tables or policies asks no
+    such turn."""
     tracks = TableDocument(id="t-track", title="Track", headers=["TrackId", "Milliseconds"], rows=[["1", "343719"], ["2", "342562"]])
     corpus = Corpus(system=CORPUS.system, documents=[tracks])
     plan = TurnPlan(chain=Chain(documents=[tracks.id], hops=[]), turns=[PlannedTurn(query_type=Q.UNANSWERABLE, documents=[tracks.id])])
@@ -1082,6 +1089,14 @@ def test_an_unanswerable_turn_never_asks_about_a_tables_title() -> None:
     tables_only = ConversationWriter(writer.context, plan)
     assert tables_only.conversation.asked_about(plan.turns[0]) == ("", "other")
     assert not list(tables_only.kinds.candidates(plan.turns[0], Q.UNANSWERABLE))
+    # nor a policy's title (the airline's "What is the launch date of Baggage Allowance?")
+    from bddgen.models import PolicyDocument
+
+    baggage = PolicyDocument(id="p-bags", title="Baggage Allowance", passage="Each ticket includes one cabin bag of up to 8 kg.")
+    corpus = Corpus(system=CORPUS.system, documents=[baggage])
+    plan = TurnPlan(chain=Chain(documents=[baggage.id], hops=[]), turns=[PlannedTurn(query_type=Q.UNANSWERABLE, documents=[baggage.id])])
+    writer, _ = _writer({}, corpus=corpus)
+    assert ConversationWriter(writer.context, plan).conversation.asked_about(plan.turns[0]) == ("", "other")
 
 
 def test_a_question_may_name_a_long_title_by_its_source() -> None:

@@ -7,7 +7,7 @@ import re
 from typing import Sequence
 
 from bddgen.config import TurnCheckSettings, default_of
-from bddgen.evaluation.quantities import UNITS
+from bddgen.evaluation.quantities import UNITS, quantities
 from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_facts
 from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_stems, content_words, normalise
 from bddgen.features.wellformed import text_problems
@@ -245,6 +245,11 @@ _ASKS_FOR_A_NAME = re.compile(r"^\W*(?:where|who|whom)\b", re.IGNORECASE)
 
 
 _HOW_MANY = re.compile(r"\bhow\s+(?:many|much)\s+([a-z]+)", re.IGNORECASE)
+# "how long" of a delay, a wait or a stay asks for a duration ("How long was my flight delayed?" is no "1,500 km")
+_HOW_LONG_IN_TIME = re.compile(
+    r"\bhow\s+long\b.*\b(?:delay(?:s|ed)?|late|wait(?:s|ed|ing)?|take[sn]?|took|last(?:s|ed)?|stay(?:s|ed)?|ago|before|after|period|duration)\b",
+    re.IGNORECASE,
+)
 # the fee word in lower case: "the Fixed Price" of a report names a line item, not a price asked for
 _ASKS_FOR_AN_AMOUNT = re.compile(r"^\W*(?:[Ww]hat|[Hh]ow much)\b.*\b(?:fees?|prices?|costs?|charges?)\b(?!\s+(?:policy|policies|rules?|conditions?))")
 
@@ -252,14 +257,20 @@ _ASKS_FOR_AN_AMOUNT = re.compile(r"^\W*(?:[Ww]hat|[Hh]ow much)\b.*\b(?:fees?|pri
 def answer_kind_problems(question: str, answer: str, sentence: str = "") -> list[str]:
     """A "where" or "who" question answered by a bare number or year ("Where did he coach the club?" -> "1995")
     asks for something its answer is not; so does a "what are the fees" question answered without an amount ("Pet
-    fees are refunded only if …"), and a "how many days" question whose number the sentence (or the answer) gives in
-    another unit ("within 24 hours of purchase": 24 is no number of days)."""
+    fees are refunded only if …"), a "how long" question of a delay or a wait answered by a distance or another
+    quantity that is no duration ("How long was my flight delayed?" -> "Up to 1,500 km"), and a "how many days" question
+    whose number the sentence (or the answer) gives in another unit ("within 24 hours of purchase": 24 is no number of
+    days)."""
     span = answer.strip()
     if _ASKS_FOR_A_NAME.match(question) and span and not any(ch.isalpha() for ch in span):
         return [f'the question asks "{question.split()[0].strip()}", but its answer is "{span}"; ask for "{span}"']
     if (_ASKS_FOR_AN_AMOUNT.search(question) and span and span != CANNOT_ANSWER and not any(ch.isdigit() for ch in span)
             and "free" not in span.lower()):
         return [f'the question asks what a fee or price is, but its answer "{span[:80]}" states no amount; ask what the answer says']
+    if _HOW_LONG_IN_TIME.search(question) and span != CANNOT_ANSWER:
+        dimensions = {q.dimension for q in quantities(span)}
+        if dimensions and "time" not in dimensions and dimensions - {""}:
+            return [f'the question asks how long in time, but its answer "{span[:80]}" states no duration; ask what the answer says']
     asked = _HOW_MANY.search(question)
     unit = UNITS.get(asked.group(1).lower()) if asked else None
     if unit is None or not span:

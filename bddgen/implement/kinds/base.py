@@ -217,7 +217,8 @@ class Conversation:
         conversation is about, as the corpus tells its kind — the plan's bridging entity, a name the
         conversation already used (a filter value or an answer), or the title of a chain document — in that
         order; only when none is known, the first of those names; never the assistant's own name or brand, nor a
-        table's title ("When was the launch date of Track?"): with no name at all, '' (no such turn is asked). A
+        table's or a policy's title ("When was the launch date of Track?", "... of Baggage Allowance?"): with no name
+        at all, '' (no such turn is asked). A
         fragment such as "the Year award" (of "Player of the Year award") makes a question nobody asks."""
         named = [planned.subject] if planned.subject and any(ch.isalpha() for ch in planned.subject) else []
         for kept in self.kept:
@@ -227,7 +228,7 @@ class Conversation:
             named += list(kept.facts.entities)
         named = [n for n in named if n.upper() not in CURRENCY_CODES]  # "USD" of "1.43 USD" is a unit, not a thing to ask about
         documents = self.context.documents
-        titles = [documents[d].title for d in self.plan.chain.documents if not isinstance(documents[d], TableDocument)]
+        titles = [documents[d].title for d in self.plan.chain.documents if isinstance(documents[d], TextDocument)]  # a page's subject
         read = [n for n in [*named, *titles] if not self.own_name(n)]  # not the airline the user talks to
         for name in read:
             kind = entity_kind(name, self.context.recognizer, self.context.texts)
