@@ -107,13 +107,13 @@ def test_a_plan_the_schema_refuses_says_what_to_change(plan: QueryPlan, says: st
 def test_a_value_no_row_of_the_planned_column_has_is_pointed_at_where_the_tables_write_it() -> None:
     """Chinook's "What is the title for Michael Mitchell?" planned again as Artist.Name = 'Michael Mitchell' three times:
     the employee's first and last name columns hold it, and the refusal says so."""
-    staff = TableDocument(id="tables/db.Staff", title="Staff", headers=["StaffId", "FirstName", "LastName", "Title"],
-                          rows=[["1", "Dana", "Vell", "Founder"], ["2", "Ari", "Moss", "Engineer"]], key="StaffId")
+    staff = TableDocument(id="tables/db.Staff", title="Staff", headers=["StaffId", "LastName", "FirstName", "Title"],
+                          rows=[["1", "Vell", "Dana", "Founder"], ["2", "Moss", "Ari", "Engineer"]], key="StaffId")  # last name first
     tables = _tables(LABEL, RECORD, staff)
     with pytest.raises(PlanError) as refused:
         run_plan(QueryPlan(table="Label", where=[Condition(column="Name", value="Dana Vell")], select="Name"), tables)
     assert "no row has Label.Name = 'Dana Vell'" in str(refused.value)
-    assert "'Dana Vell' is written in Staff.FirstName and Staff.LastName" in str(refused.value)
+    assert "'Dana Vell' is written in Staff.LastName and Staff.FirstName" in str(refused.value)
     with pytest.raises(PlanError) as refused:
         run_plan(QueryPlan(table="Label", where=[Condition(column="Name", value="Engineer")], select="Name"), tables)
     assert "is written in Staff.Title" in str(refused.value)

@@ -310,8 +310,8 @@ HELD_ELSEWHERE = 3  # columns named where a value no row of the planned column h
 
 def _held_elsewhere(value: str, tables: Tables, key: str) -> str:
     """Where the tables shown hold a value that no row of the planned column has: a column whose cell is it, or two
-    side by side that write it over both ("Michael" "Mitchell" in Employee's FirstName and LastName, for a plan that
-    looked for 'Michael Mitchell' among artists); '' when none does."""
+    side by side that write it over both, in either order ("Mitchell" "Michael" in Employee's LastName and FirstName,
+    for a plan that looked for 'Michael Mitchell' among artists); '' when none does."""
     wanted = normalise(value)
     if not wanted:
         return ""
@@ -323,7 +323,8 @@ def _held_elsewhere(value: str, tables: Tables, key: str) -> str:
             pair = table.headers[position + 1] if position + 1 < len(table.headers) else ""
             if any(position < len(row) and normalise(row[position]) == wanted for row in rows):
                 found.append(f"{name}.{header}")
-            elif pair and any(position + 1 < len(row) and normalise(f"{row[position]} {row[position + 1]}") == wanted for row in rows):
+            elif pair and any(position + 1 < len(row) and wanted in (normalise(f"{row[position]} {row[position + 1]}"),
+                                                                    normalise(f"{row[position + 1]} {row[position]}")) for row in rows):
                 found.append(f"{name}.{header} and {name}.{pair}")
     found = [f for f in found if not f.startswith(f"{key}") and f != key][:HELD_ELSEWHERE]
     return f"; {value!r} is written in {', '.join(found)}: plan on that table" if found else ""
