@@ -117,6 +117,9 @@ def test_a_value_no_row_of_the_planned_column_has_is_pointed_at_where_the_tables
     with pytest.raises(PlanError) as refused:
         run_plan(QueryPlan(table="Label", where=[Condition(column="Name", value="Engineer")], select="Name"), tables)
     assert "is written in Staff.Title" in str(refused.value)
+    with pytest.raises(PlanError) as refused:  # the whole name on one of its two columns: both are named
+        run_plan(QueryPlan(table="Staff", where=[Condition(column="LastName", value="Dana Vell")], select="Title"), tables)
+    assert "'Dana Vell' is written in Staff.LastName and Staff.FirstName" in str(refused.value)
     with pytest.raises(PlanError) as refused:  # a value no table holds: nothing more to say
         run_plan(QueryPlan(table="Label", where=[Condition(column="Name", value="Quillon")], select="Name"), tables)
     assert "is written in" not in str(refused.value)

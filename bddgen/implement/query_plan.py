@@ -326,8 +326,8 @@ def _held_elsewhere(value: str, tables: Tables, key: str) -> str:
             elif pair and any(position + 1 < len(row) and wanted in (normalise(f"{row[position]} {row[position + 1]}"),
                                                                     normalise(f"{row[position + 1]} {row[position]}")) for row in rows):
                 found.append(f"{name}.{header} and {name}.{pair}")
-    found = [f for f in found if not f.startswith(f"{key}") and f != key][:HELD_ELSEWHERE]
-    return f"; {value!r} is written in {', '.join(found)}: plan on that table" if found else ""
+    found = [f for f in found if f != key][:HELD_ELSEWHERE]
+    return f"; {value!r} is written in {', '.join(found)}: pick its row there, a condition on each column" if found else ""
 
 
 def _numbers(rows: Iterable[dict[str, str]], key: str) -> list[float]:
