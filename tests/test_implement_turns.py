@@ -793,7 +793,7 @@ def test_a_name_column_says_its_rows_kind() -> None:
     assert entity_kind("Protected AAC audio file", RegexRecognizer(), texts) == "other"
     invoices = TableDocument(id="t-inv", title="Invoice", headers=["InvoiceId", "BillingCity", "Airport"], rows=[["7", "Cupertino", "SJC"]])
     texts = DocumentTexts({invoices.id: invoices})
-    assert entity_kind("Cupertino", RegexRecognizer(), texts) == "region"  # a city is asked its mayor, not its opening hours
+    assert entity_kind("Cupertino", RegexRecognizer(), texts) == "region"  # a city is asked its time zone, not its opening hours
     assert entity_kind("SJC", RegexRecognizer(), texts) == "place"
 
 
