@@ -201,6 +201,21 @@ def test_a_computed_need_opens_the_conversation_with_its_count_made_by_code(tmp_
     assert "plan_query" not in backend.tasks_seen()  # what it counts and the value it names are its own words: planned by code, twice
 
 
+def test_an_unanswerable_turn_of_a_tables_only_conversation_asks_about_the_name_the_specs_question_picked_rows_by(
+    tmp_path: Path,
+) -> None:
+    """Chinook's tracks-per-genre: its own question picked rows by "Jazz"; with no other name, its UNANSWERABLE turn asked
+    "When was the launch date of Track?" (a table's title) and, without it, was dropped: it asks about Jazz."""
+    tables = Corpus(system=SYSTEM, documents=[LABEL, RECORD])
+    path = _feature(tmp_path, "Records per label", "a collector browses the catalogue", "the collector asks how many records Ferrow has released",
+                    "the assistant gives the number of Ferrow records")
+    plan = {"table": "Record", "join": ["Label"], "where": [{"column": "Label.Name", "op": "=", "value": "Ferrow"}], "aggregate": "count"}
+    lm, _ = _lm({"needs": [{"question": "How many records has Ferrow released?", "kind": "computed", "about": ["Ferrow"]}]}, plans=[plan])
+    implement_feature(path, tables, lm, RegexRecognizer(), MemoryIndex(HashingEmbedder(), tables), ImplementSettings(n=1, turns=4), 0)
+    turns = [t for c in _provenance(path).conversations for t in c.turns if t.query_type is QueryType.UNANSWERABLE and t.outcome == "kept"]
+    assert turns and all("Ferrow" in t.question and "Label" not in t.question and "Record" not in t.question for t in turns)
+
+
 def test_a_round_trip_that_plans_another_answer_refuses_the_question_and_the_conversation(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
     path = _feature(tmp_path, "Records per label", "a collector browses the catalogue", "the collector asks how many records Ferrow has released",
                     "the assistant gives the number of Ferrow records")

@@ -18,6 +18,7 @@ from bddgen.implement.plan import PlannedTurn, Sides, TurnPlan
 from bddgen.implement.provenance import CheckName, TurnCheck, TurnProvenance
 from bddgen.implement.identifiers import identifier_columns, identifier_problems
 from bddgen.implement.reading import NeedEvidence, Planner
+from bddgen.implement.query_plan import QueryPlan
 from bddgen.implement.questions import SentenceParser, one_of_several, question_for
 from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, RoundTripAnswer, RoundTripFigures, WrittenTurn
 from bddgen.implement.unanswerable import entity_kind
@@ -215,7 +216,8 @@ class Conversation:
     def asked_about(self, planned: PlannedTurn) -> tuple[str, str]:
         """What an UNANSWERABLE or OFF-LIMITS turn asks about, and its kind: a person, organisation, place or region the
         conversation is about, as the corpus tells its kind — the plan's bridging entity, a name the
-        conversation already used (a filter value or an answer), or the title of a chain document — in that
+        conversation already used (a filter value, the name a spec's own question picked its rows by, or an answer), or
+        the title of a chain document — in that
         order; only when none is known, the first of those names; never the assistant's own name or brand, nor a
         table's or a policy's title ("When was the launch date of Track?", "... of Baggage Allowance?"): with no name
         at all, '' (no such turn is asked). A
@@ -225,6 +227,8 @@ class Conversation:
             evidence = kept.record.evidence
             if isinstance(evidence, TableEvidence):
                 named += [v for v in evidence.filter.values() if any(ch.isalpha() for ch in v)]
+            elif isinstance(evidence, NeedEvidence) and evidence.plan is not None:
+                named += _plan_names(evidence.plan)
             named += list(kept.facts.entities)
         named = [n for n in named if n.upper() not in CURRENCY_CODES]  # "USD" of "1.43 USD" is a unit, not a thing to ask about
         documents = self.context.documents
@@ -251,6 +255,13 @@ class Conversation:
     def round_trip_context(self, question: str) -> str:
         """What a round trip ranks rows and sentences by: the question and the answer just before it."""
         return f"{question} {self.kept[-1].turn.answer if self.kept else ''}"
+
+
+def _plan_names(plan: QueryPlan) -> list[str]:
+    """The name a need's query plan picks its rows by: its '=' conditions' values that are words, said together when
+    several write one name over two columns ("Leonie" and "Köhler": Leonie Köhler), alone when there is one ("Jazz")."""
+    values = [c.value.strip() for c in plan.where if c.op == "=" and any(ch.isalpha() for ch in c.value)]
+    return [" ".join(values)] if values else []
 
 
 class EvidenceKind(ABC, Generic[E]):
