@@ -216,20 +216,22 @@ class Conversation:
     def asked_about(self, planned: PlannedTurn) -> tuple[str, str]:
         """What an UNANSWERABLE or OFF-LIMITS turn asks about, and its kind: a person, organisation, place or region the
         conversation is about, as the corpus tells its kind — the plan's bridging entity, a name the
-        conversation already used (a filter value, the name a spec's own question picked its rows by, or an answer), or
-        the title of a chain document — in that
+        conversation already used (a filter value or an answer, then the name a spec's own question picked its rows
+        by), or the title of a chain document — in that
         order; only when none is known, the first of those names; never the assistant's own name or brand, nor a
         table's or a policy's title ("When was the launch date of Track?", "... of Baggage Allowance?"): with no name
         at all, '' (no such turn is asked). A
         fragment such as "the Year award" (of "Player of the Year award") makes a question nobody asks."""
         named = [planned.subject] if planned.subject and any(ch.isalpha() for ch in planned.subject) else []
+        asked: list[str] = []  # the names the spec's own questions picked rows by: after the others, which say more
         for kept in self.kept:
             evidence = kept.record.evidence
             if isinstance(evidence, TableEvidence):
                 named += [v for v in evidence.filter.values() if any(ch.isalpha() for ch in v)]
             elif isinstance(evidence, NeedEvidence) and evidence.plan is not None:
-                named += _plan_names(evidence.plan)
+                asked += _plan_names(evidence.plan)
             named += list(kept.facts.entities)
+        named += asked
         named = [n for n in named if n.upper() not in CURRENCY_CODES]  # "USD" of "1.43 USD" is a unit, not a thing to ask about
         documents = self.context.documents
         titles = [documents[d].title for d in self.plan.chain.documents if isinstance(documents[d], TextDocument)]  # a page's subject
