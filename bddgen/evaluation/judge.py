@@ -55,23 +55,27 @@ def expects_abstention(turn: Turn) -> bool:
 
 class CitedPassages:
     """The passage of a corpus's text or policy document by id ('' for a table or an unknown id: a whole table's
-    numbers would make any number 'stated'), the documents read from `documents` on first need; `titled`: its title on
-    a line before it (what the document is about, which the open-question check reads)."""
+    numbers would make any number 'stated'), the documents read from `documents` on first need; `titled` gives the
+    same with its title on a line before it (what the document is about, which the open-question check reads)."""
 
-    def __init__(self, documents: Callable[[], Sequence[Document]], titled: bool = False) -> None:
+    def __init__(self, documents: Callable[[], Sequence[Document]]) -> None:
         self._documents = documents
-        self._titled = titled
-        self._passages: dict[str, str] | None = None
+        self._read: dict[str, tuple[str, str]] | None = None
         self._lock = threading.Lock()
 
-    def __call__(self, doc_id: str) -> str:
+    def _document(self, doc_id: str) -> tuple[str, str] | None:
         with self._lock:
-            if self._passages is None:
-                self._passages = {
-                    d.id: f"{d.title}\n{d.passage}" if self._titled else d.passage
-                    for d in self._documents() if isinstance(d, (TextDocument, PolicyDocument))
-                }
-        return self._passages.get(doc_id, "")
+            if self._read is None:
+                self._read = {d.id: (d.title, d.passage) for d in self._documents() if isinstance(d, (TextDocument, PolicyDocument))}
+        return self._read.get(doc_id)
+
+    def __call__(self, doc_id: str) -> str:
+        found = self._document(doc_id)
+        return found[1] if found is not None else ""
+
+    def titled(self, doc_id: str) -> str:
+        found = self._document(doc_id)
+        return f"{found[0]}\n{found[1]}" if found is not None else ""
 
 
 def used_passages(cited: Callable[[str], str] | None, contexts: Sequence[str]) -> list[str]:
@@ -286,7 +290,8 @@ def run_judge(
 ) -> Judge:
     """The judge `bddgen run` grades with and `bddgen judge check` qualifies: the project's [run] passing_score,
     tolerances and judge_method, the passages of `documents` (read on first need) for a turn's cited documents."""
-    return Judge(lm_provider, tools=tools, cited=CitedPassages(documents), titled=CitedPassages(documents, titled=True), passing_score=settings.passing_score,
+    cited = CitedPassages(documents)
+    return Judge(lm_provider, tools=tools, cited=cited, titled=cited.titled, passing_score=settings.passing_score,
                  tolerances=Tolerances.of(settings), method=settings.judge_method)
 
 

@@ -86,19 +86,20 @@ def _subject_and_kind(document: str) -> tuple[set[str], set[str]]:
     return content_stems(f"{title} {head}"), content_stems(called)
 
 
-def _of_the_kind(name: str, kind: OpenQuestion, documents: Sequence[str]) -> bool:
+def _of_the_kind(name: str, kind: OpenQuestion, read: Sequence[tuple[set[str], set[str]]]) -> bool:
     """Whether a document is about `name` and calls it one of the kind ("Shahrdari Saveh Futsal Club is an Iranian
     professional futsal club" for 'Shahrdari Saveh FSC' and clubs); a document about something else that mentions it,
-    or calls it something else ("Tomas Brenner is a footballer who played for Northgate United, a club"), is not."""
+    or calls it something else ("Tomas Brenner is a footballer who played for Northgate United, a club"), is not.
+    `read`: each document's `_subject_and_kind`."""
     own = _own_stems(name)
-    return bool(own) and any(own <= about and kind.stems <= called for about, called in map(_subject_and_kind, documents))
+    return bool(own) and any(own <= about and kind.stems <= called for about, called in read)
 
 
-def _founded(name: str, kind: OpenQuestion, documents: Sequence[str], known: set[str]) -> bool:
+def _founded(name: str, kind: OpenQuestion, read: Sequence[tuple[set[str], set[str]]], known: set[str]) -> bool:
     """Whether `name` (or each of its parts joined by 'and': "Aan and Praktan") says more than the user's words
     (`known`: not "Iranian Futsal Club" for "Iranian futsal clubs") and is one of the kind by a document."""
     whole_or_parts = [[name], _AND.split(name)]
-    return any(all(_own_stems(n) - known and _of_the_kind(n, kind, documents) for n in names) for names in whole_or_parts)
+    return any(all(_own_stems(n) - known and _of_the_kind(n, kind, read) for n in names) for names in whole_or_parts)
 
 
 def judge_open(question: str, answer: str, history: list[Message], documents: Sequence[str], failed: Judgement) -> Judgement:
@@ -110,7 +111,8 @@ def judge_open(question: str, answer: str, history: list[Message], documents: Se
     if kind is None or names is None or not documents:
         return failed
     known = content_stems(" ".join([question, *(m.content for m in history if m.role == "user")]))
-    unfounded = [n for n in names if not _founded(n, kind, documents, known)]
+    read = [_subject_and_kind(document) for document in documents]
+    unfounded = [n for n in names if not _founded(n, kind, read, known)]
     if unfounded:
         return replace(failed, feedback=f"{failed.feedback}; nor is {', '.join(map(repr, unfounded))} one of the {kind.kind} "
                        "by a document it used", checks=(*failed.checks, OPEN_CHECK))

@@ -269,7 +269,7 @@ def answer_kind_problems(question: str, answer: str, sentence: str = "") -> list
         return [f'the question asks what a fee or price is, but its answer "{span[:80]}" states no amount; ask what the answer says']
     if _HOW_LONG_IN_TIME.search(question) and span != CANNOT_ANSWER:
         dimensions = {q.dimension for q in quantities(span)}
-        if dimensions and "time" not in dimensions and dimensions - {""}:
+        if "time" not in dimensions and dimensions - {""}:
             return [f'the question asks how long in time, but its answer "{span[:80]}" states no duration; ask what the answer says']
     asked = _HOW_MANY.search(question)
     unit = UNITS.get(asked.group(1).lower()) if asked else None

@@ -455,10 +455,10 @@ class Planner:
             return None, "read again with the passages in the reverse order, it is answered by none of them"
         if self._agree(evidence, reversed_pick):
             return evidence, ""
+        other, _ = self._sentence_evidence(index, need, reversed_pick, passages)
         half = len(passages) // 2
-        third = self.pick(need.question, [*passages[half:], *passages[:half]]) if len(passages) > 2 else None
-        other, why_other = self._sentence_evidence(index, need, reversed_pick, passages)
-        if third is not None and other is not None and self._agree(other, third):
+        third = self.pick(need.question, [*passages[half:], *passages[:half]]) if other is not None and len(passages) > 2 else None
+        if other is not None and third is not None and self._agree(other, third):
             return other, ""
         said = other.answer if other is not None else reversed_pick[2]
         return None, (f"the passages read two ways: {evidence.document} says {evidence.answer!r}, {reversed_pick[0].id} says "

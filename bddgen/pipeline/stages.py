@@ -333,13 +333,9 @@ def turns_to_label(models: Models, run: str | None, labelled: Path, n: int) -> t
 
     project = models.project
     data = load_run(resolve_runs(project.runs_path, [run] if run else [])[0])
-
-    def documents() -> Sequence[Document]:
-        return models.corpus.documents if project.corpus_path.is_dir() else []
-
+    cited = CitedPassages(lambda: models.corpus.documents if project.corpus_path.is_dir() else [])
     done = labelled_turns(labelled)
-    return data, next_turns(data.metadata, data.results, FeatureTurns(project.root), CitedPassages(documents), done, n, project.settings.seed,
-                            titled=CitedPassages(documents, titled=True))
+    return data, next_turns(data.metadata, data.results, FeatureTurns(project.root), cited, done, n, project.settings.seed, titled=cited.titled)
 
 
 def _nothing_to_run(tags: str) -> str:
