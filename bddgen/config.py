@@ -340,6 +340,12 @@ class ImplementSettings(_Section):
         "case ('For booking 6Y6VK2, …?' of a rule on Saver fares, the booking being a Saver fare), so the assistant must read the row and "
         "then the rule.",
     )
+    question_frames: bool = Field(
+        default=True,
+        description="A table turn that names its row is first asked as the table's question frame for the column it asks: the LM "
+        "writes the question once per table and column with the row's values as placeholders ('When was {FirstName} {LastName} "
+        "hired?'), code fills it in for each row, and the same checks and round trip judge it.",
+    )
     spec_first: bool = Field(
         default=True,
         description="Read each spec into its needs (the questions its When asks), answer each by a plan code executes (a query on the "

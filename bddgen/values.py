@@ -25,6 +25,9 @@ from bddgen.numbers import number_tokens
 
 NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+_MONTH = "|".join(MONTHS)
+FULL_DATE = re.compile(rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTH}),? \d{{4}}|(?:{_MONTH}) \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}})\b", re.IGNORECASE)
+"""A day written in full: "12 April 2012", "April 12th, 2012"."""
 
 
 def describes_a_date(schema: dict[str, Any]) -> bool:

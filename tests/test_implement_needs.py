@@ -18,7 +18,7 @@ from bddgen.implement.identifiers import identifier_columns, identifier_problems
 from bddgen.implement.provenance import FeatureProvenance, provenance_path
 from bddgen.implement.query_plan import Condition, PlanError, QueryPlan, Tables, plan_from_words, run_plan, same_result
 from bddgen.implement.reading import (
-    Planner, SpecNeed, SpecReading, condition_years, schema_text, counted_elsewhere, need_kind, quoted_sentence, uncounted, unsaid_conditions,
+    Planner, SpecNeed, SpecReading, closer_row, condition_years, schema_text, counted_elsewhere, need_kind, quoted_sentence, uncounted, unsaid_conditions,
 )
 from bddgen.implement.scripted import faithful_replies
 from bddgen.lm.scripted import section
@@ -818,3 +818,79 @@ def test_a_line_item_the_question_says_only_part_of_is_not_planned_by_code_but_b
     plan, result, problems = planner.propose("What were the total sales for Recorded Music in 2019?", _tables(sections))
     assert result is not None and result.value == "530"  # not the grand total, $ 730, that "total" and "2019" alone would read
     assert problems and "'Total Recorded Music'" in problems[0] and "plan_query" in backend.tasks_seen()
+
+
+def test_a_spec_naming_a_report_by_its_title_is_read_and_planned_on_that_report_alone(tmp_path: Path) -> None:
+    """TAT-QA's "Given an analyst reads Report 01's sales by contract type" was read as a question on another report's
+    line item, and its text need was answered from another report's notes: a numbered name a title says is the scope."""
+    other = REPORT.model_copy(update={"id": "tables/report-08", "title": "Report 08 table: Revenue by segment",
+                                      "rows": [["Licensing", "$ 900.0", "$ 950.0"], ["Total revenue", "$ 900.0", "$ 950.0"]]})
+    own_notes = TextDocument(id="text/report-07-notes", title="Report 07 notes: Revenue", passage="Licensing revenue grew on new catalogue deals.")
+    other_notes = TextDocument(id="text/report-08-notes", title="Report 08 notes: Revenue", passage="Licensing revenue fell after a contract ended.")
+    local = Corpus(system=SYSTEM, documents=[other, REPORT, other_notes, own_notes])
+    path = _feature(tmp_path, "Licensing revenue change", "an analyst reads Report 07's revenue by segment",
+                    "the analyst asks how Licensing revenue changed from 2018 to 2019", "the assistant gives the change")
+    lm, backend = _lm({"needs": [{"question": "How did Licensing revenue change from 2018 to 2019?", "kind": "computed", "about": ["Licensing"]}]})
+    report = implement_feature(path, local, lm, RegexRecognizer(), MemoryIndex(HashingEmbedder(), local), ImplementSettings(n=1, turns=3), 0)
+    reading = _provenance(path).reading
+    assert reading is not None and reading.evidence, report.features[0].notes
+    assert reading.evidence[0].tables == ["tables/report-07"] and reading.evidence[0].answer.startswith("200")  # 1,200.0 - 1,000.0
+    shown = section(next(r for r in backend.requests if r.task == "read_spec"), "Data")
+    assert "Licensing | Touring | Total revenue" in shown and "Report 08" not in shown  # the scope's line items, not another report's
+    planner = Planner(lm, local.by_id(), MemoryIndex(HashingEmbedder(), local), RegexRecognizer(), SYSTEM, scope=("tables/report-07", "text/report-07-notes"))
+    assert [d.id for d in planner.passages_for("Why did Licensing revenue fall?")] == ["text/report-07-notes"]
+    assert list(planner.tables_for("Licensing revenue in 2019").tables) == ["tables/report-07"]
+
+
+def test_the_total_of_a_line_item_the_question_names_is_that_items_row_not_the_total_row() -> None:
+    """TAT-QA's "What was the total sales for Fixed Price contracts in 2019?" was answered with the Total sales row."""
+    sales = TableDocument(id="tables/report-01", title="Report 01 table: Sales by contract type", headers=["item", "2019", "Years Ended 2018"],
+                          rows=[["Fixed Price", "$ 1,452.4", "$ 1,146.2"], ["Other", "44.1", "56.7"], ["Total sales", "$1,496.5", "$1,202.9"]])
+    tables = _tables(sales)
+    question = "What was the total sales for Fixed Price contracts in 2019?"
+    read = plan_from_words(question, tables)
+    assert read is not None and run_plan(read, tables).value == "$ 1,452.4"
+    assert plan_from_words("What were the total sales in 2019?", tables) is not None
+    total_row = QueryPlan(table="report-01", where=[Condition(column="report-01.item", value="Total sales")], select="report-01.2019")
+    assert "'Fixed Price'" in closer_row(total_row, question, tables)  # the LM's plan on the total row is refused
+    assert closer_row(total_row, "What were the total sales in 2019?", tables) == ""
+
+
+def test_a_computed_need_is_not_answered_by_a_sentence_that_gives_no_figure_but_a_date() -> None:
+    """TAT-QA's "For Report 13, what is the year-over-year change in total assets?" was answered by "The financial
+    statements were approved by the Board of Directors on 6 June 2019": a day and a year are no figure of a change."""
+    approved = TextDocument(id="text/report-13-notes", title="Report 13 notes: Company balance sheet",
+                            passage="Company balance sheet at 31 March 2019. The financial statements were approved by the Board on 6 June 2019.")
+    grew = TextDocument(id="text/report-14-notes", title="Report 14 notes: Assets", passage="Total assets grew by 4.5% in 2019.")
+    for document, planned in ((approved, False), (grew, True)):
+        sentence = sentences_of(document)[-1]
+        lm = LanguageModel(ScriptedLM(by_task={**faithful_replies(), "pick_passage": {"passage": 1, "sentence": sentence, "answer": sentence}}), max_retries=0)
+        local = Corpus(system=SYSTEM, documents=[document])
+        planner = Planner(lm, local.by_id(), MemoryIndex(HashingEmbedder(), local), RegexRecognizer(), SYSTEM)
+        evidence, why = planner.plan(0, SpecNeed(question="What is the year-over-year change in total assets?", kind="computed"))
+        assert (evidence is not None) == planned, why
+        if not planned:
+            assert "asks for a figure" in why
+
+
+def sentences_of(document: TextDocument) -> list[str]:
+    from bddgen.implement.context import sentences
+
+    return sentences(document.passage)
+
+
+def test_a_need_whose_question_asks_another_kind_of_answer_is_rewritten(tmp_path: Path, corpus: Corpus, index: MemoryIndex) -> None:
+    """TAT-QA's reading asked "What years did Adjusted operating profit change from 2018 to 2019?" of a change, 15.8."""
+    path = _feature(tmp_path, "Licensing change", "an analyst reads the revenue table", "the analyst asks how Licensing changed and which years",
+                    "the assistant gives the change")
+    asked = "What years did Licensing revenue change from 2018 to 2019?"
+    lm, backend = _lm({"needs": [{"question": asked, "kind": "computed", "about": ["Licensing"]}]})
+    rewritten = "How much did Licensing revenue change from 2018 to 2019?"
+    faithful = backend.by_task["write_turn"]
+    backend.by_task["write_turn"] = lambda request: (
+        {"question": rewritten, "answer": "200"} if asked in section(request, "What To Ask") else faithful(request))  # type: ignore[operator]
+    report = implement_feature(path, corpus, lm, RegexRecognizer(), index, ImplementSettings(n=1, turns=3), 0)
+    provenance = _provenance(path)
+    record = next(t for c in [*provenance.conversations, *provenance.rejected] for t in c.turns if t.need == 0)
+    assert record.outcome == "kept" and record.question == rewritten, report.features[0].notes
+    assert any("asks for a year" in r for r in record.rewrites)

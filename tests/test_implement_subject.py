@@ -211,13 +211,16 @@ def test_a_numbered_name_of_the_title_scopes_the_spec_to_its_documents() -> None
         id="tables/report-06", title="Report 06 table: IMFT", headers=["item", "2019", "2018"],
         rows=[["Total assets", "391", "339"], ["Other current assets", "5", "4"]],
     )
-    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="Answers questions on reports."), documents=[own, notes, other])
+    # a title that holds the number elsewhere ("NOTE 13") is not Report 13's
+    taxes = TextDocument(id="text/report-05-notes", title="Report 05 notes: NOTE 13 - TAXES ON INCOME", passage="Taxes on income rose.")
+    corpus = Corpus(system=SystemDescription(name="Analyst", purpose="Answers questions on reports."), documents=[own, notes, other, taxes])
     index = MemoryIndex(HashingEmbedder(), corpus)
     # "total assets" is a line item of Report 06 only: the spec is about Report 13's balance sheet, not Report 06
     elsewhere = _spec("Report 13 Notes: Company Balance Sheet - Yearly Changes", "the user asks for the change in total assets",
                       "the assistant should compute the change in total assets from 2018 to 2019")
     subject = spec_subject(elsewhere, corpus, index)
     assert subject.names == ("Report 13",) and set(subject.documents) == {"tables/report-13", "text/report-13-notes"}
+    assert set(subject.scope) == {"tables/report-13", "text/report-13-notes"}  # its needs are read there alone
     # a line item the scoped report holds stays the subject, in that report only
     held = _spec("Report 13 Notes: Company Balance Sheet", "the user asks for the change in net assets", "the assistant should compute it")
     other.rows.append(["Net assets", "12", "10"])
@@ -225,4 +228,5 @@ def test_a_numbered_name_of_the_title_scopes_the_spec_to_its_documents() -> None
     assert subject.names == ("Net assets",) and subject.documents == ("tables/report-13",)
     # a numbered name no document's title says scopes nothing
     flight = _spec("Flight XV104 schedule", "the user asks for the change in total assets", "the assistant should compute it")
-    assert spec_subject(flight, corpus, index).names == ("Total assets",)
+    unscoped = spec_subject(flight, corpus, index)
+    assert unscoped.names == ("Total assets",) and unscoped.scope == ()

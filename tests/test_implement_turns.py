@@ -73,6 +73,7 @@ def _writer(
         spec=SPEC, documents=corpus.by_id(), texts=DocumentTexts(corpus.by_id()), lm=LanguageModel(backend, max_retries=0),
         recognizer=recognizer or RegexRecognizer(), retriever=MemoryIndex(HashingEmbedder(), corpus), focus=frozenset(content_words(SPEC.as_text())),
         attempts=attempts, alternatives=alternatives, min_turns=3,
+        question_frames=False,  # the turns these tests script are worded by write_turn (frames: test_implement_frames.py)
     )
     return ConversationWriter(context, PLAN), backend
 
@@ -998,6 +999,15 @@ def test_a_where_or_who_question_answered_by_a_bare_number_is_rewritten() -> Non
     assert not answer_kind_problems("How long was my flight delayed?", "3 hours")
     assert not answer_kind_problems("How long before departure must I check in?", "60 minutes")
     assert not answer_kind_problems("How long is the runway?", "3,200 m")  # a length asked
+    # a statement asked, a name answered (seen on TAT-QA: "What does the document state about Report 04 notes: …?" -> "Group")
+    assert answer_kind_problems("What does the document state about Report 04 notes: 24. Post employment benefits?", "Group")
+    assert answer_kind_problems("What do the notes say about the change?", "Net debt")
+    assert not answer_kind_problems("What does the document state about net debt?", "The components of net debt are disclosed in Note 24.")
+    assert not answer_kind_problems("What does the notes say about this change?", CANNOT_ANSWER)
+    # a year asked, an amount answered (seen on TAT-QA: "What years did Adjusted operating profit change from 2018 to 2019?")
+    assert answer_kind_problems("What years did Adjusted operating profit change from 2018 to 2019?", "15.8 million USD")
+    assert not answer_kind_problems("In what year was the club founded?", "1905")
+    assert not answer_kind_problems("Which years does the change cover?", "From 2018 to 2019")
 
 
 def test_a_question_on_an_encyclopedic_text_must_name_its_subject_not_only_say_the_club() -> None:
@@ -1264,3 +1274,22 @@ def test_a_synthesis_the_lm_writes_as_two_questions_is_kept_as_one_in_its_words(
     synthesis = result.records[-1]
     assert synthesis.outcome == "kept" and synthesis.worded_by == "lm" and synthesis.attempts == 1, synthesis.rewrites
     assert synthesis.question.count("?") == 1 and ", and " in synthesis.question and not synthesis.question.startswith("To sum up")
+
+
+def test_a_name_written_over_two_columns_is_one_the_row_states() -> None:
+    """Chinook's "When was Michael Mitchell hired?" on Michael Mitchell's own row was refused ten times as naming what
+    its evidence does not say: the row writes "Michael" and "Mitchell" in two columns."""
+    staff = TableDocument(id="tables/staff", title="Employee", headers=["EmployeeId", "LastName", "FirstName", "HireDate"], key="EmployeeId",
+                          rows=[["1", "Adams", "Andrew", "2002-08-14"], ["6", "Mitchell", "Michael", "2003-10-17"]])
+    corpus = Corpus(system=CORPUS.system, documents=[staff])
+    writer, _ = _writer({}, corpus=corpus)
+    evidence = TableEvidence(table="tables/staff", row=1, column="HireDate", filter={"FirstName": "Michael", "LastName": "Mitchell"}, value="2003-10-17")
+    planned = PlannedTurn(query_type=Q.SINGLE_DOC, documents=["tables/staff"])
+
+    def unstated(question: str) -> list[str]:
+        draft = writer.kinds.cell.check(planned, Q.SINGLE_DOC, evidence, question, "2003-10-17", False)
+        return [p for p in draft.problems if "does not say" in p]
+
+    assert unstated("When was Michael Mitchell hired?") == []
+    assert unstated("When was Mitchell Michael hired?") == []
+    assert unstated("When was Andrew Adams hired?") != []  # another row's name

@@ -21,7 +21,7 @@ from bddgen.evaluation.reference_match import (
 from bddgen.evaluation.tasks import JUDGE_CLAIM, JUDGE_CONTRADICTION
 from bddgen.specs import QueryType, Turn
 from bddgen.text import words
-from bddgen.values import as_date
+from bddgen.values import FULL_DATE, as_date
 
 STAGE = "run"
 CLAIMS_CHECK = "claims"
@@ -116,16 +116,12 @@ def _plain(text: str) -> str:
     return " ".join(words(_dated(text)))
 
 
-_MONTH = "January|February|March|April|May|June|July|August|September|October|November|December"
-_DATE = re.compile(rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)? (?:{_MONTH}),? \d{{4}}|(?:{_MONTH}) \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}})\b", re.IGNORECASE)
-
-
 def _dated(text: str) -> str:
     """`text` with every full date written the one way ("12 April 2012" and "April 12, 2012": 2012-04-12)."""
     def iso(match: re.Match[str]) -> str:
         day = as_date(re.sub(r"(?<=\d)(st|nd|rd|th)\b", "", match.group(0)))
         return day.isoformat() if day is not None else match.group(0)
-    return _DATE.sub(iso, text)
+    return FULL_DATE.sub(iso, text)
 
 
 def _content(text: str) -> set[str]:

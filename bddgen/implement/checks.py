@@ -252,12 +252,19 @@ _HOW_LONG_IN_TIME = re.compile(
 )
 # the fee word in lower case: "the Fixed Price" of a report names a line item, not a price asked for
 _ASKS_FOR_AN_AMOUNT = re.compile(r"^\W*(?:[Ww]hat|[Hh]ow much)\b.*\b(?:fees?|prices?|costs?|charges?)\b(?!\s+(?:policy|policies|rules?|conditions?))")
+# "What does the document state about …?", "What do the notes say about …?": a statement is asked, not a name
+_ASKS_FOR_A_STATEMENT = re.compile(
+    r"^\W*what\s+(?:do|does|did)\b.*\b(?:state|say|explain|describe|mention|note)s?\b|\bwhat\s+is\s+(?:said|stated)\b", re.IGNORECASE
+)
+STATEMENT_MIN_WORDS = 3  # an answer shorter than this is a name or a figure, no statement
+_ASKS_FOR_A_YEAR = re.compile(r"^\W*(?:in\s+)?(?:what|which)\s+years?\b", re.IGNORECASE)  # "What years did … change?"
 
 
 def answer_kind_problems(question: str, answer: str, sentence: str = "") -> list[str]:
     """A "where" or "who" question answered by a bare number or year ("Where did he coach the club?" -> "1995")
     asks for something its answer is not; so does a "what are the fees" question answered without an amount ("Pet
-    fees are refunded only if …"), a "how long" question of a delay or a wait answered by a distance or another
+    fees are refunded only if …"), a "what does the document state" question answered by a bare name ("Group"), a "what years" question
+    answered without a year ("15.8 million USD"), a "how long" question of a delay or a wait answered by a distance or another
     quantity that is no duration ("How long was my flight delayed?" -> "Up to 1,500 km"), and a "how many days" question
     whose number the sentence (or the answer) gives in another unit ("within 24 hours of purchase": 24 is no number of
     days)."""
@@ -267,6 +274,10 @@ def answer_kind_problems(question: str, answer: str, sentence: str = "") -> list
     if (_ASKS_FOR_AN_AMOUNT.search(question) and span and span != CANNOT_ANSWER and not any(ch.isdigit() for ch in span)
             and "free" not in span.lower()):
         return [f'the question asks what a fee or price is, but its answer "{span[:80]}" states no amount; ask what the answer says']
+    if _ASKS_FOR_A_YEAR.match(question) and span != CANNOT_ANSWER and not re.search(r"(?<!\d)(?:1[5-9]|20|21)\d\d(?!\d)", span):
+        return [f'the question asks for a year, but its answer "{span[:80]}" states none; ask what the answer says']
+    if _ASKS_FOR_A_STATEMENT.search(question) and span != CANNOT_ANSWER and len(span.split()) < STATEMENT_MIN_WORDS:
+        return [f'the question asks what is stated, but its answer "{span}" is no statement; ask for "{span}" itself']
     if _HOW_LONG_IN_TIME.search(question) and span != CANNOT_ANSWER:
         dimensions = {q.dimension for q in quantities(span)}
         if "time" not in dimensions and dimensions - {""}:

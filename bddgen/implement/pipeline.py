@@ -271,7 +271,7 @@ def _plan(
         return report
     known = corpus.by_id()
     starts = start_documents(subject, doc.spec, known) if subject is not None else []
-    planner = Planner(lm, known, retriever, recognizer, corpus.system) if settings.spec_first else None
+    planner = _planner(lm, corpus, retriever, recognizer, subject) if settings.spec_first else None
     reading: SpecReading | None = None
     if planner is not None:
         try:
@@ -321,7 +321,7 @@ def _plan(
         min_turns=settings.min_turns, seed=seed, avoid=review.rejected_evidence() if review else {}, system_name=corpus.system.name,
         unanswerable=settings.unanswerable_attributes, declined_rule=declined_rule(doc.spec, corpus.system.off_limits, corpus.system.name),
         checks=settings.checks, sides=spec_sides(subject, doc.spec, known) if subject is not None else Sides(),
-        rules_on_rows=settings.rules_on_rows, needs=tuple(reading.evidence) if reading is not None else (), planner=planner,
+        rules_on_rows=settings.rules_on_rows, question_frames=settings.question_frames, needs=tuple(reading.evidence) if reading is not None else (), planner=planner,
         identifiers=tuple(identifier_columns(known)),
     )
     if not doc.conversations:  # a spec's first conversations are written in the corpus language
@@ -348,7 +348,7 @@ def explain_feature(
     """The spec of `path` read into its needs and each planned, as implement does before its conversations; writes nothing."""
     spec = read_feature(path).spec
     sources, subject = _retrieved(spec, corpus, retriever, settings)
-    return _read(Planner(lm, corpus.by_id(), retriever, recognizer, corpus.system), spec, subject, sources.overall)
+    return _read(_planner(lm, corpus, retriever, recognizer, subject), spec, subject, sources.overall)
 
 
 def _retrieved(spec: Spec, corpus: Corpus, retriever: Retriever, settings: ImplementSettings) -> tuple[SpecSources, SpecSubject | None]:
@@ -368,12 +368,17 @@ def why_not_implementable(
     if subject is not None and subject.ungroundable:
         return f"it names {', '.join(repr(n) for n in subject.unheld)}, which no document of the corpus holds"
     try:
-        reading = _read(Planner(lm, corpus.by_id(), retriever, recognizer, corpus.system), spec, subject, sources.overall)
+        reading = _read(_planner(lm, corpus, retriever, recognizer, subject), spec, subject, sources.overall)
     except LMOutputError as exc:
         return f"the LM's reading of it was unusable: {exc.reason}"
     if reading.evidence:
         return ""
     return "no plan answers its own questions: " + "; ".join(f"{n.question!r}: {n.why_not}" for n in reading.unplanned)
+
+
+def _planner(lm: LanguageModel, corpus: Corpus, retriever: Retriever, recognizer: EntityRecognizer, subject: SpecSubject | None) -> Planner:
+    """The planner of one spec's needs, its reading kept to the documents the spec names by title."""
+    return Planner(lm, corpus.by_id(), retriever, recognizer, corpus.system, scope=subject.scope if subject is not None else ())
 
 
 def _read(planner: Planner, spec: Spec, subject: SpecSubject | None, ranked: Sequence[str]) -> SpecReading:

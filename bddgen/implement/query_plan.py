@@ -510,7 +510,9 @@ def _report_plan(question: str, tables: Tables) -> QueryPlan | None:
         if not label:
             continue
         position = table.headers.index(label)
-        items = sorted({r[position] for r in tables.rows(table) if position < len(r) and r[position].strip()}, key=len, reverse=True)
+        # the longest label said, a total last ("the total sales for Fixed Price contracts" asks Fixed Price's)
+        items = sorted({r[position] for r in tables.rows(table) if position < len(r) and r[position].strip()},
+                       key=lambda i: (normalise(i).split()[:1] == ["total"], -len(i), i))
         item = next((i for i in items if f" {normalise(i)} " in said), None)
         years = [h for h in table.headers[1:] if (y := year_of(h)) and y in said]
         if item is None or not years:

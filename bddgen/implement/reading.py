@@ -24,12 +24,15 @@ from bddgen.implement.grounding import answer_facts, mentions, missing_facts
 from bddgen.implement.query_plan import PlanError, PlanResult, QueryPlan, Tables, column_values, plan_from_words, run_plan, same_result
 from bddgen.implement.tasks import STAGE
 from bddgen.implement.wide import label_column
+from bddgen.evaluation.quantities import quantities
+from bddgen.numbers import is_year
+from bddgen.values import FULL_DATE
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
 from bddgen.lm.tasks import PromptTask, StrictReply
 from bddgen.models import DocKind, PolicyDocument, SystemDescription, TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
-from bddgen.normalise import POSSESSIVES, PRONOUNS, content_words
+from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_words, normalise
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import CANNOT_ANSWER, Spec
 from bddgen.text import singular
@@ -65,8 +68,10 @@ READ_SPEC: PromptTask[SpecReadingDraft] = PromptTask(
     instruction="""You read one test specification (Given/When/Then) of an assistant and write the question(s) its user asks.
 "needs": the questions the When line asks, each as the user would type it to the assistant: plain words, one question,
 naming the things it is about the way people name them (a person's or product's name, a flight number and date, a
-line item and year), never a database column or id name, never "whose". One question per thing asked about: a spec
-comparing two things asks one question about each. At most 3.
+line item and year), never a database column or id name, never "whose". A When asking which table or document
+holds something asks for the thing itself: "What was the discount rate in 2019?", not "Which table gives the discount
+rate?"; "What does Report 30 say about net debt?", not "What does the document state about Report 30 notes?". One
+question per thing asked about: a spec comparing two things asks one question about each. At most 3.
 "kind": lookup (one fact), computed (a count, sum, average, change, comparison or ranking), rule (what a policy
 allows, requires or costs), description (what something is, or is for), refusal (a request the assistant must decline).
 "about": the names of the people, things or items the question is about, as the data writes them (never a table name).
@@ -190,6 +195,13 @@ class Planner:
     recognizer: EntityRecognizer
     system: SystemDescription
     rows: dict[str, list[list[str]]] = field(default_factory=dict)  # every row of each table a plan read, loaded once per spec
+    scope: tuple[str, ...] = ()  # the documents the spec names by title ("Report 01"): its needs are read there alone
+
+    def _scoped(self, found: Sequence[str], kinds: tuple[type, ...]) -> list[str]:
+        """Of the documents found for a question, those in the spec's scope, then the scope's others of `kinds`; `found`
+        itself when the scope holds none of those kinds."""
+        scoped = [d for d in self.scope if isinstance(self.documents.get(d), kinds)]
+        return list(dict.fromkeys([*(d for d in found if d in scoped), *scoped])) if scoped else list(found)
 
     def read(self, spec: Spec, titles: Sequence[str], names: Sequence[str] = (), pages: Sequence[str] = ()) -> SpecReading:
         """The spec's needs, each planned where code can answer it; `names`: what the spec names that the corpus holds,
@@ -284,8 +296,12 @@ class Planner:
         return f"{system.name}: {system.purpose}".strip()
 
     def _data(self, titles: Sequence[str]) -> str:
-        tables = [d for d in self.documents.values() if isinstance(d, TableDocument)]
-        shown = [f"table {d.title}: {', '.join(d.headers)}" for d in tables[:12]]
+        """The tables and documents a spec's reading is shown: those of its scope alone when it names one by title, a
+        report table with its line items (the names its questions ask about)."""
+        scoped = [d for i in self.scope if (d := self.documents.get(i)) is not None]
+        tables = [d for d in scoped or self.documents.values() if isinstance(d, TableDocument)]
+        shown = [f"table {d.title}: {', '.join(d.headers)}{_line_items(d)}" for d in tables[:12]]
+        titles = [d.title for d in scoped if not isinstance(d, TableDocument)] if scoped else titles
         return "\n".join([*shown, *(f"document: {t}" for t in titles)]) or "(none)"
 
     def plan(self, index: int, need: SpecNeed, pages: Sequence[str] = ()) -> tuple[NeedEvidence | None, str]:
@@ -313,7 +329,8 @@ class Planner:
     def tables_for(self, question: str) -> Tables:
         """The tables retrieved for `question`, with those their keys link to."""
         hits = self.retriever.search(question, kinds=[DocKind.TABLE], top_k=TABLES_SHOWN)
-        found = [d for h in hits if isinstance(d := self.documents.get(h.doc_id), TableDocument)]
+        ids = self._scoped([h.doc_id for h in hits], (TableDocument,))[:TABLES_SHOWN]
+        found = [d for i in ids if isinstance(d := self.documents.get(i), TableDocument)]
         chosen = {t.id: t for t in found}
         if found:  # the best table's neighbours by key: what it points at, and what points at it (a genre's tracks)
             best = found[0]
@@ -411,9 +428,11 @@ class Planner:
     # --- texts ----------------------------------------------------------------------------------------
 
     def passages_for(self, question: str, pages: Sequence[str] = ()) -> list[TextDocument | PolicyDocument]:
-        """The passages retrieved for `question`, after `pages` (the spec's subject's own documents) when given."""
+        """The passages retrieved for `question`, after `pages` (the spec's subject's own documents) when given; of the
+        spec's scope alone when it has passages."""
         hits = self.retriever.search(question, kinds=[DocKind.TEXT, DocKind.POLICY], top_k=PASSAGES_SHOWN)
-        ids = list(dict.fromkeys([*pages[:PAGES_FIRST], *(h.doc_id for h in hits)]))[:PASSAGES_SHOWN]
+        found = list(dict.fromkeys([*pages[:PAGES_FIRST], *(h.doc_id for h in hits)]))
+        ids = self._scoped(found, (TextDocument, PolicyDocument))[:PASSAGES_SHOWN]
         return [d for i in ids if isinstance(d := self.documents.get(i), (TextDocument, PolicyDocument))]
 
     def pick(self, question: str, passages: Sequence[TextDocument | PolicyDocument]) -> tuple[TextDocument | PolicyDocument, int, str] | None:
@@ -477,6 +496,9 @@ class Planner:
             return None, f"the answer the LM gives is the assistant's own name ({reference}), which its documents say everywhere"
         if kind := answer_kind_problems(need.question, reference, sentence):  # "the pet policy's fees" -> a sentence on refunds
             return None, f"the sentence the LM points at ({document.id}) does not answer it: {kind[0]}"
+        if need.kind == "computed" and not states_a_figure(reference):
+            # "For Report 13, what is the change in total assets?" -> "The financial statements were approved on 6 June"
+            return None, f"the question asks for a figure, but the sentence the LM points at ({document.id}) gives none as its answer"
         if unsaid := [y for y in condition_years(need.question, need.about) if y not in f"{document.title} {sentence}"]:
             return None, f"the sentence the LM points at ({document.id}) is not about {', '.join(unsaid)}, which the question asks about"
         return NeedEvidence(
@@ -554,7 +576,8 @@ def unsaid_conditions(plan: QueryPlan, question: str) -> str:
 def closer_row(plan: QueryPlan, question: str, tables: Tables) -> str:
     """A row picked by a label that says part of what the question names, where another label of the same column says
     more of it ('Total' for "the total sales for Transportation Solutions", the column holding 'Total Transportation
-    Solutions'): the plan reads another row than the one asked; '' when no label says more."""
+    Solutions'), or a total row where the question names another row ('Total sales' for "the total sales for Fixed Price
+    contracts"): the plan reads another row than the one asked; '' when no label says more."""
     asked = content_words(question)
     for condition in plan.where:
         chosen = content_words(condition.value)
@@ -565,6 +588,11 @@ def closer_row(plan: QueryPlan, question: str, tables: Tables) -> str:
         except PlanError:
             continue  # running the plan says what is wrong with it
         said = len(chosen & asked)
+        if normalise(condition.value).split()[:1] == ["total"]:  # "the total sales for Fixed Price contracts" asks Fixed Price's
+            named = [v for v in values if normalise(v).split()[:1] != ["total"] and content_words(v) and contains_phrase(normalise(question), v)]
+            if named:
+                return (f"the question names {named[0]!r} of {condition.column}: its 'total' is that row's, not "
+                        f"{condition.value!r}: pick the row whose {condition.column} is {named[0]!r}")
         closer = [v for v in values if chosen < (words := content_words(v)) and len(words & asked) > said]
         if closer:
             best = max(closer, key=lambda v: (len(content_words(v) & asked), -len(v)))
@@ -639,6 +667,20 @@ _COMPUTING = re.compile(r"\b(?:how many|how much (?:did|has|have) .* (?:change|g
 def need_kind(question: str, said: NeedKind) -> NeedKind:
     """The need's kind: computed when the question asks to count, add, average, rank or compare, whatever the reading said."""
     return "computed" if said in ("lookup", "rule", "description") and _COMPUTING.search(question) else said
+
+
+def states_a_figure(text: str) -> bool:
+    """Whether `text` states a quantity that is no day or year ("306.2", "12%", "two"; not "on 6 June 2019", "in 2019")."""
+    return any(q.dimension or not is_year(f"{q.value:g}") for q in quantities(FULL_DATE.sub(" ", text)))
+
+
+def _line_items(table: TableDocument) -> str:
+    """A report table's row labels as a reading is shown them ('; line items: Fixed Price | Other | Total sales')."""
+    label = label_column(table)
+    if not label:
+        return ""
+    labels = [row[table.headers.index(label)].strip() for row in table.rows][:LABELS_SHOWN]
+    return f"; line items: {' | '.join(l for l in labels if l)}"
 
 
 def schema_text(tables: Tables, *, reverse: bool = False) -> str:

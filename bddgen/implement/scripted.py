@@ -14,7 +14,7 @@ from bddgen.implement.tasks import FIGURES, QUESTION_CHARS
 from bddgen.lm.base import LMRequest
 from bddgen.lm.scripted import section
 from bddgen.ner.base import CAPITALISED_RUN
-from bddgen.text import stems, words
+from bddgen.text import spoken_name, stems, words
 from bddgen.specs import CANNOT_ANSWER
 
 Reply = Callable[[LMRequest], dict[str, Any]]
@@ -67,9 +67,9 @@ def write_turn(request: LMRequest) -> dict[str, Any]:
     proxy = re.search(r'say "([^"]+)"', task)
     evidence_words = list(dict.fromkeys(w.strip(",.;:") for w in evidence.split() if w.islower() and len(w.strip(",.;:")) >= 5))[:4]
     if proxy:  # a FILLER about a sentence
-        return {"question": f"What does it say about {proxy.group(1)}: {' '.join(evidence_words) or 'this'}?", "answer": evidence}
+        return {"question": f"What about {proxy.group(1)}: {' '.join(evidence_words) or 'this'}?", "answer": evidence}
     title = quoted[0] if quoted else "it"
-    return {"question": f"What does {title} say about {' '.join(evidence_words) or 'this'}?", "answer": evidence}
+    return {"question": f"What about {title} and {' '.join(evidence_words) or 'this'}?", "answer": evidence}
 
 
 def answer_from_documents(request: LMRequest) -> dict[str, Any]:
@@ -173,6 +173,9 @@ def plan_query(request: LMRequest) -> dict[str, Any]:
     return {"table": "(no table names what it asks)"}
 
 
+_FIGURE = re.compile(r"\S*\d\S*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten)\b(?:\s+[a-z]+){0,2}", re.IGNORECASE)  # "23kg", "one checked bag"
+
+
 def pick_passage(request: LMRequest) -> dict[str, Any]:
     """The passage and sentence sharing most words with the question (of equals, the same whatever the passages' order),
     and its first fact the question does not say."""
@@ -189,13 +192,18 @@ def pick_passage(request: LMRequest) -> dict[str, Any]:
     shared, _, sentence, number = best
     if not shared:
         return {"passage": 0, "sentence": "", "answer": ""}
-    numbers = [m.group(0).strip(",.") for m in re.finditer(r"\S*\d\S*", sentence)] if question.startswith("how ") else []
+    numbers = [m.group(0).strip(",.") for m in _FIGURE.finditer(sentence)] if question.startswith("how ") else []
     return {"passage": number, "sentence": sentence, "answer": (numbers[0] if numbers else _facts_not_asked(sentence, question)) or sentence}
+
+
+def question_frame(request: LMRequest) -> dict[str, Any]:
+    """The asked column, spoken, of the row its placeholders name: "What is the hire date of {FirstName} {LastName}?"."""
+    return {"frame": f"What is the {spoken_name(section(request, 'Ask For')).lower()} of {section(request, 'Named By')}?"}
 
 
 def faithful_replies() -> dict[str, Reply]:
     """ScriptedLM `by_task` entries for every implement task."""
     return {
         "write_turn": write_turn, "answer_from_documents": answer_from_documents, "figures_from_documents": figures_from_documents,
-        "read_spec": read_spec, "plan_query": plan_query, "pick_passage": pick_passage,
+        "read_spec": read_spec, "plan_query": plan_query, "pick_passage": pick_passage, "question_frame": question_frame,
     }

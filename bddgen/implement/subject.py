@@ -52,6 +52,8 @@ class SpecSubject:
     # per document holding the subject, the names it is about: those its title says (a thing's own page), else,
     # when no title says any name (tables, reports), those its text mentions
     about: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # the documents the spec names by a numbered title ("Report 01's sales by contract type"): its needs are read there
+    scope: tuple[str, ...] = ()
 
     @property
     def starts(self) -> tuple[str, ...]:
@@ -152,7 +154,19 @@ class SubjectReader:
         Company Balance Sheet"): those whose titles say it; empty when no document's title says such a name (no
         document is "Flight XV104"'s own), or the spec's other names give it."""
         scopes = [n for n in _numbered(title_names) if n not in names]
-        return {d for d, doc in self.documents.items() if any(mentions(doc.title, n) for n in scopes)}
+        return {d for d, doc in self.documents.items() if any(contains_phrase(normalise(doc.title), n) for n in scopes)}
+
+    def _scope(self, candidates: Sequence[tuple[bool, list[str]]]) -> tuple[str, ...]:
+        """The documents whose titles say a numbered name the spec gives, up to its number ("Report 01" of "Report 01's
+        sales by contract type", "Report 30" of "Report 30 notes: 2 Alternative performance measures"), as a phrase ("NOTE
+        13" is not "Report 13"'s); empty when no title says one (no document is "Flight XV104"'s own)."""
+        scoped: list[str] = []
+        for _, parts in candidates:
+            ending = [p for p in parts if len(p.split()) > 1 and any(ch.isdigit() for ch in p.split()[-1])]
+            if ending:
+                name = min(ending, key=len)
+                scoped.extend(d for d, doc in self.documents.items() if contains_phrase(normalise(doc.title), name))
+        return tuple(dict.fromkeys(scoped))
 
     def of(self, spec: Spec, ranked: Sequence[str] = ()) -> SpecSubject:
         """The spec's subject. A name counts when a document writes it with its capitals (so a title's
@@ -160,7 +174,9 @@ class SubjectReader:
         in_steps_names: list[str] = []
         in_title_names: list[str] = []
         unheld: list[str] = []
-        for in_steps, (name, *parts) in _candidates(spec, self.corpus.system.name):
+        candidates = _candidates(spec, self.corpus.system.name)
+        scope = self._scope(candidates)
+        for in_steps, (name, *parts) in candidates:
             held = [n for n in [name, *parts] if any(n in text for text in self.texts.values())]
             if held:
                 joined = name != held[0] and bool(_JOINS.search(name))
@@ -200,10 +216,10 @@ class SubjectReader:
                 {d: held for d, held in titled.items() if held} if any(titled.values())
                 else {d: frozenset(n for n in names if mentions(self.texts[d], n)) for d in holding}
             ) | {d: frozenset(names) for d in together}
-            return SpecSubject(names=tuple(names), documents=tuple(holding), unheld=tuple(dict.fromkeys(unheld)), about=about)
+            return SpecSubject(names=tuple(names), documents=tuple(holding), unheld=tuple(dict.fromkeys(unheld)), about=about, scope=scope)
         query = " ".join([spec.title, *spec.then])
         about = [hit.doc_id for hit in self.retriever.search(query, top_k=ABOUT_DOCUMENTS) if hit.doc_id in self.documents]
-        return SpecSubject(names=(), documents=tuple(dict.fromkeys(about)), unheld=tuple(dict.fromkeys(unheld)))
+        return SpecSubject(names=(), documents=tuple(dict.fromkeys(about)), unheld=tuple(dict.fromkeys(unheld)), scope=scope)
 
 
 def _numbered(names: Sequence[str]) -> list[str]:

@@ -96,3 +96,35 @@ If the documents do not hold them, answer ["{CANNOT_ANSWER}"].""",
     output=RoundTripFigures,
     max_tokens=200,
 )
+
+
+FRAME_CHARS = 200
+
+
+class QuestionFrame(BaseModel):
+    """The LM's question frame."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    frame: str = Field(min_length=1, max_length=FRAME_CHARS)
+
+
+QUESTION_FRAME: PromptTask[QuestionFrame] = PromptTask(
+    name="question_frame",
+    instruction="""You write how a user of an assistant asks for one fact of a table row, as a frame that code fills in for
+every row: the values that name the row are placeholders, written exactly as given ({FirstName}, {year}).
+"frame": one question in plain words, as a person would type it, ending with "?": it asks for the column "Ask for" says,
+of the row its placeholders name, and holds every placeholder once. Say what the column means ("When was … hired?",
+"Who won …?", "How long is …?"), never its name as a database writes it (HireDate, billing_city), never "whose",
+"row", "record" or "table", and never the example's answer.
+
+Examples (other tables; the form is what matters):
+Table: Book (BookId, Title, AuthorId, PublishedYear). Rows are: books. Ask for: PublishedYear. Named by: {Title}.
+Example row: Title = Winter Roads -> PublishedYear = 1998
+Reply: {"frame": "When was {Title} published?"}
+Table: Cup finals (year, winner, venue, man_of_the_match). Rows are: cup finals. Ask for: man_of_the_match. Named by: {year}.
+Example row: year = 2004 -> man_of_the_match = Ana Ruiz
+Reply: {"frame": "Who was man of the match in the {year} cup final?"}""",
+    output=QuestionFrame,
+    max_tokens=80,
+)

@@ -136,8 +136,8 @@ class ConversationWriter:
         for attempt in range(1, self.context.attempts + 1):
             inputs = self._inputs(planned, kind, reader, evidence, problems)
             temperature = None if attempt == 1 else min(1.0, self.context.lm.temperature + RETRY_HEAT * (attempt - 1))
-            if attempt == 1 and preset is not None:  # the spec's own question as its reading wrote it: no LM call
-                written = preset
+            if attempt == 1 and preset is not None:  # the spec's own question as its reading wrote it, a filled frame
+                written = preset.written
             else:
                 record.attempts += 1
                 try:
@@ -163,8 +163,9 @@ class ConversationWriter:
                 self._record_round_trip(draft, agreed, reply, f"answering your question from the documents gave {reply!r} instead of "
                                         f"{_expected(draft)!r}; ask so that the documents give exactly this answer")
             if not draft.problems:
-                # the spec's own question as its reading wrote it leads to the reading's prompt
-                record.prompt_hash = LMRequest(messages=WRITE_TURN.messages(**inputs)).prompt_hash() if written is not preset else getattr(evidence, "prompt_hash", "")
+                # a preset wording leads to the prompt that wrote it (the reading's, the frame's)
+                record.prompt_hash = (preset.prompt_hash if preset is not None and written is preset.written
+                                      else LMRequest(messages=WRITE_TURN.messages(**inputs)).prompt_hash())
                 record.roundtrip_first_try = attempt == 1 and record.evidence_tried == 1
                 return draft
             problems = draft.problems

@@ -63,6 +63,7 @@ class WriterContext:
     checks: TurnCheckSettings = field(default_factory=TurnCheckSettings)  # which checks refuse a turn, and their thresholds
     sides: Sides = field(default_factory=Sides)  # the things the spec names, when two or more: each gets a turn
     rules_on_rows: bool = True  # a policy's sentence is first asked of a table row that is the case its rule is about
+    question_frames: bool = True  # a table turn naming its row is first asked as the table's question frame, filled in
     needs: tuple[NeedEvidence, ...] = ()  # the spec's own questions with the references their plans made, asked first
     planner: Planner | None = None  # answers a need's question again for its round trip
     identifiers: tuple[str, ...] | None = None  # the corpus's column names written as identifiers (None: read from the documents)
@@ -266,6 +267,14 @@ def _plan_names(plan: QueryPlan) -> list[str]:
     return [" ".join(values)] if values else []
 
 
+@dataclass(frozen=True)
+class Preset:
+    """A wording tried before the LM writes one, and the hash of the prompt that wrote it ('' for none)."""
+
+    written: WrittenTurn
+    prompt_hash: str = ""
+
+
 class EvidenceKind(ABC, Generic[E]):
     """One kind of evidence a turn is written on: which pieces of it a turn may ask about, the prompt that
     asks the LM to phrase the turn, the question code words when every LM wording fails, the checks of a
@@ -301,8 +310,9 @@ class EvidenceKind(ABC, Generic[E]):
     def check(self, planned: PlannedTurn, kind: QueryType, evidence: E, question: str, answer: str, by_code: bool) -> Draft:
         """The turn as written, with its reference answer and the checks of its question against the evidence."""
 
-    def preset(self, planned: PlannedTurn, kind: QueryType, evidence: E) -> WrittenTurn | None:
-        """A wording tried before the LM writes one (the spec's own question as its reading wrote it); None by default."""
+    def preset(self, planned: PlannedTurn, kind: QueryType, evidence: E) -> Preset | None:
+        """A wording tried before the LM writes one (the spec's own question as its reading wrote it, a table's question
+        frame filled in); None by default."""
         return None
 
     def own_round_trip(self, evidence: E, question: str) -> tuple[str, bool] | None:

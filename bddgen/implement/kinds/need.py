@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Iterator, Mapping
 
-from bddgen.implement.checks import form_problems, leak_problems, well_formed
+from bddgen.implement.checks import answer_kind_problems, form_problems, leak_problems, well_formed
 from bddgen.implement.context import Document
 from bddgen.implement.declined import declined_problems
 from bddgen.implement.grounding import answer_facts
-from bddgen.implement.kinds.base import Draft, EvidenceKind, recorded
+from bddgen.implement.kinds.base import Draft, EvidenceKind, Preset, recorded
 from bddgen.implement.plan import PlannedTurn
 from bddgen.implement.provenance import TurnCheck
 from bddgen.implement.reading import NeedEvidence
@@ -28,9 +28,9 @@ class NeedKind(EvidenceKind[NeedEvidence]):
     def candidates(self, planned: PlannedTurn, kind: QueryType, doc_id: str = "") -> Iterator[NeedEvidence]:
         yield from (e for e in self.context.needs if e.need == planned.need)
 
-    def preset(self, planned: PlannedTurn, kind: QueryType, evidence: NeedEvidence) -> WrittenTurn:
-        """The reading's own question, tried before any LM wording."""
-        return WrittenTurn.model_construct(question=evidence.question, answer=evidence.answer)
+    def preset(self, planned: PlannedTurn, kind: QueryType, evidence: NeedEvidence) -> Preset:
+        """The reading's own question, tried before any LM wording; its prompt is the reading's."""
+        return Preset(WrittenTurn.model_construct(question=evidence.question, answer=evidence.answer), evidence.prompt_hash)
 
     def task(self, planned: PlannedTurn, kind: QueryType, evidence: NeedEvidence) -> str:
         if evidence.rule:
@@ -47,7 +47,7 @@ class NeedKind(EvidenceKind[NeedEvidence]):
         return evidence.text
 
     def plain(self, planned: PlannedTurn, kind: QueryType, evidence: NeedEvidence) -> WrittenTurn:
-        return self.preset(planned, kind, evidence)
+        return self.preset(planned, kind, evidence).written
 
     def check(self, planned: PlannedTurn, kind: QueryType, evidence: NeedEvidence, question: str, answer: str, by_code: bool) -> Draft:
         log = self.log()
@@ -56,7 +56,8 @@ class NeedKind(EvidenceKind[NeedEvidence]):
             declines = declined_problems(question, evidence.rule, self.context.system_name, by_code=True)
             log.check("declines", {"declines": declines}, f'asks what this rule forbids: "{evidence.rule}"')
             return Draft(Turn(question=question, answer=CANNOT_ANSWER, query_type=QueryType.OFF_LIMITS, doc_ids=[]), log)
-        log.check("question", {"question_form": form_problems(question)})
+        # the question asks for what its answer is ("What years did … change?" is not answered by "15.8 million USD")
+        log.check("question", {"question_form": form_problems(question), "answer_kind": answer_kind_problems(question, evidence.answer, evidence.text)})
         named = evidence.value or evidence.answer
         askable = named != evidence.text and any(ch.isalpha() for ch in named)  # a sentence or a bare number may be said
         log.check("names", {"leak": leak_problems(question, named, ()) if askable else []})
@@ -85,6 +86,7 @@ class NeedKind(EvidenceKind[NeedEvidence]):
             declines = declined_problems(turn.question, evidence.rule, by_code=True)
             return [recorded("declines", answered + declines, f'asks what this rule forbids: "{evidence.rule}"')]
         return [
-            recorded("question", form_problems(turn.question) + identifier_problems(turn.question, identifier_columns(documents))),
+            recorded("question", form_problems(turn.question) + answer_kind_problems(turn.question, evidence.answer, evidence.text)
+                     + identifier_problems(turn.question, identifier_columns(documents))),
             recorded("exact", answered, f"the spec's own question, answered by code: {evidence.detail or evidence.text}"),
         ]

@@ -15,7 +15,8 @@ from bddgen.implement.counts import count_candidates, count_question, counted_th
 from bddgen.implement.evidence import TableEvidence, exact_expectation, row_name_column, table_candidates
 from bddgen.implement.context import Document
 from bddgen.implement.grounding import answer_facts, mentions, missing_facts
-from bddgen.implement.kinds.base import Draft, EvidenceKind, recorded, source_name
+from bddgen.implement.frames import framed_question
+from bddgen.implement.kinds.base import Draft, EvidenceKind, Preset, recorded, source_name
 from bddgen.implement.provenance import TurnCheck
 from bddgen.implement.plan import PlannedTurn
 from bddgen.implement.tasks import ANSWER_FROM_DOCUMENTS, FIGURES_FROM_DOCUMENTS, WrittenTurn
@@ -25,6 +26,9 @@ from bddgen.normalise import normalise
 from bddgen.numbers import is_year
 from bddgen.specs import ExactExpectation, QueryType, Turn
 from bddgen.text import key_of, plural, row_noun, spoken_name
+
+
+_FRAMED = (QueryType.SINGLE_DOC, QueryType.MULTI_DOC, QueryType.PRE_FILLER)  # turns that name the row they ask about
 
 
 def names_in_words(value: str) -> bool:
@@ -130,6 +134,16 @@ class CellKind(EvidenceKind[TableEvidence]):
         return (f'Ask for the {spoken_name(evidence.column)} of {row}; the question names '
                 f'{", ".join(repr(v) for v in evidence.filter.values())}. The answer is "{evidence.value}".{plainly}')
 
+    def preset(self, planned: PlannedTurn, kind: QueryType, evidence: TableEvidence) -> Preset | None:
+        """The table's question frame for this column, filled in with the values that name the row: a cell looked up
+        by a question that names its row (not one read through an earlier answer, nor a report table's line item, whose
+        phrase code words)."""
+        table = self.context.table(evidence.table)
+        if not self.context.question_frames or evidence.referred or evidence.op != "lookup" or kind not in _FRAMED or asked_phrase(table, evidence):
+            return None
+        framed = framed_question(self.context.lm, table, evidence, self._noun(table)[0])
+        return Preset(WrittenTurn.model_construct(question=framed.question, answer=evidence.value), framed.prompt_hash) if framed else None
+
     def _noun(self, table: TableDocument) -> tuple[str, str]:
         """What a row of `table` is, and the words saying which table when that noun does not: the head of its title
         ("car rental offer"), else the column naming its rows by their own names, in the table its title says ("club",
@@ -182,7 +196,10 @@ class CellKind(EvidenceKind[TableEvidence]):
         row = rows_read(table, evidence)
         log = self.log()
         log.check("well-formed", {"well_formed": well_formed("question", question)})
-        described = f"{row}; {table.title}; {' '.join(f'{h} {spoken_name(h)}' for h in table.headers)}; {self.context.system_name}"
+        # the values that pick the row side by side, in both orders: a name written over two columns ("Michael" "Mitchell")
+        picked = list(evidence.filter.values())
+        together = f"{' '.join(picked)}; {' '.join(reversed(picked))}"
+        described = f"{row}; {together}; {table.title}; {' '.join(f'{h} {spoken_name(h)}' for h in table.headers)}; {self.context.system_name}"
         switches = self.context.checks
         log.check("question", {
             "question_form": form_problems(question),
