@@ -825,20 +825,27 @@ def test_a_spec_naming_a_report_by_its_title_is_read_and_planned_on_that_report_
     line item, and its text need was answered from another report's notes: a numbered name a title says is the scope."""
     other = REPORT.model_copy(update={"id": "tables/report-08", "title": "Report 08 table: Revenue by segment",
                                       "rows": [["Licensing", "$ 900.0", "$ 950.0"], ["Total revenue", "$ 900.0", "$ 950.0"]]})
-    own_notes = TextDocument(id="text/report-07-notes", title="Report 07 notes: Revenue", passage="Licensing revenue grew on new catalogue deals.")
-    other_notes = TextDocument(id="text/report-08-notes", title="Report 08 notes: Revenue", passage="Licensing revenue fell after a contract ended.")
+    # the notes of both reports name Licensing and Northgate Studios: a chain would walk from one report to the other
+    own_notes = TextDocument(id="text/report-07-notes", title="Report 07 notes: Revenue", passage="Revenue from Licensing grew on new Northgate Studios deals.")
+    other_notes = TextDocument(id="text/report-08-notes", title="Report 08 notes: Revenue",
+                               passage="Revenue from Licensing fell after the Northgate Studios contract ended.")
     local = Corpus(system=SYSTEM, documents=[other, REPORT, other_notes, own_notes])
     path = _feature(tmp_path, "Licensing revenue change", "an analyst reads Report 07's revenue by segment",
                     "the analyst asks how Licensing revenue changed from 2018 to 2019", "the assistant gives the change")
     lm, backend = _lm({"needs": [{"question": "How did Licensing revenue change from 2018 to 2019?", "kind": "computed", "about": ["Licensing"]}]})
-    report = implement_feature(path, local, lm, RegexRecognizer(), MemoryIndex(HashingEmbedder(), local), ImplementSettings(n=1, turns=3), 0)
+    report = implement_feature(path, local, lm, RegexRecognizer(), MemoryIndex(HashingEmbedder(), local), ImplementSettings(n=1, turns=5), 0)
     reading = _provenance(path).reading
     assert reading is not None and reading.evidence, report.features[0].notes
     assert reading.evidence[0].tables == ["tables/report-07"] and reading.evidence[0].answer.startswith("200")  # 1,200.0 - 1,000.0
+    # asked in the report it reads, which the question would not say otherwise (another report has Licensing too)
+    assert reading.needs[0].question == "In Report 07, how did Licensing revenue change from 2018 to 2019?"
+    written = read_feature(path).conversations
+    assert report.written == 1, (report.features[0].notes, _provenance(path).rejected)
+    assert {d for c in written for t in c.turns for d in t.doc_ids} <= {"tables/report-07", "text/report-07-notes"}
     shown = section(next(r for r in backend.requests if r.task == "read_spec"), "Data")
     assert "Licensing | Touring | Total revenue" in shown and "Report 08" not in shown  # the scope's line items, not another report's
     planner = Planner(lm, local.by_id(), MemoryIndex(HashingEmbedder(), local), RegexRecognizer(), SYSTEM, scope=("tables/report-07", "text/report-07-notes"))
-    assert [d.id for d in planner.passages_for("Why did Licensing revenue fall?")] == ["text/report-07-notes"]
+    assert [d.id for d in planner.passages_for("Why did Licensing revenue fall after the contract ended?")] == ["text/report-07-notes"]
     assert list(planner.tables_for("Licensing revenue in 2019").tables) == ["tables/report-07"]
 
 

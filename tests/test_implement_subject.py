@@ -220,7 +220,7 @@ def test_a_numbered_name_of_the_title_scopes_the_spec_to_its_documents() -> None
                       "the assistant should compute the change in total assets from 2018 to 2019")
     subject = spec_subject(elsewhere, corpus, index)
     assert subject.names == ("Report 13",) and set(subject.documents) == {"tables/report-13", "text/report-13-notes"}
-    assert set(subject.scope) == {"tables/report-13", "text/report-13-notes"}  # its needs are read there alone
+    assert set(subject.scope) == {"tables/report-13", "text/report-13-notes"} and subject.scope_name == "Report 13"  # its needs are read there
     # a line item the scoped report holds stays the subject, in that report only
     held = _spec("Report 13 Notes: Company Balance Sheet", "the user asks for the change in net assets", "the assistant should compute it")
     other.rows.append(["Net assets", "12", "10"])
@@ -229,4 +229,4 @@ def test_a_numbered_name_of_the_title_scopes_the_spec_to_its_documents() -> None
     # a numbered name no document's title says scopes nothing
     flight = _spec("Flight XV104 schedule", "the user asks for the change in total assets", "the assistant should compute it")
     unscoped = spec_subject(flight, corpus, index)
-    assert unscoped.names == ("Total assets",) and unscoped.scope == ()
+    assert unscoped.names == ("Total assets",) and unscoped.scope == () and unscoped.scope_name == ""

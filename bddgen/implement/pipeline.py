@@ -49,7 +49,7 @@ from bddgen.lm.client import LanguageModel
 from bddgen.lm.executors import Executor, OnThreads
 from bddgen.lm.jobs import InOrder
 from bddgen.implement.context import Document
-from bddgen.models import Corpus, TableDocument
+from bddgen.models import Corpus, PolicyDocument, TableDocument, TextDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import Conversation, QueryType, Spec
@@ -297,6 +297,10 @@ def _plan(
     texts, tables, policies = documents_of(corpus, sources)
     # a spec about a rule (its subject is a policy: "Travelling with Pets") is asked on the rule's own sentences
     texts = [*texts, *(p for p in policies if subject is not None and p.id in subject.starts)]
+    if subject is not None and len(subject.scope) > 1:  # a spec on "Report 01" is asked about Report 01's documents alone
+        scoped = [known[d] for d in subject.scope if d in known]
+        texts = [d for d in scoped if isinstance(d, (TextDocument, PolicyDocument))]
+        tables = [d for d in scoped if isinstance(d, TableDocument)]
     if not texts and not tables:
         notes.append("the retriever found no text or table document for this spec; nothing to ground a conversation in")
         _finish(sidecar, provenance, report, failed=False)
@@ -378,7 +382,9 @@ def why_not_implementable(
 
 def _planner(lm: LanguageModel, corpus: Corpus, retriever: Retriever, recognizer: EntityRecognizer, subject: SpecSubject | None) -> Planner:
     """The planner of one spec's needs, its reading kept to the documents the spec names by title."""
-    return Planner(lm, corpus.by_id(), retriever, recognizer, corpus.system, scope=subject.scope if subject is not None else ())
+    if subject is None:
+        return Planner(lm, corpus.by_id(), retriever, recognizer, corpus.system)
+    return Planner(lm, corpus.by_id(), retriever, recognizer, corpus.system, scope=subject.scope, scope_name=subject.scope_name)
 
 
 def _read(planner: Planner, spec: Spec, subject: SpecSubject | None, ranked: Sequence[str]) -> SpecReading:

@@ -196,6 +196,7 @@ class Planner:
     system: SystemDescription
     rows: dict[str, list[list[str]]] = field(default_factory=dict)  # every row of each table a plan read, loaded once per spec
     scope: tuple[str, ...] = ()  # the documents the spec names by title ("Report 01"): its needs are read there alone
+    scope_name: str = ""  # their one name ("Report 01"), which each question says: other reports have the same line items
 
     def _scoped(self, found: Sequence[str], kinds: tuple[type, ...]) -> list[str]:
         """Of the documents found for a question, those in the spec's scope, then the scope's others of `kinds`; `found`
@@ -236,6 +237,9 @@ class Planner:
                     evidence, why = self.plan(len(reading.needs) - 1, need, pages)
                 if evidence is not None and (why := _answered_already(evidence, reading.evidence) or self._elsewhere(evidence, need, names)):
                     evidence = None
+            if evidence is not None and self.scope_name and not mentions(evidence.question, self.scope_name):
+                evidence = evidence.model_copy(update={"question": _asked_in(self.scope_name, evidence.question)})
+                need.question = evidence.question
             need.planned, need.why_not = evidence is not None, why
             if evidence is not None:
                 reading.evidence.append(evidence.model_copy(update={"prompt_hash": reading.prompt_hash}))
@@ -527,6 +531,12 @@ class Planner:
 
 
 _PRONOUNS = (PRONOUNS | POSSESSIVES) - {"this", "these", "those", "there", "then"}  # the ones that stand for a thing or person
+
+
+def _asked_in(name: str, question: str) -> str:
+    """`question` asked of the document `name` names ("In Report 01, what was the total sales in 2019?")."""
+    first, _, rest = question.strip().partition(" ")
+    return f"In {name}, {first.lower() if first.lower() in _QUESTION_WORDS else first} {rest}"
 
 
 def _leaning_pronoun(question: str) -> str:

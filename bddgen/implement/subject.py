@@ -54,6 +54,7 @@ class SpecSubject:
     about: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # the documents the spec names by a numbered title ("Report 01's sales by contract type"): its needs are read there
     scope: tuple[str, ...] = ()
+    scope_name: str = ""  # the one name those titles say ("Report 01"); '' when the spec names none or several
 
     @property
     def starts(self) -> tuple[str, ...]:
@@ -156,17 +157,19 @@ class SubjectReader:
         scopes = [n for n in _numbered(title_names) if n not in names]
         return {d for d, doc in self.documents.items() if any(contains_phrase(normalise(doc.title), n) for n in scopes)}
 
-    def _scope(self, candidates: Sequence[tuple[bool, list[str]]]) -> tuple[str, ...]:
+    def _scope(self, candidates: Sequence[tuple[bool, list[str]]]) -> dict[str, list[str]]:
         """The documents whose titles say a numbered name the spec gives, up to its number ("Report 01" of "Report 01's
         sales by contract type", "Report 30" of "Report 30 notes: 2 Alternative performance measures"), as a phrase ("NOTE
-        13" is not "Report 13"'s); empty when no title says one (no document is "Flight XV104"'s own)."""
-        scoped: list[str] = []
+        13" is not "Report 13"'s), by that name; empty when no title says one (no document is "Flight XV104"'s own)."""
+        scoped: dict[str, list[str]] = {}
         for _, parts in candidates:
             ending = [p for p in parts if len(p.split()) > 1 and any(ch.isdigit() for ch in p.split()[-1])]
             if ending:
                 name = min(ending, key=len)
-                scoped.extend(d for d, doc in self.documents.items() if contains_phrase(normalise(doc.title), name))
-        return tuple(dict.fromkeys(scoped))
+                titled = [d for d, doc in self.documents.items() if contains_phrase(normalise(doc.title), name)]
+                if titled:
+                    scoped.setdefault(name, []).extend(titled)
+        return scoped
 
     def of(self, spec: Spec, ranked: Sequence[str] = ()) -> SpecSubject:
         """The spec's subject. A name counts when a document writes it with its capitals (so a title's
@@ -175,7 +178,9 @@ class SubjectReader:
         in_title_names: list[str] = []
         unheld: list[str] = []
         candidates = _candidates(spec, self.corpus.system.name)
-        scope = self._scope(candidates)
+        scopes = self._scope(candidates)
+        scope = tuple(dict.fromkeys(d for documents in scopes.values() for d in documents))
+        scope_name = next(iter(scopes)) if len(scopes) == 1 else ""
         for in_steps, (name, *parts) in candidates:
             held = [n for n in [name, *parts] if any(n in text for text in self.texts.values())]
             if held:
@@ -216,10 +221,10 @@ class SubjectReader:
                 {d: held for d, held in titled.items() if held} if any(titled.values())
                 else {d: frozenset(n for n in names if mentions(self.texts[d], n)) for d in holding}
             ) | {d: frozenset(names) for d in together}
-            return SpecSubject(names=tuple(names), documents=tuple(holding), unheld=tuple(dict.fromkeys(unheld)), about=about, scope=scope)
+            return SpecSubject(names=tuple(names), documents=tuple(holding), unheld=tuple(dict.fromkeys(unheld)), about=about, scope=scope, scope_name=scope_name)
         query = " ".join([spec.title, *spec.then])
         about = [hit.doc_id for hit in self.retriever.search(query, top_k=ABOUT_DOCUMENTS) if hit.doc_id in self.documents]
-        return SpecSubject(names=(), documents=tuple(dict.fromkeys(about)), unheld=tuple(dict.fromkeys(unheld)), scope=scope)
+        return SpecSubject(names=(), documents=tuple(dict.fromkeys(about)), unheld=tuple(dict.fromkeys(unheld)), scope=scope, scope_name=scope_name)
 
 
 def _numbered(names: Sequence[str]) -> list[str]:
