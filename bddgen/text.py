@@ -97,6 +97,16 @@ _UNIT_SUFFIXES = {
 }
 
 
+_MIDNIGHT = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T]00:00(?::00(?:\.0+)?)?$")
+
+
+def spoken_value(value: str) -> str:
+    """A cell as a person says it: a day stored as a timestamp at midnight is that day ("2021-03-04 00:00:00" ->
+    "2021-03-04"); any other value as it is."""
+    match = _MIDNIGHT.match(value.strip())
+    return match.group(1) if match else value
+
+
 def spoken_name(identifier: str) -> str:
     """A column or field identifier as people say it: `checked_bags` -> "checked bags", `UnitPrice` -> "unit
     price", `InvoiceDate` -> "invoice date", `CustomerId` -> "customer id", `change_fee_eur` -> "change fee in

@@ -91,3 +91,23 @@ def test_a_table_turn_asks_its_filled_frame_first_and_traces_it_to_the_frames_pr
 def test_an_unusable_frame_leaves_the_turn_to_the_lms_wording() -> None:
     record, frames = _first_turn(lambda request: {"frame": "What is it?"})
     assert frames and record.outcome == "kept" and record.attempts >= 1 and record.prompt_hash != frames[0].prompt_hash()
+
+
+def test_a_day_stored_at_midnight_is_said_as_the_day() -> None:
+    """Chinook's invoices were asked "… with invoice date 2021-03-04 00:00:00 …": no person says the midnight."""
+    from bddgen.implement.checks import names_problems
+    from bddgen.implement.kinds.table import row_question
+    from bddgen.text import spoken_value
+
+    assert spoken_value("2021-03-04 00:00:00") == "2021-03-04" and spoken_value("2021-03-04T00:00") == "2021-03-04"
+    assert spoken_value("2021-03-04 13:30:00") == "2021-03-04 13:30:00" and spoken_value("00:00:00") == "00:00:00"
+    invoice = TableEvidence(table="tables/invoice", row=0, column="BillingAddress", filter={"InvoiceDate": "2021-03-04 00:00:00", "BillingCity": "Cupertino"},
+                            value="1 Infinite Loop")
+    invoices = TableDocument(id="tables/invoice", title="Invoice", headers=["InvoiceId", "InvoiceDate", "BillingCity", "BillingAddress"], key="InvoiceId",
+                             rows=[["1", "2021-03-04 00:00:00", "Cupertino", "1 Infinite Loop"]])
+    assert "00:00:00" not in row_question("invoice", invoice, "") and "2021-03-04" in row_question("invoice", invoice, "")
+    assert names_problems("What was the billing address of the invoice of 2021-03-04 in Cupertino?", invoice.filter) == []
+    assert names_problems("What was the billing address of the invoice in Cupertino?", invoice.filter) != []
+    lm, _ = _lm({"frame": "Where was the invoice of {InvoiceDate} in {BillingCity} billed?"})
+    framed = framed_question(lm, invoices, invoice, "invoice")
+    assert framed is not None and framed.question == "Where was the invoice of 2021-03-04 in Cupertino billed?"

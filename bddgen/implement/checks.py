@@ -14,7 +14,7 @@ from bddgen.features.wellformed import text_problems
 from bddgen.numbers import read_quantity, states_quantity
 from bddgen.specs import CANNOT_ANSWER
 from bddgen.ner.base import CAPITALISED_RUN, EntityRecognizer
-from bddgen.text import spoken_name, stem, stems, words
+from bddgen.text import spoken_name, spoken_value, stem, stems, words
 
 MAX_COPIED_WORDS: int = default_of(TurnCheckSettings, "max_copied_words")  # 6 may be names and a verb
 COPIED_WORDS = MAX_COPIED_WORDS + 1  # a question sharing this many words in a row with its evidence copies the document
@@ -119,7 +119,7 @@ def names_problems(question: str, named: dict[str, str], *, refers_to: str = "",
     problems = [
         f'the question must name {column.replace("_", " ")} "{value}" so that it has one answer'
         for column, value in named.items()
-        if not mentions(question, value)
+        if not mentions(question, value) and not mentions(question, spoken_value(value))  # a day, not its midnight
     ]
     if refers_to:
         if contains_phrase(text, refers_to):

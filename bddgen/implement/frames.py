@@ -15,7 +15,7 @@ from bddgen.implement.tasks import QUESTION_FRAME, STAGE
 from bddgen.lm.base import LMRequest
 from bddgen.lm.client import LanguageModel
 from bddgen.models import TableDocument
-from bddgen.text import spoken_name
+from bddgen.text import spoken_name, spoken_value
 
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 
@@ -63,5 +63,5 @@ def framed_question(lm: LanguageModel, table: TableDocument, evidence: TableEvid
     answer = re.compile(rf"(?<!\w){re.escape(cell[evidence.column].strip())}(?!\w)", re.IGNORECASE)
     if not frame.endswith("?") or answer.search(_PLACEHOLDER.sub(" ", frame)):
         return None
-    question = _PLACEHOLDER.sub(lambda m: evidence.filter[m.group(1)], frame)
+    question = _PLACEHOLDER.sub(lambda m: spoken_value(evidence.filter[m.group(1)]), frame)
     return FramedQuestion(question=question, prompt_hash=LMRequest(messages=QUESTION_FRAME.messages(**inputs)).prompt_hash())

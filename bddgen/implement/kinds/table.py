@@ -25,7 +25,7 @@ from bddgen.ner.base import EntityRecognizer
 from bddgen.normalise import normalise
 from bddgen.numbers import is_year
 from bddgen.specs import ExactExpectation, QueryType, Turn
-from bddgen.text import key_of, plural, row_noun, spoken_name
+from bddgen.text import key_of, plural, row_noun, spoken_name, spoken_value
 
 
 _FRAMED = (QueryType.SINGLE_DOC, QueryType.MULTI_DOC, QueryType.PRE_FILLER)  # turns that name the row they ask about
@@ -66,7 +66,7 @@ def row_question(noun: str, evidence: TableEvidence, proxy: str) -> str:
     customer with that address?", "What is the company of car rental offer CR013?" (a code a person reads)."""
     asked = f"the {spoken_name(evidence.column)}"
     if spoken_name(evidence.column).lower() == noun.lower() or _names_the_row(evidence.column):  # the row's own name
-        said = [f"{spoken_name(c)} {v}" for c, v in evidence.named().items()]
+        said = [f"{spoken_name(c)} {spoken_value(v)}" for c, v in evidence.named().items()]
         which = " and ".join([*([proxy] if evidence.referred else []), *said])
         return f"Which {noun} has {which}?"  # "Which club has position 16?"
     if evidence.referred and not evidence.named():
@@ -80,7 +80,7 @@ def row_named(noun: str, evidence: TableEvidence) -> str:
     "Leonie Köhler" (a first and a last name), "booking 6Y6VK2" (a row its own code picks: the thing and its code, as
     people say them), "the 1999 Varen Cup final" (a row a year picks), "the fare class with cabin business" — never
     "whose", "with ID" or a running number (`unique_filter` picks no row by one)."""
-    named = evidence.named()
+    named = {c: spoken_value(v) for c, v in evidence.named().items()}  # a day, not its midnight timestamp
     column, value = next(iter(named.items()), ("", ""))
     if len(named) == 1 and (names_in_words(value) or _names_the_row(column)) and not _own_key(noun, column):
         return value
@@ -132,7 +132,7 @@ class CellKind(EvidenceKind[TableEvidence]):
                     f'The answer is "{evidence.value}".{plainly}')
         row = row_named(noun, evidence) + within if noun else f'the row of "{title}" where {_conditions(evidence.filter)}'
         return (f'Ask for the {spoken_name(evidence.column)} of {row}; the question names '
-                f'{", ".join(repr(v) for v in evidence.filter.values())}. The answer is "{evidence.value}".{plainly}')
+                f'{", ".join(repr(spoken_value(v)) for v in evidence.filter.values())}. The answer is "{evidence.value}".{plainly}')
 
     def preset(self, planned: PlannedTurn, kind: QueryType, evidence: TableEvidence) -> Preset | None:
         """The table's question frame for this column, filled in with the values that name the row: a cell looked up
