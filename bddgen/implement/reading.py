@@ -68,10 +68,8 @@ READ_SPEC: PromptTask[SpecReadingDraft] = PromptTask(
     instruction="""You read one test specification (Given/When/Then) of an assistant and write the question(s) its user asks.
 "needs": the questions the When line asks, each as the user would type it to the assistant: plain words, one question,
 naming the things it is about the way people name them (a person's or product's name, a flight number and date, a
-line item and year), never a database column or id name, never "whose". A When asking which table or document
-holds something asks for the thing itself: "What was the discount rate in 2019?", not "Which table gives the discount
-rate?"; "What does Report 30 say about net debt?", not "What does the document state about Report 30 notes?". One
-question per thing asked about: a spec comparing two things asks one question about each. At most 3.
+line item and year), never a database column or id name, never "whose". One question per thing asked about: a spec
+comparing two things asks one question about each. At most 3.
 "kind": lookup (one fact), computed (a count, sum, average, change, comparison or ranking), rule (what a policy
 allows, requires or costs), description (what something is, or is for), refusal (a request the assistant must decline).
 "about": the names of the people, things or items the question is about, as the data writes them (never a table name).
