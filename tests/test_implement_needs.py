@@ -901,3 +901,14 @@ def test_a_need_whose_question_asks_another_kind_of_answer_is_rewritten(tmp_path
     record = next(t for c in [*provenance.conversations, *provenance.rejected] for t in c.turns if t.need == 0)
     assert record.outcome == "kept" and record.question == rewritten, report.features[0].notes
     assert any("asks for a year" in r for r in record.rewrites)
+
+
+def test_a_question_saying_it_of_the_reading_s_question_before_names_that_thing(corpus: Corpus, index: MemoryIndex) -> None:
+    """wikidialog's reading asked "What is the ITA Award for Best Actress Drama?" then "Who gives it?"; the first was not
+    planned, so "Who gives it?" opened the conversation."""
+    spec = Spec.create("Ferrow", ["a collector"], ["the collector asks what Ferrow is and when it was founded"], ["the year"])
+    needs = [{"question": "What is Ferrow?", "kind": "description", "about": ["Ferrow"]},
+             {"question": "When was it founded?", "kind": "lookup", "about": []}]
+    lm = LanguageModel(ScriptedLM(by_task={**faithful_replies(), "read_spec": {"needs": needs}}), max_retries=0)
+    reading = Planner(lm, corpus.by_id(), index, RegexRecognizer(), SYSTEM).read(spec, [])
+    assert [n.question for n in reading.needs] == ["What is Ferrow?", "When was Ferrow founded?"]

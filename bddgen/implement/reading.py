@@ -213,8 +213,10 @@ class Planner:
         problems = [f'- "{n.question}" names none of {", ".join(repr(m) for m in names)}: name what it asks about'
                     for n in draft.needs if names and not any(mentions(n.question, name) for name in names)]
         # each question is planned alone, and any of them may open the conversation (those before it unplanned)
+        # (an "it" of the one thing the question before it is about is named by code: `_said_of`)
         problems += [f'- "{n.question}" is planned on its own, so nothing says what "{pronoun}" is: name it'
-                     for n in draft.needs if (pronoun := _leaning_pronoun(n.question))]
+                     for i, n in enumerate(draft.needs)
+                     if (pronoun := _leaning_pronoun(_said_of(n.question, [m.about for m in draft.needs[:i]])))]
         years = condition_years(" ".join([*spec.given, *spec.when]), names)
         if years and not any(y in n.question for n in draft.needs for y in years):
             problems.append(f"- no question says the years the spec gives ({', '.join(years)}): ask about them")
@@ -223,7 +225,8 @@ class Planner:
             draft = self.lm.run(READ_SPEC, stage=STAGE, **inputs)
         reading = SpecReading(action=draft.action, prompt_hash=LMRequest(messages=READ_SPEC.messages(**inputs)).prompt_hash())
         for draft_need in _distinct(draft.needs):
-            need = SpecNeed(question=draft_need.question, kind=need_kind(draft_need.question, draft_need.kind), about=draft_need.about)
+            question = _said_of(draft_need.question, [n.about for n in reading.needs])
+            need = SpecNeed(question=question, kind=need_kind(question, draft_need.kind), about=draft_need.about)
             reading.needs.append(need)
             if need.kind == "refusal":
                 evidence, why = self._refusal(len(reading.needs) - 1, need, spec)
@@ -529,6 +532,15 @@ class Planner:
 
 
 _PRONOUNS = (PRONOUNS | POSSESSIVES) - {"this", "these", "those", "there", "then"}  # the ones that stand for a thing or person
+
+
+def _said_of(question: str, earlier: Sequence[Sequence[str]]) -> str:
+    """`question` naming what its "it" stands for, the one thing the reading's question before it is about ("What is the
+    ITA Award for Best Actress Drama?" then "Who gives it?": "Who gives ITA Award for Best Actress Drama?"); each
+    question is planned alone, and any may open the conversation. `question` itself otherwise."""
+    if _leaning_pronoun(question) != "it" or not earlier or len(earlier[-1]) != 1:
+        return question
+    return re.sub(r"\bit\b", lambda _: earlier[-1][0], question, count=1, flags=re.IGNORECASE)
 
 
 def _asked_in(name: str, question: str) -> str:

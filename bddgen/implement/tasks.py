@@ -124,7 +124,10 @@ Example row: Title = Winter Roads -> PublishedYear = 1998
 Reply: {"frame": "When was {Title} published?"}
 Table: Cup finals (year, winner, venue, man_of_the_match). Rows are: cup finals. Ask for: man_of_the_match. Named by: {year}.
 Example row: year = 2004 -> man_of_the_match = Ana Ruiz
-Reply: {"frame": "Who was man of the match in the {year} cup final?"}""",
+Reply: {"frame": "Who was man of the match in the {year} cup final?"}
+Table: League table 2019 (rank, team, points). Rows are: teams. Ask for: team. Named by: {rank}.
+Example row: rank = 1 -> team = Hill Rovers
+Reply: {"frame": "Which team finished in place {rank} of the 2019 league table?"}""",
     output=QuestionFrame,
     max_tokens=80,
 )
