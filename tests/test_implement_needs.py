@@ -912,3 +912,9 @@ def test_a_question_saying_it_of_the_reading_s_question_before_names_that_thing(
     lm = LanguageModel(ScriptedLM(by_task={**faithful_replies(), "read_spec": {"needs": needs}}), max_retries=0)
     reading = Planner(lm, corpus.by_id(), index, RegexRecognizer(), SYSTEM).read(spec, [])
     assert [n.question for n in reading.needs] == ["What is Ferrow?", "When was Ferrow founded?"]
+    # what a "What is X?" asks of, whatever names the reading gives it
+    needs = [{"question": "What is the Blue Tarn label?", "kind": "description", "about": ["Blue", "Tarn"]},
+             {"question": "Who started it?", "kind": "lookup", "about": []}]
+    lm = LanguageModel(ScriptedLM(by_task={**faithful_replies(), "read_spec": {"needs": needs}}), max_retries=0)
+    reading = Planner(lm, corpus.by_id(), index, RegexRecognizer(), SYSTEM).read(spec, [])
+    assert reading.needs[1].question == "Who started the Blue Tarn label?"

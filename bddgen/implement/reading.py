@@ -216,7 +216,7 @@ class Planner:
         # (an "it" of the one thing the question before it is about is named by code: `_said_of`)
         problems += [f'- "{n.question}" is planned on its own, so nothing says what "{pronoun}" is: name it'
                      for i, n in enumerate(draft.needs)
-                     if (pronoun := _leaning_pronoun(_said_of(n.question, [m.about for m in draft.needs[:i]])))]
+                     if (pronoun := _leaning_pronoun(_said_of(n.question, [(m.question, m.about) for m in draft.needs[:i]])))]
         years = condition_years(" ".join([*spec.given, *spec.when]), names)
         if years and not any(y in n.question for n in draft.needs for y in years):
             problems.append(f"- no question says the years the spec gives ({', '.join(years)}): ask about them")
@@ -225,7 +225,7 @@ class Planner:
             draft = self.lm.run(READ_SPEC, stage=STAGE, **inputs)
         reading = SpecReading(action=draft.action, prompt_hash=LMRequest(messages=READ_SPEC.messages(**inputs)).prompt_hash())
         for draft_need in _distinct(draft.needs):
-            question = _said_of(draft_need.question, [n.about for n in reading.needs])
+            question = _said_of(draft_need.question, [(n.question, n.about) for n in reading.needs])
             need = SpecNeed(question=question, kind=need_kind(question, draft_need.kind), about=draft_need.about)
             reading.needs.append(need)
             if need.kind == "refusal":
@@ -534,13 +534,20 @@ class Planner:
 _PRONOUNS = (PRONOUNS | POSSESSIVES) - {"this", "these", "those", "there", "then"}  # the ones that stand for a thing or person
 
 
-def _said_of(question: str, earlier: Sequence[Sequence[str]]) -> str:
-    """`question` naming what its "it" stands for, the one thing the reading's question before it is about ("What is the
-    ITA Award for Best Actress Drama?" then "Who gives it?": "Who gives ITA Award for Best Actress Drama?"); each
-    question is planned alone, and any may open the conversation. `question` itself otherwise."""
-    if _leaning_pronoun(question) != "it" or not earlier or len(earlier[-1]) != 1:
+_WHAT_IS = re.compile(r"^\W*what\s+(?:is|was)\s+(?P<thing>[^?]+?)\s*\?*$", re.IGNORECASE)
+
+
+def _said_of(question: str, earlier: Sequence[tuple[str, Sequence[str]]]) -> str:
+    """`question` naming what its "it" stands for: the thing the reading's question before it asks about (`earlier`:
+    each question and its names), what a "What is X?" asks of, else its one name ("What is the ITA Award for Best
+    Actress Drama?" then "Who gives it?": "Who gives the ITA Award for Best Actress Drama?"); each question is planned
+    alone, and any may open the conversation. `question` itself otherwise."""
+    if _leaning_pronoun(question) != "it" or not earlier:
         return question
-    return re.sub(r"\bit\b", lambda _: earlier[-1][0], question, count=1, flags=re.IGNORECASE)
+    before, names = earlier[-1]
+    described = _WHAT_IS.match(before)
+    thing = described.group("thing") if described else names[0] if len(names) == 1 else ""
+    return re.sub(r"\bit\b", lambda _: thing, question, count=1, flags=re.IGNORECASE) if thing else question
 
 
 def _asked_in(name: str, question: str) -> str:
