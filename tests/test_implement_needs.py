@@ -403,8 +403,18 @@ def test_a_question_that_still_names_nothing_the_spec_names_is_not_planned(corpu
     reading, _ = _read_twice(corpus, index, spec, "How many records has the label released?", "How many records has Blue Tarn released?", ("Report 07",))
     assert not reading.needs[0].planned and not reading.evidence
     assert "names none of 'Report 07'" in reading.needs[0].why_not
-    reading, _ = _read_twice(corpus, index, spec, "How many records has the label released?", "How many records has Blue Tarn released?", ("Ferrow",))
+    ferrow = Spec.create("Ferrow records", ["an analyst reads about Ferrow"], ["the analyst asks how many records Blue Tarn released"], ["the count"])
+    reading, _ = _read_twice(corpus, index, ferrow, "How many records has the label released?", "How many records has Blue Tarn released?", ("Ferrow",))
     assert reading.needs[0].planned  # one capitalised word may be any noun of a sentence ("Pets"): no reason to refuse
+
+
+def test_a_name_only_the_then_gives_is_the_answer_no_question_must_name_it(corpus: Corpus, index: MemoryIndex) -> None:
+    """wikidialog's "… Then the assistant should explain that it is given by the Indian Television Academy" had its
+    reading told to name the Academy, and "Who gives the ITA Award for Best Actress Drama?" refused for not naming it."""
+    spec = Spec.create("Ferrow", ["a collector"], ["the collector asks who founded Ferrow"], ["the assistant says Dana Vell founded it"])
+    reading, seen = _read_twice(corpus, index, spec, "Who founded Ferrow?", "Who founded Ferrow, Dana Vell?", ("Ferrow", "Dana Vell"))
+    assert len(seen) == 1 and reading.needs[0].question == "Who founded Ferrow?"  # read once: it names what the When names
+    assert reading.needs[0].planned, reading.needs[0].why_not
 
 
 def test_a_text_need_whose_sentence_answers_another_kind_of_question_is_not_planned(corpus: Corpus, index: MemoryIndex) -> None:
