@@ -571,9 +571,10 @@ def test_a_text_need_read_two_ways_is_settled_by_a_third_reading_or_left_unplann
         first = section(request, "Passages").split("\n\n")[0].split("\n", 1)[1]
         return {"passage": 1, "sentence": first.split(". ")[0] + ".", "answer": first.split(". ")[0]}
 
-    def plan(pick: Any) -> tuple[Any, str, ScriptedLM]:
+    def plan(pick: Any, own: tuple[str, ...] = ()) -> tuple[Any, str, ScriptedLM]:
         backend = ScriptedLM(by_task={"pick_passage": pick})
-        planner = Planner(LanguageModel(backend, max_retries=0), corpus.by_id(), MemoryIndex(HashingEmbedder(), corpus), RegexRecognizer(), SYSTEM)
+        planner = Planner(LanguageModel(backend, max_retries=0), corpus.by_id(), MemoryIndex(HashingEmbedder(), corpus), RegexRecognizer(), SYSTEM,
+                          own_pages=own)
         evidence, why = planner.plan(0, SpecNeed(question=question, kind="description"), pages=[studio.id, HISTORY.id, OTHER.id])
         return evidence, why, backend
 
@@ -583,6 +584,9 @@ def test_a_text_need_read_two_ways_is_settled_by_a_third_reading_or_left_unplann
     assert backend.tasks_seen().count("pick_passage") == 3
     evidence, why, _ = plan(first_shown)
     assert evidence is None and "read two ways" in why
+    # when only one of the two readings is of a document the spec's title is about, that one is the need's
+    evidence, why, backend = plan(first_shown, own=(OTHER.id,))
+    assert evidence is not None and evidence.document == OTHER.id and backend.tasks_seen().count("pick_passage") == 2, why
 
 
 def test_a_year_inside_a_name_the_spec_gives_is_no_year_its_questions_must_say() -> None:

@@ -230,3 +230,16 @@ def test_a_numbered_name_of_the_title_scopes_the_spec_to_its_documents() -> None
     flight = _spec("Flight XV104 schedule", "the user asks for the change in total assets", "the assistant should compute it")
     unscoped = spec_subject(flight, corpus, index)
     assert unscoped.names == ("Total assets",) and unscoped.scope == () and unscoped.scope_name == ""
+
+
+def test_the_texts_and_policies_a_specs_title_is_about_are_its_own_pages() -> None:
+    from bddgen.models import PolicyDocument, SystemDescription
+
+    pets = PolicyDocument(id="policies/pets", title="Travelling with Pets", passage="A pet travels in the cabin up to 8 kg.")
+    assistance = PolicyDocument(id="policies/assistance", title="Special Assistance", passage="Assistance dogs travel free.")
+    corpus = Corpus(system=SystemDescription(name="Airline", purpose="Answers travel questions."), documents=[pets, assistance])
+    index = MemoryIndex(HashingEmbedder(), corpus)
+    spec = _spec("Travelling with a pet", "the passenger asks whether the pet can travel", "the assistant gives the pet policy's limits")
+    assert spec_subject(spec, corpus, index).own_pages == ("policies/pets",)  # every word of its title is the spec title's
+    other = _spec("Pets in the hold", "the passenger asks whether the pet can travel", "the assistant gives the limits")
+    assert spec_subject(other, corpus, index).own_pages == ()  # "travelling" is not said

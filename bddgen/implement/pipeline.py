@@ -384,7 +384,8 @@ def _planner(lm: LanguageModel, corpus: Corpus, retriever: Retriever, recognizer
     """The planner of one spec's needs, its reading kept to the documents the spec names by title."""
     if subject is None:
         return Planner(lm, corpus.by_id(), retriever, recognizer, corpus.system)
-    return Planner(lm, corpus.by_id(), retriever, recognizer, corpus.system, scope=subject.scope, scope_name=subject.scope_name)
+    return Planner(lm, corpus.by_id(), retriever, recognizer, corpus.system, scope=subject.scope, scope_name=subject.scope_name,
+                   own_pages=subject.own_pages)
 
 
 def _read(planner: Planner, spec: Spec, subject: SpecSubject | None, ranked: Sequence[str]) -> SpecReading:

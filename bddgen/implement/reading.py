@@ -195,6 +195,7 @@ class Planner:
     rows: dict[str, list[list[str]]] = field(default_factory=dict)  # every row of each table a plan read, loaded once per spec
     scope: tuple[str, ...] = ()  # the documents the spec names by title ("Report 01"): its needs are read there alone
     scope_name: str = ""  # their one name ("Report 01"), which each question says: other reports have the same line items
+    own_pages: tuple[str, ...] = ()  # the texts and policies the spec's title is about (every word of their title in it)
 
     def _scoped(self, found: Sequence[str], kinds: tuple[type, ...]) -> list[str]:
         """Of the documents found for a question, those in the spec's scope, then the scope's others of `kinds`; `found`
@@ -471,7 +472,7 @@ class Planner:
         sentences, a third reading (the passages rotated by half) settles it for the reverse one when it agrees with
         that: a small model that took the first passage shown for the place, not the words (a pet question answered
         from the special-assistance policy shown first), is outvoted; otherwise the question reads two ways and is not
-        planned."""
+        planned; when only one of the two is a sentence of a document the spec's title is about (`own_pages`), that one."""
         passages = self.passages_for(need.question, pages)
         picked = self.pick(need.question, passages)
         if picked is None:
@@ -485,6 +486,9 @@ class Planner:
         if self._agree(evidence, reversed_pick):
             return evidence, ""
         other, _ = self._sentence_evidence(index, need, reversed_pick, passages)
+        own = [e for e in (evidence, other) if e is not None and e.document in self.own_pages]
+        if len(own) == 1:  # one reading is of the document the spec's title is about ("Travelling with a pet": the pets policy)
+            return own[0], ""
         half = len(passages) // 2
         third = self.pick(need.question, [*passages[half:], *passages[:half]]) if other is not None and len(passages) > 2 else None
         if other is not None and third is not None and self._agree(other, third):

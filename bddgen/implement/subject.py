@@ -55,6 +55,9 @@ class SpecSubject:
     # the documents the spec names by a numbered title ("Report 01's sales by contract type"): its needs are read there
     scope: tuple[str, ...] = ()
     scope_name: str = ""  # the one name those titles say ("Report 01"); '' when the spec names none or several
+    # the texts and policies the spec's title is about: every content word of their title is the title's ("Travelling with
+    # Pets" of "Travelling with a pet")
+    own_pages: tuple[str, ...] = ()
 
     @property
     def starts(self) -> tuple[str, ...]:
@@ -178,6 +181,9 @@ class SubjectReader:
         in_title_names: list[str] = []
         unheld: list[str] = []
         candidates = _candidates(spec, self.corpus.system.name)
+        title = content_stems(spec.title)
+        own_pages = tuple(d for d, doc in self.documents.items() if not isinstance(doc, TableDocument)
+                          and (stems := content_stems(doc.title)) and len(stems) > 1 and stems <= title)
         scopes = self._scope(candidates)
         scope = tuple(dict.fromkeys(d for documents in scopes.values() for d in documents))
         scope_name = next(iter(scopes)) if len(scopes) == 1 else ""
@@ -221,10 +227,10 @@ class SubjectReader:
                 {d: held for d, held in titled.items() if held} if any(titled.values())
                 else {d: frozenset(n for n in names if mentions(self.texts[d], n)) for d in holding}
             ) | {d: frozenset(names) for d in together}
-            return SpecSubject(names=tuple(names), documents=tuple(holding), unheld=tuple(dict.fromkeys(unheld)), about=about, scope=scope, scope_name=scope_name)
+            return SpecSubject(names=tuple(names), documents=tuple(holding), unheld=tuple(dict.fromkeys(unheld)), about=about, scope=scope, scope_name=scope_name, own_pages=own_pages)
         query = " ".join([spec.title, *spec.then])
         about = [hit.doc_id for hit in self.retriever.search(query, top_k=ABOUT_DOCUMENTS) if hit.doc_id in self.documents]
-        return SpecSubject(names=(), documents=tuple(dict.fromkeys(about)), unheld=tuple(dict.fromkeys(unheld)), scope=scope, scope_name=scope_name)
+        return SpecSubject(names=(), documents=tuple(dict.fromkeys(about)), unheld=tuple(dict.fromkeys(unheld)), scope=scope, scope_name=scope_name, own_pages=own_pages)
 
 
 def _numbered(names: Sequence[str]) -> list[str]:
