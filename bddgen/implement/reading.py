@@ -206,10 +206,9 @@ class Planner:
     def read(self, spec: Spec, titles: Sequence[str], names: Sequence[str] = (), pages: Sequence[str] = ()) -> SpecReading:
         """The spec's needs, each planned where code can answer it; `names`: what the spec names that the corpus holds,
         which its questions must name when its title, Given or When give them (read once more, told so, when one names
-        none of them; one that still names none,
-        and is answered in no document whose title names one, is not planned: "the company of the car rental offer" for
-        a spec about offer CR004); `pages`: the documents
-        about those names (a thing's own page first), read before the others retrieved for a text question."""
+        none of them; one that still names none, and is answered in no document whose title names one, is not planned:
+        "the company of the car rental offer" for a spec about offer CR004); `pages`: the documents about those names (a
+        thing's own page first), read before the others retrieved for a text question."""
         # a name only the Then lines give is what the assistant answers ("given by the Indian Television Academy"), never
         # what a question must name
         asked = " ".join([spec.title, *spec.given, *spec.when])
