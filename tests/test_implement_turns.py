@@ -970,6 +970,16 @@ def test_a_round_trip_that_pastes_the_sentence_back_does_not_confirm_a_text_turn
     assert result.records[1].outcome == "kept" and result.records[1].rewrites == []
 
 
+def test_a_possessive_cut_short_is_no_well_formed_question() -> None:
+    """Sports: "What was that club' points in the 2017 Velorian Premier Division final table?" was kept."""
+    from bddgen.implement.checks import form_problems
+
+    assert any("club's" in p for p in form_problems("What was that club' points in the 2017 final table?"))
+    assert form_problems("What was that club's points in 2017?") == []
+    assert form_problems("How many goals did the Rovers' striker score?") == []  # a plural's possessive
+    assert form_problems("Which club is called 'Big Red' by its fans?") == []  # a quotation
+
+
 def test_a_where_or_who_question_answered_by_a_bare_number_is_rewritten() -> None:
     from bddgen.implement.checks import answer_kind_problems
 

@@ -66,6 +66,10 @@ def question_problems(question: str, evidence: str) -> list[str]:
     return form_problems(question) + copied_problems(question, evidence)
 
 
+# "that club' points": a possessive of a word that does not end in s, written with its apostrophe alone
+_CUT_POSSESSIVE = re.compile(r"\b([A-Za-z]*[A-RT-Za-rt-z])['’]\s")
+
+
 def form_problems(question: str) -> list[str]:
     """A question is well-formed, one question a user would ask, and not a pasted table row."""
     problems = well_formed("question", question)
@@ -76,6 +80,8 @@ def form_problems(question: str) -> list[str]:
         problems.append("write a question a user would ask, ending with '?'")
     elif glued_questions(question):
         problems.append("ask one question: no second question after a '?' or a ';'")
+    if (cut := _CUT_POSSESSIVE.search(question)) and sum(question.count(q) for q in "'’") == 1:  # one apostrophe: no quotation
+        problems.append(f'"{cut.group(0).strip()}" is a possessive cut short: write "{cut.group(1)}\'s"')
     return problems
 
 
