@@ -189,8 +189,9 @@ def test_implement_walks_from_a_line_item_to_its_order_with_exact_answers(shop: 
         encoding="utf-8",
     )
     lm, _ = scripted(corpus)
-    # the walk between linked records is what is tested: a spec naming no order has no question of its own to plan
-    settings = ImplementSettings(n=3, turns=5, chain_length=2, spec_first=False)
+    # the walk between linked records is what is tested: a spec naming no order has no question of its own to plan, and
+    # its turns are the scripted write_turn's (the scripted frames name a line item by its quantity alone)
+    settings = ImplementSettings(n=3, turns=5, chain_length=2, spec_first=False, question_frames=False)
     report = implement_feature(spec, corpus, lm, RegexRecognizer(), MemoryIndex(HashingEmbedder(), corpus), settings, 0)
     assert report.written >= 1, report
     walks = [c for c in read_feature(spec).conversations if c.chain == ["tables/orders.line_items", "tables/orders"]]

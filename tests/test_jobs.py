@@ -62,8 +62,8 @@ def _out_of_order(reply: Reply) -> Reply:
 
 
 def _unusable_now_and_then(reply: Reply) -> Reply:
-    """`reply`, or for one prompt in seven a reply that is no JSON: turns are rewritten, chains dropped or failed."""
-    return lambda request: "not JSON" if int(request.prompt_hash(), 16) % 7 == 0 else reply(request)
+    """`reply`, or for one prompt in four a reply that is no JSON: turns are rewritten, chains dropped or failed."""
+    return lambda request: "not JSON" if int(request.prompt_hash(), 16) % 4 == 0 else reply(request)
 
 
 @pytest.fixture(scope="module")
