@@ -57,11 +57,11 @@ def framed_question(lm: LanguageModel, table: TableDocument, evidence: TableEvid
     except LMOutputError:
         return None
     frame = " ".join(reply.frame.split())
-    holes = _PLACEHOLDER.findall(frame)
-    if sorted(holes) != sorted(named) or "{" in _PLACEHOLDER.sub("", frame) or "}" in _PLACEHOLDER.sub("", frame):
+    words = _PLACEHOLDER.sub(" ", frame)  # the frame's own words, without its placeholders
+    if sorted(_PLACEHOLDER.findall(frame)) != sorted(named) or "{" in words or "}" in words:
         return None
     answer = re.compile(rf"(?<!\w){re.escape(cell[evidence.column].strip())}(?!\w)", re.IGNORECASE)
-    if not frame.endswith("?") or answer.search(_PLACEHOLDER.sub(" ", frame)):
+    if not frame.endswith("?") or answer.search(words):
         return None
     question = _PLACEHOLDER.sub(lambda m: spoken_value(evidence.filter[m.group(1)]), frame)
     return FramedQuestion(question=question, prompt_hash=LMRequest(messages=QUESTION_FRAME.messages(**inputs)).prompt_hash())

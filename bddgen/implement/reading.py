@@ -709,13 +709,19 @@ def states_a_figure(text: str) -> bool:
     return any(q.dimension or not is_year(f"{q.value:g}") for q in quantities(FULL_DATE.sub(" ", text)))
 
 
-def _line_items(table: TableDocument) -> str:
-    """A report table's row labels as a reading is shown them ('; line items: Fixed Price | Other | Total sales')."""
+def _labels(table: TableDocument, rows: Sequence[Sequence[str]]) -> list[str]:
+    """The row labels of a report table's first `LABELS_SHOWN` rows of `rows`, as written; [] for another table."""
     label = label_column(table)
     if not label:
-        return ""
-    labels = [row[table.headers.index(label)].strip() for row in table.rows][:LABELS_SHOWN]
-    return f"; line items: {' | '.join(l for l in labels if l)}"
+        return []
+    position = table.headers.index(label)
+    return [row[position] for row in rows if position < len(row)][:LABELS_SHOWN]
+
+
+def _line_items(table: TableDocument) -> str:
+    """A report table's row labels as a reading is shown them ('; line items: Fixed Price | Other | Total sales')."""
+    labels = [l.strip() for l in _labels(table, table.rows) if l.strip()]
+    return f"; line items: {' | '.join(labels)}" if labels else ""
 
 
 def schema_text(tables: Tables, *, reverse: bool = False) -> str:
@@ -723,9 +729,8 @@ def schema_text(tables: Tables, *, reverse: bool = False) -> str:
     the reverse order)."""
     parts = [tables.schema(reverse=reverse)]
     for table in list(tables.tables.values())[:: -1 if reverse else 1]:
-        label = label_column(table)
-        if label:
-            labels = [r[table.headers.index(label)] for r in tables.rows(table)][:LABELS_SHOWN][:: -1 if reverse else 1]
+        if label := label_column(table):
+            labels = _labels(table, tables.rows(table))[:: -1 if reverse else 1]
             parts.append(f"{tables.name(table)} line items ({label}): {' | '.join(l for l in labels if l.strip())}")
     return "\n".join(parts)
 

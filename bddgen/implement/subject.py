@@ -147,6 +147,11 @@ class SubjectReader:
         self.retriever = retriever
         self.documents = corpus.by_id()
         self.texts = {doc_id: _text(doc) for doc_id, doc in self.documents.items()}
+        self.titles = {doc_id: normalise(doc.title) for doc_id, doc in self.documents.items()}  # read as phrases
+        # the content stems of each text's and policy's title, of more than one word: what a spec's title is about
+        self.title_stems = {
+            doc_id: stems for doc_id, doc in self.documents.items() if not isinstance(doc, TableDocument) and len(stems := content_stems(doc.title)) > 1
+        }
         # the line items of report tables ("Revenues", "Net income"): names a spec writes in any case
         self.line_items = {
             normalise(row[0]): row[0].strip() for doc in self.documents.values() if isinstance(doc, TableDocument) and label_column(doc)
@@ -158,7 +163,7 @@ class SubjectReader:
         Company Balance Sheet"): those whose titles say it; empty when no document's title says such a name (no
         document is "Flight XV104"'s own), or the spec's other names give it."""
         scopes = [n for n in _numbered(title_names) if n not in names]
-        return {d for d, doc in self.documents.items() if any(contains_phrase(normalise(doc.title), n) for n in scopes)}
+        return {d for d, title in self.titles.items() if any(contains_phrase(title, n) for n in scopes)}
 
     def _scope(self, candidates: Sequence[tuple[bool, list[str]]]) -> dict[str, list[str]]:
         """The documents whose titles say a numbered name the spec gives, up to its number ("Report 01" of "Report 01's
@@ -169,7 +174,7 @@ class SubjectReader:
             ending = [p for p in parts if len(p.split()) > 1 and any(ch.isdigit() for ch in p.split()[-1])]
             if ending:
                 name = min(ending, key=len)
-                titled = [d for d, doc in self.documents.items() if contains_phrase(normalise(doc.title), name)]
+                titled = [d for d, title in self.titles.items() if contains_phrase(title, name)]
                 if titled:
                     scoped.setdefault(name, []).extend(titled)
         return scoped
@@ -182,8 +187,7 @@ class SubjectReader:
         unheld: list[str] = []
         candidates = _candidates(spec, self.corpus.system.name)
         title = content_stems(spec.title)
-        own_pages = tuple(d for d, doc in self.documents.items() if not isinstance(doc, TableDocument)
-                          and (stems := content_stems(doc.title)) and len(stems) > 1 and stems <= title)
+        own_pages = tuple(d for d, stems in self.title_stems.items() if stems <= title)
         scopes = self._scope(candidates)
         scope = tuple(dict.fromkeys(d for documents in scopes.values() for d in documents))
         scope_name = next(iter(scopes)) if len(scopes) == 1 else ""
