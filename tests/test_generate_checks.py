@@ -55,6 +55,10 @@ def test_a_good_draft_passes() -> None:
         (_draft(title="What information can you provide about Dubai?"), RejectionReason.VAGUE),
         (_draft(title="The Varen Cup", when="the user asks what information there is about the Varen Cup"), RejectionReason.VAGUE),
         (_draft(title="Cup history", when="the user wants more details about the Varen Cup"), RejectionReason.VAGUE),
+        (_draft(title="Discount rate in 2019", when="the user asks which financial table provides the discount rate"), RejectionReason.ABOUT_THE_DOCUMENTS),
+        (_draft(title="Operating income notes", when="the user asks which line item and year are mentioned in the notes"), RejectionReason.ABOUT_THE_DOCUMENTS),
+        (_draft(title="Operating income notes", when="the user asks what is written in the report's notes about operating income"),
+         RejectionReason.ABOUT_THE_DOCUMENTS),
         (_draft(title="The topic of the user's question in 3 to 8 words, built around one of the names"), RejectionReason.GENERIC_TITLE),
         (_draft(title="Aurelian Skyways Customer Assistant: answers about Dubai"), RejectionReason.GENERIC_TITLE),
     ],
@@ -63,6 +67,15 @@ def test_each_failure_names_its_reason(draft: CleanDraft, reason: RejectionReaso
     titles = {"cabin-pets-to-dubai"} if reason is RejectionReason.REPEATED_TITLE else set()
     rejection = check_text(draft, titles=titles, assistant=ASSISTANT, focuses=FOCUSES)
     assert rejection is not None and rejection.reason is reason and rejection.feedback
+
+
+@pytest.mark.parametrize("when", [
+    "the user asks which line item grew the most from 2018 to 2019",
+    "the user asks which playlist contains the track Balls to the Wall",
+    "the user asks what the baggage policy says about a third bag",
+])
+def test_questions_about_what_the_documents_say_are_not_about_the_documents(when: str) -> None:
+    assert check_text(_draft(title="Growth of line items", when=when), titles=set(), assistant=ASSISTANT, focuses=FOCUSES) is None
 
 
 def test_quoted_user_words_and_concrete_names_are_fine() -> None:

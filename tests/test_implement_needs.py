@@ -474,6 +474,21 @@ def test_a_report_tables_line_item_and_years_said_by_the_question_plan_it_withou
     assert plan_from_words("How many records did Ferrow release in 2019?", tables) is None  # no report table's line item
 
 
+def test_a_question_on_what_a_report_table_is_about_reads_its_total_line() -> None:
+    sales = TableDocument(
+        id="tables/report-11", title="Report 11 table: Net sales", headers=["item", "Fiscal Year 2018 Net Sales", "Fiscal Year 2017 Net Sales"],
+        rows=[["Asia Pacific", "$ 480", "$ 290"], ["Europe", "278", "237"], ["Total", "$ 758", "$ 527"]],
+    )
+    tables = _tables(sales)
+    grew = plan_from_words("For Report 11, how much did net sales increase from 2017 to 2018?", tables)
+    assert grew is not None and grew.where[0].value == "Total" and run_plan(grew, tables).value.startswith("231")
+    assert plan_from_words("How much did net sales in Asia grow from 2017 to 2018?", tables) is None  # a word of another line
+    assert plan_from_words("How much did Europe's net sales grow from 2017 to 2018?", tables).where[0].value == "Europe"  # type: ignore[union-attr]
+    assert plan_from_words("How much did operating costs grow from 2017 to 2018?", tables) is None  # not what the table is about
+    two_totals = TableDocument(id=sales.id, title=sales.title, headers=sales.headers, rows=[*sales.rows, ["Total excluding Europe", "$ 480", "$ 290"]])
+    assert plan_from_words("How much did net sales grow from 2017 to 2018?", _tables(two_totals)) is None
+
+
 def test_a_count_of_the_rows_linked_to_a_value_the_question_names_is_planned_without_the_lm() -> None:
     people = TableDocument(id="tables/db.Buyer", title="Buyer", headers=["BuyerId", "FirstName", "LastName"],
                            rows=[["1", "Ana", "Reyes"], ["2", "Ana", "Molt"]], key="BuyerId")

@@ -37,6 +37,16 @@ _VAGUE_ASK = re.compile(
     r"|\b(?:information|info|details|facts|everything|anything|more)\s+(?:about|on|regarding)\b",
     re.IGNORECASE,
 )
+# a When line asking about the documents, not about what they say: "which financial table provides this information",
+# "which line item and year are mentioned in the notes", "what is written in the report's notes about operating income"
+_ABOUT_THE_DOCUMENTS = re.compile(
+    r"\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:tables?|documents?|passages?|sections?|columns?|pages?|notes|reports?)\s+"
+    r"(?:provides?|shows?|contains?|lists?|gives?|holds?|includes?|mentions?|describes?|(?:is|are)\s+(?:mentioned|given|shown|listed))\b"
+    r"|\b(?:which|what)\s+(?:[\w-]+\s+){0,2}?(?:line items?|items?|years?|figures?)(?:\s+and\s+(?:[\w-]+\s+)?\w+)?\s+(?:(?:is|are)\s+)?"
+    r"(?:mentioned|written|listed)\s+in\b"
+    r"|\bwhat\s+(?:is|was|are|were)\s+(?:written|mentioned)\s+(?:in|about)\b",
+    re.IGNORECASE,
+)
 # a Then line whose expected answer is the quoted value it ends with: "should give 'Protected AAC audio file'"
 _EXPECTED = re.compile(r"\bshould \w+(?: \w+){0,4}? (\"[^\"]+\"|“[^”]+”|'[^']+'|‘[^’]+’)[.!]?$", re.IGNORECASE)
 MAX_TITLE_WORDS = 10
@@ -55,6 +65,7 @@ class RejectionReason(str, Enum):
     REPEATED_TITLE = "repeated title"
     NEAR_DUPLICATE = "near duplicate"
     VAGUE = "vague"
+    ABOUT_THE_DOCUMENTS = "about the documents"
     OFF_FOCUS = "off focus"
     OFF_CORPUS = "off corpus"
     THEN_NOT_SUPPORTED = "then not supported"
@@ -151,6 +162,13 @@ def check_text(
             return Rejection(
                 RejectionReason.VAGUE,
                 f"The line {line!r} asks for {match.group(0)!r}, which is vague; ask for one thing the Material states.",
+            )
+    for line in draft.when:
+        if (match := _ABOUT_THE_DOCUMENTS.search(line)) is not None:
+            return Rejection(
+                RejectionReason.ABOUT_THE_DOCUMENTS,
+                f"The line {line!r} asks {match.group(0)!r}: about the documents, not about what they say; ask for a fact "
+                "the Material states, as a user who has never seen the documents would.",
             )
     if title in titles:
         return Rejection(RejectionReason.REPEATED_TITLE, f"The title {draft.title!r} is already written; choose another topic.")

@@ -24,7 +24,7 @@ from bddgen.implement.tables import TableQuery, TableQueryError, evaluate_table_
 from bddgen.implement.wide import label_column
 from bddgen.lm.tasks import StrictReply
 from bddgen.models import TableDocument
-from bddgen.normalise import normalise
+from bddgen.normalise import content_stems, normalise
 from bddgen.numbers import format_number, parse_number, year_of
 from bddgen.table_keys import key_columns
 from bddgen.specs import ExactExpectation, ExactOperation
@@ -500,6 +500,21 @@ def _says(said: str, value: str) -> bool:
     return re.search(rf" {re.escape(normalise(value))}(?:e?s)? ", said) is not None
 
 
+def _total_of_subject(table: TableDocument, items: Sequence[str], question: str) -> str | None:
+    """The one total line of a report table when the question asks for what the table is about and names none of its
+    lines: "How much did net sales increase from 2017 to 2018?" of "Report 19 table: Net sales" asks its 'Total' line.
+    None when the table has no total line, or several, when the question does not say every word of the table's
+    subject (its title after the colon), or says a word of another line."""
+    subject = content_stems(table.title.split(":", 1)[1] if ":" in table.title else table.title)
+    asked = content_stems(question)
+    totals = [i for i in items if normalise(i).split()[:1] == ["total"]]
+    if not subject or len(totals) != 1 or not subject <= asked:
+        return None
+    # a word of another line ("net sales in the Americas region") names that line, not the total
+    others = [i for i in items if i not in totals and (content_stems(i) - subject) & asked]
+    return None if others else totals[0]
+
+
 def _report_plan(question: str, tables: Tables) -> QueryPlan | None:
     """Of a report table (a row per line item, a column per year): the line item the question names and the years it
     says — one year: that cell; two or more with a change, percentage change or average asked: that computation over
@@ -513,7 +528,7 @@ def _report_plan(question: str, tables: Tables) -> QueryPlan | None:
         # the longest label said, a total last ("the total sales for Fixed Price contracts" asks Fixed Price's)
         items = sorted({r[position] for r in tables.rows(table) if position < len(r) and r[position].strip()},
                        key=lambda i: (normalise(i).split()[:1] == ["total"], -len(i), i))
-        item = next((i for i in items if f" {normalise(i)} " in said), None)
+        item = next((i for i in items if f" {normalise(i)} " in said), None) or _total_of_subject(table, items, question)
         years = [h for h in table.headers[1:] if (y := year_of(h)) and y in said]
         if item is None or not years:
             continue

@@ -83,6 +83,7 @@ Example. Spec: When the user asks how many albums Led Zeppelin released / Then t
 Reply: {"needs": [{"question": "How many albums did Led Zeppelin release?", "kind": "computed", "about": ["Led Zeppelin"]}], "action": false}""",
     output=SpecReadingDraft,
     max_tokens=300,
+    reply_format='{"needs": [{"question": "<the question as the user types it>", "kind": "lookup", "about": ["<name>"]}], "action": false}',
 )
 
 PLAN_QUERY: PromptTask[QueryPlan] = PromptTask(
@@ -106,6 +107,8 @@ Question: When was Winter Roads published? -> {"table": "Book", "where": [{"colu
 Question: What was the change in Net sales from 2018 to 2019? (a report table "Sales": item, 2019, 2018) -> {"table": "Sales", "where": [{"column": "item", "op": "=", "value": "Net sales"}], "compute": "change", "columns": ["2018", "2019"]}""",
     output=QueryPlan,
     max_tokens=260,
+    reply_format=('{"table": "<table>", "join": [], "where": [{"column": "<column>", "op": "=", "value": "<value>"}], "select": "<column>", '
+                  '"aggregate": "none", "group_by": "", "order": "", "order_by": "", "limit": 0, "compute": "", "columns": []}'),
 )
 
 
@@ -123,6 +126,7 @@ PICK_PASSAGE: PromptTask[PassagePick] = PromptTask(
 "sentence": the one sentence of that passage that answers it, copied exactly. "answer": the answer in a few words, as that sentence says it.""",
     output=PassagePick,
     max_tokens=260,
+    reply_format='{"passage": 2, "sentence": "<the sentence, copied exactly>", "answer": "<the answer in a few words>"}\n{"passage": 0, "sentence": "", "answer": ""}',
 )
 
 
