@@ -102,9 +102,21 @@ _MIDNIGHT = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T]00:00(?::00(?:\.0+)?)?$")
 
 def spoken_value(value: str) -> str:
     """A cell as a person says it: a day stored as a timestamp at midnight is that day ("2021-03-04 00:00:00" ->
-    "2021-03-04"); any other value as it is."""
+    "2021-03-04"); a line item's footnote mark is left out ("Adjusted operating profit2" -> "Adjusted operating profit",
+    "Net income (1)" -> "Net income": a digit glued to a later word of lower-case letters, a digit in parentheses at the
+    end); any other value as it is."""
     match = _MIDNIGHT.match(value.strip())
-    return match.group(1) if match else value
+    if match:
+        return match.group(1)
+    first, *rest = value.split(" ")
+    if not rest:
+        return value  # one word ("Sensor4") is a code, its digit part of it
+    unmarked = " ".join([first, *(m.group(1) if (m := _FOOTNOTE_MARK.fullmatch(w)) else w for w in rest)])
+    return _FOOTNOTE_AT_END.sub("", unmarked)
+
+
+_FOOTNOTE_MARK = re.compile(r"([A-Za-z][a-z]{2,}[,;:]?)\d")
+_FOOTNOTE_AT_END = re.compile(r"\s+\(\d\)$")
 
 
 def spoken_name(identifier: str) -> str:

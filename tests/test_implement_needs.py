@@ -947,3 +947,27 @@ def test_a_question_saying_it_of_the_reading_s_question_before_names_that_thing(
     lm = LanguageModel(ScriptedLM(by_task={**faithful_replies(), "read_spec": {"needs": needs}}), max_retries=0)
     reading = Planner(lm, corpus.by_id(), index, RegexRecognizer(), SYSTEM).read(spec, [])
     assert reading.needs[1].question == "Who started the Blue Tarn label?"
+
+
+def test_a_line_items_footnote_mark_is_not_said() -> None:
+    """TAT-QA's "Adjusted operating profit2" was asked with its footnote's 2: no analyst says it."""
+    from bddgen.implement.computed import asked_phrase
+    from bddgen.implement.evidence import TableEvidence
+    from bddgen.text import spoken_value
+
+    assert spoken_value("Adjusted operating profit2") == "Adjusted operating profit" and spoken_value("Net income (1)") == "Net income"
+    assert spoken_value("Sensor4") == "Sensor4" and spoken_value("Windows 10") == "Windows 10"  # a code's digit is part of it
+    profit = TableDocument(
+        id="tables/report-31", title="Report 31 table: Summary financial performance", headers=["item", "2019", "2018"],
+        rows=[["Revenue", "210.0", "190.0"], ["Adjusted operating profit2", "93.0", "77.2"]],
+    )
+    tables = _tables(profit)
+    plan = plan_from_words("How did adjusted operating profit change from 2018 to 2019?", tables)
+    assert plan is not None and plan.where[0].value == "Adjusted operating profit2" and run_plan(plan, tables).value.startswith("15.8")
+    assert unsaid_conditions(plan, "How did adjusted operating profit change from 2018 to 2019?") == ""
+    cell = TableEvidence(table=profit.id, row=1, column="2019", filter={"item": "Adjusted operating profit2"}, value="93.0")
+    assert "profit2" not in asked_phrase(profit, cell) and "Adjusted operating profit" in asked_phrase(profit, cell)
+    from bddgen.implement.reading import _spoken_conditions
+
+    marked = "How did Adjusted operating profit2 change from 2018 to 2019?"  # the spec's own words, copied from the table
+    assert _spoken_conditions(marked, plan) == "How did Adjusted operating profit change from 2018 to 2019?"

@@ -28,7 +28,7 @@ from bddgen.normalise import content_stems, normalise
 from bddgen.numbers import format_number, parse_number, year_of
 from bddgen.table_keys import key_columns
 from bddgen.specs import ExactExpectation, ExactOperation
-from bddgen.text import row_noun, singular
+from bddgen.text import row_noun, singular, spoken_value
 
 MAX_LISTED = 5  # a plan whose answer lists more values than this asks for too much to be one turn's answer
 SUGGESTED_VALUES = 3  # the closest values named back to the LM for a condition no row meets
@@ -528,7 +528,8 @@ def _report_plan(question: str, tables: Tables) -> QueryPlan | None:
         # the longest label said, a total last ("the total sales for Fixed Price contracts" asks Fixed Price's)
         items = sorted({r[position] for r in tables.rows(table) if position < len(r) and r[position].strip()},
                        key=lambda i: (normalise(i).split()[:1] == ["total"], -len(i), i))
-        item = next((i for i in items if f" {normalise(i)} " in said), None) or _total_of_subject(table, items, question)
+        item = (next((i for i in items if f" {normalise(i)} " in said or f" {normalise(spoken_value(i))} " in said), None)
+                or _total_of_subject(table, items, question))
         years = [h for h in table.headers[1:] if (y := year_of(h)) and y in said]
         if item is None or not years:
             continue

@@ -35,7 +35,7 @@ from bddgen.ner.base import EntityRecognizer
 from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_words, normalise
 from bddgen.retrieval.base import Retriever
 from bddgen.specs import CANNOT_ANSWER, Spec
-from bddgen.text import singular
+from bddgen.text import singular, spoken_value
 
 NeedKind = Literal["lookup", "computed", "rule", "description", "refusal"]
 MAX_NEEDS = 3
@@ -399,7 +399,8 @@ class Planner:
         if plan is None or result is None:
             return None, f"no query plan the tables run: {problems[-1] if problems else 'none proposed'}"
         return NeedEvidence(
-            need=index, need_kind=need.kind, question=need.question, answer=result.answer, value=result.value if not result.listed else "",
+            need=index, need_kind=need.kind, question=_spoken_conditions(need.question, plan), answer=result.answer,
+            value=result.value if not result.listed else "",
             plan=plan, detail=result.detail, operation=result.operation, tables=list(result.tables),
         ), ""
 
@@ -597,6 +598,15 @@ def _answered_already(evidence: NeedEvidence, earlier: Sequence[NeedEvidence]) -
     return ""
 
 
+def _spoken_conditions(question: str, plan: QueryPlan) -> str:
+    """The question with each value its plan picks rows by said as a person says it ("How did Adjusted operating
+    profit2 change?" -> "… Adjusted operating profit change?": a line item's footnote mark left out)."""
+    for condition in plan.where:
+        if (spoken := spoken_value(str(condition.value))) != condition.value:
+            question = re.sub(rf"(?<!\w){re.escape(str(condition.value))}(?!\w)", spoken, question, flags=re.IGNORECASE)
+    return question
+
+
 def unsaid_conditions(plan: QueryPlan, question: str) -> str:
     """What the plan picks rows by that the question does not say ("CustomerId = 2" for "Leonie Köhler's invoice"): such a
     plan answers another question than the one asked; '' when every condition's value is the question's (named, or
@@ -604,7 +614,7 @@ def unsaid_conditions(plan: QueryPlan, question: str) -> str:
     asked = content_words(question)
     # a value is said when the question names it, or says every word of it in its own order ("the total sales for
     # Transportation Solutions" of 'Total Transportation Solutions')
-    unsaid = [c for c in plan.where if c.op in ("=", "contains") and not mentions(question, c.value)
+    unsaid = [c for c in plan.where if c.op in ("=", "contains") and not mentions(question, c.value) and not mentions(question, spoken_value(c.value))
               and not (content_words(c.value) and content_words(c.value) <= asked)]
     if not unsaid:
         return ""

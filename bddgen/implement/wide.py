@@ -18,6 +18,7 @@ from typing import Sequence
 from bddgen.normalise import normalise
 from bddgen.models import TableDocument
 from bddgen.numbers import Unit, is_quantity, read_quantity, table_unit, year_of
+from bddgen.text import spoken_value
 
 MIN_YEAR_COLUMNS = 2  # a wide table has at least this many number columns named by a year
 MEASURE_WORDS = (2, 3)  # words a year column's name has besides its year when it says what it measures ('Net Sales')
@@ -176,6 +177,7 @@ def column_measure(table: TableDocument, columns: Sequence[str]) -> str:
 def label_phrase(label: str, section: str, measure: str = "") -> str:
     """'the Other', 'the Other under Industrial Solutions', 'APAC net sales' (a label in capitals is a name: no
     article; `measure` is what the year columns measure, said in lower case: no name the evidence lacks)."""
+    label = spoken_value(label)  # without a footnote mark: "Adjusted operating profit2"
     first = label.split()[0] if label.split() else ""
     article = "" if first.isupper() and len(first) > 1 else "the "
     return f"{article}{label}" + (f" {measure.lower()}" if measure else "") + (f" under {section}" if section else "")
