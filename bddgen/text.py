@@ -116,7 +116,7 @@ def spoken_value(value: str) -> str:
 
 
 _FOOTNOTE_MARK = re.compile(r"([A-Za-z][a-z]{2,}[,;:]?)\d")
-_FOOTNOTE_AT_END = re.compile(r"\s+\(\d\)$")
+_FOOTNOTE_AT_END = re.compile(r"\s*\(\d\)$")
 
 
 def spoken_name(identifier: str) -> str:

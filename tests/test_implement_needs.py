@@ -956,6 +956,7 @@ def test_a_line_items_footnote_mark_is_not_said() -> None:
     from bddgen.text import spoken_value
 
     assert spoken_value("Adjusted operating profit2") == "Adjusted operating profit" and spoken_value("Net income (1)") == "Net income"
+    assert spoken_value("Other items(1)") == "Other items" and spoken_value("Adjusted operating margin3 (%)") == "Adjusted operating margin (%)"
     assert spoken_value("Sensor4") == "Sensor4" and spoken_value("Windows 10") == "Windows 10"  # a code's digit is part of it
     profit = TableDocument(
         id="tables/report-31", title="Report 31 table: Summary financial performance", headers=["item", "2019", "2018"],
@@ -971,3 +972,17 @@ def test_a_line_items_footnote_mark_is_not_said() -> None:
 
     marked = "How did Adjusted operating profit2 change from 2018 to 2019?"  # the spec's own words, copied from the table
     assert _spoken_conditions(marked, plan) == "How did Adjusted operating profit change from 2018 to 2019?"
+
+
+def test_a_request_to_decline_is_asked_of_the_assistant_and_not_in_the_report(tmp_path: Path) -> None:
+    """TAT-QA's refusal spec was asked "In Report 22, can the assistant provide investment advice …?": no user speaks of
+    the assistant in the third person, and a request it declines is no question about the report."""
+    guarded = SYSTEM.model_copy(update={"off_limits": ["Predictions of future results"]})
+    local = Corpus(system=guarded, documents=[REPORT, TextDocument(id="text/report-07-notes", title="Report 07 notes: Revenue", passage="Revenue grew.")])
+    path = _feature(tmp_path, "Predicting revenue", "an analyst reads Report 07's revenue by segment",
+                    "the analyst asks the assistant to predict Licensing revenue for 2020", "the assistant should decline to give predictions of future results")
+    lm, _ = _lm({"needs": [{"question": "Can the assistant predict Licensing revenue for 2020?", "kind": "refusal", "about": ["Licensing"]}]})
+    implement_feature(path, local, lm, RegexRecognizer(), MemoryIndex(HashingEmbedder(), local), ImplementSettings(n=1, turns=5), 0)
+    reading = _provenance(path).reading
+    assert reading is not None and reading.needs[0].planned, reading.needs if reading else None
+    assert reading.needs[0].question == "Can you predict Licensing revenue for 2020?"

@@ -234,7 +234,7 @@ class Planner:
             draft = self.lm.run(READ_SPEC, stage=STAGE, **inputs)
         reading = SpecReading(action=draft.action, prompt_hash=LMRequest(messages=READ_SPEC.messages(**inputs)).prompt_hash())
         for draft_need in _distinct(draft.needs):
-            question = _said_of(draft_need.question, [(n.question, n.about) for n in reading.needs])
+            question = _to_the_assistant(_said_of(draft_need.question, [(n.question, n.about) for n in reading.needs]))
             need = SpecNeed(question=question, kind=need_kind(question, draft_need.kind), about=draft_need.about)
             reading.needs.append(need)
             if need.kind == "refusal":
@@ -247,7 +247,8 @@ class Planner:
                     evidence, why = self.plan(len(reading.needs) - 1, need, pages)
                 if evidence is not None and (why := _answered_already(evidence, reading.evidence) or self._elsewhere(evidence, need, names)):
                     evidence = None
-            if evidence is not None and self.scope_name and not mentions(evidence.question, self.scope_name):
+            # a request the assistant declines is no question about the report ("In Report 22, can you predict …?")
+            if evidence is not None and self.scope_name and need.kind != "refusal" and not mentions(evidence.question, self.scope_name):
                 evidence = evidence.model_copy(update={"question": _asked_in(self.scope_name, evidence.question)})
                 need.question = evidence.question
             need.planned, need.why_not = evidence is not None, why
@@ -561,6 +562,19 @@ def _said_of(question: str, earlier: Sequence[tuple[str, Sequence[str]]]) -> str
     described = _WHAT_IS.match(before)
     thing = described.group("thing") if described else names[0] if len(names) == 1 else ""
     return re.sub(r"\bit\b", lambda _: thing, question, count=1, flags=re.IGNORECASE) if thing else question
+
+
+_OF_THE_ASSISTANT = re.compile(r"\b(can|could|will|would|should|may|does|do|is|are)\s+the\s+assistant\b", re.IGNORECASE)
+_YOU = {"does": "do", "is": "are"}
+
+
+def _to_the_assistant(question: str) -> str:
+    """A question a spec's reading words about the assistant, as its user asks it of the assistant: "Can the assistant
+    provide investment advice?" -> "Can you provide investment advice?"."""
+    def addressed(match: re.Match[str]) -> str:
+        verb = _YOU.get(match.group(1).lower(), match.group(1).lower())
+        return f"{verb.capitalize() if match.group(1)[0].isupper() else verb} you"
+    return _OF_THE_ASSISTANT.sub(addressed, question)
 
 
 def _asked_in(name: str, question: str) -> str:
