@@ -164,7 +164,8 @@ def test_a_conversation_on_a_wide_table_gets_computed_turns_with_exact_checks_in
     result = _write_sales(spec, _plan(QueryType.SINGLE_DOC, QueryType.SINGLE_DOC, QueryType.UNANSWERABLE, QueryType.SYNTHESIS, subject="Automotive"))
     assert not result.dropped, result.dropped
     first, record = result.turns[0], result.records[0]
-    assert first.question == "What was the change in the Automotive from 2018 to 2019?" and record.worded_by == "lm"
+    # a report line item is asked in code's words, as an analyst asks it, with no LM call
+    assert first.question == "What was the change in the Automotive from 2018 to 2019?" and record.worded_by == "code" and record.attempts == 0
     assert first.exact is not None and first.exact.operation == "change" and first.exact.value == "-406 million USD"
     exact_check = next(c for c in record.checks if c.name == "exact")
     assert "5686 - 6092 = -406, rounded to 2 decimals" in exact_check.detail  # the computation, in provenance

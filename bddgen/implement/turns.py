@@ -136,7 +136,7 @@ class ConversationWriter:
         for attempt in range(1, self.context.attempts + 1):
             inputs = self._inputs(planned, kind, reader, evidence, problems)
             temperature = None if attempt == 1 else min(1.0, self.context.lm.temperature + RETRY_HEAT * (attempt - 1))
-            if attempt == 1 and preset is not None:  # the spec's own question as its reading wrote it, a filled frame
+            if attempt == 1 and preset is not None:  # the spec's own question as its reading wrote it, a filled frame, code's wording
                 written = preset.written
             else:
                 record.attempts += 1
@@ -166,6 +166,8 @@ class ConversationWriter:
                 # a preset wording leads to the prompt that wrote it (the reading's, the frame's)
                 record.prompt_hash = (preset.prompt_hash if preset is not None and written is preset.written
                                       else LMRequest(messages=WRITE_TURN.messages(**inputs)).prompt_hash())
+                if preset is not None and written is preset.written and not preset.prompt_hash:
+                    record.worded_by = "code"  # a preset no prompt wrote: code's own wording
                 record.roundtrip_first_try = attempt == 1 and record.evidence_tried == 1
                 return draft
             problems = draft.problems

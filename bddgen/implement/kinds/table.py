@@ -135,11 +135,15 @@ class CellKind(EvidenceKind[TableEvidence]):
                 f'{", ".join(repr(spoken_value(v)) for v in evidence.filter.values())}. The answer is "{evidence.value}".{plainly}')
 
     def preset(self, planned: PlannedTurn, kind: QueryType, evidence: TableEvidence) -> Preset | None:
-        """The table's question frame for this column, filled in with the values that name the row: a cell looked up
-        by a question that names its row (not one read through an earlier answer, nor a report table's line item, whose
-        phrase code words)."""
+        """A question that names its row (not one read through an earlier answer): of a report table's line item, the
+        question code words from its phrase; of another table's cell, the table's question frame for this column,
+        filled in with the values that name the row."""
         table = self.context.table(evidence.table)
-        if not self.context.question_frames or evidence.referred or evidence.op != "lookup" or kind not in _FRAMED or asked_phrase(table, evidence):
+        if evidence.referred or kind not in _FRAMED:
+            return None
+        if asked_phrase(table, evidence):  # as an analyst asks it: "What was the change in Revenue from 2018 to 2019?"
+            return Preset(WrittenTurn.model_construct(question=self.plain_question(planned, evidence), answer=evidence.value))
+        if not self.context.question_frames or evidence.op != "lookup":
             return None
         framed = framed_question(self.context.lm, table, evidence, self._noun(table)[0])
         return Preset(WrittenTurn.model_construct(question=framed.question, answer=evidence.value), framed.prompt_hash) if framed else None
