@@ -111,11 +111,11 @@ def spoken_value(value: str) -> str:
     first, *rest = value.split(" ")
     if not rest:
         return value  # one word ("Sensor4") is a code, its digit part of it
-    unmarked = " ".join([first, *(m.group(1) if (m := _FOOTNOTE_MARK.fullmatch(w)) else w for w in rest)])
+    unmarked = " ".join([first, *(m.group(1) + m.group(2) if (m := _FOOTNOTE_MARK.fullmatch(w)) else w for w in rest)])
     return _FOOTNOTE_AT_END.sub("", unmarked)
 
 
-_FOOTNOTE_MARK = re.compile(r"([A-Za-z][a-z]{2,}[,;:]?)\d")
+_FOOTNOTE_MARK = re.compile(r"([A-Za-z][a-z]{2,})\d([,;:]?)")
 _FOOTNOTE_AT_END = re.compile(r"\s*\(\d\)$")
 
 
