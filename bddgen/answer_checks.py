@@ -8,9 +8,11 @@ import re
 from bddgen.normalise import FUNCTION_WORDS, normalise_punctuated
 from bddgen.numbers import states_quantity
 from bddgen.text import words
+from bddgen.values import date_spellings
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
 _NUMERIC_VALUE = re.compile(r"^-?\d+(?:\.\d+)?$")
+_ISO_DAY = re.compile(r"^(\d{4})-\d{2}-\d{2}(?:[ T]00:00(?::00(?:\.0+)?)?)?$")  # a day, or a timestamp at its midnight
 _CAPITALISED = re.compile(r"\b[A-Z][A-Za-z'’-]+")
 
 # Phrases by which an assistant declines to answer (checked on the normalised answer).
@@ -49,8 +51,13 @@ def numbers_in(text: str) -> set[float]:
 def contains_exact(answer: str, value: str) -> bool:
     """True when `answer` states `value`: numbers compare as numbers however written (61,811 = 61811; 35 =
     35.00; 4.5% = "4.50 %" = "4.5 percent", rounded to fewer decimals too; see `bddgen.numbers.states_quantity`;
-    a bare number as a percentage, 0.4 = "40.0%"),
-    other values as whole words after normalisation."""
+    a bare number as a percentage, 0.4 = "40.0%"), a day as any usual spelling of it with its year ("1962-02-18" or a
+    table's "1962-02-18 00:00:00" = "February 18, 1962" = "18 Feb 1962"), other values as whole words after normalisation."""
+    if (day := _ISO_DAY.match(value.strip())) is not None:  # a day however written, its year said
+        said = normalise_punctuated(answer)
+        return day.group(1) in answer and any(
+            re.search(rf"(?<![\w]){re.escape(normalise_punctuated(s))}(?![\w])", said) for s in date_spellings(day.group(0)[:10])
+        )
     target = normalise_punctuated(value)
     if _NUMERIC_VALUE.match(target):
         if float(target) in numbers_in(answer):

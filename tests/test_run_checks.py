@@ -65,3 +65,14 @@ def test_refusals_are_detected(answer: str) -> None:
 )
 def test_answers_are_not_refusals(answer: str) -> None:
     assert not is_refusal(answer)
+
+
+@pytest.mark.parametrize("answer", ["Andrew Adams was born on 1962-02-18.", "He was born on February 18, 1962.", "18 February 1962", "2/18/1962"])
+def test_a_day_is_stated_however_it_is_written(answer: str) -> None:
+    """Chinook's birth dates are stored at midnight ("1962-02-18 00:00:00"): an answer that says the day says the value."""
+    assert contains_exact(answer, "1962-02-18 00:00:00") and contains_exact(answer, "1962-02-18")
+
+
+@pytest.mark.parametrize("answer", ["He was born on February 19, 1962.", "February 18", "1962-02-19", "18 February 1963"])
+def test_another_day_or_a_day_without_its_year_is_not_the_value(answer: str) -> None:
+    assert not contains_exact(answer, "1962-02-18 00:00:00")
