@@ -22,6 +22,7 @@ from bddgen.models import TableDocument
 from bddgen.ner.base import EntityRecognizer
 from bddgen.normalise import normalise
 from bddgen.specs import CANNOT_ANSWER, QueryType, Turn
+from bddgen.text import spoken_value
 
 
 NO_EVIDENCE = "(none: the documents do not say it)"  # what the LM is shown as the evidence of a turn no document answers
@@ -58,14 +59,16 @@ class AbsentKind(EvidenceKind[AbsentSubject]):
         return NO_EVIDENCE
 
     def plain(self, planned: PlannedTurn, kind: QueryType, evidence: AbsentSubject) -> WrittenTurn:
-        return WrittenTurn.model_construct(question=f"What is the {evidence.attribute} of {evidence.entity}?", answer=CANNOT_ANSWER)
+        return WrittenTurn.model_construct(question=f"What is the {evidence.attribute} of {spoken_value(evidence.entity)}?", answer=CANNOT_ANSWER)
 
     def check(self, planned: PlannedTurn, kind: QueryType, evidence: AbsentSubject, question: str, answer: str, by_code: bool) -> Draft:
         log = self.log()
         log.check("well-formed", {"well_formed": well_formed("question", question)})
         log.check("question", {"question_form": form_problems(question)})
         absent = still_absent(question, evidence, self.context.texts, self.context.retriever)
-        if not mentions(question, evidence.entity):  # "Oscar Thale" for the corpus's "Oskar Thale" asks about someone else
+        # "Oscar Thale" for the corpus's "Oskar Thale" asks about someone else ("Adjusted operating costs" for the line item
+        # "Adjusted operating costs2" does not: its footnote mark is no part of the name)
+        if not mentions(question, evidence.entity) and not mentions(question, spoken_value(evidence.entity)):
             absent.append(f'name "{evidence.entity}" as the documents write it')
         log.check("unanswerable", {"absent": absent}, f"no document mentions {evidence.attribute} (retrieved: {', '.join(evidence.retrieved)})")
         return Draft(Turn(question=question, answer=CANNOT_ANSWER, query_type=QueryType.UNANSWERABLE, doc_ids=[]), log)

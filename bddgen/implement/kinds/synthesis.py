@@ -18,6 +18,7 @@ from bddgen.implement.provenance import EarlierTurns, TurnCheck
 from bddgen.implement.tasks import WrittenTurn
 from bddgen.ner.base import EntityRecognizer
 from bddgen.specs import QueryType, Turn
+from bddgen.text import spoken_value
 
 
 class SynthesisKind(EvidenceKind[EarlierTurns]):
@@ -66,7 +67,8 @@ class SynthesisKind(EvidenceKind[EarlierTurns]):
         parts = self._parts(evidence)
         unnamed = [
             f'the question must name "{name}" again, as turn {position} did, so that each part has its one answer'
-            for position, kept in zip(evidence.turns, parts) for name in self._subjects(kept) if not mentions(question, name)
+            for position, kept in zip(evidence.turns, parts) for name in self._subjects(kept)
+            if not mentions(question, name) and not mentions(question, spoken_value(name))  # a line item without its footnote mark
         ]
         log.check(
             "names", {"asks_again": dropped_relations(question, [_asked(k) for k in parts]) + unnamed},
