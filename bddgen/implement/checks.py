@@ -9,7 +9,7 @@ from typing import Sequence
 from bddgen.config import TurnCheckSettings, default_of
 from bddgen.evaluation.quantities import UNITS, quantities
 from bddgen.implement.grounding import Facts, answer_facts, mentions, missing_facts
-from bddgen.normalise import POSSESSIVES, PRONOUNS, contains_phrase, content_stems, content_words, normalise
+from bddgen.normalise import FUNCTION_WORDS, POSSESSIVES, PRONOUNS, contains_phrase, content_stems, content_words, normalise
 from bddgen.features.wellformed import text_problems
 from bddgen.numbers import read_quantity, states_quantity
 from bddgen.specs import CANNOT_ANSWER
@@ -217,6 +217,20 @@ def dropped_relations(question: str, parts: Sequence[tuple[str, str, str]]) -> l
         if relation and 2 * len(relation & asked) < len(relation):
             problems.append(f'the question must ask again what "{part_question}" asked')
     return problems
+
+
+_JOINED = re.compile(r",\s+and\s+")
+_ASKS = re.compile(r"\b(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|will|would|has|have|had)\b",
+                   re.IGNORECASE)
+
+
+def parts_asking_nothing(question: str) -> list[str]:
+    """The parts of a SYNTHESIS question after ", and " that ask nothing: "…, and According to Report 19 notes?" (the LM
+    kept the tail of a question it combined, not the question). A part asks nothing when it says no question word,
+    opens with a capital and has words of its own in lower case: a name closing a list ("…, and Blue Tarn") is no part."""
+    parts = _JOINED.split(question.strip().rstrip("?"))
+    return [p.strip() for p in parts[1:] if p.strip()[:1].isupper() and not _ASKS.search(p)
+            and any(w.islower() and len(w) > 2 and w not in FUNCTION_WORDS for w in p.split())]
 
 
 def unsupported_words(answer: str, evidence: str, question: str) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Iterator, Mapping
 
-from bddgen.implement.checks import agrees, dropped_relations, form_problems, question_problems, well_formed
+from bddgen.implement.checks import agrees, dropped_relations, form_problems, parts_asking_nothing, question_problems, well_formed
 from bddgen.implement.computed import computed_agrees
 from bddgen.implement.context import Document
 from bddgen.implement.evidence import TableEvidence
@@ -71,7 +71,8 @@ class SynthesisKind(EvidenceKind[EarlierTurns]):
             if not mentions(question, name) and not mentions(question, spoken_value(name))  # a line item without its footnote mark
         ]
         log.check(
-            "names", {"asks_again": dropped_relations(question, [_asked(k) for k in parts]) + unnamed},
+            "names", {"asks_again": dropped_relations(question, [_asked(k) for k in parts]) + unnamed + [
+                f'the part "{p}" asks nothing: ask each earlier question again' for p in parts_asking_nothing(question)]},
             "asks again what each combined turn asked, about the same names",
         )
         # the reference is the parts' own answers, as code joins them ("1905; Serrat"): the LM's sentence that states them
