@@ -146,6 +146,8 @@ def test_a_plan_must_pick_rows_by_what_its_question_says_and_count_what_it_count
     assert uncounted(QueryPlan(table="Record", join=["Label"], aggregate="count", group_by="Label.Name"), "Which label has the most records?") == ""
     assert need_kind("Which label has the most records?", "lookup") == "computed"
     assert need_kind("Who founded Ferrow?", "lookup") == "lookup"
+    assert need_kind("What is the date of the 2012 Varen Cup final?", "computed") == "lookup"  # a day is no computation
+    assert need_kind("By how much did Ferrow's sales grow in 2019?", "computed") == "computed"
 
 
 def test_a_question_naming_a_column_identifier_or_saying_whose_is_refused() -> None:

@@ -75,7 +75,7 @@ allows, requires or costs), description (what something is, or is for), refusal 
 "about": the names of the people, things or items the question is about, as the data writes them (never a table name).
 Every question names what the spec names, with the years and dates it gives: "How much was Ana Silva's last invoice?", not
 "How much was the customer's last invoice?"; "How did Net sales change from 2018 to 2019?", not "What is Net sales?".
-"action": true when the spec has the assistant DO something (cancel, book, change, refund, transfer, update); then
+"action": true when the spec has the assistant DO something (cancel, book, change, refund, transfer, update, add, send); then
 "needs" are the questions a user asks to learn what that action would do (whether it is allowed and why, what it
 would cost or save), about the same things. If "Problems" are listed, fix them.
 
@@ -724,12 +724,17 @@ def uncounted(plan: QueryPlan, question: str) -> str:
 
 
 _COMPUTING = re.compile(r"\b(?:how many|how much (?:did|has|have) .* (?:change|grow|fall|rise)|most|least|fewest|highest|lowest|largest|smallest|"
-                        r"average|total|sum|change|percentage|ratio|more|fewer|rank)\b", re.IGNORECASE)
+                        r"average|total|sum|change|percentage|ratio|more|fewer|rank|differen\w*|increase\w*|decrease\w*|"
+                        r"grow\w*|grew|fell|compare\w*|than)\b", re.IGNORECASE)
 
 
 def need_kind(question: str, said: NeedKind) -> NeedKind:
-    """The need's kind: computed when the question asks to count, add, average, rank or compare, whatever the reading said."""
-    return "computed" if said in ("lookup", "rule", "description") and _COMPUTING.search(question) else said
+    """The need's kind: computed when the question asks to count, add, average, rank or compare, whatever the reading said;
+    a lookup when the reading said computed of a question that asks none of these ("What is the date of the 2012 IAAF
+    World Half Marathon Championships?": its answer is a day, no figure)."""
+    if said in ("lookup", "rule", "description") and _COMPUTING.search(question):
+        return "computed"
+    return "lookup" if said == "computed" and not _COMPUTING.search(question) else said
 
 
 def states_a_figure(text: str) -> bool:
